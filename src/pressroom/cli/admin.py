@@ -1,0 +1,165 @@
+"""``pressroom admin``: what the web dashboard does, straight on the database."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from pressroom.plans import Plan
+from pressroom.platforms import Platform
+
+app = typer.Typer(
+    help="Dashboard operations on the database (accounts, connections).", no_args_is_help=True
+)
+
+Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+ConnectionId = Annotated[str, typer.Option("--connection", help="Connection id.")]
+
+
+def _fail(message: str) -> None:
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    raise typer.Exit(1)
+
+
+def _emit(data: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(data))
+    else:
+        typer.echo("  ".join(f"{k}={v}" for k, v in data.items()))
+
+
+@app.command()
+def migrate() -> None:
+    """Apply the database migrations."""
+    from pressroom.service.db.migrate import upgrade
+    from pressroom.settings import get_settings
+
+    settings = get_settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade(settings.database_url)
+    typer.echo("database is up to date")
+
+
+@app.command("create-account")
+def create_account(
+    email: Annotated[str, typer.Option(help="The account's email (unique).")],
+    plan: Annotated[Plan, typer.Option(help="business, agency or blogger.")],
+    as_json: Json = False,
+) -> None:
+    """Create an account and print its API key (shown once; only its hash is kept)."""
+    from pressroom.service.accounts.service import AccountExists
+    from pressroom.service.accounts.service import create_account as create
+    from pressroom.service.admin import admin_session
+
+    try:
+        with admin_session() as db:
+            account, key = create(db, email=email, plan=plan)
+            data = {"accountId": account.id, "email": email, "plan": plan.value, "apiKey": key}
+    except AccountExists as exc:
+        _fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps(data))
+    else:
+        typer.echo(key)
+
+
+def _connection_json(db: Any, connection: Any) -> dict[str, Any]:
+    from pressroom.service.connections.service import status_of
+
+    return {
+        "id": connection.id,
+        "platform": connection.platform,
+        "name": connection.name,
+        "displayName": connection.display_name,
+        "status": status_of(db, connection),
+    }
+
+
+@app.command()
+def connect(
+    account: Annotated[str, typer.Option("--account", help="The account's email.")],
+    platform: Annotated[Platform, typer.Option(help="Platform label.")],
+    name: Annotated[str, typer.Option(help="Handle or name of the social account.")],
+    display_name: Annotated[str | None, typer.Option(help="Display name.")] = None,
+    account_type: Annotated[
+        str | None, typer.Option(help="photo_sharing: business, creator or personal.")
+    ] = None,
+    profile: Annotated[
+        bool, typer.Option("--profile", help="page_social: a personal profile, not a page.")
+    ] = False,
+    no_pages_permission: Annotated[
+        bool, typer.Option("--no-pages-permission", help="page_social: Pages permission denied.")
+    ] = False,
+    verified: Annotated[
+        bool, typer.Option("--verified", help="video_sharing: a verified channel.")
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    """Link a social account to an account, as the dashboard's Connect button does."""
+    from pressroom.service.accounts.repository import AccountRepository
+    from pressroom.service.admin import admin_session
+    from pressroom.service.connections.service import ConnectionRuleError, NewConnection
+    from pressroom.service.connections.service import connect as do_connect
+
+    try:
+        with admin_session() as db:
+            owner = AccountRepository(db).get_by_email(account)
+            if owner is None:
+                raise ConnectionRuleError(f"no account with email {account!r}")
+            connection = do_connect(
+                db,
+                owner,
+                NewConnection(
+                    platform=platform,
+                    name=name,
+                    display_name=display_name,
+                    account_type=account_type,
+                    page_kind="profile" if profile else "page",
+                    pages_permission=not no_pages_permission,
+                    verified=verified,
+                ),
+            )
+            data = _connection_json(db, connection)
+    except ConnectionRuleError as exc:
+        _fail(str(exc))
+    _emit(data, as_json)
+
+
+def _move(action: str, connection_id: str, as_json: bool) -> None:
+    from pressroom.service.admin import admin_session
+    from pressroom.service.connections import service
+
+    move = {
+        "disconnect": service.disconnect,
+        "expire-token": service.expire_token,
+        "reconnect": service.reconnect,
+    }[action]
+    try:
+        with admin_session() as db:
+            connection = move(db, connection_id)
+            data = _connection_json(db, connection)
+            if action == "disconnect":
+                data["status"] = "removed"
+    except service.ConnectionRuleError as exc:
+        _fail(str(exc))
+    _emit(data, as_json)
+
+
+@app.command()
+def disconnect(connection: ConnectionId, as_json: Json = False) -> None:
+    """Remove a connection: gone from every list, its id a 404 from now on."""
+    _move("disconnect", connection, as_json)
+
+
+@app.command("expire-token")
+def expire_token(connection: ConnectionId, as_json: Json = False) -> None:
+    """Expire a connection's access token: it turns inactive (a photo_sharing twin too)."""
+    _move("expire-token", connection, as_json)
+
+
+@app.command()
+def reconnect(connection: ConnectionId, as_json: Json = False) -> None:
+    """Reconnect an inactive connection (a photo_sharing one brings its twin back)."""
+    _move("reconnect", connection, as_json)

@@ -1,0 +1,21 @@
+"""The root typer app; sub-apps register themselves here."""
+
+from __future__ import annotations
+
+import typer
+
+from pressroom.cli import admin, api, demo
+
+app = typer.Typer(
+    name="pressroom",
+    help="Self-hostable social publishing: the service, its admin, and campaign pipelines.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.command("api")(api.api)
+app.command("demo")(demo.demo)
+app.add_typer(admin.app, name="admin")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,176 @@
+"""The eight platform labels and their content rules: the one table everyone reads.
+
+The service enforces these rules, the campaign validator checks them offline and the
+client exposes them, so no limit is written anywhere else.
+
+Lengths count characters as people see them (extended grapheme clusters): an emoji
+with skin tone, a flag or an accented letter written as two code points each count
+once, whatever their UTF-16 or byte length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import regex
+
+
+class Platform(StrEnum):
+    MICROBLOG = "microblog"
+    VIDEO_SHARING = "video_sharing"
+    SHORT_VIDEO = "short_video"
+    PHOTO_SHARING = "photo_sharing"
+    PAGE_SOCIAL = "page_social"
+    PIN_BOARD = "pin_board"
+    TEXT_THREAD = "text_thread"
+    PROFESSIONAL_NETWORK = "professional_network"
+
+
+class MediaKind(StrEnum):
+    IMAGE = "image"
+    VIDEO = "video"
+
+
+PRIVACY_STATUSES: tuple[str, ...] = ("public", "unlisted", "private")
+DEFAULT_PRIVACY_STATUS = "public"
+
+
+@dataclass(frozen=True)
+class TextRule:
+    """A text field of a publish body and its limit in characters (None: no limit)."""
+
+    name: str
+    max_chars: int | None = None
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class PlatformRules:
+    platform: Platform
+    publish_path: str
+    id_field: str
+    """Name of the created item's identifier in the publish result."""
+    text_fields: tuple[TextRule, ...] = ()
+    media_kinds: frozenset[MediaKind] = frozenset()
+    """Empty for text-only platforms, which refuse any media."""
+    min_video_seconds: float | None = None
+    max_video_seconds: float | None = None
+    requires_board: bool = False
+    supports_thumbnail: bool = False
+    text_only: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text_only", not self.media_kinds)
+
+    def text_rule(self, name: str) -> TextRule | None:
+        return next((rule for rule in self.text_fields if rule.name == name), None)
+
+
+RULES: dict[Platform, PlatformRules] = {
+    rules.platform: rules
+    for rules in (
+        PlatformRules(
+            Platform.MICROBLOG,
+            "/api/v2/microblog/publish",
+            "microblogPostId",
+            text_fields=(TextRule("text", 280, required=True),),
+        ),
+        PlatformRules(
+            Platform.VIDEO_SHARING,
+            "/api/v2/video_sharing/publish",
+            "videoId",
+            text_fields=(
+                TextRule("title", 100, required=True),
+                TextRule("description", 5000),
+            ),
+            media_kinds=frozenset({MediaKind.VIDEO}),
+            supports_thumbnail=True,
+        ),
+        PlatformRules(
+            Platform.SHORT_VIDEO,
+            "/api/social/post",
+            "postId",
+            text_fields=(TextRule("caption"),),
+            media_kinds=frozenset({MediaKind.VIDEO}),
+            min_video_seconds=3.0,
+            max_video_seconds=600.0,
+        ),
+        PlatformRules(
+            Platform.PHOTO_SHARING,
+            "/api/v2/photo_sharing/publish",
+            "postId",
+            text_fields=(TextRule("caption", 2200),),
+            media_kinds=frozenset({MediaKind.IMAGE, MediaKind.VIDEO}),
+        ),
+        PlatformRules(
+            Platform.PAGE_SOCIAL,
+            "/api/v2/page_social/publish",
+            "postId",
+            text_fields=(TextRule("message"),),
+            media_kinds=frozenset({MediaKind.IMAGE, MediaKind.VIDEO}),
+        ),
+        PlatformRules(
+            Platform.PIN_BOARD,
+            "/api/v2/pin_board/publish",
+            "pinId",
+            text_fields=(TextRule("title", 100), TextRule("description")),
+            media_kinds=frozenset({MediaKind.IMAGE}),
+            requires_board=True,
+        ),
+        PlatformRules(
+            Platform.TEXT_THREAD,
+            "/api/v2/text_thread/publish",
+            "postId",
+            text_fields=(TextRule("text", 500, required=True),),
+        ),
+        PlatformRules(
+            Platform.PROFESSIONAL_NETWORK,
+            "/api/v2/professional_network/publish",
+            "postId",
+            text_fields=(TextRule("text", required=True),),
+        ),
+    )
+}
+
+THUMBNAIL_PATH = "/api/v2/video_sharing/thumbnail/{videoId}"
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """Advice from the spec that is not enforced: reported as a warning, never refused."""
+
+    width: int | None = None
+    height: int | None = None
+    aspect: tuple[int, int] | None = None
+    max_bytes: int | None = None
+    formats: tuple[str, ...] = ()
+
+
+THUMBNAIL_RECOMMENDATION = Recommendation(
+    width=1280,
+    height=720,
+    aspect=(16, 9),
+    max_bytes=2 * 1024 * 1024,
+    formats=("JPEG", "GIF", "PNG"),
+)
+SHORT_VIDEO_RECOMMENDATION = Recommendation(aspect=(9, 16))
+PIN_RECOMMENDATION = Recommendation(aspect=(2, 3))
+
+_GRAPHEME = regex.compile(r"\X")
+
+
+def count_characters(text: str) -> int:
+    """Characters as a reader counts them: extended grapheme clusters."""
+    if text.isascii():
+        return len(text)
+    return len(_GRAPHEME.findall(text))
+
+
+def rules_for(platform: str) -> PlatformRules:
+    """The rules of a label; raises ``ValueError`` naming the known labels."""
+    try:
+        return RULES[Platform(platform)]
+    except ValueError:
+        known = ", ".join(p.value for p in Platform)
+        raise ValueError(f"unknown platform {platform!r}; expected one of: {known}") from None

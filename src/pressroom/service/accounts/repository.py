@@ -1,0 +1,36 @@
+"""SQL for accounts and their monthly usage."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from pressroom.service.db.models import Account
+
+
+class AccountRepository:
+    def __init__(self, db: Session) -> None:
+        self.db = db
+
+    def get_by_key_hash(self, key_hash: str) -> Account | None:
+        return self.db.scalar(select(Account).where(Account.api_key_hash == key_hash))
+
+    def get_by_email(self, email: str) -> Account | None:
+        return self.db.scalar(select(Account).where(Account.email == email))
+
+    def add(self, account: Account) -> Account:
+        self.db.add(account)
+        self.db.flush()
+        return account
+
+    def swap_key(self, account_id: str, old_hash: str, new_hash: str, now: datetime) -> bool:
+        """Replace the key only if it is still ``old_hash``; False when another rotation won."""
+        result = self.db.execute(
+            update(Account)
+            .where(Account.id == account_id, Account.api_key_hash == old_hash)
+            .values(api_key_hash=new_hash, api_key_created_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(getattr(result, "rowcount", 0) == 1)

@@ -1,0 +1,54 @@
+"""Account rules: creation (admin only) and key rotation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from pressroom import error_codes
+from pressroom.plans import Plan
+from pressroom.service.accounts import keys
+from pressroom.service.accounts.repository import AccountRepository
+from pressroom.service.db.base import new_id, utcnow
+from pressroom.service.db.models import Account
+from pressroom.service.errors import ServiceError
+
+
+class AccountExists(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    api_key: str
+    created_at: datetime
+
+
+def create_account(db: Session, *, email: str, plan: Plan) -> tuple[Account, str]:
+    repo = AccountRepository(db)
+    if repo.get_by_email(email) is not None:
+        raise AccountExists(f"an account with email {email!r} already exists")
+    key = keys.generate_key()
+    now = utcnow()
+    account = Account(
+        id=new_id("acc"),
+        email=email,
+        plan=plan.value,
+        api_key_hash=keys.hash_key(key),
+        api_key_created_at=now,
+        created_at=now,
+    )
+    return repo.add(account), key
+
+
+def rotate_key(db: Session, account: Account, presented_key: str) -> IssuedKey:
+    new_key = keys.generate_key()
+    now = utcnow()
+    swapped = AccountRepository(db).swap_key(
+        account.id, keys.hash_key(presented_key), keys.hash_key(new_key), now
+    )
+    if not swapped:
+        raise ServiceError(error_codes.INVALID_API_KEY, "The API key was rotated out.")
+    return IssuedKey(new_key, now)

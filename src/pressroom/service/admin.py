@@ -1,0 +1,73 @@
+"""The dashboard's operations on the database, for ``pressroom admin`` and the demo.
+
+They never go through the public API: creating accounts and connections is exactly what
+the API cannot do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy.orm import Session
+
+from pressroom.service.db.migrate import upgrade
+from pressroom.service.db.session import make_engine, make_session_factory, transaction
+from pressroom.settings import Settings, get_settings
+
+
+@contextmanager
+def admin_session(settings: Settings | None = None) -> Iterator[Session]:
+    """A migrated database and one committed unit of work."""
+    settings = settings or get_settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade(settings.database_url)
+    engine = make_engine(settings.database_url)
+    try:
+        with transaction(make_session_factory(engine)) as session:
+            yield session
+    finally:
+        engine.dispose()
+
+
+DEMO_EMAIL = "demo@pressroom.local"
+DEMO_CONNECTIONS: tuple[tuple[str, str, dict[str, object]], ...] = (
+    ("microblog", "@acme", {}),
+    ("microblog", "@acme_support", {}),
+    ("video_sharing", "Acme Channel", {"verified": True}),
+    ("short_video", "@acme.clips", {}),
+    ("photo_sharing", "acme.photos", {"account_type": "business"}),
+    ("page_social", "Acme Page", {}),
+    ("pin_board", "acme-pins", {}),
+    ("professional_network", "Acme Inc.", {}),
+)
+
+
+def seed_demo(db: Session) -> tuple[str, str]:
+    """The demo account with connections on all eight platforms; returns (id, fresh key).
+
+    Run again, it keeps the account and its connections and issues a new key (only a
+    hash of the old one was kept, so it cannot be shown again).
+    """
+    from pressroom.plans import Plan
+    from pressroom.platforms import Platform
+    from pressroom.service.accounts import keys
+    from pressroom.service.accounts.repository import AccountRepository
+    from pressroom.service.accounts.service import create_account
+    from pressroom.service.connections.repository import ConnectionRepository
+    from pressroom.service.connections.service import NewConnection, connect
+    from pressroom.service.db.base import utcnow
+
+    account = AccountRepository(db).get_by_email(DEMO_EMAIL)
+    if account is None:
+        account, key = create_account(db, email=DEMO_EMAIL, plan=Plan.AGENCY)
+    else:
+        key = keys.generate_key()
+        AccountRepository(db).swap_key(
+            account.id, account.api_key_hash, keys.hash_key(key), utcnow()
+        )
+    existing = {(c.platform, c.name) for c in ConnectionRepository(db).list_for_account(account.id)}
+    for platform, name, extra in DEMO_CONNECTIONS:
+        if (platform, name) not in existing:
+            connect(db, account, NewConnection(platform=Platform(platform), name=name, **extra))  # type: ignore[arg-type]
+    return account.id, key

@@ -1,0 +1,41 @@
+"""The application factory: settings in, a ready FastAPI app out."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from pressroom import __version__
+from pressroom.service.accounts.endpoints import router as accounts_router
+from pressroom.service.connections.endpoints import router as connections_router
+from pressroom.service.db.migrate import upgrade
+from pressroom.service.db.session import make_engine, make_session_factory
+from pressroom.service.errors import install_error_handlers
+from pressroom.service.ratelimit import FixedWindowLimiter
+from pressroom.settings import Settings, get_settings
+
+DESCRIPTION = """\
+Media library and publishing to eight social platforms.
+
+Every request carries `X-API-Key`. Every error body is
+`{"success": false, "error": {"code": ..., "message": ..., "field": ...}}`;
+the codes are listed in the README.
+"""
+
+
+def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
+    settings = settings or get_settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    if migrate:
+        upgrade(settings.database_url)
+    engine = make_engine(settings.database_url)
+
+    app = FastAPI(title="pressroom", version=__version__, description=DESCRIPTION)
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.session_factory = make_session_factory(engine)
+    app.state.rate_limiter = FixedWindowLimiter(settings.rate_limit_per_minute)
+
+    install_error_handlers(app)
+    for router in (accounts_router, connections_router):
+        app.include_router(router)
+    return app

@@ -1,0 +1,234 @@
+"""Connection rules: the dashboard's moves, effective status, and publish eligibility."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from pressroom import error_codes
+from pressroom.plans import PLAN_LIMITS, Plan
+from pressroom.platforms import Platform
+from pressroom.service.connections.repository import ConnectionRepository
+from pressroom.service.db.base import new_id, utcnow
+from pressroom.service.db.models import Account, Connection
+from pressroom.service.errors import ServiceError
+
+ACTIVE = "active"
+INACTIVE = "inactive"
+ACCOUNT_TYPES = ("business", "creator", "personal")
+PAGE_KINDS = ("page", "profile")
+
+
+class ConnectionRuleError(ValueError):
+    """A dashboard move that breaks a rule; the message says which and what to do."""
+
+
+@dataclass(frozen=True)
+class NewConnection:
+    platform: Platform
+    name: str
+    display_name: str | None = None
+    account_type: str | None = None
+    page_kind: str | None = None
+    pages_permission: bool = True
+    verified: bool = False
+
+
+def effective_status(connection: Connection, parent: Connection | None, now: datetime) -> str:
+    """Inactive when marked so, when its token has expired, or (text_thread) when its
+    photo_sharing account is gone or inactive."""
+    if connection.removed_at is not None or connection.status != ACTIVE:
+        return INACTIVE
+    if connection.token_expires_at is not None and connection.token_expires_at <= now:
+        return INACTIVE
+    parent_lost = parent is None or effective_status(parent, None, now) != ACTIVE
+    if connection.platform == Platform.TEXT_THREAD and parent_lost:
+        return INACTIVE
+    return ACTIVE
+
+
+def with_status(db: Session, connections: list[Connection]) -> list[tuple[Connection, str]]:
+    repo = ConnectionRepository(db)
+    now = utcnow()
+    by_id = {c.id: c for c in connections}
+    result = []
+    for connection in connections:
+        parent = None
+        if connection.parent_id:
+            parent = by_id.get(connection.parent_id) or repo.get(connection.parent_id)
+        result.append((connection, effective_status(connection, parent, now)))
+    return result
+
+
+def list_connections(db: Session, account: Account) -> list[tuple[Connection, str]]:
+    return with_status(db, ConnectionRepository(db).list_for_account(account.id))
+
+
+def status_of(db: Session, connection: Connection) -> str:
+    parent = ConnectionRepository(db).get(connection.parent_id) if connection.parent_id else None
+    return effective_status(connection, parent, utcnow())
+
+
+def require_publishable(
+    db: Session, account: Account, connection_id: str, platform: Platform
+) -> Connection:
+    """The caller's own, visible, active connection of this platform, or the error saying why."""
+    connection = ConnectionRepository(db).get_visible(account.id, connection_id)
+    if connection is None:
+        raise ServiceError(
+            error_codes.CONNECTION_NOT_FOUND,
+            f"No connection {connection_id!r} in this account.",
+            field="connectionId",
+        )
+    if connection.platform != platform:
+        raise ServiceError(
+            error_codes.PLATFORM_MISMATCH,
+            f"Connection {connection_id!r} is a {connection.platform} account, "
+            f"not {platform.value}.",
+            field="connectionId",
+        )
+    if status_of(db, connection) != ACTIVE:
+        if platform == Platform.TEXT_THREAD:
+            hint = (
+                "its photo_sharing account is disconnected or its token expired; "
+                "reconnect the photo_sharing account in the dashboard."
+            )
+        else:
+            hint = "its access token expired or it was disconnected; reconnect it in the dashboard."
+        raise ServiceError(
+            error_codes.CONNECTION_INACTIVE,
+            f"Connection {connection_id!r} is inactive: {hint}",
+            field="connectionId",
+        )
+    return connection
+
+
+# The dashboard's moves (``pressroom admin``): they raise ConnectionRuleError.
+
+
+def connect(db: Session, account: Account, new: NewConnection) -> Connection:
+    repo = ConnectionRepository(db)
+    if new.platform == Platform.TEXT_THREAD:
+        raise ConnectionRuleError(
+            "text_thread connections cannot be made directly: connect the photo_sharing "
+            "account and its text_thread connection appears with it."
+        )
+    if new.account_type is not None and new.account_type not in ACCOUNT_TYPES:
+        raise ConnectionRuleError(f"account type must be one of {', '.join(ACCOUNT_TYPES)}")
+    if new.platform == Platform.PHOTO_SHARING:
+        existing = repo.find_by_name(account.id, new.platform, new.name)
+        if existing:
+            # Connecting the same account again is a reconnect.
+            return reconnect(db, existing[0].id)
+    _check_cap(db, account, new.platform)
+    now = utcnow()
+    connection = repo.add(
+        Connection(
+            id=new_id("conn"),
+            account_id=account.id,
+            platform=new.platform.value,
+            name=new.name,
+            display_name=new.display_name or new.name,
+            status=ACTIVE,
+            connected_at=now,
+            account_type=(new.account_type or "business")
+            if new.platform == Platform.PHOTO_SHARING
+            else None,
+            page_kind=(new.page_kind or "page") if new.platform == Platform.PAGE_SOCIAL else None,
+            pages_permission=new.pages_permission,
+            verified=new.verified,
+        )
+    )
+    if new.platform == Platform.PHOTO_SHARING:
+        _link_twin(db, account, connection)
+    return connection
+
+
+def _check_cap(db: Session, account: Account, platform: Platform) -> None:
+    cap = PLAN_LIMITS[Plan(account.plan)].profiles_per_platform
+    if ConnectionRepository(db).count_on_platform(account.id, platform) >= cap:
+        raise ConnectionRuleError(
+            f"the {account.plan} plan allows {cap} {platform.value} profiles and all are in use "
+            "(inactive ones count too); disconnect one first."
+        )
+
+
+def _link_twin(db: Session, account: Account, photo: Connection) -> None:
+    """Give a photo_sharing connection its text_thread twin: the old one if it had one."""
+    repo = ConnectionRepository(db)
+    earlier = [
+        c.id
+        for c in repo.find_by_name(account.id, Platform.PHOTO_SHARING, photo.name, removed=True)
+    ]
+    twin = repo.twin_of(earlier)
+    if twin is not None:
+        twin.parent_id = photo.id
+        twin.status = ACTIVE
+        return
+    _check_cap(db, account, Platform.TEXT_THREAD)
+    repo.add(
+        Connection(
+            id=new_id("conn"),
+            account_id=account.id,
+            platform=Platform.TEXT_THREAD.value,
+            name=photo.name,
+            display_name=photo.display_name,
+            status=ACTIVE,
+            connected_at=utcnow(),
+            parent_id=photo.id,
+        )
+    )
+
+
+def _visible(db: Session, connection_id: str) -> Connection:
+    connection = ConnectionRepository(db).get(connection_id)
+    if connection is None or connection.removed_at is not None:
+        raise ConnectionRuleError(f"no connection {connection_id!r}")
+    return connection
+
+
+def _set_twin_status(db: Session, photo: Connection, status: str) -> None:
+    twin = ConnectionRepository(db).twin_of([photo.id])
+    if twin is not None:
+        twin.status = status
+
+
+def disconnect(db: Session, connection_id: str) -> Connection:
+    connection = _visible(db, connection_id)
+    connection.removed_at = utcnow()
+    connection.status = INACTIVE
+    if connection.platform == Platform.PHOTO_SHARING:
+        _set_twin_status(db, connection, INACTIVE)
+    db.flush()
+    return connection
+
+
+def expire_token(db: Session, connection_id: str) -> Connection:
+    connection = _visible(db, connection_id)
+    if connection.platform == Platform.TEXT_THREAD:
+        raise ConnectionRuleError(
+            "text_thread connections have no token of their own: expire the photo_sharing one."
+        )
+    connection.token_expires_at = utcnow()
+    connection.status = INACTIVE
+    if connection.platform == Platform.PHOTO_SHARING:
+        _set_twin_status(db, connection, INACTIVE)
+    db.flush()
+    return connection
+
+
+def reconnect(db: Session, connection_id: str) -> Connection:
+    connection = _visible(db, connection_id)
+    if connection.platform == Platform.TEXT_THREAD:
+        raise ConnectionRuleError(
+            "a text_thread connection follows its photo_sharing account: reconnect that one."
+        )
+    connection.status = ACTIVE
+    connection.token_expires_at = None
+    connection.connected_at = utcnow()
+    if connection.platform == Platform.PHOTO_SHARING:
+        _set_twin_status(db, connection, ACTIVE)
+    db.flush()
+    return connection

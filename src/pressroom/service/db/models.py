@@ -1,0 +1,164 @@
+"""The tables of every domain. Relationships are ``lazy="raise"``: load explicitly."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from pressroom.service.db.base import Base, UTCDateTime
+
+
+class Account(Base):
+    __tablename__ = "accounts"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), unique=True)
+    plan: Mapped[str] = mapped_column(String(20))
+    api_key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    """SHA-256 of the key: keys carry 256 random bits, so a slow hash adds nothing."""
+    api_key_created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class Connection(Base):
+    __tablename__ = "connections"
+    __table_args__ = (Index("ix_connections_account_platform", "account_id", "platform"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    platform: Mapped[str] = mapped_column(String(32))
+    name: Mapped[str] = mapped_column(String(200))
+    display_name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    connected_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    token_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    account_type: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """photo_sharing: business, creator or personal."""
+    page_kind: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """page_social: page or profile."""
+    pages_permission: Mapped[bool] = mapped_column(Boolean, default=True)
+    verified: Mapped[bool] = mapped_column(Boolean, default=False)
+    """video_sharing: custom thumbnails need a verified channel."""
+    parent_id: Mapped[str | None] = mapped_column(ForeignKey("connections.id"), nullable=True)
+    """text_thread: the photo_sharing connection it belongs to."""
+    removed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    """Disconnected: kept for the post history, invisible to the API."""
+
+
+class Folder(Base):
+    __tablename__ = "folders"
+    __table_args__ = (Index("ix_folders_account_created", "account_id", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class File(Base):
+    __tablename__ = "files"
+    __table_args__ = (
+        Index("ix_files_account_created", "account_id", "created_at"),
+        Index("ix_files_status", "status"),
+    )
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    folder_id: Mapped[str | None] = mapped_column(
+        ForeignKey("folders.id", ondelete="SET NULL"), nullable=True
+    )
+    filename: Mapped[str] = mapped_column(String(255))
+    content_type: Mapped[str] = mapped_column(String(100))
+    kind: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(20))
+    storage_key: Mapped[str] = mapped_column(String(200))
+    size: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    upload_expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    uploaded_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    media_format: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    duration_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    width: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    height: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class UploadUsage(Base):
+    """Presigned URLs issued per calendar month (UTC); deleting a file gives nothing back."""
+
+    __tablename__ = "upload_usage"
+
+    account_id: Mapped[str] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    month: Mapped[str] = mapped_column(String(7), primary_key=True)
+    uploads: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Post(Base):
+    """Every publish the service made, with what was asked and what came back."""
+
+    __tablename__ = "posts"
+    __table_args__ = (Index("ix_posts_account_created", "account_id", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    connection_id: Mapped[str] = mapped_column(ForeignKey("connections.id"))
+    platform: Mapped[str] = mapped_column(String(32))
+    file_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    request: Mapped[dict[str, Any]] = mapped_column(JSON)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    status: Mapped[str] = mapped_column(String(20))
+    platform_post_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    url: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    published_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class IdempotencyRecord(Base):
+    """One row per (account, key): the unique constraint is what makes replays race-safe."""
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (UniqueConstraint("account_id", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(255))
+    endpoint: Mapped[str] = mapped_column(String(200))
+    request_hash: Mapped[str] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(16))
+    response_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    response_body: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class SandboxDelivery(Base):
+    """What reached a sandbox platform: the platform's own record, not the service's."""
+
+    __tablename__ = "sandbox_deliveries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    platform: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(String(16))
+    connection_id: Mapped[str] = mapped_column(String(40))
+    platform_post_id: Mapped[str] = mapped_column(String(200))
+    url: Mapped[str] = mapped_column(String(500))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -1,0 +1,129 @@
+"""Domain errors and the one handler that renders every error body.
+
+Every non-2xx answer is ``{"success": false, "error": {"code", "message", "field"}}``,
+FastAPI's own validation errors and unknown routes included. The codes and statuses
+live in ``pressroom.error_codes``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from pressroom import error_codes
+from pressroom.error_codes import ErrorCode
+
+log = logging.getLogger(__name__)
+
+
+class ServiceError(Exception):
+    """An error a client caused or must know about, carrying its status and code."""
+
+    def __init__(
+        self,
+        error: ErrorCode,
+        message: str | None = None,
+        *,
+        field: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.error = error
+        self.message = message or error.summary
+        self.field = field
+        self.headers = dict(headers or {})
+        super().__init__(self.message)
+
+    @property
+    def status(self) -> int:
+        return self.error.status
+
+    def body(self) -> dict[str, Any]:
+        return error_body(self.error.code, self.message, self.field)
+
+
+def error_body(code: str, message: str, field: str | None = None) -> dict[str, Any]:
+    return {"success": False, "error": {"code": code, "message": message, "field": field}}
+
+
+def error_response(exc: ServiceError) -> JSONResponse:
+    return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+
+
+def field_path(loc: Sequence[str | int]) -> str | None:
+    """``("body", "posts", 0, "text")`` -> ``posts.0.text``; the ``body.`` prefix is dropped."""
+    parts = list(loc)
+    if parts and parts[0] in ("body", "query", "path", "header"):
+        parts = parts[1:]
+    return ".".join(str(p) for p in parts) or None
+
+
+def _describe(err: Mapping[str, Any]) -> str:
+    field = field_path(err.get("loc", ())) or "body"
+    kind = err.get("type", "")
+    if kind == "missing":
+        return f"{field} is required."
+    if kind == "json_invalid":
+        return "The body is not valid JSON."
+    if kind == "extra_forbidden":
+        return f"{field} is not a known field."
+    msg = str(err.get("msg", "is invalid")).rstrip(".")
+    return f"{field}: {msg[0].lower() + msg[1:] if msg else msg}."
+
+
+def validation_error(exc: RequestValidationError) -> ServiceError:
+    errors = list(exc.errors())
+    first = errors[0] if errors else {}
+    field = field_path(first.get("loc", ())) if first else None
+    if first.get("type") == "json_invalid":
+        field = None
+    message = " ".join(_describe(err) for err in errors[:5]) or "The request is invalid."
+    return ServiceError(error_codes.VALIDATION_ERROR, message, field=field)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ServiceError)
+    async def _service_error(_: Request, exc: ServiceError) -> JSONResponse:
+        return error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return error_response(validation_error(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 404:
+            err = ServiceError(error_codes.NOT_FOUND, "No route matches this path.")
+        elif exc.status_code == 405:
+            err = ServiceError(
+                error_codes.METHOD_NOT_ALLOWED, "This route does not take this method."
+            )
+        else:
+            code = ErrorCode("http_error", exc.status_code, str(exc.detail))
+            err = ServiceError(code, str(exc.detail))
+        err.headers.update(exc.headers or {})
+        return error_response(err)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error", exc_info=exc)
+        return error_response(ServiceError(error_codes.INTERNAL_ERROR))
+
+
+def responses(*errors: ErrorCode) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses=`` for a route: each status with the codes it can carry."""
+    by_status: dict[int, list[str]] = {}
+    for err in (error_codes.INVALID_API_KEY, error_codes.PLAN_WITHOUT_API, *errors):
+        by_status.setdefault(err.status, []).append(err.code)
+    return {
+        status: {"model": ErrorResponse, "description": "Error codes: " + ", ".join(codes)}
+        for status, codes in sorted(by_status.items())
+    }
+
+
+from pressroom.service.schemas import ErrorResponse  # noqa: E402  (avoids a cycle)

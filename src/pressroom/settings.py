@@ -1,0 +1,78 @@
+"""Settings from flags or ``PRESSROOM_*`` environment variables, split by concern.
+
+Nothing here touches the disk at import time; ``get_settings()`` builds them once per
+process (call ``get_settings.cache_clear()`` after changing the environment, as the
+CLI does for its flags and the tests do for each app they build).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_ENV = SettingsConfigDict(env_prefix="PRESSROOM_", extra="ignore")
+
+
+class DatabaseSettings(BaseSettings):
+    model_config = _ENV
+    database_url: str | None = None
+    """SQLAlchemy URL; default: a SQLite file in the data dir, in WAL mode."""
+
+
+class StorageSettings(BaseSettings):
+    model_config = _ENV
+    storage: Literal["local", "s3"] = "local"
+    max_upload_bytes: int = 5 * 1024**3
+    upload_url_ttl_seconds: int = 3600
+    s3_bucket: str = "pressroom"
+    s3_region: str = "us-east-1"
+    s3_endpoint_url: str | None = None
+    s3_access_key_id: str | None = None
+    s3_secret_access_key: str | None = None
+
+
+class SandboxSettings(BaseSettings):
+    """Knobs of the sandbox platform drivers, so retries and outages can be rehearsed."""
+
+    model_config = _ENV
+    platform_driver: Literal["sandbox"] = "sandbox"
+    sandbox_latency_ms: int = 0
+    sandbox_failure_rate: float = Field(0.0, ge=0.0, le=1.0)
+    sandbox_failure_mode: Literal["before", "after"] = "before"
+    sandbox_seed: int | None = None
+
+
+class Settings(BaseSettings):
+    model_config = _ENV
+    data_dir: Path = Path(".pressroom")
+    base_url: str = "http://127.0.0.1:8000"
+    """The address clients reach the service at; generated URLs start with it."""
+    secret_key: str | None = None
+    """Signs local upload URLs; default: a random key kept in the data dir."""
+    rate_limit_per_minute: int = 600
+    """Requests per minute per API key on rate-limited routes; 0 turns limiting off."""
+    idempotency_ttl_days: int = 7
+    processing_workers: int = 2
+
+    db: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    store: StorageSettings = Field(default_factory=StorageSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+
+    @property
+    def database_url(self) -> str:
+        if self.db.database_url:
+            return self.db.database_url
+        return f"sqlite:///{(self.data_dir / 'pressroom.db').resolve()}"
+
+    @property
+    def public_base_url(self) -> str:
+        return self.base_url.rstrip("/")
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,158 @@
+"""Shared fixtures: the service on SQLite and on PostgreSQL, and data factories.
+
+Every test that takes ``service`` runs twice, once per database. PostgreSQL comes from
+``PRESSROOM_TEST_POSTGRES_URL``; without it those runs skip with the reason, except in
+CI (``CI=true``), where a missing server is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy.orm import Session, sessionmaker
+
+from pressroom.plans import Plan
+from pressroom.service.app import create_app
+from pressroom.service.db.base import Base
+from pressroom.service.db.migrate import upgrade
+from pressroom.service.db.session import normalise_url, transaction
+from pressroom.settings import DatabaseSettings, SandboxSettings, Settings, StorageSettings
+
+POSTGRES_URL = os.environ.get("PRESSROOM_TEST_POSTGRES_URL")
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def _require_postgres() -> str:
+    if POSTGRES_URL:
+        return POSTGRES_URL
+    if IN_CI:
+        pytest.fail("PRESSROOM_TEST_POSTGRES_URL is not set: CI must test on PostgreSQL")
+    pytest.skip(
+        "PostgreSQL tests need PRESSROOM_TEST_POSTGRES_URL (e.g. postgresql://user@127.0.0.1/db)"
+    )
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[str]:
+    """A throwaway database on the test server, migrated once for the session."""
+    server = _require_postgres()
+    name = f"pressroom_test_{secrets.token_hex(4)}"
+    admin = create_engine(normalise_url(server), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = normalise_url(server).rsplit("/", 1)[0] + f"/{name}"
+    upgrade(url)
+    yield url
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated SQLite file copied for each test: migrating every time is slower."""
+    path = tmp_path_factory.mktemp("template") / "template.db"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+def _truncate_all(url: str) -> None:
+    engine = create_engine(url)
+    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+    with engine.begin() as conn:
+        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: Path) -> str:
+    if request.param == "sqlite":
+        path = tmp_path / "pressroom.db"
+        path.write_bytes(sqlite_template.read_bytes())
+        return f"sqlite:///{path}"
+    url: str = request.getfixturevalue("postgres_database")
+    _truncate_all(url)
+    return url
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return Settings(
+        data_dir=tmp_path / "data",
+        base_url="http://testserver",
+        secret_key="test-secret",
+        db=DatabaseSettings(database_url=database_url),
+        store=StorageSettings(),
+        sandbox=SandboxSettings(),
+    )
+
+
+@dataclass
+class Service:
+    """The running app plus a way to act as the dashboard on its database."""
+
+    client: TestClient
+    sessions: sessionmaker[Session]
+    settings: Settings
+
+    def account(self, plan: Plan = Plan.BUSINESS, email: str | None = None) -> AccountHandle:
+        from pressroom.service.accounts.service import create_account
+
+        with transaction(self.sessions) as db:
+            account, key = create_account(
+                db, email=email or f"{secrets.token_hex(4)}@example.com", plan=plan
+            )
+            return AccountHandle(self, account.id, key)
+
+
+@dataclass
+class AccountHandle:
+    service: Service
+    id: str
+    key: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"X-API-Key": self.key}
+
+    def connect(self, platform: str, name: str | None = None, **extra: object) -> str:
+        """Connect a social account as the dashboard would; returns its connection id."""
+        from pressroom.platforms import Platform
+        from pressroom.service.connections.service import NewConnection, connect
+        from pressroom.service.db.models import Account
+
+        with transaction(self.service.sessions) as db:
+            account = db.get(Account, self.id)
+            assert account is not None
+            conn = connect(
+                db,
+                account,
+                NewConnection(
+                    platform=Platform(platform), name=name or f"@{secrets.token_hex(3)}", **extra
+                ),  # type: ignore[arg-type]
+            )
+            return conn.id
+
+    def move(self, action: str, connection_id: str) -> None:
+        from pressroom.service.connections import service
+
+        with transaction(self.service.sessions) as db:
+            getattr(service, action)(db, connection_id)
+
+    def get(self, path: str, **kwargs: object) -> object:
+        return self.service.client.get(path, headers=self.headers, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def service(settings: Settings) -> Iterator[Service]:
+    app = create_app(settings)
+    with TestClient(app) as client:
+        yield Service(client, app.state.session_factory, settings)
+    app.state.engine.dispose()
