@@ -1,0 +1,128 @@
+"""What a media file really is: PyAV for video, Pillow for images.
+
+Shared by the service's processing and the campaign validator, so the same bytes get the
+same verdict everywhere. It imports nothing of the service (no FastAPI, SQLAlchemy or
+boto3) so that ``pressroom campaign validate`` stays light.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from pressroom.platforms import MediaKind
+
+IMAGE_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
+    # content type: (Pillow format, accepted extensions)
+    "image/jpeg": ("JPEG", (".jpg", ".jpeg")),
+    "image/png": ("PNG", (".png",)),
+    "image/gif": ("GIF", (".gif",)),
+    "image/webp": ("WEBP", (".webp",)),
+}
+VIDEO_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
+    # content type: (a word PyAV's container format names contain, accepted extensions)
+    "video/mp4": ("mp4", (".mp4", ".m4v")),
+    "video/quicktime": ("mov", (".mov", ".qt")),
+    "video/webm": ("webm", (".webm",)),
+}
+
+
+def kind_of(content_type: str) -> MediaKind | None:
+    if content_type in IMAGE_TYPES:
+        return MediaKind.IMAGE
+    if content_type in VIDEO_TYPES:
+        return MediaKind.VIDEO
+    return None
+
+
+def content_type_for(filename: str) -> str | None:
+    """The accepted content type an extension stands for, or None."""
+    suffix = Path(filename).suffix.lower()
+    for table in (IMAGE_TYPES, VIDEO_TYPES):
+        for content_type, (_, extensions) in table.items():
+            if suffix in extensions:
+                return content_type
+    return None
+
+
+@dataclass(frozen=True)
+class MediaInfo:
+    kind: MediaKind
+    format: str
+    """Pillow's image format (``PNG``) or the container and codec (``mov,mp4… / h264``)."""
+    width: int
+    height: int
+    duration_seconds: float | None = None
+
+
+class ProbeError(ValueError):
+    """The bytes are not what they claim to be, or cannot be decoded; says so plainly."""
+
+
+def probe(source: str | Path | BinaryIO, content_type: str) -> MediaInfo:
+    """Decode enough of the file to be sure of its kind, size and duration."""
+    kind = kind_of(content_type)
+    if kind is MediaKind.IMAGE:
+        return _probe_image(source, content_type)
+    if kind is MediaKind.VIDEO:
+        return _probe_video(source, content_type)
+    raise ProbeError(f"{content_type} is not an accepted media type")
+
+
+def _probe_image(source: str | Path | BinaryIO, content_type: str) -> MediaInfo:
+    from PIL import Image, UnidentifiedImageError
+
+    expected = IMAGE_TYPES[content_type][0]
+    try:
+        with Image.open(source) as image:
+            found = image.format or "unknown"
+            width, height = image.size
+            image.verify()
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        raise ProbeError(f"the file is not a readable image ({exc})") from None
+    if found != expected:
+        raise ProbeError(f"the file is a {found} image, but its content type says {content_type}")
+    return MediaInfo(MediaKind.IMAGE, found, width, height)
+
+
+def _probe_video(source: str | Path | BinaryIO, content_type: str) -> MediaInfo:
+    import av
+
+    expected = VIDEO_TYPES[content_type][0]
+    try:
+        with av.open(source if not isinstance(source, Path) else str(source)) as container:
+            container_format = container.format.name
+            streams = container.streams.video
+            if not streams:
+                raise ProbeError("the file has no video stream")
+            stream = streams[0]
+            codec = stream.codec_context.name
+            width, height = stream.codec_context.width, stream.codec_context.height
+            duration = _duration(container, stream)
+            # Decode one frame: a container with an undecodable stream is not a video.
+            next(container.decode(stream), None)
+    except ProbeError:
+        raise
+    except (av.error.FFmpegError, OSError, ValueError, StopIteration) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise ProbeError(f"the file is not a readable video ({reason})") from None
+    if expected not in container_format.split(","):
+        raise ProbeError(
+            f"the file is a {container_format} container, but its content type says {content_type}"
+        )
+    if not width or not height:
+        raise ProbeError("the video stream has no picture size")
+    return MediaInfo(MediaKind.VIDEO, f"{container_format} / {codec}", width, height, duration)
+
+
+def _duration(container: object, stream: object) -> float | None:
+    import av
+
+    assert isinstance(container, av.container.InputContainer)
+    assert isinstance(stream, av.VideoStream)
+    if stream.duration is not None and stream.time_base is not None:
+        return float(stream.duration * stream.time_base)
+    if container.duration is not None:
+        return container.duration / 1_000_000
+    return None

@@ -1,0 +1,1 @@
+"""The media library: presigned uploads, processing to readiness, downloads, folders."""
