@@ -91,7 +91,8 @@ def _probe_video(source: str | Path | BinaryIO, content_type: str) -> MediaInfo:
 
     expected = VIDEO_TYPES[content_type][0]
     try:
-        with av.open(source if not isinstance(source, Path) else str(source)) as container:
+        opened = av.open(str(source) if isinstance(source, Path) else source, mode="r")
+        with opened as container:
             container_format = container.format.name
             streams = container.streams.video
             if not streams:
