@@ -7,6 +7,7 @@ answer); ``Client`` and ``AsyncClient`` only differ in how they send it.
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import os
 import re
@@ -209,10 +210,12 @@ def api_error(response: httpx.Response, *, secret: str | None) -> errors.APIErro
     field: str | None = None
     message: str | None = None
     body: Any = None
+    text = response.text
+    if secret:
+        text = text.replace(secret, "***")
     try:
-        body = response.json()
+        body = json.loads(text)
     except ValueError:
-        text = response.text
         if match := _XML_CODE.search(text):
             code = match.group(1)
             found = _XML_MESSAGE.search(text)
@@ -227,8 +230,6 @@ def api_error(response: httpx.Response, *, secret: str | None) -> errors.APIErro
             message = detail
         message = message or _str_or_none(body.get("message")) or _str_or_none(body.get("detail"))
     message = message or response.reason_phrase or "error"
-    if secret:
-        message = message.replace(secret, "***")
     cls = _STATUS_ERRORS.get(status) or (errors.ServerError if status >= 500 else errors.APIError)
     return cls(
         message,

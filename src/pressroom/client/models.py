@@ -23,7 +23,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from pressroom.platforms import RULES, Platform
+from pressroom.platforms import RULES, Platform, rules_for
 
 READY_STATUSES: frozenset[str] = frozenset({"ready", "completed", "uploaded"})
 """File statuses that mean the file can be published: ours, and the hosted service's."""
@@ -250,10 +250,11 @@ def build_publish_request(
 ) -> PublishRequest:
     """The body for ``platform`` from snake_case fields; fields left None are not sent.
 
-    Raises pydantic's ``ValidationError`` (a ``ValueError``) for a field the platform
-    does not take or a required one that is missing, before anything is sent.
+    Raises ``ValueError`` for an unknown platform, and pydantic's ``ValidationError`` (a
+    ``ValueError`` too) for a field the platform does not take or a required one that is
+    missing, before anything is sent.
     """
-    model = PUBLISH_REQUESTS[Platform(platform)]
+    model = PUBLISH_REQUESTS[rules_for(platform).platform]
     given = {name: value for name, value in fields.items() if value is not None}
     return model.model_validate({"connection_id": connection_id, **given})
 
