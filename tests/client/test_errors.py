@@ -32,6 +32,7 @@ from pressroom.client import (
     WriteTimeout,
 )
 from pressroom.client._base import retry_after
+from pressroom.error_codes import ErrorCode
 
 
 def client_answering(handler: Callable[[httpx.Request], httpx.Response]) -> Client:
@@ -76,10 +77,9 @@ def test_every_registered_code_gets_the_class_of_its_status() -> None:
     by_status = {400: ValidationError, 401: AuthenticationError, 403: PermissionDeniedError}
     by_status |= {404: NotFoundError, 409: ConflictError, 429: RateLimitError}
     for entry in error_codes.BY_CODE.values():
-        body = error_body(entry.code)
 
-        def answer(_r: httpx.Request, status: int = entry.status) -> httpx.Response:
-            return httpx.Response(status, json=body)
+        def answer(_r: httpx.Request, entry: ErrorCode = entry) -> httpx.Response:
+            return httpx.Response(entry.status, json=error_body(entry.code))
 
         client = client_answering(answer)
         with pytest.raises(APIError) as caught:

@@ -165,3 +165,16 @@ def test_set_video_thumbnail(hosted: Hosted, hosted_client: Client) -> None:
     assert request.headers["Idempotency-Key"] == "thumb-1"
     assert (done.video_id, done.status) == ("vid 1", "thumbnail_set")
     assert done.updated_at is not None and done.idempotency_honoured is False
+
+
+def test_an_unreadable_timestamp_does_not_sink_the_result(
+    hosted: Hosted, hosted_client: Client
+) -> None:
+    hosted.answer(
+        "POST",
+        API + "/api/v2/microblog/publish",
+        200,
+        {"success": True, "microblogPostId": 5, "publishedAt": "just now"},
+    )
+    result = hosted_client.publish_microblog(connection_id="c", text="x")
+    assert result.published_at is None and result.item_id == "5"

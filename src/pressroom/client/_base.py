@@ -64,7 +64,7 @@ class Call(Generic[T]):
 
 
 @dataclass
-class Settings:
+class ClientSettings:
     base_url: str
     api_key: str = field(repr=False)
     timeout: httpx.Timeout | None
@@ -82,7 +82,7 @@ def resolve_settings(
     poll_interval: float,
     ready_timeout: float,
     connections_ttl: float,
-) -> Settings:
+) -> ClientSettings:
     """Arguments first, then an injected client's own base URL, then the environment."""
     injected_base = str(http_client.base_url).rstrip("/") if http_client is not None else ""
     url = base_url or injected_base or os.environ.get(BASE_URL_ENV)
@@ -97,7 +97,7 @@ def resolve_settings(
         timeout = httpx.Timeout(timeout)
     if http_client is None and timeout is None:
         timeout = DEFAULT_TIMEOUT
-    return Settings(
+    return ClientSettings(
         base_url=url.rstrip("/"),
         api_key=key,
         timeout=timeout,
@@ -325,7 +325,7 @@ def to_camel_param(name: str) -> str:
 class ClientCore:
     """Configuration and the parts of sending that do no I/O."""
 
-    _settings: Settings
+    _settings: ClientSettings
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self._settings.base_url!r})"

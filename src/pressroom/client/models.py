@@ -20,7 +20,10 @@ from pydantic import (
     Field,
     PrivateAttr,
     SecretStr,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
 )
+from pydantic import ValidationError as PydanticValidationError
 from pydantic.alias_generators import to_camel
 
 from pressroom.platforms import RULES, Platform, rules_for
@@ -38,6 +41,18 @@ def _id_to_str(value: Any) -> Any:
 
 Id = Annotated[str, BeforeValidator(_id_to_str)]
 """An identifier; numeric ids (as the hosted service sends for files) become strings."""
+
+
+def _lenient_time(value: Any, handler: ValidatorFunctionWrapHandler) -> datetime | None:
+    try:
+        result: datetime | None = handler(value)
+    except PydanticValidationError:
+        return None
+    return result
+
+
+Timestamp = Annotated[datetime | None, WrapValidator(_lenient_time)]
+"""An optional ISO 8601 time; one the client cannot read becomes None rather than an error."""
 
 
 class Response(BaseModel):
@@ -67,7 +82,7 @@ class PresignRequest(Request):
 class PresignedUpload(Response):
     file_id: Id
     upload_url: str
-    expires_at: datetime | None = None
+    expires_at: Timestamp = None
 
 
 class FileStatus(Response):
@@ -82,7 +97,7 @@ class FileStatus(Response):
     size: int | None = None
     filename: str | None = None
     folder_id: Id | None = None
-    created_at: datetime | None = None
+    created_at: Timestamp = None
     duration_seconds: float | None = None
     width: int | None = None
     height: int | None = None
@@ -127,7 +142,7 @@ class FolderNameRequest(Request):
 class Folder(Response):
     id: Id = Field(validation_alias=AliasChoices("id", "folderId", "folder_id"))
     name: str
-    created_at: datetime | None = None
+    created_at: Timestamp = None
 
 
 class FolderPage(Response):
@@ -158,7 +173,7 @@ class MicroblogConnection(Response):
     username: str
     display_name: str | None = None
     status: str | None = None
-    connected_at: datetime | None = None
+    connected_at: Timestamp = None
 
 
 class MicroblogConnections(Response):
@@ -317,7 +332,7 @@ class PublishResult(WithMeta):
     platform: str | None = None
     connection_id: Id | None = None
     status: str | None = None
-    published_at: datetime | None = None
+    published_at: Timestamp = None
     url: str | None = None
     microblog_post_id: Id | None = None
     video_id: Id | None = None
@@ -359,7 +374,7 @@ class ThumbnailResult(WithMeta):
     video_id: Id | None = None
     thumbnail_url: str | None = None
     status: str | None = None
-    updated_at: datetime | None = None
+    updated_at: Timestamp = None
 
 
 class Post(Response):
@@ -370,7 +385,7 @@ class Post(Response):
     connection_id: Id | None = None
     status: str | None = None
     url: str | None = None
-    published_at: datetime | None = None
+    published_at: Timestamp = None
     idempotency_key: str | None = None
 
 
@@ -388,4 +403,4 @@ class ApiKey(Response):
 
     success: bool = True
     api_key: SecretStr
-    created_at: datetime | None = None
+    created_at: Timestamp = None
