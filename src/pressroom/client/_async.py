@@ -276,7 +276,7 @@ class AsyncClient(ClientCore):
         request = self._http.build_request(
             "GET",
             self._url(_calls.download_path(file_id)),
-            headers=self._headers(),
+            headers=self._headers({"Accept": "*/*"}),
             timeout=self._timeout(),
         )
         response = await self._send(request, stream=True)

@@ -270,7 +270,7 @@ class Client(ClientCore):
         request = self._http.build_request(
             "GET",
             self._url(_calls.download_path(file_id)),
-            headers=self._headers(),
+            headers=self._headers({"Accept": "*/*"}),
             timeout=self._timeout(),
         )
         response = self._send(request, stream=True)
