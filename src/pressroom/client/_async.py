@@ -1,0 +1,616 @@
+"""``AsyncClient``: the same API as ``Client``, for asyncio (or trio) code."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+import anyio
+import httpx
+
+from pressroom.client import _calls, errors
+from pressroom.client._base import (
+    DEFAULT_CONNECTIONS_TTL,
+    DEFAULT_POLL_INTERVAL,
+    DEFAULT_READY_TIMEOUT,
+    Cached,
+    Call,
+    ClientCore,
+    log_response,
+    plain_request,
+    resolve_settings,
+    transport_error,
+)
+from pressroom.client.models import (
+    ApiKey,
+    Connection,
+    Deleted,
+    FilePage,
+    FileStatus,
+    Folder,
+    FolderPage,
+    MicroblogConnections,
+    Post,
+    PostPage,
+    PresignedUpload,
+    PublishRequest,
+    PublishResult,
+    ThumbnailResult,
+    build_publish_request,
+)
+from pressroom.client.upload import (
+    ProgressCallback,
+    ReadyWait,
+    Source,
+    UploadSource,
+    bytes_reporter,
+)
+from pressroom.platforms import Platform
+
+T = TypeVar("T")
+P = TypeVar("P")
+Item = TypeVar("Item")
+_MAX_REDIRECTS = 5
+
+
+class AsyncClient(ClientCore):
+    """The pressroom API, for async code; every method of ``Client``, awaited.
+
+    ``base_url`` and ``api_key`` default to ``PRESSROOM_BASE_URL`` and
+    ``PRESSROOM_API_KEY``. Pass ``http_client`` to bring your own ``httpx.AsyncClient`` (a
+    proxy, custom TLS, or ``httpx.ASGITransport`` over the app); it is then yours to
+    close. Use as an async context manager, or call ``aclose()``.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
+        ready_timeout: float = DEFAULT_READY_TIMEOUT,
+        connections_ttl: float = DEFAULT_CONNECTIONS_TTL,
+    ) -> None:
+        self._settings = resolve_settings(
+            base_url=base_url,
+            api_key=api_key,
+            http_client=http_client,
+            timeout=timeout,
+            poll_interval=poll_interval,
+            ready_timeout=ready_timeout,
+            connections_ttl=connections_ttl,
+        )
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.AsyncClient(timeout=self._settings.timeout)
+        self._cache_lock: anyio.Lock | None = None
+        self._unified: Cached[list[Connection]] | None = None
+        self._microblog: Cached[MicroblogConnections] | None = None
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def _lock(self) -> anyio.Lock:
+        # Made on first use, inside the event loop that will use it.
+        if self._cache_lock is None:
+            self._cache_lock = anyio.Lock()
+        return self._cache_lock
+
+    # --- sending ---------------------------------------------------------------------
+
+    async def _send(self, request: httpx.Request, *, stream: bool = False) -> httpx.Response:
+        started = time.monotonic()
+        try:
+            response = await self._http.send(request, stream=stream, follow_redirects=False)
+        except httpx.TransportError as exc:
+            raise transport_error(exc, request) from exc
+        log_response(response, started)
+        return response
+
+    async def _call(self, call: Call[T]) -> T:
+        request = self._http.build_request(
+            call.method,
+            self._url(call.path),
+            params=call.params,
+            json=call.json,
+            headers=self._headers(call.headers),
+            timeout=self._timeout(),
+        )
+        return self._read(call, await self._send(request))
+
+    # --- media (spec 4.1) ------------------------------------------------------------
+
+    async def presign(
+        self, *, filename: str, content_type: str, folder_id: str | None = None
+    ) -> PresignedUpload:
+        """Step one of an upload: a file id and a short-lived address to PUT the bytes to."""
+        return await self._call(
+            _calls.presign(filename=filename, content_type=content_type, folder_id=folder_id)
+        )
+
+    async def put_file(
+        self,
+        upload: PresignedUpload,
+        source: Source,
+        *,
+        filename: str | None = None,
+        content_type: str | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> None:
+        """Step two: stream the bytes to the presigned address (no API key is sent)."""
+        what = UploadSource.of(source, filename=filename, content_type=content_type)
+        await self._put(upload, what, on_progress)
+
+    async def _put(
+        self, upload: PresignedUpload, what: UploadSource, on_progress: ProgressCallback | None
+    ) -> None:
+        sent = bytes_reporter(upload.file_id, what.size, on_progress)
+        request = plain_request(
+            self._http,
+            "PUT",
+            self._absolute(upload.upload_url),
+            headers={"Content-Type": what.content_type, "Content-Length": str(what.size)},
+            content=what.achunks(sent),
+            timeout=self._timeout(),
+        )
+        response = await self._send(request)
+        if not response.is_success:
+            raise self._error(response)
+
+    async def upload(
+        self,
+        source: Source,
+        *,
+        filename: str | None = None,
+        content_type: str | None = None,
+        folder_id: str | None = None,
+        wait: bool = True,
+        poll_interval: float | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> FileStatus:
+        """Upload a file (a path, streamed from disk, or bytes with ``filename=``).
+
+        Presigns, PUTs the bytes with their Content-Type (guessed from the name unless
+        given), then, with ``wait`` (the default), polls until the file is ready.
+        Returns the file's status; raises ``FileProcessingFailed`` or ``UploadTimeout``.
+        """
+        what = UploadSource.of(source, filename=filename, content_type=content_type)
+        upload = await self.presign(
+            filename=what.filename, content_type=what.content_type, folder_id=folder_id
+        )
+        await self._put(upload, what, on_progress)
+        if not wait:
+            return await self.file_status(upload.file_id)
+        return await self.wait_until_ready(
+            upload.file_id,
+            poll_interval=poll_interval,
+            timeout=timeout,
+            on_progress=on_progress,
+            size=what.size,
+        )
+
+    async def wait_until_ready(
+        self,
+        file_id: str,
+        *,
+        poll_interval: float | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        size: int = 0,
+    ) -> FileStatus:
+        """Poll the status until the file is ready; raise if it fails or time runs out."""
+        wait = ReadyWait(
+            str(file_id),
+            interval=self._settings.poll_interval if poll_interval is None else poll_interval,
+            timeout=self._settings.ready_timeout if timeout is None else timeout,
+            on_progress=on_progress,
+            size=size,
+        )
+        while True:
+            try:
+                status = await self.file_status(file_id)
+            except errors.PressroomError as exc:
+                delay = wait.after_error(exc)
+            else:
+                if (pause := wait.after_status(status)) is None:
+                    return status
+                delay = pause
+            await anyio.sleep(delay)
+
+    async def file_status(self, file_id: str) -> FileStatus:
+        return await self._call(_calls.file_status(file_id))
+
+    async def list_files(self, *, limit: int | None = None, cursor: str | None = None) -> FilePage:
+        """One page of the account's files, newest first."""
+        return await self._call(_calls.list_files(limit=limit, cursor=cursor))
+
+    def iter_files(self, *, page_size: int | None = None) -> AsyncIterator[FileStatus]:
+        """Every file, page by page."""
+        return _pages(
+            lambda cursor: self.list_files(limit=page_size, cursor=cursor),
+            lambda page: (page.files, page.next_cursor),
+        )
+
+    async def latest_file(self) -> FileStatus:
+        """The most recent upload; ``NotFoundError`` (``no_files``) when there is none."""
+        return await self._call(_calls.latest_file())
+
+    async def download(self, file_id: str) -> bytes:
+        """The file's bytes, in memory; see ``download_to`` for large files."""
+        response = await self._open_download(file_id)
+        try:
+            return await response.aread()
+        finally:
+            await response.aclose()
+
+    async def download_to(self, file_id: str, path: str | os.PathLike[str]) -> Path:
+        """Stream the file to ``path`` (written beside it, then moved into place)."""
+        target = Path(path)
+        partial = target.with_name(target.name + ".part")
+        response = await self._open_download(file_id)
+        try:
+            with partial.open("wb") as out:
+                async for chunk in response.aiter_bytes():
+                    out.write(chunk)
+        except httpx.TransportError as exc:
+            partial.unlink(missing_ok=True)
+            raise transport_error(exc, response.request) from exc
+        finally:
+            await response.aclose()
+        partial.replace(target)
+        return target
+
+    async def _open_download(self, file_id: str) -> httpx.Response:
+        request = self._http.build_request(
+            "GET",
+            self._url(_calls.download_path(file_id)),
+            headers=self._headers({"Accept": "*/*"}),
+            timeout=self._timeout(),
+        )
+        response = await self._send(request, stream=True)
+        # Redirects are followed by hand, without the key: they may lead to storage.
+        for _ in range(_MAX_REDIRECTS):
+            if not response.has_redirect_location:
+                break
+            target = response.request.url.join(response.headers["location"])
+            await response.aclose()
+            response = await self._send(
+                plain_request(self._http, "GET", str(target), timeout=self._timeout()),
+                stream=True,
+            )
+        if not response.is_success:
+            await response.aread()
+            await response.aclose()
+            raise self._error(response)
+        return response
+
+    async def delete_file(self, file_id: str) -> Deleted:
+        """Delete the file and its bytes for good."""
+        return await self._call(_calls.delete_file(file_id))
+
+    async def move_file(self, file_id: str, *, folder_id: str | None) -> FileStatus:
+        """Put the file in a folder, or take it out of any with ``folder_id=None``."""
+        return await self._call(_calls.move_file(file_id, folder_id=folder_id))
+
+    # --- folders (spec 4.2) ----------------------------------------------------------
+
+    async def list_folders(
+        self, *, limit: int | None = None, cursor: str | None = None
+    ) -> FolderPage:
+        return await self._call(_calls.list_folders(limit=limit, cursor=cursor))
+
+    def iter_folders(self, *, page_size: int | None = None) -> AsyncIterator[Folder]:
+        return _pages(
+            lambda cursor: self.list_folders(limit=page_size, cursor=cursor),
+            lambda page: (page.folders, page.next_cursor),
+        )
+
+    async def create_folder(self, *, name: str) -> Folder:
+        return await self._call(_calls.create_folder(name=name))
+
+    async def list_folder_files(
+        self, folder_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> FilePage:
+        return await self._call(_calls.folder_files(folder_id, limit=limit, cursor=cursor))
+
+    def iter_folder_files(
+        self, folder_id: str, *, page_size: int | None = None
+    ) -> AsyncIterator[FileStatus]:
+        return _pages(
+            lambda cursor: self.list_folder_files(folder_id, limit=page_size, cursor=cursor),
+            lambda page: (page.files, page.next_cursor),
+        )
+
+    async def rename_folder(self, folder_id: str, *, name: str) -> Folder:
+        return await self._call(_calls.rename_folder(folder_id, name=name))
+
+    async def delete_folder(self, folder_id: str) -> Deleted:
+        """Delete the folder and every file in it, for good."""
+        return await self._call(_calls.delete_folder(folder_id))
+
+    # --- connections (spec 4.3), cached ------------------------------------------------
+
+    async def list_connections(self, *, refresh: bool = False) -> list[Connection]:
+        """Every connection on all platforms, cached for ``connections_ttl`` seconds.
+
+        The call counts against the API quota; ``refresh=True`` fetches anew.
+        """
+        async with self._lock():
+            cached = self._unified
+            if refresh or cached is None or not cached.fresh(self._settings.connections_ttl):
+                cached = Cached(await self._call(_calls.unified_connections()), time.monotonic())
+                self._unified = cached
+            return list(cached.value)
+
+    async def refresh_connections(self) -> list[Connection]:
+        """Fetch the connection list anew (and cache it)."""
+        return await self.list_connections(refresh=True)
+
+    async def connections_for(
+        self, platform: Platform | str, *, active_only: bool = True, refresh: bool = False
+    ) -> list[Connection]:
+        """The cached connections of one platform; entries without a status count as active."""
+        label = Platform(platform).value
+        return [
+            c
+            for c in await self.list_connections(refresh=refresh)
+            if c.platform == label and (c.is_active or not active_only)
+        ]
+
+    async def microblog_connections(self, *, refresh: bool = False) -> MicroblogConnections:
+        """The active microblog connections, cached like ``list_connections``."""
+        async with self._lock():
+            cached = self._microblog
+            if refresh or cached is None or not cached.fresh(self._settings.connections_ttl):
+                cached = Cached(await self._call(_calls.microblog_connections()), time.monotonic())
+                self._microblog = cached
+            return cached.value.model_copy(deep=True)
+
+    # --- publishing (spec 4.4) ---------------------------------------------------------
+
+    async def publish_request(
+        self, request: PublishRequest, *, idempotency_key: str | None = None
+    ) -> PublishResult:
+        """Send a publish body built beforehand (see ``build_publish_request``)."""
+        return await self._call(_calls.publish(request, idempotency_key=idempotency_key))
+
+    async def publish(
+        self,
+        platform: Platform | str,
+        *,
+        connection_id: str,
+        idempotency_key: str | None = None,
+        **fields: str | None,
+    ) -> PublishResult:
+        """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...).
+
+        A field the platform does not take raises ``ValueError`` before anything is sent.
+        """
+        request = build_publish_request(platform, connection_id=connection_id, **fields)
+        return await self.publish_request(request, idempotency_key=idempotency_key)
+
+    async def publish_microblog(
+        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+    ) -> PublishResult:
+        return await self.publish(
+            Platform.MICROBLOG,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            text=text,
+        )
+
+    async def publish_video_sharing(
+        self,
+        *,
+        connection_id: str,
+        file_id: str,
+        title: str,
+        description: str | None = None,
+        privacy_status: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublishResult:
+        return await self.publish(
+            Platform.VIDEO_SHARING,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            file_id=file_id,
+            title=title,
+            description=description,
+            privacy_status=privacy_status,
+        )
+
+    async def set_video_thumbnail(
+        self, video_id: str, *, thumbnail_file_id: str, idempotency_key: str | None = None
+    ) -> ThumbnailResult:
+        """Set a published video's thumbnail (verified channels only)."""
+        return await self._call(
+            _calls.set_thumbnail(
+                video_id, thumbnail_file_id=thumbnail_file_id, idempotency_key=idempotency_key
+            )
+        )
+
+    async def publish_short_video(
+        self,
+        *,
+        connection_id: str,
+        file_id: str,
+        caption: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublishResult:
+        return await self.publish(
+            Platform.SHORT_VIDEO,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            file_id=file_id,
+            caption=caption,
+        )
+
+    async def publish_photo_sharing(
+        self,
+        *,
+        connection_id: str,
+        file_id: str,
+        caption: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublishResult:
+        return await self.publish(
+            Platform.PHOTO_SHARING,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            file_id=file_id,
+            caption=caption,
+        )
+
+    async def publish_page_social(
+        self,
+        *,
+        connection_id: str,
+        file_id: str,
+        message: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublishResult:
+        return await self.publish(
+            Platform.PAGE_SOCIAL,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            file_id=file_id,
+            message=message,
+        )
+
+    async def publish_pin_board(
+        self,
+        *,
+        connection_id: str,
+        file_id: str,
+        board_id: str,
+        title: str | None = None,
+        description: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublishResult:
+        return await self.publish(
+            Platform.PIN_BOARD,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            file_id=file_id,
+            board_id=board_id,
+            title=title,
+            description=description,
+        )
+
+    async def publish_text_thread(
+        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+    ) -> PublishResult:
+        return await self.publish(
+            Platform.TEXT_THREAD,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            text=text,
+        )
+
+    async def publish_professional_network(
+        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+    ) -> PublishResult:
+        return await self.publish(
+            Platform.PROFESSIONAL_NETWORK,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            text=text,
+        )
+
+    # --- posts read-back (pressroom's extension) ---------------------------------------
+
+    async def list_posts(
+        self,
+        *,
+        connection_id: str | None = None,
+        platform: Platform | str | None = None,
+        idempotency_key: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> PostPage:
+        """pressroom's record of published posts, newest first.
+
+        The hosted service has no such route: expect ``NotFoundError`` there.
+        """
+        return await self._call(
+            _calls.list_posts(
+                connection_id=connection_id,
+                platform=Platform(platform).value if platform is not None else None,
+                idempotency_key=idempotency_key,
+                limit=limit,
+                cursor=cursor,
+            )
+        )
+
+    def iter_posts(
+        self,
+        *,
+        connection_id: str | None = None,
+        platform: Platform | str | None = None,
+        page_size: int | None = None,
+    ) -> AsyncIterator[Post]:
+        return _pages(
+            lambda cursor: self.list_posts(
+                connection_id=connection_id, platform=platform, limit=page_size, cursor=cursor
+            ),
+            lambda page: (page.posts, page.next_cursor),
+        )
+
+    async def get_post(self, record_id: str) -> Post:
+        return await self._call(_calls.get_post(record_id))
+
+    async def find_post(
+        self,
+        *,
+        idempotency_key: str,
+        connection_id: str | None = None,
+        platform: Platform | str | None = None,
+    ) -> Post | None:
+        """The post sent with this ``Idempotency-Key``, or None if none went out.
+
+        For the unknown outcome after a timeout. ``NotFoundError`` with code
+        ``not_found`` means the service cannot answer (no read-back route).
+        """
+        page = await self.list_posts(
+            idempotency_key=idempotency_key, connection_id=connection_id, platform=platform, limit=1
+        )
+        return page.posts[0] if page.posts else None
+
+    # --- API key (spec 4.5) ------------------------------------------------------------
+
+    async def get_api_key(self) -> ApiKey:
+        return await self._call(_calls.get_api_key())
+
+    async def rotate_api_key(self) -> ApiKey:
+        """A new key; the old one stops working at once, and this client switches to the new one."""
+        issued = await self._call(_calls.rotate_api_key())
+        self._use_key(issued.api_key.get_secret_value())
+        return issued
+
+
+async def _pages(
+    fetch: Callable[[str | None], Awaitable[P]],
+    split: Callable[[P], tuple[list[Item], str | None]],
+) -> AsyncIterator[Item]:
+    """Items of every page; stops at a missing or repeated cursor."""
+    cursor: str | None = None
+    seen: set[str] = set()
+    while True:
+        items, cursor = split(await fetch(cursor))
+        for item in items:
+            yield item
+        if not cursor or cursor in seen:
+            return
+        seen.add(cursor)

@@ -1,0 +1,606 @@
+"""``Client``: the blocking client, safe to share between threads."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import httpx
+
+from pressroom.client import _calls, errors
+from pressroom.client._base import (
+    DEFAULT_CONNECTIONS_TTL,
+    DEFAULT_POLL_INTERVAL,
+    DEFAULT_READY_TIMEOUT,
+    Cached,
+    Call,
+    ClientCore,
+    log_response,
+    plain_request,
+    resolve_settings,
+    transport_error,
+)
+from pressroom.client.models import (
+    ApiKey,
+    Connection,
+    Deleted,
+    FilePage,
+    FileStatus,
+    Folder,
+    FolderPage,
+    MicroblogConnections,
+    Post,
+    PostPage,
+    PresignedUpload,
+    PublishRequest,
+    PublishResult,
+    ThumbnailResult,
+    build_publish_request,
+)
+from pressroom.client.upload import (
+    ProgressCallback,
+    ReadyWait,
+    Source,
+    UploadSource,
+    bytes_reporter,
+)
+from pressroom.platforms import Platform
+
+T = TypeVar("T")
+P = TypeVar("P")
+Item = TypeVar("Item")
+_MAX_REDIRECTS = 5
+
+
+class Client(ClientCore):
+    """The pressroom API, blocking.
+
+    ``base_url`` and ``api_key`` default to ``PRESSROOM_BASE_URL`` and
+    ``PRESSROOM_API_KEY``. Pass ``http_client`` to bring your own ``httpx.Client`` (a
+    proxy, custom TLS, or starlette's ``TestClient`` over the app); it is then yours to
+    close. Use as a context manager, or call ``close()``.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        http_client: httpx.Client | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
+        ready_timeout: float = DEFAULT_READY_TIMEOUT,
+        connections_ttl: float = DEFAULT_CONNECTIONS_TTL,
+    ) -> None:
+        self._settings = resolve_settings(
+            base_url=base_url,
+            api_key=api_key,
+            http_client=http_client,
+            timeout=timeout,
+            poll_interval=poll_interval,
+            ready_timeout=ready_timeout,
+            connections_ttl=connections_ttl,
+        )
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client(timeout=self._settings.timeout)
+        self._cache_lock = threading.Lock()
+        self._unified: Cached[list[Connection]] | None = None
+        self._microblog: Cached[MicroblogConnections] | None = None
+
+    def close(self) -> None:
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # --- sending ---------------------------------------------------------------------
+
+    def _send(self, request: httpx.Request, *, stream: bool = False) -> httpx.Response:
+        started = time.monotonic()
+        try:
+            response = self._http.send(request, stream=stream, follow_redirects=False)
+        except httpx.TransportError as exc:
+            raise transport_error(exc, request) from exc
+        log_response(response, started)
+        return response
+
+    def _call(self, call: Call[T]) -> T:
+        request = self._http.build_request(
+            call.method,
+            self._url(call.path),
+            params=call.params,
+            json=call.json,
+            headers=self._headers(call.headers),
+            timeout=self._timeout(),
+        )
+        return self._read(call, self._send(request))
+
+    # --- media (spec 4.1) ------------------------------------------------------------
+
+    def presign(
+        self, *, filename: str, content_type: str, folder_id: str | None = None
+    ) -> PresignedUpload:
+        """Step one of an upload: a file id and a short-lived address to PUT the bytes to."""
+        return self._call(
+            _calls.presign(filename=filename, content_type=content_type, folder_id=folder_id)
+        )
+
+    def put_file(
+        self,
+        upload: PresignedUpload,
+        source: Source,
+        *,
+        filename: str | None = None,
+        content_type: str | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> None:
+        """Step two: stream the bytes to the presigned address (no API key is sent)."""
+        what = UploadSource.of(source, filename=filename, content_type=content_type)
+        self._put(upload, what, on_progress)
+
+    def _put(
+        self, upload: PresignedUpload, what: UploadSource, on_progress: ProgressCallback | None
+    ) -> None:
+        sent = bytes_reporter(upload.file_id, what.size, on_progress)
+        request = plain_request(
+            self._http,
+            "PUT",
+            self._absolute(upload.upload_url),
+            headers={"Content-Type": what.content_type, "Content-Length": str(what.size)},
+            content=what.chunks(sent),
+            timeout=self._timeout(),
+        )
+        response = self._send(request)
+        if not response.is_success:
+            raise self._error(response)
+
+    def upload(
+        self,
+        source: Source,
+        *,
+        filename: str | None = None,
+        content_type: str | None = None,
+        folder_id: str | None = None,
+        wait: bool = True,
+        poll_interval: float | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> FileStatus:
+        """Upload a file (a path, streamed from disk, or bytes with ``filename=``).
+
+        Presigns, PUTs the bytes with their Content-Type (guessed from the name unless
+        given), then, with ``wait`` (the default), polls until the file is ready.
+        Returns the file's status; raises ``FileProcessingFailed`` or ``UploadTimeout``.
+        """
+        what = UploadSource.of(source, filename=filename, content_type=content_type)
+        upload = self.presign(
+            filename=what.filename, content_type=what.content_type, folder_id=folder_id
+        )
+        self._put(upload, what, on_progress)
+        if not wait:
+            return self.file_status(upload.file_id)
+        return self.wait_until_ready(
+            upload.file_id,
+            poll_interval=poll_interval,
+            timeout=timeout,
+            on_progress=on_progress,
+            size=what.size,
+        )
+
+    def wait_until_ready(
+        self,
+        file_id: str,
+        *,
+        poll_interval: float | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        size: int = 0,
+    ) -> FileStatus:
+        """Poll the status until the file is ready; raise if it fails or time runs out."""
+        wait = ReadyWait(
+            str(file_id),
+            interval=self._settings.poll_interval if poll_interval is None else poll_interval,
+            timeout=self._settings.ready_timeout if timeout is None else timeout,
+            on_progress=on_progress,
+            size=size,
+        )
+        while True:
+            try:
+                status = self.file_status(file_id)
+            except errors.PressroomError as exc:
+                delay = wait.after_error(exc)
+            else:
+                if (pause := wait.after_status(status)) is None:
+                    return status
+                delay = pause
+            time.sleep(delay)
+
+    def file_status(self, file_id: str) -> FileStatus:
+        return self._call(_calls.file_status(file_id))
+
+    def list_files(self, *, limit: int | None = None, cursor: str | None = None) -> FilePage:
+        """One page of the account's files, newest first."""
+        return self._call(_calls.list_files(limit=limit, cursor=cursor))
+
+    def iter_files(self, *, page_size: int | None = None) -> Iterator[FileStatus]:
+        """Every file, page by page."""
+        return _pages(
+            lambda cursor: self.list_files(limit=page_size, cursor=cursor),
+            lambda page: (page.files, page.next_cursor),
+        )
+
+    def latest_file(self) -> FileStatus:
+        """The most recent upload; ``NotFoundError`` (``no_files``) when there is none."""
+        return self._call(_calls.latest_file())
+
+    def download(self, file_id: str) -> bytes:
+        """The file's bytes, in memory; see ``download_to`` for large files."""
+        response = self._open_download(file_id)
+        try:
+            return response.read()
+        finally:
+            response.close()
+
+    def download_to(self, file_id: str, path: str | os.PathLike[str]) -> Path:
+        """Stream the file to ``path`` (written beside it, then moved into place)."""
+        target = Path(path)
+        partial = target.with_name(target.name + ".part")
+        response = self._open_download(file_id)
+        try:
+            with partial.open("wb") as out:
+                for chunk in response.iter_bytes():
+                    out.write(chunk)
+        except httpx.TransportError as exc:
+            partial.unlink(missing_ok=True)
+            raise transport_error(exc, response.request) from exc
+        finally:
+            response.close()
+        partial.replace(target)
+        return target
+
+    def _open_download(self, file_id: str) -> httpx.Response:
+        request = self._http.build_request(
+            "GET",
+            self._url(_calls.download_path(file_id)),
+            headers=self._headers({"Accept": "*/*"}),
+            timeout=self._timeout(),
+        )
+        response = self._send(request, stream=True)
+        # Redirects are followed by hand, without the key: they may lead to storage.
+        for _ in range(_MAX_REDIRECTS):
+            if not response.has_redirect_location:
+                break
+            target = response.request.url.join(response.headers["location"])
+            response.close()
+            response = self._send(
+                plain_request(self._http, "GET", str(target), timeout=self._timeout()),
+                stream=True,
+            )
+        if not response.is_success:
+            response.read()
+            response.close()
+            raise self._error(response)
+        return response
+
+    def delete_file(self, file_id: str) -> Deleted:
+        """Delete the file and its bytes for good."""
+        return self._call(_calls.delete_file(file_id))
+
+    def move_file(self, file_id: str, *, folder_id: str | None) -> FileStatus:
+        """Put the file in a folder, or take it out of any with ``folder_id=None``."""
+        return self._call(_calls.move_file(file_id, folder_id=folder_id))
+
+    # --- folders (spec 4.2) ----------------------------------------------------------
+
+    def list_folders(self, *, limit: int | None = None, cursor: str | None = None) -> FolderPage:
+        return self._call(_calls.list_folders(limit=limit, cursor=cursor))
+
+    def iter_folders(self, *, page_size: int | None = None) -> Iterator[Folder]:
+        return _pages(
+            lambda cursor: self.list_folders(limit=page_size, cursor=cursor),
+            lambda page: (page.folders, page.next_cursor),
+        )
+
+    def create_folder(self, *, name: str) -> Folder:
+        return self._call(_calls.create_folder(name=name))
+
+    def list_folder_files(
+        self, folder_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> FilePage:
+        return self._call(_calls.folder_files(folder_id, limit=limit, cursor=cursor))
+
+    def iter_folder_files(
+        self, folder_id: str, *, page_size: int | None = None
+    ) -> Iterator[FileStatus]:
+        return _pages(
+            lambda cursor: self.list_folder_files(folder_id, limit=page_size, cursor=cursor),
+            lambda page: (page.files, page.next_cursor),
+        )
+
+    def rename_folder(self, folder_id: str, *, name: str) -> Folder:
+        return self._call(_calls.rename_folder(folder_id, name=name))
+
+    def delete_folder(self, folder_id: str) -> Deleted:
+        """Delete the folder and every file in it, for good."""
+        return self._call(_calls.delete_folder(folder_id))
+
+    # --- connections (spec 4.3), cached ------------------------------------------------
+
+    def list_connections(self, *, refresh: bool = False) -> list[Connection]:
+        """Every connection on all platforms, cached for ``connections_ttl`` seconds.
+
+        The call counts against the API quota; ``refresh=True`` fetches anew.
+        """
+        with self._cache_lock:
+            cached = self._unified
+            if refresh or cached is None or not cached.fresh(self._settings.connections_ttl):
+                cached = Cached(self._call(_calls.unified_connections()), time.monotonic())
+                self._unified = cached
+            return list(cached.value)
+
+    def refresh_connections(self) -> list[Connection]:
+        """Fetch the connection list anew (and cache it)."""
+        return self.list_connections(refresh=True)
+
+    def connections_for(
+        self, platform: Platform | str, *, active_only: bool = True, refresh: bool = False
+    ) -> list[Connection]:
+        """The cached connections of one platform; entries without a status count as active."""
+        label = Platform(platform).value
+        return [
+            c
+            for c in self.list_connections(refresh=refresh)
+            if c.platform == label and (c.is_active or not active_only)
+        ]
+
+    def microblog_connections(self, *, refresh: bool = False) -> MicroblogConnections:
+        """The active microblog connections, cached like ``list_connections``."""
+        with self._cache_lock:
+            cached = self._microblog
+            if refresh or cached is None or not cached.fresh(self._settings.connections_ttl):
+                cached = Cached(self._call(_calls.microblog_connections()), time.monotonic())
+                self._microblog = cached
+            return cached.value.model_copy(deep=True)
+
+    # --- publishing (spec 4.4) ---------------------------------------------------------
+
+    def publish_request(
+        self, request: PublishRequest, *, idempotency_key: str | None = None
+    ) -> PublishResult:
+        """Send a publish body built beforehand (see ``build_publish_request``)."""
+        return self._call(_calls.publish(request, idempotency_key=idempotency_key))
+
+    def publish(
+        self,
+        platform: Platform | str,
+        *,
+        connection_id: str,
+        idempotency_key: str | None = None,
+        **fields: str | None,
+    ) -> PublishResult:
+        """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...).
+
+        A field the platform does not take raises ``ValueError`` before anything is sent.
+        """
+        request = build_publish_request(platform, connection_id=connection_id, **fields)
+        return self.publish_request(request, idempotency_key=idempotency_key)
+
+    def publish_microblog(
+        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+    ) -> PublishResult:
+        return self.publish(
+            Platform.MICROBLOG,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            text=text,
+        )
+
+    def publish_video_sharing(
+        self,
+        *,
+        connection_id: str,
+        file_id: str,
+        title: str,
+        description: str | None = None,
+        privacy_status: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublishResult:
+        return self.publish(
+            Platform.VIDEO_SHARING,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            file_id=file_id,
+            title=title,
+            description=description,
+            privacy_status=privacy_status,
+        )
+
+    def set_video_thumbnail(
+        self, video_id: str, *, thumbnail_file_id: str, idempotency_key: str | None = None
+    ) -> ThumbnailResult:
+        """Set a published video's thumbnail (verified channels only)."""
+        return self._call(
+            _calls.set_thumbnail(
+                video_id, thumbnail_file_id=thumbnail_file_id, idempotency_key=idempotency_key
+            )
+        )
+
+    def publish_short_video(
+        self,
+        *,
+        connection_id: str,
+        file_id: str,
+        caption: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublishResult:
+        return self.publish(
+            Platform.SHORT_VIDEO,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            file_id=file_id,
+            caption=caption,
+        )
+
+    def publish_photo_sharing(
+        self,
+        *,
+        connection_id: str,
+        file_id: str,
+        caption: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublishResult:
+        return self.publish(
+            Platform.PHOTO_SHARING,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            file_id=file_id,
+            caption=caption,
+        )
+
+    def publish_page_social(
+        self,
+        *,
+        connection_id: str,
+        file_id: str,
+        message: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublishResult:
+        return self.publish(
+            Platform.PAGE_SOCIAL,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            file_id=file_id,
+            message=message,
+        )
+
+    def publish_pin_board(
+        self,
+        *,
+        connection_id: str,
+        file_id: str,
+        board_id: str,
+        title: str | None = None,
+        description: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublishResult:
+        return self.publish(
+            Platform.PIN_BOARD,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            file_id=file_id,
+            board_id=board_id,
+            title=title,
+            description=description,
+        )
+
+    def publish_text_thread(
+        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+    ) -> PublishResult:
+        return self.publish(
+            Platform.TEXT_THREAD,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            text=text,
+        )
+
+    def publish_professional_network(
+        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+    ) -> PublishResult:
+        return self.publish(
+            Platform.PROFESSIONAL_NETWORK,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            text=text,
+        )
+
+    # --- posts read-back (pressroom's extension) ---------------------------------------
+
+    def list_posts(
+        self,
+        *,
+        connection_id: str | None = None,
+        platform: Platform | str | None = None,
+        idempotency_key: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> PostPage:
+        """pressroom's record of published posts, newest first.
+
+        The hosted service has no such route: expect ``NotFoundError`` there.
+        """
+        return self._call(
+            _calls.list_posts(
+                connection_id=connection_id,
+                platform=Platform(platform).value if platform is not None else None,
+                idempotency_key=idempotency_key,
+                limit=limit,
+                cursor=cursor,
+            )
+        )
+
+    def iter_posts(
+        self,
+        *,
+        connection_id: str | None = None,
+        platform: Platform | str | None = None,
+        page_size: int | None = None,
+    ) -> Iterator[Post]:
+        return _pages(
+            lambda cursor: self.list_posts(
+                connection_id=connection_id, platform=platform, limit=page_size, cursor=cursor
+            ),
+            lambda page: (page.posts, page.next_cursor),
+        )
+
+    def get_post(self, record_id: str) -> Post:
+        return self._call(_calls.get_post(record_id))
+
+    def find_post(
+        self,
+        *,
+        idempotency_key: str,
+        connection_id: str | None = None,
+        platform: Platform | str | None = None,
+    ) -> Post | None:
+        """The post sent with this ``Idempotency-Key``, or None if none went out.
+
+        For the unknown outcome after a timeout. ``NotFoundError`` with code
+        ``not_found`` means the service cannot answer (no read-back route).
+        """
+        page = self.list_posts(
+            idempotency_key=idempotency_key, connection_id=connection_id, platform=platform, limit=1
+        )
+        return page.posts[0] if page.posts else None
+
+    # --- API key (spec 4.5) ------------------------------------------------------------
+
+    def get_api_key(self) -> ApiKey:
+        return self._call(_calls.get_api_key())
+
+    def rotate_api_key(self) -> ApiKey:
+        """A new key; the old one stops working at once, and this client switches to the new one."""
+        issued = self._call(_calls.rotate_api_key())
+        self._use_key(issued.api_key.get_secret_value())
+        return issued
+
+
+def _pages(
+    fetch: Callable[[str | None], P], split: Callable[[P], tuple[list[Item], str | None]]
+) -> Iterator[Item]:
+    """Items of every page; stops at a missing or repeated cursor."""
+    cursor: str | None = None
+    seen: set[str] = set()
+    while True:
+        items, cursor = split(fetch(cursor))
+        yield from items
+        if not cursor or cursor in seen:
+            return
+        seen.add(cursor)

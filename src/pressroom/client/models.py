@@ -1,0 +1,406 @@
+"""Request and response models of the pressroom API.
+
+Responses are lenient on purpose: unknown fields are kept (``extra="allow"``, readable as
+attributes and in ``model_extra``), fields the hosted service may leave out are optional,
+and identifiers arrive as strings even when the service sends numbers. Requests are
+strict: a field a platform does not take is refused before anything is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+)
+from pydantic import ValidationError as PydanticValidationError
+from pydantic.alias_generators import to_camel
+
+from pressroom.platforms import RULES, Platform, rules_for
+
+READY_STATUSES: frozenset[str] = frozenset({"ready", "completed", "uploaded"})
+"""File statuses that mean the file can be published: ours, and the hosted service's."""
+FAILED_STATUSES: frozenset[str] = frozenset({"failed", "error"})
+
+
+def _id_to_str(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+Id = Annotated[str, BeforeValidator(_id_to_str)]
+"""An identifier; numeric ids (as the hosted service sends for files) become strings."""
+
+
+def _lenient_time(value: Any, handler: ValidatorFunctionWrapHandler) -> datetime | None:
+    try:
+        result: datetime | None = handler(value)
+    except PydanticValidationError:
+        return None
+    return result
+
+
+Timestamp = Annotated[datetime | None, WrapValidator(_lenient_time)]
+"""An optional ISO 8601 time; one the client cannot read becomes None rather than an error."""
+
+
+class Response(BaseModel):
+    """Base of every response: camelCase on the wire, unknown fields kept."""
+
+    model_config = ConfigDict(extra="allow", alias_generator=to_camel, populate_by_name=True)
+
+
+class Request(BaseModel):
+    """Base of every request body: camelCase on the wire, unknown fields refused."""
+
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
+
+    def body(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+# --- media ---------------------------------------------------------------------------
+
+
+class PresignRequest(Request):
+    filename: str
+    content_type: str
+    folder_id: str | None = None
+
+
+class PresignedUpload(Response):
+    file_id: Id
+    upload_url: str
+    expires_at: Timestamp = None
+
+
+class FileStatus(Response):
+    """A stored file: its processing status and, once probed, its media facts."""
+
+    file_id: Id = Field(validation_alias=AliasChoices("fileId", "id", "file_id"))
+    status: str | None = None
+    """``pending_upload``, ``processing``, ``ready`` or ``failed`` (hosted: also
+    ``completed`` and ``uploaded``, both meaning ready). Use ``is_ready``."""
+    kind: str | None = None
+    content_type: str | None = None
+    size: int | None = None
+    filename: str | None = None
+    folder_id: Id | None = None
+    created_at: Timestamp = None
+    duration_seconds: float | None = None
+    width: int | None = None
+    height: int | None = None
+    failure_reason: str | None = None
+
+    @property
+    def is_ready(self) -> bool:
+        return (self.status or "").lower() in READY_STATUSES
+
+    @property
+    def is_failed(self) -> bool:
+        return (self.status or "").lower() in FAILED_STATUSES
+
+
+class FilePage(Response):
+    success: bool = True
+    files: list[FileStatus] = []
+    next_cursor: str | None = None
+
+
+class MoveFileRequest(Request):
+    folder_id: str | None
+
+    def body(self) -> dict[str, Any]:
+        # An explicit null takes the file out of its folder, so it is always sent.
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class Deleted(Response):
+    """The answer to a delete; the spec shows no shape, so only ``success`` is assumed."""
+
+    success: bool = True
+
+
+# --- folders -------------------------------------------------------------------------
+
+
+class FolderNameRequest(Request):
+    name: str
+
+
+class Folder(Response):
+    id: Id = Field(validation_alias=AliasChoices("id", "folderId", "folder_id"))
+    name: str
+    created_at: Timestamp = None
+
+
+class FolderPage(Response):
+    success: bool = True
+    folders: list[Folder] = []
+    next_cursor: str | None = None
+
+
+# --- connections ---------------------------------------------------------------------
+
+
+class Connection(Response):
+    """An entry of the unified list; ``status`` is optional (the hosted service omits it)."""
+
+    id: Id
+    platform: str
+    name: str
+    status: str | None = None
+
+    @property
+    def is_active(self) -> bool:
+        """An entry without a status counts as active."""
+        return self.status is None or self.status == "active"
+
+
+class MicroblogConnection(Response):
+    connection_id: Id
+    username: str
+    display_name: str | None = None
+    status: str | None = None
+    connected_at: Timestamp = None
+
+
+class MicroblogConnections(Response):
+    success: bool = True
+    connections: list[MicroblogConnection] = []
+
+
+# --- publishing ----------------------------------------------------------------------
+
+
+class PublishRequest(Request):
+    """A publish body; each platform's subclass names its endpoint through ``platform``."""
+
+    platform_label: ClassVar[Platform]
+    connection_id: str
+
+    @property
+    def path(self) -> str:
+        return RULES[self.platform_label].publish_path
+
+
+class MicroblogPublish(PublishRequest):
+    platform_label = Platform.MICROBLOG
+    text: str
+
+
+class VideoSharingPublish(PublishRequest):
+    platform_label = Platform.VIDEO_SHARING
+    file_id: str
+    title: str
+    description: str | None = None
+    privacy_status: Literal["public", "unlisted", "private"] | None = None
+
+
+class ShortVideoPublish(PublishRequest):
+    platform_label = Platform.SHORT_VIDEO
+    platform: Literal["short_video"] = "short_video"
+    file_id: str
+    caption: str | None = None
+
+
+class PhotoSharingPublish(PublishRequest):
+    platform_label = Platform.PHOTO_SHARING
+    file_id: str
+    caption: str | None = None
+
+
+class PageSocialPublish(PublishRequest):
+    platform_label = Platform.PAGE_SOCIAL
+    file_id: str
+    message: str | None = None
+
+
+class PinBoardPublish(PublishRequest):
+    platform_label = Platform.PIN_BOARD
+    file_id: str
+    board_id: str
+    title: str | None = None
+    description: str | None = None
+
+
+class TextThreadPublish(PublishRequest):
+    platform_label = Platform.TEXT_THREAD
+    text: str
+
+
+class ProfessionalNetworkPublish(PublishRequest):
+    platform_label = Platform.PROFESSIONAL_NETWORK
+    text: str
+
+
+PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
+    model.platform_label: model
+    for model in (
+        MicroblogPublish,
+        VideoSharingPublish,
+        ShortVideoPublish,
+        PhotoSharingPublish,
+        PageSocialPublish,
+        PinBoardPublish,
+        TextThreadPublish,
+        ProfessionalNetworkPublish,
+    )
+}
+
+
+def build_publish_request(
+    platform: Platform | str, *, connection_id: str, **fields: str | None
+) -> PublishRequest:
+    """The body for ``platform`` from snake_case fields; fields left None are not sent.
+
+    Raises ``ValueError`` for an unknown platform, and pydantic's ``ValidationError`` (a
+    ``ValueError`` too) for a field the platform does not take or a required one that is
+    missing, before anything is sent.
+    """
+    model = PUBLISH_REQUESTS[rules_for(platform).platform]
+    given = {name: value for name, value in fields.items() if value is not None}
+    return model.model_validate({"connection_id": connection_id, **given})
+
+
+class ResponseMeta:
+    """What the response headers said about idempotency, kept beside a result."""
+
+    def __init__(self, headers: Mapping[str, str], idempotency_key: str | None) -> None:
+        self.headers: dict[str, str] = {k.lower(): v for k, v in headers.items()}
+        self.idempotency_key = idempotency_key
+
+    @property
+    def request_id(self) -> str | None:
+        return self.headers.get("x-request-id")
+
+    @property
+    def idempotency_honoured(self) -> bool | None:
+        """None when no key was sent; else whether the service echoed it back."""
+        if self.idempotency_key is None:
+            return None
+        return self.headers.get("idempotency-key") == self.idempotency_key
+
+    @property
+    def replayed(self) -> bool:
+        return self.headers.get("idempotent-replayed", "").lower() == "true"
+
+
+class WithMeta(Response):
+    _meta: ResponseMeta | None = PrivateAttr(default=None)
+
+    @property
+    def idempotency_key(self) -> str | None:
+        """The ``Idempotency-Key`` this request was sent with, if any."""
+        return self._meta.idempotency_key if self._meta else None
+
+    @property
+    def idempotency_honoured(self) -> bool | None:
+        """Whether the service echoed the ``Idempotency-Key`` back (None: none was sent).
+
+        False means the service gives no sign it deduplicates: after an unknown outcome,
+        look the post up before sending again.
+        """
+        return self._meta.idempotency_honoured if self._meta else None
+
+    @property
+    def replayed(self) -> bool:
+        """True when the service answered ``Idempotent-Replayed: true``: nothing new was posted."""
+        return self._meta.replayed if self._meta else False
+
+    @property
+    def response_headers(self) -> dict[str, str]:
+        """The response headers, lower-cased."""
+        return dict(self._meta.headers) if self._meta else {}
+
+
+class PublishResult(WithMeta):
+    """The publish result of spec section 2; ``item_id`` is the platform's id whatever its name."""
+
+    success: bool = True
+    platform: str | None = None
+    connection_id: Id | None = None
+    status: str | None = None
+    published_at: Timestamp = None
+    url: str | None = None
+    microblog_post_id: Id | None = None
+    video_id: Id | None = None
+    post_id: Id | None = None
+    pin_id: Id | None = None
+    privacy_status: str | None = None
+    board_id: Id | None = None
+    record_id: Id | None = None
+    """pressroom's own record of the post (``GET /api/posts/{recordId}``); not on the hosted service."""
+
+    @property
+    def item_id(self) -> str | None:
+        """The created item's id: ``microblogPostId``, ``videoId``, ``postId`` or ``pinId``."""
+        try:
+            names = [RULES[Platform(self.platform or "")].id_field]
+        except ValueError:
+            names = sorted({rules.id_field for rules in RULES.values()})
+        for name in names:
+            value = getattr(self, _SNAKE_ID_FIELDS[name], None)
+            if value is not None:
+                return str(value)
+        return None
+
+
+_SNAKE_ID_FIELDS = {
+    "microblogPostId": "microblog_post_id",
+    "videoId": "video_id",
+    "postId": "post_id",
+    "pinId": "pin_id",
+}
+
+
+class ThumbnailRequest(Request):
+    thumbnail_file_id: str
+
+
+class ThumbnailResult(WithMeta):
+    success: bool = True
+    video_id: Id | None = None
+    thumbnail_url: str | None = None
+    status: str | None = None
+    updated_at: Timestamp = None
+
+
+class Post(Response):
+    """pressroom's record of a published post (our extension, for read-back)."""
+
+    record_id: Id = Field(validation_alias=AliasChoices("recordId", "id", "record_id"))
+    platform: str | None = None
+    connection_id: Id | None = None
+    status: str | None = None
+    url: str | None = None
+    published_at: Timestamp = None
+    idempotency_key: str | None = None
+
+
+class PostPage(Response):
+    success: bool = True
+    posts: list[Post] = []
+    next_cursor: str | None = None
+
+
+# --- API key -------------------------------------------------------------------------
+
+
+class ApiKey(Response):
+    """The key is a ``SecretStr``: ``api_key.get_secret_value()`` reveals it, repr does not."""
+
+    success: bool = True
+    api_key: SecretStr
+    created_at: Timestamp = None
