@@ -239,6 +239,8 @@ class _Checker:
             )
 
     def _missing(self, content: model.Content, name: str) -> None:
+        if (*content.path, name) in self.shape.set_aside:
+            return  # already reported as a wrong value
         platform = content.platform.value
         self.report.error(
             (*content.path, name),

@@ -17,6 +17,8 @@ from pressroom.platforms import PRIVACY_STATUSES, RULES, Platform
 
 SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MEDIA_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+EXTENSION_PREFIX = "x-"
+"""Top-level keys starting with it are ignored: a place for YAML anchors to reuse."""
 
 PLATFORM_KINDS: dict[Platform, str] = {
     Platform.MICROBLOG: "a short text-post network",
@@ -240,6 +242,17 @@ class Post(Blocks):
 
 class CampaignFile(_Strict):
     """A pressroom campaign: media, and posts fanned out to connected accounts."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "patternProperties": {
+                f"^{EXTENSION_PREFIX}": {
+                    "description": "Ignored: a place for &anchors that posts reuse with *aliases."
+                }
+            }
+        },
+    )
 
     name: str = Field(
         description="The campaign's name: lowercase letters, digits and dashes.",

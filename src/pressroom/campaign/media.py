@@ -31,7 +31,7 @@ def examine(name: str, written: str, folder: str | None, base_dir: Path) -> Medi
     try:
         info = probe(path, content_type)
     except ProbeError as exc:
-        raise MediaProblem(f"{written}: {exc}") from None
+        raise MediaProblem(f"'{written}': {exc}") from None
     return Media(
         name=name,
         path=path,
@@ -65,8 +65,11 @@ def _nearby(written: str, base_dir: Path) -> str:
     folder = (base_dir / written).parent
     if not folder.is_dir():
         return f" (there is no folder '{PurePosixPath(written).parent}' next to this file)"
-    siblings = [entry.name for entry in folder.iterdir() if entry.is_file()]
-    close = difflib.get_close_matches(Path(written).name, siblings, n=1, cutoff=0.6)
+    wanted = Path(written)
+    siblings = sorted(entry.name for entry in folder.iterdir() if entry.is_file())
+    # Same name with another extension (cover.png for cover.jpg), else a near spelling.
+    close = [name for name in siblings if Path(name).stem == wanted.stem]
+    close = close or difflib.get_close_matches(wanted.name, siblings, n=1, cutoff=0.75)
     if not close:
         return ""
     return f"; did you mean '{PurePosixPath(written).parent / close[0]}'?"

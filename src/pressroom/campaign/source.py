@@ -30,6 +30,7 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 
 _HINTS = (
     ("found character '\\t'", "indent with spaces, not tabs"),
+    ("tab character", "indent with spaces, not tabs"),
     ("mapping values are not allowed", "text containing ': ' must be put in quotes"),
     ("could not find expected ':'", "each line of a mapping is 'key: value'"),
     ("found undefined alias", "an *alias needs an &anchor of the same name above it"),
@@ -185,7 +186,7 @@ class _Builder:
         merged: dict[str, tuple[Node, Node]] = {}
         for key_node, value_node in node.value:
             if key_node.tag == MERGE_TAG:
-                for source in self._merge_sources(value_node, path):
+                for source in self._merge_sources(key_node, value_node, path):
                     for key, k_node, v_node in self._pairs(source, path):
                         # Earlier sources win over later ones (YAML merge key spec).
                         merged.setdefault(key, (k_node, v_node))
@@ -207,17 +208,18 @@ class _Builder:
         pairs = {**merged, **explicit}
         return [(key, k_node, v_node) for key, (k_node, v_node) in pairs.items()]
 
-    def _merge_sources(self, value_node: Node, path: Path) -> list[MappingNode]:
+    def _merge_sources(self, key_node: Node, value_node: Node, path: Path) -> list[MappingNode]:
         candidates = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
         sources = []
         for candidate in candidates:
             if isinstance(candidate, MappingNode):
                 sources.append(candidate)
             else:
+                # At the `<<`: an alias's node is where its anchor was written.
                 self.problems.append(
                     Problem(
                         path,
-                        Mark.of(candidate.start_mark),
+                        Mark.of(key_node.start_mark),
                         "'<<' merges mappings only: give it an *alias of a mapping",
                     )
                 )

@@ -20,7 +20,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from pressroom.campaign.format import CampaignFile, Defaults, MediaEntry, Post
+from pressroom.campaign.format import (
+    EXTENSION_PREFIX,
+    CampaignFile,
+    Defaults,
+    MediaEntry,
+    Post,
+)
 from pressroom.campaign.issues import Reporter, did_you_mean
 from pressroom.campaign.source import Path
 
@@ -38,6 +44,8 @@ class Shape:
     defaults: Defaults = field(default_factory=Defaults)
     posts: list[tuple[int, Post]] = field(default_factory=list)
     post_count: int = 0
+    set_aside: set[Path] = field(default_factory=set)
+    """Values already reported as wrong: not to be reported again as missing."""
 
 
 def check_shape(data: Any, report: Reporter) -> Shape:
@@ -46,21 +54,27 @@ def check_shape(data: Any, report: Reporter) -> Shape:
         what = "empty" if data is None else f"{_describe(data)}, not a mapping"
         report.error((), f"the file is {what}; a campaign starts with 'name:' and has 'posts:'")
         return shape
-    header = {key: (_PARTS[key]() if key in _PARTS else value) for key, value in data.items()}
-    shape.header = _validate(CampaignFile, header, (), report)
+    header = {
+        key: (_PARTS[key]() if key in _PARTS else value)
+        for key, value in data.items()
+        if not key.startswith(EXTENSION_PREFIX)
+    }
+    shape.header = _validate(CampaignFile, header, (), report, shape.set_aside)
 
     media = data.get("media") or {}
     if not isinstance(media, dict):
         report.error(("media",), _expected("a mapping of media names to files", media))
     else:
         for name, entry in media.items():
-            valid = _validate(MediaEntry, entry, ("media", name), report)
+            valid = _validate(MediaEntry, entry, ("media", name), report, shape.set_aside)
             if valid is None:
                 shape.broken_media.add(name)
             else:
                 shape.media[name] = valid
 
-    defaults = _validate(Defaults, data.get("defaults") or {}, ("defaults",), report)
+    defaults = _validate(
+        Defaults, data.get("defaults") or {}, ("defaults",), report, shape.set_aside
+    )
     shape.defaults = defaults or Defaults()
 
     posts = data.get("posts")
@@ -72,13 +86,15 @@ def check_shape(data: Any, report: Reporter) -> Shape:
     elif isinstance(posts, list):
         shape.post_count = len(posts)
         for index, item in enumerate(posts):
-            post = _validate(Post, item, ("posts", index), report)
+            post = _validate(Post, item, ("posts", index), report, shape.set_aside)
             if post is not None:
                 shape.posts.append((index, post))
     return shape
 
 
-def _validate(model: type[M], data: Any, prefix: Path, report: Reporter) -> M | None:
+def _validate(
+    model: type[M], data: Any, prefix: Path, report: Reporter, set_aside: set[Path]
+) -> M | None:
     work = copy.deepcopy(data)
     reported: set[tuple[Path, str]] = set()
     for _ in range(8):
@@ -87,7 +103,6 @@ def _validate(model: type[M], data: Any, prefix: Path, report: Reporter) -> M | 
         except ValidationError as exc:
             errors = exc.errors(include_url=False)
         renames = _renames(model, work, errors)
-        set_aside = False
         for error in errors:
             loc = tuple(error["loc"])
             if (loc, error["type"]) in reported:
@@ -96,9 +111,13 @@ def _validate(model: type[M], data: Any, prefix: Path, report: Reporter) -> M | 
             if error["type"] == "missing" and _renamed_into(loc, renames):
                 continue
             _report(model, error, prefix, report, renames.get(loc))
+        changed = False
         for error in errors:
-            set_aside |= _set_aside(work, tuple(error["loc"]), error["type"], renames)
-        if not set_aside:
+            loc = tuple(error["loc"])
+            if _set_aside(work, loc, error["type"], renames):
+                changed = True
+                set_aside.add((*prefix, *loc))
+        if not changed:
             return None
     return None  # pragma: no cover - every round sets something aside or stops
 
@@ -166,6 +185,8 @@ def _report(
     if kind == "extra_forbidden":
         fields = _fields_at(model, loc[:-1])
         hint = f"did you mean '{rename}'?" if rename else did_you_mean(name, fields)
+        if model is CampaignFile and len(loc) == 1 and hint.startswith("expected"):
+            hint += f" (keys starting with '{EXTENSION_PREFIX}' are ignored: keep anchors there)"
         report.error(path, f"unknown key '{name}'; {hint}", at_key=True)
         return
     report.error(path, _message(model, error, loc))
