@@ -131,8 +131,8 @@ class SkipReason(StrEnum):
     """The connection exists but cannot post (expired token, lost parent account)."""
     NOT_FOUND = "not_found"
     """The name or id matches no connection of the platform: fix the campaign."""
-    NONE_ACTIVE = "none_active"
-    """The block asks for every active connection and the platform has none."""
+    NO_CONNECTION = "no_connection"
+    """The block asks for every active connection and the platform has none at all."""
 
 
 @dataclass(frozen=True)
@@ -295,11 +295,11 @@ def _resolve(
             for c in mine
             if not c.active
         ]
-        if not active:
+        if not mine:
             misses.append(
                 skip(
-                    SkipReason.NONE_ACTIVE,
-                    f"no active {platform.value} connection: connect one in the dashboard",
+                    SkipReason.NO_CONNECTION,
+                    f"the account has no {platform.value} connection: connect one in the dashboard",
                     selector.path,
                     None,
                 )

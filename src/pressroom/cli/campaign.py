@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -123,11 +124,13 @@ def plan(
         raise typer.Exit(1)
 
 
-def http_client(base_url: str) -> httpx.Client:
+@contextmanager
+def http_client(base_url: str) -> Iterator[httpx.Client]:
     """The client ``plan`` calls the service with (tests put the app in process here)."""
     import httpx
 
-    return httpx.Client(base_url=base_url, timeout=30.0)
+    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+        yield client
 
 
 def fetch_connections(base_url: str, api_key: str | None) -> list[dict[str, Any]]:
@@ -272,7 +275,7 @@ def _skip_issue(file: str, campaign: Campaign, skip: Skipped) -> Issue:
     from pressroom.campaign import Issue, Severity, SkipReason
     from pressroom.campaign.issues import dotted
 
-    mark = campaign.source.value(skip.path)
+    mark = campaign.source.key(skip.path)  # the block, `connections:` or the list entry
     severity = Severity.ERROR if skip.reason is SkipReason.NOT_FOUND else Severity.WARNING
     message = f"post '{skip.post_id}' skips {skip.platform.value}: {skip.message}"
     return Issue(file, mark.line, mark.column, dotted(skip.path), message, severity)
