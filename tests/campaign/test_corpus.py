@@ -323,6 +323,25 @@ CASES: dict[str, tuple[str, list[str]]] = {
             "error: c.yaml:10:42: posts.1.video_sharing.thumbnail: no media named 'covr'; expected one of: clip",
         ],
     ),
+    "a hashtag read as a comment, a wrong extension": (
+        """
+        name: hashtags
+        media:
+          cover: {path: media/cover.png}
+        posts:
+          - id: a
+            microblog:
+              text: Spring is here #spring #new
+            text_thread:
+              text: "Spring is here #spring"  # a real comment
+              connections: all  # another one
+        """,
+        [
+            "error: c.yaml:3:17: media.cover.path: file not found: 'media/cover.png'; did you mean 'media/cover.jpg'?",
+            "warning: c.yaml:3:3: media.cover: media 'cover' is not used by any post",
+            "warning: c.yaml:7:13: posts.0.microblog.text: the text stops before '#spring #new': after a space, '#' starts a YAML comment; put the whole text in quotes to send it",
+        ],
+    ),
 }
 
 SYNTAX: dict[str, tuple[str, str]] = {
@@ -341,6 +360,10 @@ SYNTAX: dict[str, tuple[str, str]] = {
     "an alias without its anchor": (
         "name: alias\nposts:\n  - id: a\n    microblog: *missing\n",
         "error: c.yaml:4:16: campaign: invalid YAML: found undefined alias; an *alias needs an &anchor of the same name above it",
+    ),
+    "a hashtag inside braces": (
+        "name: flow\nposts:\n  - {id: a, microblog: {text: Hi #spring}}\n",
+        "error: c.yaml:4:1: campaign: invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3); inside { } or [ ], text with ',', '#' or ': ' must be put in quotes",
     ),
     "a misaligned list item": (
         "name: indent\nposts:\n  - id: a\n    microblog: {text: hi}\n - id: b\n",

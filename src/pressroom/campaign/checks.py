@@ -217,6 +217,13 @@ class _Checker:
         platform = content.platform.value
         for rule in rules.text_fields:
             value = content.fields.get(rule.name)
+            comment = self.report.source.comments.get(content.origins.get(rule.name, ()))
+            if comment is not None:
+                self.report.warning(
+                    content.origins[rule.name],
+                    f"the {rule.name} stops before '{comment}': after a space, '#' starts a "
+                    "YAML comment; put the whole text in quotes to send it",
+                )
             if value is None:
                 if rule.required:
                     self._missing(content, rule.name)

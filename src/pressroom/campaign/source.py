@@ -37,6 +37,10 @@ _HINTS = (
     ("did not find expected key", "check the indentation of this line and the one above"),
     ("did not find expected '-'", "list items must all start at the same column"),
     ("found unexpected end of stream", "a quote or bracket is not closed"),
+    (
+        "did not find expected ',' or",
+        "inside { } or [ ], text with ',', '#' or ': ' must be put in quotes",
+    ),
     ("expected a single document", "a campaign file holds one document: remove '---'"),
 )
 
@@ -62,6 +66,9 @@ class SourceMap:
 
     values: dict[Path, Mark] = field(default_factory=dict)
     keys: dict[Path, Mark] = field(default_factory=dict)
+    comments: dict[Path, str] = field(default_factory=dict)
+    """Unquoted values followed by a comment on their line: ``caption: Hi #spring``
+    sends "Hi", which is rarely what the editor meant."""
 
     def value(self, path: Path) -> Mark:
         """The value's position, else that of the nearest enclosing value."""
@@ -116,7 +123,7 @@ def parse(text: str) -> Parsed:
         raise _syntax_error(exc) from None
     except yaml.YAMLError as exc:  # pragma: no cover - errors without a mark are rare
         raise YamlSyntaxError(ORIGIN, str(exc)) from None
-    builder = _Builder()
+    builder = _Builder(text.splitlines())
     if root is None:
         return Parsed(None, builder.source, builder.problems)
     builder.source.values[()] = Mark.of(root.start_mark)
@@ -138,7 +145,8 @@ def _syntax_error(exc: yaml.MarkedYAMLError) -> YamlSyntaxError:
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
         self.source = SourceMap()
         self.problems: list[Problem] = []
         self._scalars = yaml.constructor.SafeConstructor()
@@ -172,6 +180,10 @@ class _Builder:
             self._open.discard(id(node))
 
     def _scalar(self, node: ScalarNode, path: Path) -> Any:
+        if not node.style and node.end_mark.line < len(self.lines):  # plain: None or ""
+            rest = self.lines[node.end_mark.line][node.end_mark.column :]
+            if rest.lstrip().startswith("#") and rest[:1].isspace():
+                self.source.comments[path] = rest.strip()
         try:
             return self._scalars.construct_object(node)
         except yaml.constructor.ConstructorError as exc:

@@ -55,6 +55,7 @@ def validate(
     errors = sum(issue.is_error for issue in issues)
     warnings = len(issues) - errors
     count = f"{len(paths)} file{'s' if len(paths) != 1 else ''}"
+    sys.stdout.flush()  # the summary (stderr) comes after the issues, also when piped
     if output is not OutputFormat.JSON:
         summary = (
             f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} in {count}"
