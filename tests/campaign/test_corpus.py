@@ -283,6 +283,18 @@ CASES: dict[str, tuple[str, list[str]]] = {
             "error: c.yaml:9:23: posts.1.microblog.text: expected text, got a number (1984); put it in quotes",
         ],
     ),
+    "numbers where names are expected": (
+        """
+        name: 2026
+        posts:
+          - id: 1
+            microblog: {text: hi}
+        """,
+        [
+            "error: c.yaml:1:7: name: expected text, got a number (2026); put it in quotes",
+            "error: c.yaml:3:9: posts.0.id: expected text, got a number (1); put it in quotes",
+        ],
+    ),
     "missing top-level keys": (
         """
         description: no name, no posts

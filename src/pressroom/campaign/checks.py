@@ -15,6 +15,7 @@ from pressroom.campaign import media as media_files
 from pressroom.campaign import model
 from pressroom.campaign.fields import BOARD, CONNECTIONS, PRIVACY, THUMBNAIL, content_fields
 from pressroom.campaign.format import MEDIA_NAME, SLUG, Block
+from pressroom.campaign.format import Post as PostSpec
 from pressroom.campaign.issues import Reporter, did_you_mean
 from pressroom.campaign.source import Path as FieldPath
 from pressroom.campaign.structure import Shape
@@ -160,7 +161,7 @@ class _Checker:
 
     # -- posts ----------------------------------------------------------------
 
-    def _has_blocks(self, post: Any) -> bool:
+    def _has_blocks(self, post: PostSpec) -> bool:
         return any(platform.value in post.model_fields_set for platform in Platform)
 
     def _post_media(self, path: FieldPath, name: str | None) -> model.Media | None:
@@ -176,7 +177,7 @@ class _Checker:
         return None
 
     def _content(
-        self, post_path: FieldPath, post: Any, platform: Platform, media: model.Media | None
+        self, post_path: FieldPath, post: PostSpec, platform: Platform, media: model.Media | None
     ) -> model.Content | None:
         path: FieldPath = (*post_path, platform.value)
         own: Block | None = post.block(platform)

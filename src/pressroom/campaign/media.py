@@ -36,7 +36,7 @@ def examine(name: str, written: str, folder: str | None, base_dir: Path) -> Medi
         name=name,
         path=path,
         written_path=written,
-        folder=folder,
+        folder=folder.strip() if folder and folder.strip() else None,
         content_type=content_type,
         kind=kind,
         size=path.stat().st_size,

@@ -108,8 +108,10 @@ def _validate(
             if (loc, error["type"]) in reported:
                 continue
             reported.add((loc, error["type"]))
-            if error["type"] == "missing" and _renamed_into(loc, renames):
-                continue
+            if error["type"] == "missing" and (
+                _renamed_into(loc, renames) or (*prefix, *loc) in set_aside
+            ):
+                continue  # reported already, as a near miss or as a wrong value
             _report(model, error, prefix, report, renames.get(loc))
         changed = False
         for error in errors:
