@@ -175,6 +175,12 @@ def test_two_files_cannot_share_a_campaign_name(campaign_dir: Path) -> None:
     assert second.campaign is None
 
 
+def test_a_file_named_twice_is_checked_once(campaign_dir: Path) -> None:
+    (campaign_dir / "one.yaml").write_text("name: same\nposts: [{id: a, microblog: {text: hi}}]\n")
+    reports = validate_files(["one.yaml", str(campaign_dir / "one.yaml"), "./one.yaml"])
+    assert [(str(r.file), r.ok) for r in reports] == [("one.yaml", True)]
+
+
 def test_unreadable_files_are_reported_not_raised(campaign_dir: Path) -> None:
     (campaign_dir / "latin1.yaml").write_bytes("name: caf\xe9\n".encode("latin-1"))
     assert [str(i) for i in validate("missing.yaml").issues] == [

@@ -71,8 +71,13 @@ def validate(file: str | Path) -> Report:
 
 
 def validate_files(files: Iterable[str | Path]) -> list[Report]:
-    """Check several files, and that no two campaigns share a name."""
-    reports = [validate(file) for file in files]
+    """Check several files (each once), and that no two campaigns share a name."""
+    seen: set[Path] = set()
+    reports = []
+    for file in files:
+        if Path(file).resolve() not in seen:
+            seen.add(Path(file).resolve())
+            reports.append(validate(file))
     first_by_name: dict[str, Report] = {}
     for report in reports:
         if report.campaign is None:
