@@ -17,6 +17,7 @@ from pressroom.campaign.fields import BOARD, CONNECTIONS, PRIVACY, THUMBNAIL, co
 from pressroom.campaign.format import MEDIA_NAME, SLUG, Block
 from pressroom.campaign.format import Post as PostSpec
 from pressroom.campaign.issues import Reporter, did_you_mean
+from pressroom.campaign.selectors import parse_selector
 from pressroom.campaign.source import Path as FieldPath
 from pressroom.campaign.structure import Shape
 from pressroom.campaign.timing import cron_problem, timezone_problem
@@ -205,7 +206,7 @@ class _Checker:
         content = model.Content(
             platform,
             fields,
-            self._selector(raw, origin if raw is not None else path),
+            parse_selector(raw, origin if raw is not None else path, self.report),
             path,
             origins,
         )
@@ -335,44 +336,6 @@ class _Checker:
                 f"media '{media.name}' is {' and '.join(found)}",
                 at_key=at_key,
             )
-
-    def _selector(self, raw: Any, path: FieldPath) -> model.Selector:
-        if raw is None or raw == "all":
-            return model.Selector((), path)
-        entries = [raw] if isinstance(raw, str) else raw
-        if not isinstance(entries, list):
-            self.report.error(
-                path, "connections is 'all', a name, or a list of names or {id: …} entries"
-            )
-            return model.Selector((), path)
-        if not entries:
-            self.report.error(
-                path, "an empty list selects nobody: leave 'connections' out to post to all"
-            )
-        refs: list[model.ConnectionRef] = []
-        for index, entry in enumerate(entries):
-            entry_path = path if isinstance(raw, str) else (*path, index)
-            ref = self._ref(entry, entry_path)
-            if ref is None:
-                continue
-            if any((r.by, r.value) == (ref.by, ref.value) for r in refs):
-                self.report.warning(entry_path, f"{ref} is listed twice")
-                continue
-            refs.append(ref)
-        return model.Selector(tuple(refs), path)
-
-    def _ref(self, entry: Any, path: FieldPath) -> model.ConnectionRef | None:
-        if isinstance(entry, dict) and len(entry) == 1:
-            ((key, value),) = entry.items()
-            if key in ("id", "name") and isinstance(value, str) and value.strip():
-                return model.ConnectionRef(model.SelectBy(key), value.strip(), path)
-        if isinstance(entry, str) and entry.strip():
-            if entry.strip() == "all":
-                self.report.error(path, "'all' stands alone: write 'connections: all'")
-                return None
-            return model.ConnectionRef(model.SelectBy.NAME, entry.strip(), path)
-        self.report.error(path, "each connection is a name or handle (like '@acme') or {id: …}")
-        return None
 
     def _slug(self, path: FieldPath, value: str, what: str) -> bool:
         if _SLUG.match(value):
