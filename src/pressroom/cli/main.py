@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pressroom.cli import admin, api, demo
+from pressroom.cli import admin, api, campaign, demo
 
 app = typer.Typer(
     name="pressroom",
@@ -15,6 +15,7 @@ app = typer.Typer(
 app.command("api")(api.api)
 app.command("demo")(demo.demo)
 app.add_typer(admin.app, name="admin")
+app.add_typer(campaign.app, name="campaign")
 
 
 if __name__ == "__main__":

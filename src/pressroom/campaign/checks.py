@@ -1,0 +1,381 @@
+"""Value rules over a well-shaped file: the platform rules, media, references, names.
+
+Every content rule comes from ``pressroom.platforms``, the table the service enforces;
+media facts come from ``pressroom.probe``. Spec recommendations are warnings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pressroom.campaign import media as media_files
+from pressroom.campaign import model
+from pressroom.campaign.fields import BOARD, CONNECTIONS, PRIVACY, THUMBNAIL, content_fields
+from pressroom.campaign.format import MEDIA_NAME, SLUG, Block
+from pressroom.campaign.format import Post as PostSpec
+from pressroom.campaign.issues import Reporter, did_you_mean
+from pressroom.campaign.selectors import parse_selector
+from pressroom.campaign.source import Path as FieldPath
+from pressroom.campaign.structure import Shape
+from pressroom.campaign.timing import cron_problem, timezone_problem
+from pressroom.platforms import (
+    PIN_RECOMMENDATION,
+    PRIVACY_STATUSES,
+    RULES,
+    SHORT_VIDEO_RECOMMENDATION,
+    THUMBNAIL_RECOMMENDATION,
+    MediaKind,
+    Platform,
+    Recommendation,
+    count_characters,
+)
+
+_SLUG = re.compile(SLUG)
+_MEDIA_NAME = re.compile(MEDIA_NAME)
+_ARTICLE = {MediaKind.IMAGE: "an image", MediaKind.VIDEO: "a video"}
+
+
+@dataclass(frozen=True)
+class _Advice:
+    recommendation: Recommendation
+    purpose: str
+
+
+_ADVICE = {
+    THUMBNAIL: _Advice(THUMBNAIL_RECOMMENDATION, "a thumbnail"),
+    Platform.SHORT_VIDEO: _Advice(SHORT_VIDEO_RECOMMENDATION, "short_video"),
+    Platform.PIN_BOARD: _Advice(PIN_RECOMMENDATION, "pin_board"),
+}
+
+
+def check_values(
+    shape: Shape, report: Reporter, base_dir: Path, file: Path
+) -> model.Campaign | None:
+    """Check every value; the campaign, when the file has no error at all."""
+    checker = _Checker(shape, report, base_dir)
+    checker.check_header()
+    checker.check_media()
+    posts = checker.check_posts()
+    checker.report_unused_media()
+    header = shape.header
+    if report.has_errors or header is None:
+        return None
+    schedule = header.schedule
+    return model.Campaign(
+        name=header.name,
+        file=file.resolve(),
+        description=header.description,
+        schedule=model.Schedule(schedule.cron, schedule.timezone) if schedule else None,
+        retries=model.Retries(**header.retries.model_dump()),
+        media=checker.media,
+        posts=tuple(posts),
+        source=report.source,
+    )
+
+
+class _Checker:
+    def __init__(self, shape: Shape, report: Reporter, base_dir: Path) -> None:
+        self.shape = shape
+        self.report = report
+        self.base_dir = base_dir
+        self.media: dict[str, model.Media] = {}
+        self.unusable_media: set[str] = set(shape.broken_media)
+        self.used_media: set[str] = set()
+
+    def check_header(self) -> None:
+        header = self.shape.header
+        if header is None:
+            return
+        self._slug(("name",), header.name, "campaign names")
+        if header.schedule is not None:
+            problem = cron_problem(header.schedule.cron)
+            if problem:
+                self.report.error(("schedule", "cron"), problem)
+            problem = timezone_problem(header.schedule.timezone)
+            if problem:
+                self.report.error(("schedule", "timezone"), problem)
+
+    def check_media(self) -> None:
+        for name, entry in self.shape.media.items():
+            path: FieldPath = ("media", name)
+            if not _MEDIA_NAME.match(name):
+                self.report.error(
+                    path,
+                    "media names use letters, digits, '-', '_' and '.', starting with a "
+                    "letter or digit",
+                    at_key=True,
+                )
+            if entry.folder is not None and not entry.folder.strip():
+                self.report.error((*path, "folder"), "the folder name is empty; leave it out")
+            try:
+                self.media[name] = media_files.examine(
+                    name, entry.path, entry.folder, self.base_dir
+                )
+            except media_files.MediaProblem as exc:
+                self.report.error((*path, "path"), str(exc))
+                self.unusable_media.add(name)
+
+    def check_posts(self) -> list[model.Post]:
+        if self.shape.header is not None and self.shape.post_count == 0:
+            self.report.error(
+                ("posts",), "the campaign has no posts: list them under 'posts:'", at_key=True
+            )
+        seen: dict[str, FieldPath] = {}
+        posts = []
+        for index, post in self.shape.posts:
+            path: FieldPath = ("posts", index)
+            if self._slug((*path, "id"), post.id, "post ids"):
+                if post.id in seen:
+                    first = self.report.source.value((*seen[post.id], "id"))
+                    self.report.error(
+                        (*path, "id"),
+                        f"post id '{post.id}' is already used at line {first.line}; ids must be unique",
+                    )
+                seen.setdefault(post.id, path)
+            media = self._post_media(path, post.media)
+            contents = sorted(
+                (
+                    content
+                    for platform in Platform
+                    if (content := self._content(path, post, platform, media)) is not None
+                ),
+                key=lambda content: self.report.source.key(content.path),  # file order
+            )
+            if not contents and not self._has_blocks(post):
+                self.report.error(
+                    path,
+                    f"post '{post.id}' goes nowhere: add a block for at least one platform "
+                    f"({', '.join(p.value for p in Platform)})",
+                )
+            posts.append(model.Post(post.id, post.media, tuple(contents), path))
+        return posts
+
+    def report_unused_media(self) -> None:
+        for name in self.shape.media:
+            if name not in self.used_media:
+                self.report.warning(
+                    ("media", name), f"media '{name}' is not used by any post", at_key=True
+                )
+
+    # -- posts ----------------------------------------------------------------
+
+    def _has_blocks(self, post: PostSpec) -> bool:
+        return any(platform.value in post.model_fields_set for platform in Platform)
+
+    def _post_media(self, path: FieldPath, name: str | None) -> model.Media | None:
+        if name is None:
+            return None
+        self.used_media.add(name)
+        if name in self.media:
+            return self.media[name]
+        if name not in self.unusable_media:
+            known = set(self.shape.media) | self.unusable_media
+            hint = did_you_mean(name, known) if known else "add it under 'media:' first"
+            self.report.error((*path, "media"), f"no media named '{name}'; {hint}")
+        return None
+
+    def _content(
+        self, post_path: FieldPath, post: PostSpec, platform: Platform, media: model.Media | None
+    ) -> model.Content | None:
+        path: FieldPath = (*post_path, platform.value)
+        own: Block | None = post.block(platform)
+        if own is None:
+            if platform.value in post.model_fields_set:
+                self.report.error(
+                    path,
+                    f"the {platform.value} block is empty: give its fields, or write "
+                    f"'{platform.value}: {{}}' to take them all from defaults",
+                    at_key=True,
+                )
+            return None
+        fallback = self.shape.defaults.block(platform)
+        fields: dict[str, str] = {}
+        origins: dict[str, FieldPath] = {}
+        for name in content_fields(platform):
+            value, origin = _pick(name, own, fallback, path, ("defaults", platform.value))
+            if value is None:
+                continue
+            value = value.rstrip() if name not in (BOARD, PRIVACY, THUMBNAIL) else value.strip()
+            if value:
+                fields[name] = value
+                origins[name] = origin
+        raw, origin = _pick_raw(CONNECTIONS, own, fallback, path, ("defaults", platform.value))
+        content = model.Content(
+            platform,
+            fields,
+            parse_selector(raw, origin if raw is not None else path, self.report),
+            path,
+            origins,
+        )
+        self._check_text(content)
+        self._check_media(content, media, post.media)
+        return content
+
+    def _check_text(self, content: model.Content) -> None:
+        rules = RULES[content.platform]
+        platform = content.platform.value
+        for rule in rules.text_fields:
+            value = content.fields.get(rule.name)
+            comment = self.report.source.comments.get(content.origins.get(rule.name, ()))
+            if comment is not None:
+                self.report.warning(
+                    content.origins[rule.name],
+                    f"the {rule.name} stops before '{comment}': after a space, '#' starts a "
+                    "YAML comment; put the whole text in quotes to send it",
+                )
+            if value is None:
+                if rule.required:
+                    self._missing(content, rule.name)
+                continue
+            if rule.max_chars is not None:
+                length = count_characters(value)
+                if length > rule.max_chars:
+                    self.report.error(
+                        content.origins[rule.name],
+                        f"{rule.name} is {length:,} characters; {platform} allows at most "
+                        f"{rule.max_chars:,} ({length - rule.max_chars:,} too many)",
+                    )
+        if rules.requires_board and BOARD not in content.fields:
+            self._missing(content, BOARD)
+        privacy = content.fields.get(PRIVACY)
+        if privacy is not None and privacy not in PRIVACY_STATUSES:
+            self.report.error(
+                content.origins[PRIVACY],
+                f"privacy '{privacy}' is not known; {did_you_mean(privacy, PRIVACY_STATUSES)}",
+            )
+
+    def _missing(self, content: model.Content, name: str) -> None:
+        if (*content.path, name) in self.shape.set_aside:
+            return  # already reported as a wrong value
+        platform = content.platform.value
+        self.report.error(
+            (*content.path, name),
+            f"{platform} needs '{name}': add '{name}: …' here or under defaults.{platform}",
+            at_key=True,
+            place=content.path,
+        )
+
+    def _check_media(
+        self, content: model.Content, media: model.Media | None, media_name: str | None
+    ) -> None:
+        rules = RULES[content.platform]
+        platform = content.platform.value
+        if rules.text_only:
+            if media_name is not None:
+                self.report.error(
+                    content.path,
+                    f"{platform} posts text only, but this post has media '{media_name}': "
+                    "move this block to a post without media",
+                    at_key=True,
+                )
+        elif media_name is None:
+            kinds = " or ".join(_ARTICLE[kind] for kind in sorted(rules.media_kinds))
+            self.report.error(
+                content.path,
+                f"{platform} needs {kinds}: add 'media: <name>' to this post",
+                at_key=True,
+            )
+        elif media is not None:
+            self._check_kind(content, media)
+        if content.thumbnail is not None:
+            self._check_thumbnail(content)
+
+    def _check_kind(self, content: model.Content, media: model.Media) -> None:
+        rules = RULES[content.platform]
+        platform = content.platform.value
+        if media.kind not in rules.media_kinds:
+            kinds = " or ".join(_ARTICLE[kind] for kind in sorted(rules.media_kinds))
+            self.report.error(
+                content.path,
+                f"{platform} takes {kinds}, but media '{media.name}' is {_ARTICLE[media.kind]}",
+                at_key=True,
+            )
+            return
+        duration = media.info.duration_seconds
+        low, high = rules.min_video_seconds, rules.max_video_seconds
+        too_short = duration is not None and low is not None and duration < low
+        too_long = duration is not None and high is not None and duration > high
+        if media.kind is MediaKind.VIDEO and duration is not None and (too_short or too_long):
+            self.report.error(
+                content.path,
+                f"{platform} takes videos of {_span(low, high)}; media '{media.name}' is "
+                f"{_seconds(duration)} long",
+                at_key=True,
+            )
+        advice = _ADVICE.get(content.platform)
+        if advice is not None:
+            self._advise(advice, media, content.path, at_key=True)
+
+    def _check_thumbnail(self, content: model.Content) -> None:
+        name = content.fields[THUMBNAIL]
+        origin = content.origins[THUMBNAIL]
+        self.used_media.add(name)
+        thumbnail = self.media.get(name)
+        if thumbnail is None:
+            if name not in self.unusable_media:
+                known = set(self.shape.media) | self.unusable_media
+                hint = did_you_mean(name, known) if known else "add it under 'media:' first"
+                self.report.error(origin, f"no media named '{name}'; {hint}")
+            return
+        if thumbnail.kind is not MediaKind.IMAGE:
+            self.report.error(origin, f"a thumbnail is an image, but media '{name}' is a video")
+            return
+        self._advise(_ADVICE[THUMBNAIL], thumbnail, origin, at_key=False)
+
+    def _advise(
+        self, advice: _Advice, media: model.Media, path: FieldPath, *, at_key: bool
+    ) -> None:
+        found = media_files.gaps(advice.recommendation, media)
+        if found:
+            self.report.warning(
+                path,
+                f"recommended for {advice.purpose}: {media_files.describe(advice.recommendation)}; "
+                f"media '{media.name}' is {' and '.join(found)}",
+                at_key=at_key,
+            )
+
+    def _slug(self, path: FieldPath, value: str, what: str) -> bool:
+        if _SLUG.match(value):
+            return True
+        suggestion = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+        hint = f"; e.g. '{suggestion}'" if suggestion else ""
+        self.report.error(
+            path, f"{what} use lowercase letters, digits and dashes, got '{value}'{hint}"
+        )
+        return False
+
+
+def _pick(
+    name: str, own: Block, fallback: Block | None, path: FieldPath, fallback_path: FieldPath
+) -> tuple[str | None, FieldPath]:
+    value, origin = _pick_raw(name, own, fallback, path, fallback_path)
+    return (value if isinstance(value, str) else None), origin
+
+
+def _pick_raw(
+    name: str, own: Block, fallback: Block | None, path: FieldPath, fallback_path: FieldPath
+) -> tuple[Any, FieldPath]:
+    """The post's own value, else the default's, with where it was written."""
+    value = getattr(own, name, None)
+    if value is not None:
+        return value, (*path, name)
+    if fallback is not None and getattr(fallback, name, None) is not None:
+        return getattr(fallback, name), (*fallback_path, name)
+    return None, (*path, name)
+
+
+def _span(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f"{_seconds(low)} to {_seconds(high)}"
+    if low is not None:
+        return f"at least {_seconds(low)}"
+    return f"at most {_seconds(high or 0)}"
+
+
+def _seconds(value: float) -> str:
+    if value >= 60 and value % 60 == 0:
+        return f"{value / 60:g} min"
+    return f"{value:.1f} s".replace(".0 s", " s")

@@ -1,0 +1,67 @@
+"""Campaign field names and the publish-body fields they become: the one place they meet.
+
+Text fields keep the API's names (``text``, ``title``, ``description``, ``caption``,
+``message``) and come from the rule table; the others are renamed for editors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pressroom.platforms import RULES, Platform
+
+CONNECTIONS = "connections"
+PRIVACY = "privacy"
+BOARD = "board"
+THUMBNAIL = "thumbnail"
+
+BODY_FIELDS: Mapping[str, str] = {
+    PRIVACY: "privacyStatus",
+    BOARD: "boardId",
+    "media": "fileId",
+    THUMBNAIL: "thumbnailFileId",
+}
+"""Campaign name → API body name, where they differ."""
+
+BODY_CONSTANTS: Mapping[Platform, Mapping[str, str]] = {
+    # The short_video endpoint is shared (`/api/social/post`) and names its platform.
+    Platform.SHORT_VIDEO: {"platform": Platform.SHORT_VIDEO.value},
+}
+
+
+def body_name(field: str) -> str:
+    return BODY_FIELDS.get(field, field)
+
+
+def content_fields(platform: Platform) -> tuple[str, ...]:
+    """The fields a platform block carries besides ``connections``, in body order."""
+    rules = RULES[platform]
+    names = [rule.name for rule in rules.text_fields]
+    if rules.requires_board:
+        names.insert(0, BOARD)
+    if platform is Platform.VIDEO_SHARING:
+        names.append(PRIVACY)
+    if rules.supports_thumbnail:
+        names.append(THUMBNAIL)
+    return tuple(names)
+
+
+def publish_body(
+    platform: Platform,
+    fields: Mapping[str, str],
+    connection_id: str,
+    file_id: str | None = None,
+) -> dict[str, Any]:
+    """The exact JSON body of the platform's publish call (the thumbnail is a later step)."""
+    body: dict[str, Any] = {**BODY_CONSTANTS.get(platform, {}), "connectionId": connection_id}
+    if file_id is not None:
+        body[body_name("media")] = file_id
+    for name in content_fields(platform):
+        if name != THUMBNAIL and fields.get(name) is not None:
+            body[body_name(name)] = fields[name]
+    return body
+
+
+def thumbnail_body(file_id: str) -> dict[str, Any]:
+    return {body_name(THUMBNAIL): file_id}

@@ -1,0 +1,98 @@
+"""What the validator reports: one line per issue, ``file:line:column: field.path: message``."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from pressroom.campaign.source import Mark, Path, SourceMap
+
+ROOT_PATH = "campaign"
+"""The path printed for the file as a whole (an empty file, broken YAML)."""
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Issue:
+    file: str
+    line: int
+    column: int
+    path: str
+    message: str
+    severity: Severity = Severity.ERROR
+
+    def __str__(self) -> str:
+        return (
+            f"{self.severity}: {self.file}:{self.line}:{self.column}: {self.path}: {self.message}"
+        )
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+
+def dotted(path: Path) -> str:
+    """``("posts", 0, "text")`` → ``posts.0.text``, the service's field-path style."""
+    return ".".join(str(part) for part in path) or ROOT_PATH
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` did you mean 'title'?`` when a choice is close, else the list of choices."""
+    options = sorted(set(choices))
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    if not close:
+        close = [option for option in options if option.lower() == word.lower()]
+    if close:
+        return f"did you mean '{close[0]}'?"
+    return "expected one of: " + ", ".join(options)
+
+
+def unique(issues: Iterable[Issue]) -> list[Issue]:
+    """Sorted by position, each reported once (defaults shared by many posts, merges)."""
+    return sorted(set(issues))
+
+
+class Reporter:
+    """Collects the issues of one file, placing each at its key or its value."""
+
+    def __init__(self, file: str, source: SourceMap) -> None:
+        self.file = file
+        self.source = source
+        self.issues: list[Issue] = []
+
+    def error(
+        self, path: Path, message: str, *, at_key: bool = False, place: Path | None = None
+    ) -> None:
+        self.add(path, message, Severity.ERROR, at_key=at_key, place=place)
+
+    def warning(
+        self, path: Path, message: str, *, at_key: bool = False, place: Path | None = None
+    ) -> None:
+        self.add(path, message, Severity.WARNING, at_key=at_key, place=place)
+
+    def add(
+        self,
+        path: Path,
+        message: str,
+        severity: Severity,
+        *,
+        at_key: bool = False,
+        place: Path | None = None,
+    ) -> None:
+        """Report ``path``, positioned at ``place`` (default: the path itself)."""
+        where = path if place is None else place
+        mark = self.source.key(where) if at_key else self.source.value(where)
+        self.at(mark, dotted(path), message, severity)
+
+    def at(self, mark: Mark, path: str, message: str, severity: Severity = Severity.ERROR) -> None:
+        self.issues.append(Issue(self.file, mark.line, mark.column, path, message, severity))
+
+    @property
+    def has_errors(self) -> bool:
+        return any(issue.is_error for issue in self.issues)

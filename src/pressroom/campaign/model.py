@@ -1,0 +1,121 @@
+"""A validated campaign: defaults merged, media resolved and probed, selectors parsed.
+
+This is what ``load`` returns and ``plan`` reads. Paths (``("posts", 0, "microblog",
+"text")``) record where each value was written, so later steps (an unknown connection
+name found by ``plan``) can still point at a line of the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from pressroom.campaign.source import Path as FieldPath
+from pressroom.campaign.source import SourceMap
+from pressroom.platforms import MediaKind, Platform
+from pressroom.probe import MediaInfo
+
+
+@dataclass(frozen=True)
+class Schedule:
+    cron: str
+    timezone: str
+
+
+@dataclass(frozen=True)
+class Retries:
+    attempts: int = 3
+    backoff_seconds: float = 5.0
+    max_delay_seconds: float = 60.0
+
+    def delays(self) -> list[float]:
+        """Base waits before each retry (exponential, capped), without jitter."""
+        return [
+            min(self.backoff_seconds * 2**index, self.max_delay_seconds)
+            for index in range(self.attempts - 1)
+        ]
+
+
+@dataclass(frozen=True)
+class Media:
+    name: str
+    path: Path
+    """Absolute."""
+    written_path: str
+    """As written in the file, relative to it."""
+    folder: str | None
+    content_type: str
+    kind: MediaKind
+    size: int
+    info: MediaInfo
+
+
+class SelectBy(StrEnum):
+    NAME = "name"
+    ID = "id"
+
+
+@dataclass(frozen=True)
+class ConnectionRef:
+    by: SelectBy
+    value: str
+    path: FieldPath
+
+    def __str__(self) -> str:
+        return f"{self.by.value} {self.value!r}"
+
+
+@dataclass(frozen=True)
+class Selector:
+    """Every active connection of the platform (no refs), or the ones named."""
+
+    refs: tuple[ConnectionRef, ...] = ()
+    path: FieldPath = ()
+
+    @property
+    def every_active(self) -> bool:
+        return not self.refs
+
+    def __str__(self) -> str:
+        if self.every_active:
+            return "every active connection"
+        return ", ".join(str(ref) for ref in self.refs)
+
+
+@dataclass(frozen=True)
+class Content:
+    """One platform block of one post, with the campaign's defaults merged in."""
+
+    platform: Platform
+    fields: Mapping[str, str]
+    """Campaign field name → value (text, title, privacy, board, thumbnail …)."""
+    selector: Selector
+    path: FieldPath
+    origins: Mapping[str, FieldPath] = field(default_factory=dict)
+    """Where each field was written: in the post's block or under ``defaults``."""
+
+    @property
+    def thumbnail(self) -> str | None:
+        return self.fields.get("thumbnail")
+
+
+@dataclass(frozen=True)
+class Post:
+    id: str
+    media: str | None
+    contents: tuple[Content, ...]
+    path: FieldPath
+
+
+@dataclass(frozen=True)
+class Campaign:
+    name: str
+    file: Path
+    description: str | None
+    schedule: Schedule | None
+    retries: Retries
+    media: Mapping[str, Media]
+    posts: tuple[Post, ...]
+    source: SourceMap = field(default_factory=SourceMap, compare=False, repr=False)

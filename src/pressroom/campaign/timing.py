@@ -1,0 +1,68 @@
+"""Cron expressions and timezones, checked the way the scheduler will read them.
+
+Prefect validates cron with a vendored croniter, and importing it would load Prefect,
+far too slow for a pre-commit hook. We check with ``cronsim`` (small, already installed
+with Prefect) and accept only what both understand: five fields or a nickname, without
+the ``L`` weekday forms croniter refuses. ``cronsim`` also rejects expressions that can
+never fire (``0 0 31 2 *``), which is what an editor wants to hear. A test compares the
+verdicts with Prefect's own validator.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from datetime import datetime
+from functools import lru_cache
+
+NICKNAMES = {
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+    "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}
+_FIELDS = ("minute", "hour", "day of month", "month", "day of week")
+_WEEKDAY_LAST = re.compile(r"L", re.IGNORECASE)
+
+
+def cron_problem(expression: str) -> str | None:
+    """Why the expression is not a schedule we can run, or None when it is fine."""
+    from cronsim import CronSim, CronSimError
+
+    text = NICKNAMES.get(expression.strip().lower(), expression.strip())
+    parts = text.split()
+    if len(parts) != len(_FIELDS):
+        return (
+            f"a cron expression has 5 fields ({', '.join(_FIELDS)}), this one has "
+            f"{len(parts)}; e.g. '0 9 * * 1' is Mondays at 09:00"
+        )
+    if _WEEKDAY_LAST.search(parts[4]) or parts[2].upper() == "LW":
+        return "'L' in day of week and 'LW' are not supported by the scheduler"
+    try:
+        CronSim(text, datetime(2000, 1, 1))
+    except CronSimError as exc:
+        detail = str(exc).rstrip(".")
+        return f"invalid cron expression: {detail[0].lower()}{detail[1:]}"
+    return None
+
+
+def timezone_problem(name: str) -> str | None:
+    """Why the name is not an IANA timezone, with the closest real one if any."""
+    names = _timezones()
+    if name in names:
+        return None
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    close = close or [zone for zone in names if zone.lower() == name.lower()]
+    hint = f"did you mean '{close[0]}'?" if close else "use a name like 'Europe/Berlin' or 'UTC'"
+    return f"unknown timezone '{name}'; {hint}"
+
+
+@lru_cache(maxsize=1)
+def _timezones() -> frozenset[str]:
+    # The list Prefect checks against; ZoneInfo alone also loads stray files (posixrules).
+    from zoneinfo import available_timezones
+
+    return frozenset(available_timezones())

@@ -1,0 +1,311 @@
+"""``pressroom campaign``: validate campaign files, write their JSON Schema, show the plan.
+
+``validate`` runs as a pre-commit hook, so this module imports only typer at the top and
+``pressroom.campaign`` inside the commands; httpx only for an online ``plan``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+
+if TYPE_CHECKING:
+    import httpx
+
+    from pressroom.campaign import Campaign, Issue, Plan, Skipped
+
+app = typer.Typer(help="Campaign files: validate, schema, plan.", no_args_is_help=True)
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
+
+
+class OutputFormat(StrEnum):
+    TEXT = "text"
+    GITHUB = "github"
+    JSON = "json"
+
+
+@app.command()
+def validate(
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="Campaign files, or folders whose *.yaml / *.yml files to check."),
+    ],
+    strict: Annotated[bool, typer.Option(help="Fail on warnings too.")] = False,
+    output: Annotated[
+        OutputFormat,
+        typer.Option("--format", help="text; github (annotations in pull requests); json."),
+    ] = OutputFormat.TEXT,
+) -> None:
+    """Check campaign files offline and report every problem as file:line:column."""
+    from pressroom.campaign import validate_files
+
+    paths = list(_expand(files))
+    reports = validate_files(paths)
+    issues = [issue for report in reports for issue in report.issues]
+    _print_issues(issues, output)
+    errors = sum(issue.is_error for issue in issues)
+    warnings = len(issues) - errors
+    count = f"{len(paths)} file{'s' if len(paths) != 1 else ''}"
+    sys.stdout.flush()  # the summary (stderr) comes after the issues, also when piped
+    if output is not OutputFormat.JSON:
+        summary = (
+            f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} in {count}"
+            if issues
+            else f"{count} OK"
+        )
+        typer.echo(summary, err=True)
+    if errors or (strict and warnings) or not paths:
+        raise typer.Exit(1)
+
+
+@app.command()
+def schema(
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+    ] = None,
+) -> None:
+    """Print the JSON Schema of campaign files (committed as pipelines/campaign.schema.json)."""
+    from pressroom.campaign.schema import schema_text
+
+    text = schema_text()
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {output}", err=True)
+
+
+@app.command()
+def plan(
+    file: Annotated[Path, typer.Argument(help="The campaign file.")],
+    offline: Annotated[
+        bool, typer.Option(help="Do not call the API: show each block's connection selector.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help=f"Service address [env: PRESSROOM_BASE_URL; {DEFAULT_BASE_URL}]."),
+    ] = None,
+    api_key: Annotated[str | None, typer.Option(help="API key [env: PRESSROOM_API_KEY].")] = None,
+) -> None:
+    """Show what the campaign would publish, without posting anything."""
+    from pressroom.campaign import plan as make_plan
+    from pressroom.campaign import validate_files
+
+    (report,) = validate_files([file])
+    if report.campaign is None:
+        _print_issues(report.issues, OutputFormat.TEXT)
+        typer.echo(f"{_plural(len(report.errors), 'error')}: nothing to plan", err=True)
+        raise typer.Exit(1)
+    campaign = report.campaign
+    if offline:
+        _print_offline(campaign, as_json)
+        return
+    connections = fetch_connections(
+        base_url or os.environ.get("PRESSROOM_BASE_URL") or DEFAULT_BASE_URL,
+        api_key or os.environ.get("PRESSROOM_API_KEY"),
+    )
+    result = make_plan(campaign, connections)
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_plan(result)
+        skips = [_skip_issue(str(file), campaign, skip) for skip in result.skipped]
+        _print_issues(skips, OutputFormat.TEXT)
+    if result.unresolved:
+        raise typer.Exit(1)
+
+
+@contextmanager
+def http_client(base_url: str) -> Iterator[httpx.Client]:
+    """The client ``plan`` calls the service with (tests put the app in process here)."""
+    import httpx
+
+    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+        yield client
+
+
+def fetch_connections(base_url: str, api_key: str | None) -> list[dict[str, Any]]:
+    """``GET /api/connections/unified``; exits with the service's message on failure."""
+    import httpx
+
+    if not api_key:
+        _fail("set PRESSROOM_API_KEY (or --api-key) to resolve connections, or use --offline")
+    try:
+        with http_client(base_url) as client:
+            response = client.get("/api/connections/unified", headers={"X-API-Key": api_key})
+    except httpx.HTTPError as exc:
+        _fail(f"cannot reach the service at {base_url}: {exc}")
+    if response.status_code != 200:
+        _fail(f"the service answered {response.status_code}: {_error_message(response)}")
+    entries = response.json()
+    if not isinstance(entries, list):
+        _fail("the service's connection list is not a JSON array")
+    return [entry for entry in entries if isinstance(entry, dict)]
+
+
+# -- output -------------------------------------------------------------------------
+
+
+def _print_issues(issues: Sequence[Issue], output: OutputFormat) -> None:
+    if output is OutputFormat.JSON:
+        rows = [
+            {
+                "severity": i.severity.value,
+                "file": i.file,
+                "line": i.line,
+                "column": i.column,
+                "path": i.path,
+                "message": i.message,
+            }
+            for i in issues
+        ]
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for issue in issues:
+        if output is OutputFormat.GITHUB:
+            typer.echo(_github_annotation(issue))
+        else:
+            typer.secho(str(issue), fg=typer.colors.RED if issue.is_error else typer.colors.YELLOW)
+
+
+def _github_annotation(issue: Issue) -> str:
+    def data(text: str) -> str:
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    def prop(text: str) -> str:
+        return data(text).replace(":", "%3A").replace(",", "%2C")
+
+    return (
+        f"::{issue.severity.value} file={prop(issue.file)},line={issue.line},"
+        f"col={issue.column},title={prop(issue.path)}::{data(issue.message)}"
+    )
+
+
+def _print_plan(result: Plan) -> None:
+    targets = len({p.connection.id for p in result.posts})
+    typer.echo(
+        f"campaign {result.campaign}: {_plural(len(result.posts), 'publish call')} to "
+        f"{_plural(targets, 'connection')}, {_plural(len(result.uploads), 'upload')}"
+    )
+    _print_uploads(
+        (u.name, str(u.path), u.content_type, u.size, u.sha256[:12], u.folder)
+        for u in result.uploads
+    )
+    if result.posts:
+        typer.echo("publish:")
+    for post in result.posts:
+        typer.echo(
+            f"  {post.post_id}  {post.platform.value}  {post.connection}  POST {post.endpoint}"
+        )
+        body = dict(post.body)
+        if post.media:
+            body = post.publish_body({post.media: f"<file id of {post.media}>"})
+        typer.echo(f"      {json.dumps(body, ensure_ascii=False)}")
+        if post.thumbnail:
+            thumb = post.thumbnail
+            typer.echo(
+                f"      then POST {thumb.path('{videoId}')}  "
+                f"{json.dumps(thumb.body({thumb.media: f'<file id of {thumb.media}>'}))}"
+            )
+
+
+def _print_offline(campaign: Campaign, as_json: bool) -> None:
+    from pressroom.campaign.planner import offline_body
+    from pressroom.platforms import RULES
+
+    rows = []
+    for post in campaign.posts:
+        for content in post.contents:
+            rows.append(
+                {
+                    "post": post.id,
+                    "platform": content.platform.value,
+                    "connections": str(content.selector),
+                    "endpoint": RULES[content.platform].publish_path,
+                    "body": offline_body(
+                        content, None if RULES[content.platform].text_only else post.media
+                    ),
+                    "thumbnail": content.thumbnail,
+                }
+            )
+    if as_json:
+        typer.echo(
+            json.dumps({"campaign": campaign.name, "posts": rows}, indent=2, ensure_ascii=False)
+        )
+        return
+    used = {row["thumbnail"] for row in rows} | {p.media for p in campaign.posts}
+    uploads = [m for name, m in campaign.media.items() if name in used]
+    typer.echo(
+        f"campaign {campaign.name} (offline): {_plural(len(rows), 'post block')}, "
+        f"{_plural(len(uploads), 'upload')}"
+    )
+    _print_uploads(
+        (m.name, m.written_path, m.content_type, m.size, None, m.folder) for m in uploads
+    )
+    typer.echo("publish:")
+    for row in rows:
+        typer.echo(
+            f"  {row['post']}  {row['platform']}  to {row['connections']}  POST {row['endpoint']}"
+        )
+        typer.echo(f"      {json.dumps(row['body'], ensure_ascii=False)}")
+        if row["thumbnail"]:
+            typer.echo(f"      then set thumbnail '{row['thumbnail']}' on the new video")
+
+
+def _print_uploads(rows: Iterable[tuple[str, str, str, int, str | None, str | None]]) -> None:
+    rows = list(rows)
+    if rows:
+        typer.echo("upload:")
+    for name, path, content_type, size, digest, folder in rows:
+        extra = f"  sha256 {digest}" if digest else ""
+        extra += f"  folder {folder}" if folder else ""
+        typer.echo(f"  {name}  {path}  {content_type}  {_size(size)}{extra}")
+
+
+def _skip_issue(file: str, campaign: Campaign, skip: Skipped) -> Issue:
+    from pressroom.campaign import Issue, Severity, SkipReason
+    from pressroom.campaign.issues import dotted
+
+    mark = campaign.source.key(skip.path)  # the block, `connections:` or the list entry
+    severity = Severity.ERROR if skip.reason is SkipReason.NOT_FOUND else Severity.WARNING
+    message = f"post '{skip.post_id}' skips {skip.platform.value}: {skip.message}"
+    return Issue(file, mark.line, mark.column, dotted(skip.path), message, severity)
+
+
+def _error_message(response: httpx.Response) -> str:
+    try:
+        error = response.json().get("error") or {}
+        return f"{error.get('message')} ({error.get('code')})"
+    except (ValueError, AttributeError):
+        return response.text[:200]
+
+
+def _expand(files: Iterable[Path]) -> Iterable[Path]:
+    for path in files:
+        if path.is_dir():
+            yield from sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml"))
+        else:
+            yield path
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _size(size: int) -> str:
+    return f"{size / 1024:.1f} KB" if size < 1024 * 1024 else f"{size / 1024 / 1024:.1f} MB"
+
+
+def _fail(message: str) -> NoReturn:
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    raise typer.Exit(1)

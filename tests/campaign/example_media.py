@@ -1,0 +1,65 @@
+"""How the media of the example campaigns in ``pipelines/media`` were made.
+
+Run ``python -m tests.campaign.example_media`` from the project root to remake them.
+They are kept tiny (a few KB) and shaped to follow the spec's recommendations, so the
+examples validate without warnings: a 9:16 video for short_video, a 1280x720 JPEG
+thumbnail, a 2:3 image for pins.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import av
+from PIL import Image, ImageDraw
+
+MEDIA = Path(__file__).resolve().parents[2] / "pipelines" / "media"
+
+
+def video(path: Path, seconds: int, size: tuple[int, int], fps: int = 5) -> Path:
+    """An H.264 MP4: a bar sweeping across a flat background, one frame per step."""
+    width, height = size
+    with av.open(str(path), mode="w", format="mp4") as output:
+        stream = output.add_stream("libx264", rate=fps)
+        stream.width, stream.height = width, height
+        stream.pix_fmt = "yuv420p"
+        stream.options = {"preset": "veryslow", "crf": "40"}
+        frames = seconds * fps
+        for index in range(frames):
+            image = Image.new("RGB", size, (24, 40, 88))
+            x = index * width // frames
+            ImageDraw.Draw(image).rectangle((x, 0, x + width // 8, height), fill=(240, 180, 40))
+            frame = av.VideoFrame.from_image(image)
+            frame.pts = index
+            frame.time_base = Fraction(1, fps)
+            for packet in stream.encode(frame):
+                output.mux(packet)
+        for packet in stream.encode():
+            output.mux(packet)
+    return path
+
+
+def picture(path: Path, size: tuple[int, int], fmt: str) -> Path:
+    """A flat picture with a band across it; edges on 16-pixel blocks keep JPEG tiny."""
+    width, height = size
+    image = Image.new("RGB", size, (24, 40, 88))
+    band = height // 3 // 16 * 16
+    ImageDraw.Draw(image).rectangle((0, band, width, 2 * band - 1), fill=(240, 180, 40))
+    options = {"quality": 50, "optimize": True} if fmt == "JPEG" else {"optimize": True}
+    image.save(path, format=fmt, **options)
+    return path
+
+
+def main() -> None:
+    MEDIA.mkdir(parents=True, exist_ok=True)
+    video(MEDIA / "teaser-vertical.mp4", seconds=4, size=(72, 128))
+    video(MEDIA / "launch.mp4", seconds=5, size=(128, 72))
+    picture(MEDIA / "cover.jpg", (1280, 720), "JPEG")
+    picture(MEDIA / "poster.png", (200, 300), "PNG")
+    for path in sorted(MEDIA.iterdir()):
+        print(f"{path.name}: {path.stat().st_size} bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""``pressroom campaign`` as editors and CI run it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from pressroom.cli import campaign as campaign_cli
+from pressroom.cli.main import app
+from tests.campaign.conftest import Write
+from tests.campaign.test_schema import COMMITTED, PIPELINES
+from tests.conftest import Service
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["campaign", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+BROKEN = """
+name: broken
+posts:
+  - id: a
+    microblog: {text: hi, colour: red}
+"""
+ADVICE = """
+name: advice
+media: {square: {path: media/small.png}}
+posts:
+  - id: a
+    media: square
+    pin_board: {board: b}
+"""
+
+
+def test_validate_prints_each_issue_and_exits_1_on_errors(write: Write) -> None:
+    write(BROKEN)
+    code, out, err = run("validate", "c.yaml")
+    assert code == 1
+    assert out.splitlines() == [
+        "error: c.yaml:4:27: posts.0.microblog.colour: unknown key 'colour'; expected one of: connections, text"
+    ]
+    assert err.strip() == "1 error, 0 warnings in 1 file"
+
+
+def test_warnings_pass_unless_strict(write: Write) -> None:
+    write(ADVICE)
+    code, out, err = run("validate", "c.yaml")
+    assert code == 0 and out.startswith("warning: c.yaml:6:5: posts.0.pin_board: recommended")
+    assert err.strip() == "0 errors, 1 warning in 1 file"
+    assert run("validate", "--strict", "c.yaml")[0] == 1
+
+
+def test_validate_checks_a_folder_and_says_ok(campaign_dir: Path) -> None:
+    folder = campaign_dir / "pipelines"
+    shutil.copytree(PIPELINES, folder, ignore=shutil.ignore_patterns("ci"))
+    code, out, err = run("validate", str(folder))
+    assert (code, out) == (0, "")
+    assert err.strip() == f"{len(list(folder.glob('*.yaml')))} files OK"
+
+
+def test_validate_without_files_fails(campaign_dir: Path) -> None:
+    (campaign_dir / "empty").mkdir()
+    code, _, err = run("validate", "empty")
+    assert code == 1 and err.strip() == "0 files OK"
+
+
+def test_github_format_makes_pull_request_annotations(write: Write) -> None:
+    write(BROKEN)
+    _, out, _ = run("validate", "--format", "github", "c.yaml")
+    assert out.splitlines() == [
+        "::error file=c.yaml,line=4,col=27,title=posts.0.microblog.colour::unknown key 'colour'; "
+        "expected one of: connections, text"
+    ]
+
+
+def test_json_format_is_machine_readable(write: Write) -> None:
+    write(ADVICE)
+    code, out, _ = run("validate", "--format", "json", "c.yaml")
+    [issue] = json.loads(out)
+    assert code == 0
+    assert issue["severity"] == "warning" and (issue["line"], issue["column"]) == (6, 5)
+    assert issue["path"] == "posts.0.pin_board"
+
+
+def test_schema_prints_the_committed_schema(tmp_path: Path) -> None:
+    code, out, _ = run("schema")
+    assert code == 0 and out == COMMITTED.read_text(encoding="utf-8")
+    target = tmp_path / "schema.json"
+    assert run("schema", "-o", str(target))[0] == 0
+    assert target.read_text(encoding="utf-8") == out
+
+
+def test_plan_offline_shows_selectors_and_bodies() -> None:
+    code, out, _ = run("plan", "--offline", str(PIPELINES / "spring-launch.yaml"))
+    assert code == 0
+    assert out.splitlines()[0] == "campaign spring-launch (offline): 9 post blocks, 4 uploads"
+    assert (
+        "  launch-announcement  microblog  to name '@acme'  POST /api/v2/microblog/publish" in out
+    )
+    assert (
+        "  launch-film  page_social  to name 'Acme Page'  POST /api/v2/page_social/publish" in out
+    )
+    assert "  vertical-cut  short_video  to every active connection  POST /api/social/post" in out
+    assert "      then set thumbnail 'cover' on the new video" in out
+    assert (
+        '{"connectionId": "<connection id>", "fileId": "<file id of poster>", '
+        '"boardId": "spring-ideas", "title": "Acme spring poster", '
+        '"description": "Colours of the season."}'
+    ) in out
+
+
+def test_plan_offline_json() -> None:
+    code, out, _ = run("plan", "--offline", "--json", str(PIPELINES / "demo.yaml"))
+    data = json.loads(out)
+    assert code == 0 and data["campaign"] == "demo"
+    assert {row["platform"] for row in data["posts"]} == {
+        "microblog",
+        "video_sharing",
+        "short_video",
+        "photo_sharing",
+        "page_social",
+        "pin_board",
+        "text_thread",
+        "professional_network",
+    }
+
+
+def test_plan_refuses_an_invalid_campaign(write: Write) -> None:
+    write(BROKEN)
+    code, out, err = run("plan", "--offline", "c.yaml")
+    assert code == 1 and out.startswith("error: c.yaml:4:27:")
+    assert err.strip() == "1 error: nothing to plan"
+
+
+@pytest.fixture
+def in_process(service: Service, monkeypatch: pytest.MonkeyPatch) -> Service:
+    """``plan`` talks to the real app, in process."""
+
+    @contextmanager
+    def client(base_url: str) -> Iterator[httpx.Client]:
+        assert base_url == "http://pressroom.test"
+        yield service.client
+
+    monkeypatch.setattr(campaign_cli, "http_client", client)
+    monkeypatch.setenv("PRESSROOM_BASE_URL", "http://pressroom.test")
+    return service
+
+
+def test_plan_resolves_connections_through_the_api(
+    in_process: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    account = in_process.account()
+    account.connect("microblog", "@acme")
+    support = account.connect("microblog", "@acme_support")
+    account.connect("video_sharing", "Acme Channel", verified=True)
+    account.connect("short_video", "@acme.clips")
+    account.connect("photo_sharing", "acme.photos", account_type="business")
+    account.connect("page_social", "Acme Page")
+    account.connect("pin_board", "acme-pins")
+    pro = account.connect("professional_network", "Acme Inc.")
+    account.move("expire_token", pro)
+    monkeypatch.setenv("PRESSROOM_API_KEY", account.key)
+
+    code, out, _ = run("plan", "--json", str(PIPELINES / "demo.yaml"))
+    assert code == 0
+    data = json.loads(out)
+    assert [(p["post"], p["platform"], p["connection"]["name"]) for p in data["posts"]] == [
+        ("hello", "microblog", "@acme"),
+        ("hello", "microblog", "@acme_support"),
+        ("hello", "text_thread", "acme.photos"),
+        ("teaser", "short_video", "@acme.clips"),
+        ("teaser", "video_sharing", "Acme Channel"),
+        ("teaser", "page_social", "Acme Page"),
+        ("poster", "pin_board", "acme-pins"),
+        ("poster", "photo_sharing", "acme.photos"),
+    ]
+    assert data["posts"][1]["body"]["connectionId"] == support
+    assert [(s["platform"], s["reason"]) for s in data["skipped"]] == [
+        ("professional_network", "inactive")
+    ]
+    assert [u["name"] for u in data["uploads"]] == ["teaser", "cover", "poster"]
+
+    code, out, _ = run("plan", str(PIPELINES / "demo.yaml"))
+    assert code == 0
+    assert out.splitlines()[0] == "campaign demo: 8 publish calls to 8 connections, 3 uploads"
+    demo = PIPELINES / "demo.yaml"
+    assert (
+        f"warning: {demo}:30:5: posts.0.professional_network: post 'hello' skips "
+        "professional_network: Acme Inc. (" + pro + ") is inactive: reconnect it in the dashboard"
+    ) in out
+
+
+def test_plan_fails_on_a_name_the_account_does_not_have(
+    in_process: Service, write: Write, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    account = in_process.account()
+    account.connect("microblog", "@acme")
+    monkeypatch.setenv("PRESSROOM_API_KEY", account.key)
+    write(
+        "name: n\nposts:\n  - id: a\n    microblog: {text: hi, connections: ['@acme', '@acne2']}\n"
+    )
+    code, out, _ = run("plan", "c.yaml")
+    assert code == 1
+    assert out.splitlines()[-1] == (
+        "error: c.yaml:4:50: posts.0.microblog.connections.1: post 'a' skips microblog: "
+        "no microblog connection with name '@acne2'; did you mean '@acme'?"
+    )
+
+
+def test_plan_reports_a_refused_key_and_a_missing_one(in_process: Service, write: Write) -> None:
+    write("name: n\nposts: [{id: a, microblog: {text: hi}}]\n")
+    code, _, err = run("plan", "--api-key", "prk_live_wrong", "c.yaml")
+    assert code == 1
+    assert err.startswith("error: the service answered 401: ")
+    code, _, err = run("plan", "c.yaml")
+    assert code == 1 and "PRESSROOM_API_KEY" in err

@@ -1,0 +1,206 @@
+"""Validation as editors rely on it: every mistake in one run, warnings apart, a usable result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pressroom.campaign import CampaignInvalid, Severity, load, validate, validate_files
+from pressroom.platforms import MediaKind, Platform
+from tests.campaign.conftest import Write, lines
+
+
+def test_one_run_shows_every_common_mistake_with_a_fix_hint(write: Write) -> None:
+    path = write(
+        f"""
+        name: spring
+        schedule: {{cron: "0 25 * * *", timezone: UTC}}
+        media:
+          poster: {{path: media/pin.png}}
+          film: {{path: media/film.mp4}}
+        posts:
+          - id: launch
+            microblog:
+              text: "{"a" * 300}"
+          - id: poster
+            media: poster
+            short_video: {{caption: "look"}}
+            pin_board: {{board: b, titel: Spring}}
+        """
+    )
+    report = validate(path)
+    assert [(i.line, i.column, i.path) for i in report.errors] == [
+        (2, 18, "schedule.cron"),
+        (5, 16, "media.film.path"),
+        (9, 13, "posts.0.microblog.text"),
+        (12, 5, "posts.1.short_video"),
+        (13, 27, "posts.1.pin_board.titel"),
+    ]
+    hints = [issue.message for issue in report.errors]
+    assert "bad hour" in hints[0]
+    assert hints[1] == "file not found: 'media/film.mp4'"
+    assert "(20 too many)" in hints[2]
+    assert "takes a video, but media 'poster' is an image" in hints[3]
+    assert hints[4] == "unknown key 'titel'; did you mean 'title'?"
+    assert report.campaign is None and not report.ok
+
+
+def test_issues_come_in_file_order_each_once(write: Write) -> None:
+    path = write(
+        """
+        name: order
+        defaults:
+          microblog: {text: "", connections: []}
+        posts:
+          - {id: b, microblog: {}}
+          - {id: a, microblog: {}}
+        """
+    )
+    found = lines(path)
+    # The defaults' empty selector is one mistake, though two posts use it.
+    assert found == [
+        "error: c.yaml:3:38: defaults.microblog.connections: an empty list selects nobody: leave 'connections' out to post to all",
+        "error: c.yaml:5:13: posts.0.microblog.text: microblog needs 'text': add 'text: …' here or under defaults.microblog",
+        "error: c.yaml:6:13: posts.1.microblog.text: microblog needs 'text': add 'text: …' here or under defaults.microblog",
+    ]
+
+
+def test_recommendations_are_warnings_and_the_file_stays_valid(write: Write) -> None:
+    path = write(
+        """
+        name: advice
+        media:
+          wide: {path: media/wide.mp4}
+          square: {path: media/small.png}
+          webp: {path: media/photo.webp}
+          pin: {path: media/pin.png}
+          cover: {path: media/cover.jpg}
+        posts:
+          - id: wide-short
+            media: wide
+            short_video: {caption: hi}
+            video_sharing: {title: t, thumbnail: square}
+          - id: square-pin
+            media: square
+            pin_board: {board: b}
+          - id: webp-thumb
+            media: wide
+            video_sharing: {title: t, thumbnail: webp}
+          - id: good
+            media: pin
+            pin_board: {board: b}
+          - id: good-thumb
+            media: wide
+            video_sharing: {title: t, thumbnail: cover}
+        """
+    )
+    report = validate(path)
+    assert report.ok and report.campaign is not None
+    assert [str(issue) for issue in report.warnings] == [
+        "warning: c.yaml:11:5: posts.0.short_video: recommended for short_video: 9:16 vertical; media 'wide' is 64x48 (4:3)",
+        "warning: c.yaml:12:42: posts.0.video_sharing.thumbnail: recommended for a thumbnail: 1280x720 (16:9), under 2 MB, JPG, GIF or PNG; media 'square' is 100x100",
+        "warning: c.yaml:15:5: posts.1.pin_board: recommended for pin_board: 2:3 vertical; media 'square' is 100x100 (1:1)",
+        "warning: c.yaml:18:42: posts.2.video_sharing.thumbnail: recommended for a thumbnail: 1280x720 (16:9), under 2 MB, JPG, GIF or PNG; media 'webp' is WEBP",
+    ]
+    assert all(issue.severity is Severity.WARNING for issue in report.issues)
+
+
+def test_the_campaign_merges_defaults_and_remembers_where_values_came_from(write: Write) -> None:
+    path = write(
+        """
+        name: merged
+        schedule: {cron: "@daily"}
+        retries: {attempts: 4, backoff_seconds: 2, max_delay_seconds: 5}
+        media:
+          clip: {path: media/clip.mp4, folder: spring}
+          cover: {path: media/cover.jpg}
+        defaults:
+          video_sharing: {privacy: unlisted, description: "From defaults", connections: ["Acme Channel"]}
+        posts:
+          - id: film
+            media: clip
+            short_video:
+              caption: |
+                Two lines,
+                and a trailing newline that is not sent.
+            video_sharing: {title: Film, thumbnail: cover, privacy: private}
+        """
+    )
+    campaign = load(path)
+    assert campaign.name == "merged" and campaign.file == path.resolve()
+    assert campaign.schedule is not None and campaign.schedule.timezone == "UTC"
+    assert campaign.retries.delays() == [2, 4, 5]
+    clip = campaign.media["clip"]
+    assert clip.kind is MediaKind.VIDEO and clip.content_type == "video/mp4"
+    assert clip.folder == "spring" and clip.path == (path.parent / "media/clip.mp4").resolve()
+    assert clip.info.duration_seconds == pytest.approx(4.0)
+    (post,) = campaign.posts
+    # Blocks keep the order of the file.
+    assert [c.platform for c in post.contents] == [Platform.SHORT_VIDEO, Platform.VIDEO_SHARING]
+    short, video = post.contents
+    assert short.fields == {"caption": "Two lines,\nand a trailing newline that is not sent."}
+    assert short.selector.every_active
+    assert video.fields == {
+        "title": "Film",
+        "description": "From defaults",
+        "privacy": "private",
+        "thumbnail": "cover",
+    }
+    assert video.origins["description"] == ("defaults", "video_sharing", "description")
+    assert video.origins["privacy"] == ("posts", 0, "video_sharing", "privacy")
+    assert [ref.value for ref in video.selector.refs] == ["Acme Channel"]
+
+
+def test_load_raises_with_every_error_listed(write: Write) -> None:
+    path = write(
+        "name: x\nposts:\n  - {id: a, microblog: {}}\n  - {id: a, microblog: {text: hi}}\n"
+    )
+    with pytest.raises(CampaignInvalid) as raised:
+        load(path)
+    assert str(raised.value).splitlines()[1:] == [
+        "error: c.yaml:3:13: posts.0.microblog.text: microblog needs 'text': add 'text: …' here or under defaults.microblog",
+        "error: c.yaml:4:10: posts.1.id: post id 'a' is already used at line 3; ids must be unique",
+    ]
+
+
+def test_two_files_cannot_share_a_campaign_name(campaign_dir: Path) -> None:
+    for name in ("one.yaml", "two.yaml"):
+        (campaign_dir / name).write_text("name: same\nposts: [{id: a, microblog: {text: hi}}]\n")
+    first, second = validate_files(["one.yaml", "two.yaml"])
+    assert first.ok and first.campaign is not None
+    assert [str(issue) for issue in second.issues] == [
+        "error: two.yaml:1:7: name: campaign name 'same' is also used by one.yaml; names must be unique"
+    ]
+    assert second.campaign is None
+
+
+def test_a_file_named_twice_is_checked_once(campaign_dir: Path) -> None:
+    (campaign_dir / "one.yaml").write_text("name: same\nposts: [{id: a, microblog: {text: hi}}]\n")
+    reports = validate_files(["one.yaml", str(campaign_dir / "one.yaml"), "./one.yaml"])
+    assert [(str(r.file), r.ok) for r in reports] == [("one.yaml", True)]
+
+
+def test_unreadable_files_are_reported_not_raised(campaign_dir: Path) -> None:
+    (campaign_dir / "latin1.yaml").write_bytes("name: caf\xe9\n".encode("latin-1"))
+    assert [str(i) for i in validate("missing.yaml").issues] == [
+        "error: missing.yaml:1:1: campaign: cannot read the file: No such file or directory"
+    ]
+    assert [str(i) for i in validate("latin1.yaml").issues] == [
+        "error: latin1.yaml:1:1: campaign: the file is not UTF-8 text (invalid continuation byte)"
+    ]
+
+
+def test_media_paths_are_relative_to_the_campaign_file_not_the_working_directory(
+    campaign_dir: Path, media_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    nested = campaign_dir / "campaigns"
+    nested.mkdir()
+    (nested / "media").symlink_to(media_dir, target_is_directory=True)
+    (nested / "c.yaml").write_text(
+        "name: nested\nmedia: {clip: {path: media/clip.mp4}}\n"
+        "posts: [{id: a, media: clip, short_video: {caption: hi}}]\n"
+    )
+    monkeypatch.chdir(media_dir)  # somewhere with no campaigns/ below it
+    report = validate(nested / "c.yaml")
+    assert report.ok, [str(i) for i in report.issues]
