@@ -1,0 +1,116 @@
+"""Result rows of a run: the table an operator reads, the JSON lines a machine reads."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+
+class Status(StrEnum):
+    PUBLISHED = "published"
+    SKIPPED = "skipped"
+    """Already published by an earlier run of this edition, or not postable (inactive)."""
+    FAILED = "failed"
+    UNCONFIRMED = "unconfirmed"
+    """Sent, then no answer, and the service cannot say whether it went out: check by hand."""
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    post: str
+    platform: str
+    connection: str
+    status: Status
+    url: str | None = None
+    error: str | None = None
+    attempts: int = 0
+    duration_seconds: float = 0.0
+    idempotency_key: str | None = None
+    item_id: str | None = None
+
+    def with_status(self, status: Status, **changes: Any) -> ResultRow:
+        values = {**asdict(self), "status": status, **changes}
+        return ResultRow(**values)
+
+    @property
+    def detail(self) -> str:
+        return self.url or self.error or ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["status"] = self.status.value
+        return data
+
+
+class PublishFailed(Exception):
+    """Raised by a publish step that ended without a post; carries its result row."""
+
+    def __init__(self, row: ResultRow) -> None:
+        self.row = row
+        super().__init__(f"{row.platform} · {row.connection} · {row.post}: {row.error}")
+
+
+COLUMNS = ("post", "platform", "connection", "status", "url or error", "attempts", "duration")
+
+
+def table_rows(rows: Iterable[ResultRow]) -> list[list[str]]:
+    return [
+        [
+            r.post,
+            r.platform,
+            r.connection,
+            r.status.value,
+            r.detail,
+            str(r.attempts),
+            f"{r.duration_seconds:.2f} s",
+        ]
+        for r in rows
+    ]
+
+
+def counts(rows: Sequence[ResultRow]) -> dict[str, int]:
+    return {status.value: sum(1 for r in rows if r.status is status) for status in Status}
+
+
+def markdown_summary(campaign: str, edition: str, rows: Sequence[ResultRow]) -> str:
+    tally = counts(rows)
+    lines = [
+        f"# Campaign `{campaign}` · edition `{edition}`",
+        "",
+        " · ".join(f"**{n}** {status}" for status, n in tally.items() if n) or "nothing to do",
+        "",
+    ]
+    problems = [r for r in rows if r.status in (Status.FAILED, Status.UNCONFIRMED)]
+    if problems:
+        lines += ["## Needs attention", ""]
+        lines += [f"- `{r.platform}` · {r.connection} · {r.post}: {r.error}" for r in problems]
+    return "\n".join(lines) + "\n"
+
+
+def append_jsonl(directory: Path, campaign: str, run: str, rows: Iterable[ResultRow]) -> Path:
+    """Append the rows to ``<directory>/<campaign>.jsonl``, one object per line."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{campaign}.jsonl"
+    stamp = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    with path.open("a", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps({"run": run, "recordedAt": stamp, **row.to_json()}) + "\n")
+    return path
+
+
+def print_table(title: str, rows: Sequence[ResultRow]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    styles = {"published": "green", "skipped": "cyan", "failed": "red", "unconfirmed": "yellow"}
+    table = Table(title=title)
+    for column in COLUMNS:
+        table.add_column(column, overflow="fold")
+    for row, cells in zip(rows, table_rows(rows), strict=True):
+        table.add_row(*cells, style=styles[row.status.value])
+    Console().print(table)

@@ -1,0 +1,269 @@
+"""One side effect each: what a Prefect task calls. Plain Python over ``pressroom.client``.
+
+Exactly once, from the publish step's side: every call carries the post's deterministic
+``Idempotency-Key``. When an attempt's outcome is unknown (the request went out, then a
+timeout or a dropped connection) it is never simply sent again:
+
+1. If the service keeps a post record (``find_post``), ask it: found means published;
+   not found means nothing went out, and the retry is safe.
+2. If it has no such record but has echoed ``Idempotency-Key`` on an earlier answer in
+   this run, it will replay rather than repost, so the retry is safe.
+3. Otherwise the row is ``unconfirmed``: a person checks the platform.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from threading import Lock
+
+from pressroom.campaign import MediaUpload, PlannedPost
+from pressroom.client import (
+    APIError,
+    Client,
+    FileStatus,
+    NotFoundError,
+    PressroomError,
+    PublishResult,
+    TransportError,
+)
+from pressroom.client.models import PUBLISH_REQUESTS
+from pressroom.pipeline.media_memory import MediaMemory
+from pressroom.pipeline.outcomes import PublishFailed, ResultRow, Status
+from pressroom.pipeline.retrying import TransientFailure, is_transient, retry_after
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class IdempotencyEvidence:
+    """Whether this service has shown that it honours ``Idempotency-Key`` (echoed it)."""
+
+    honoured: bool = False
+    _lock: Lock = field(default_factory=Lock, repr=False)
+
+    def saw(self, result: PublishResult) -> None:
+        if result.idempotency_honoured:
+            with self._lock:
+                self.honoured = True
+
+
+def transient_or_final(error: PressroomError, what: str) -> Exception:
+    """Turn a client error into a retry (after any ``Retry-After``) or a final failure."""
+    if is_transient(error):
+        if (wait := retry_after(error)) is not None:
+            log.info("%s: the service asked to retry after %.1f s", what, wait)
+            time.sleep(wait)
+        return TransientFailure(f"{what}: {error}", cause=error)
+    return error
+
+
+# --- media -------------------------------------------------------------------------------
+
+
+def resolve_folders(client: Client, names: set[str]) -> dict[str, str]:
+    """Folder name → id, creating the folders that do not exist yet."""
+    if not names:
+        return {}
+    existing = {folder.name: folder.id for folder in client.iter_folders()}
+    for name in sorted(names - existing.keys()):
+        existing[name] = client.create_folder(name=name).id
+    return {name: existing[name] for name in names}
+
+
+def upload_medium(
+    client: Client, upload: MediaUpload, memory: MediaMemory, folder_id: str | None
+) -> tuple[str, bool]:
+    """Upload once per content and service: returns (fileId, reused)."""
+    remembered = memory.recall(upload.sha256)
+    if remembered is not None:
+        try:
+            status = client.file_status(remembered)
+        except NotFoundError:
+            memory.forget(upload.sha256)
+        except PressroomError as exc:
+            raise transient_or_final(exc, f"checking {upload.name}") from exc
+        else:
+            if status.status != "failed":
+                return status.file_id, True
+            memory.forget(upload.sha256)
+    try:
+        status = client.upload(
+            upload.path,
+            filename=upload.filename,
+            content_type=upload.content_type,
+            folder_id=folder_id,
+            wait=False,
+        )
+    except PressroomError as exc:
+        raise transient_or_final(exc, f"uploading {upload.name}") from exc
+    memory.remember(upload.sha256, status.file_id)
+    return status.file_id, False
+
+
+def wait_ready(client: Client, file_id: str, *, poll_interval: float, timeout: float) -> FileStatus:
+    """Until the service has processed the file; a failure or time-out is final for its posts."""
+    return client.wait_until_ready(file_id, poll_interval=poll_interval, timeout=timeout)
+
+
+# --- publishing --------------------------------------------------------------------------
+
+
+def row_for(planned: PlannedPost, key: str, status: Status, **values: object) -> ResultRow:
+    return ResultRow(
+        post=planned.post_id,
+        platform=planned.platform.value,
+        connection=planned.connection.name,
+        status=status,
+        idempotency_key=key,
+        **values,  # type: ignore[arg-type]
+    )
+
+
+def publish_post(
+    client: Client,
+    planned: PlannedPost,
+    file_ids: Mapping[str, str],
+    *,
+    key: str,
+    evidence: IdempotencyEvidence,
+    attempt: int,
+) -> ResultRow:
+    """Publish one post × connection. Raises ``TransientFailure`` to be retried, or
+    ``PublishFailed`` carrying the row of a final failure or an unconfirmed outcome."""
+    started = time.monotonic()
+    request = PUBLISH_REQUESTS[planned.platform].model_validate(planned.publish_body(file_ids))
+    what = f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
+
+    def took() -> float:
+        return round(time.monotonic() - started, 3)
+
+    try:
+        result = client.publish_request(request, idempotency_key=key)
+    except TransportError as exc:
+        if not exc.request_sent:
+            raise TransientFailure(f"{what}: {exc}", cause=exc) from exc
+        return _resolve_unknown(client, planned, key, evidence, exc, attempt, took())
+    except APIError as exc:
+        failure = transient_or_final(exc, what)
+        if isinstance(failure, TransientFailure):
+            raise failure from exc
+        raise PublishFailed(
+            row_for(
+                planned,
+                key,
+                Status.FAILED,
+                error=_describe(exc),
+                attempts=attempt,
+                duration_seconds=took(),
+            )
+        ) from exc
+    evidence.saw(result)
+    return row_for(
+        planned,
+        key,
+        Status.PUBLISHED,
+        url=result.url,
+        item_id=result.item_id,
+        attempts=attempt,
+        duration_seconds=took(),
+    )
+
+
+def _resolve_unknown(
+    client: Client,
+    planned: PlannedPost,
+    key: str,
+    evidence: IdempotencyEvidence,
+    error: TransportError,
+    attempt: int,
+    duration: float,
+) -> ResultRow:
+    what = f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
+    try:
+        found = client.find_post(
+            idempotency_key=key, connection_id=planned.connection.id, platform=planned.platform
+        )
+    except NotFoundError:
+        found = None
+        can_look_up = False
+    except PressroomError as exc:
+        # The service is still unwell; the same question can be asked again next attempt.
+        raise TransientFailure(f"{what}: outcome unknown and look-up failed: {exc}") from exc
+    else:
+        can_look_up = True
+    if found is not None and found.status in (None, "published"):
+        return row_for(
+            planned,
+            key,
+            Status.PUBLISHED,
+            url=found.url,
+            item_id=found.record_id,
+            attempts=attempt,
+            duration_seconds=duration,
+        )
+    if can_look_up or evidence.honoured:
+        raise TransientFailure(f"{what}: no answer ({error}); safe to resend with the same key")
+    raise PublishFailed(
+        row_for(
+            planned,
+            key,
+            Status.UNCONFIRMED,
+            error=f"sent, then {error}; the service cannot confirm it: check the platform "
+            "before posting again",
+            attempts=attempt,
+            duration_seconds=duration,
+        )
+    )
+
+
+def set_thumbnail(
+    client: Client,
+    planned: PlannedPost,
+    video_id: str,
+    file_ids: Mapping[str, str],
+    *,
+    key: str,
+    attempt: int,
+) -> ResultRow:
+    assert planned.thumbnail is not None
+    started = time.monotonic()
+    what = f"thumbnail · {planned.connection.name} · {planned.post_id}"
+    row = ResultRow(
+        post=f"{planned.post_id} (thumbnail)",
+        platform=planned.platform.value,
+        connection=planned.connection.name,
+        status=Status.PUBLISHED,
+        idempotency_key=key,
+        attempts=attempt,
+    )
+    try:
+        result = client.set_video_thumbnail(
+            video_id, thumbnail_file_id=file_ids[planned.thumbnail.media], idempotency_key=key
+        )
+    except TransportError as exc:
+        # Setting a thumbnail twice sets the same picture: resending is harmless.
+        raise TransientFailure(f"{what}: {exc}", cause=exc) from exc
+    except APIError as exc:
+        failure = transient_or_final(exc, what)
+        if isinstance(failure, TransientFailure):
+            raise failure from exc
+        raise PublishFailed(
+            row.with_status(
+                Status.FAILED,
+                error=_describe(exc),
+                duration_seconds=round(time.monotonic() - started, 3),
+            )
+        ) from exc
+    return row.with_status(
+        Status.PUBLISHED,
+        url=result.thumbnail_url,
+        duration_seconds=round(time.monotonic() - started, 3),
+    )
+
+
+def _describe(error: APIError) -> str:
+    code = f" {error.code}" if error.code else ""
+    return f"{error.status}{code}: {error.message}"
