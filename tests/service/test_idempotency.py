@@ -280,3 +280,12 @@ def hold_key(
                 expires_at=now + timedelta(days=7),
             )
         )
+
+
+def test_keys_cannot_be_configured_to_live_less_than_seven_days() -> None:
+    from pydantic import ValidationError
+
+    from pressroom.settings import Settings
+
+    with pytest.raises(ValidationError, match="greater than or equal to 7"):
+        Settings(idempotency_ttl_days=3)

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import SandboxDelivery
+from pressroom.service.schemas import iso_utc
 
 
 class DeliveryRepository:
@@ -58,3 +59,37 @@ class DeliveryRepository:
         if limit is not None:
             query = query.limit(limit)
         return list(self.db.scalars(query))
+
+
+def delivery_json(delivery: SandboxDelivery) -> dict[str, Any]:
+    """A delivery as ``pressroom admin posts --json`` prints it."""
+    payload = delivery.payload
+    return {
+        "id": delivery.id,
+        "platform": delivery.platform,
+        "kind": delivery.kind,
+        "connectionId": delivery.connection_id,
+        "platformPostId": delivery.platform_post_id,
+        "url": delivery.url,
+        "recordId": payload.get("reference"),
+        "fields": payload.get("fields", {}),
+        "media": payload.get("media"),
+        "imageFileId": payload.get("imageFileId"),
+        "createdAt": iso_utc(delivery.created_at),
+    }
+
+
+def delivery_line(delivery: SandboxDelivery) -> str:
+    """One line per delivery for people: when, where, the id, the URL and the words."""
+    fields: dict[str, Any] = delivery.payload.get("fields", {})
+    words = next((str(v) for k, v in fields.items() if k != "privacyStatus"), "")
+    if len(words) > 60:
+        words = words[:57] + "..."
+    parts = [
+        iso_utc(delivery.created_at),
+        delivery.platform,
+        delivery.kind,
+        delivery.platform_post_id,
+        delivery.url,
+    ]
+    return "  ".join(parts) + (f"  {words!r}" if words else "")
