@@ -41,6 +41,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
+from starlette.exceptions import HTTPException
 
 from pressroom import error_codes
 from pressroom.service.db.base import utcnow
@@ -242,6 +243,9 @@ async def _run_once(request: Request, key: str, handler: Handler) -> Response:
         error = validation_error(exc)
     except ServiceError as exc:
         error = exc
+    except HTTPException:
+        await run_in_threadpool(store.settle, claim, 0, None)  # the app's handler renders it
+        raise
     except Exception:
         log.exception("publish failed unexpectedly")
         error = ServiceError(error_codes.INTERNAL_ERROR)
