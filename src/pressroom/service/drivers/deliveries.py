@@ -79,10 +79,13 @@ def delivery_json(delivery: SandboxDelivery) -> dict[str, Any]:
     }
 
 
+_WORDS = ("text", "title", "caption", "message", "description")
+
+
 def delivery_line(delivery: SandboxDelivery) -> str:
     """One line per delivery for people: when, where, the id, the URL and the words."""
     fields: dict[str, Any] = delivery.payload.get("fields", {})
-    words = next((str(v) for k, v in fields.items() if k != "privacyStatus"), "")
+    words = next((str(fields[k]) for k in _WORDS if fields.get(k)), "")
     if len(words) > 60:
         words = words[:57] + "..."
     parts = [
