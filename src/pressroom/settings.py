@@ -55,7 +55,10 @@ class Settings(BaseSettings):
     """Signs local upload URLs; default: a random key kept in the data dir."""
     rate_limit_per_minute: int = 600
     """Requests per minute per API key on rate-limited routes; 0 turns limiting off."""
-    idempotency_ttl_days: int = 7
+    idempotency_ttl_days: int = Field(7, ge=7)
+    """How long an Idempotency-Key is remembered; never less than 7 days."""
+    idempotency_wait_seconds: float = Field(5.0, ge=0)
+    """How long a request waits for a running one with the same key before a 409."""
     processing_workers: int = 2
 
     db: DatabaseSettings = Field(default_factory=DatabaseSettings)

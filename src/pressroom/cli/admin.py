@@ -163,3 +163,31 @@ def expire_token(connection: ConnectionId, as_json: Json = False) -> None:
 def reconnect(connection: ConnectionId, as_json: Json = False) -> None:
     """Reconnect an inactive connection (a photo_sharing one brings its twin back)."""
     _move("reconnect", connection, as_json)
+
+
+@app.command()
+def posts(
+    platform: Annotated[Platform | None, typer.Option(help="Only this platform.")] = None,
+    connection: Annotated[
+        str | None, typer.Option("--connection", help="Only this connection id.")
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many, newest first.")] = 50,
+    as_json: Json = False,
+) -> None:
+    """What the sandbox platforms received (posts and thumbnails), newest first."""
+    from pressroom.service.admin import admin_session
+    from pressroom.service.drivers.deliveries import (
+        DeliveryRepository,
+        delivery_json,
+        delivery_line,
+    )
+
+    with admin_session() as db:
+        found = DeliveryRepository(db).newest_first(
+            platform=platform.value if platform else None, connection_id=connection, limit=limit
+        )
+        rows = [delivery_json(d) for d in found] if as_json else [delivery_line(d) for d in found]
+    if as_json:
+        typer.echo(json.dumps(rows))
+    else:
+        typer.echo("\n".join(map(str, rows)) if rows else "no posts yet")

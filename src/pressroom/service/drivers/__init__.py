@@ -1,0 +1,29 @@
+"""Platform drivers: one per label behind one small interface (``base.PlatformDriver``).
+
+``settings.sandbox.platform_driver`` chooses the family; ``sandbox`` (the default and,
+for now, the only one) is a faithful stand-in with latency and failure knobs. A live
+family would add a module here with the same two calls, ``publish`` and
+``set_thumbnail``, and an entry in ``build_drivers``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from pressroom.platforms import Platform
+from pressroom.service.drivers.base import PlatformDriver
+from pressroom.service.drivers.sandbox import SandboxDriver, SandboxRandom
+from pressroom.settings import Settings
+
+Drivers = Mapping[Platform, PlatformDriver]
+
+
+def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Drivers:
+    """One driver per platform label, of the family the settings name."""
+    knobs = settings.sandbox
+    if knobs.platform_driver == "sandbox":
+        rng = SandboxRandom(knobs.sandbox_seed)
+        return {platform: SandboxDriver(platform, knobs, sessions, rng) for platform in Platform}
+    raise ValueError(f"unknown platform driver {knobs.platform_driver!r}")

@@ -1,0 +1,98 @@
+"""The sandbox platforms' own record of what reached them: table ``sandbox_deliveries``.
+
+It stands for looking at the platform itself, so it is written by the driver, apart
+from the service's post records, and read by ``pressroom admin posts`` and the tests.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pressroom.service.db.models import SandboxDelivery
+from pressroom.service.schemas import iso_utc
+
+
+class DeliveryRepository:
+    def __init__(self, db: Session) -> None:
+        self.db = db
+
+    def add(
+        self,
+        *,
+        platform: str,
+        kind: str,
+        connection_id: str,
+        platform_post_id: str,
+        url: str,
+        payload: dict[str, Any],
+        created_at: datetime,
+    ) -> SandboxDelivery:
+        delivery = SandboxDelivery(
+            platform=platform,
+            kind=kind,
+            connection_id=connection_id,
+            platform_post_id=platform_post_id,
+            url=url,
+            payload=payload,
+            created_at=created_at,
+        )
+        self.db.add(delivery)
+        self.db.flush()
+        return delivery
+
+    def newest_first(
+        self,
+        *,
+        platform: str | None = None,
+        connection_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[SandboxDelivery]:
+        query = select(SandboxDelivery).order_by(SandboxDelivery.id.desc())
+        if platform is not None:
+            query = query.where(SandboxDelivery.platform == platform)
+        if connection_id is not None:
+            query = query.where(SandboxDelivery.connection_id == connection_id)
+        if limit is not None:
+            query = query.limit(limit)
+        return list(self.db.scalars(query))
+
+
+def delivery_json(delivery: SandboxDelivery) -> dict[str, Any]:
+    """A delivery as ``pressroom admin posts --json`` prints it."""
+    payload = delivery.payload
+    return {
+        "id": delivery.id,
+        "platform": delivery.platform,
+        "kind": delivery.kind,
+        "connectionId": delivery.connection_id,
+        "platformPostId": delivery.platform_post_id,
+        "url": delivery.url,
+        "recordId": payload.get("reference"),
+        "fields": payload.get("fields", {}),
+        "media": payload.get("media"),
+        "imageFileId": payload.get("imageFileId"),
+        "createdAt": iso_utc(delivery.created_at),
+    }
+
+
+_WORDS = ("text", "title", "caption", "message", "description")
+
+
+def delivery_line(delivery: SandboxDelivery) -> str:
+    """One line per delivery for people: when, where, the id, the URL and the words."""
+    fields: dict[str, Any] = delivery.payload.get("fields", {})
+    words = next((str(fields[k]) for k in _WORDS if fields.get(k)), "")
+    if len(words) > 60:
+        words = words[:57] + "..."
+    parts = [
+        iso_utc(delivery.created_at),
+        delivery.platform,
+        delivery.kind,
+        delivery.platform_post_id,
+        delivery.url,
+    ]
+    return "  ".join(parts) + (f"  {words!r}" if words else "")

@@ -1,0 +1,140 @@
+"""The default driver: a faithful stand-in for the eight platforms.
+
+It answers with ids and URLs shaped like each platform's (``shapes``), records every
+delivery in ``sandbox_deliveries`` (the platform's side of the story), and has knobs to
+rehearse bad days (``PRESSROOM_SANDBOX_*``):
+
+- ``LATENCY_MS``: every call takes this long (a blocking sleep in a worker thread).
+- ``FAILURE_RATE``: the share of calls that fail transiently, drawn from a random
+  generator seeded by ``SEED`` when given, so a run can be repeated.
+- ``FAILURE_MODE``: ``before`` fails before anything is recorded (a resend is safe);
+  ``after`` records the delivery, then fails: the post exists but the caller hears 503,
+  the unknown outcome a careful client must resolve without resending blindly.
+
+The knobs are read on every call, so a test can turn them while the service runs.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from pressroom.platforms import Platform
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.session import transaction
+from pressroom.service.drivers import shapes
+from pressroom.service.drivers.base import (
+    Delivery,
+    PlatformUnavailable,
+    Published,
+    ThumbnailChange,
+    ThumbnailSet,
+)
+from pressroom.service.drivers.deliveries import DeliveryRepository
+from pressroom.settings import SandboxSettings
+
+RETRY_AFTER_SECONDS = 2
+
+
+class SandboxRandom:
+    """One generator for every sandbox platform, safe to share between threads."""
+
+    def __init__(self, seed: int | None) -> None:
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+
+    def fails(self, rate: float) -> bool:
+        if rate <= 0:
+            return False  # no draw: ids stay the same whatever the rate was
+        with self._lock:
+            return self._rng.random() < rate
+
+    def create(self, shape: shapes.Shape, name: str, connection_id: str) -> shapes.Created:
+        with self._lock:
+            return shape(self._rng, name, connection_id)
+
+    def version(self) -> int:
+        with self._lock:
+            return self._rng.randint(100000, 999999)
+
+
+class SandboxDriver:
+    def __init__(
+        self,
+        platform: Platform,
+        knobs: SandboxSettings,
+        sessions: sessionmaker[Session],
+        rng: SandboxRandom,
+    ) -> None:
+        self.platform = platform
+        self.knobs = knobs
+        self.sessions = sessions
+        self.rng = rng
+
+    def publish(self, delivery: Delivery) -> Published:
+        failing = self._begin("publishing")
+        created = self.rng.create(
+            shapes.SHAPES[self.platform], delivery.account.name, delivery.account.connection_id
+        )
+        payload: dict[str, Any] = {
+            "fields": delivery.fields,
+            "reference": delivery.reference,
+            "media": None
+            if delivery.media is None
+            else {
+                "fileId": delivery.media.file_id,
+                "kind": delivery.media.kind.value,
+                "contentType": delivery.media.content_type,
+                "durationSeconds": delivery.media.duration_seconds,
+            },
+        }
+        now = self._record("post", delivery.account.connection_id, created, payload)
+        if failing:
+            self._fail("publishing", sent=True)
+        return Published(created.post_id, created.url, now)
+
+    def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        failing = self._begin("setting the thumbnail")
+        url = shapes.thumbnail_url(change.video_id, self.rng.version())
+        created = shapes.Created(change.video_id, url)
+        payload = {"imageFileId": change.image.file_id, "contentType": change.image.content_type}
+        now = self._record("thumbnail", change.account.connection_id, created, payload)
+        if failing:
+            self._fail("setting the thumbnail", sent=True)
+        return ThumbnailSet(change.video_id, url, now)
+
+    def _begin(self, action: str) -> bool:
+        """Wait out the latency; fail now (mode ``before``) or say to fail after recording."""
+        if self.knobs.sandbox_latency_ms > 0:
+            time.sleep(self.knobs.sandbox_latency_ms / 1000)
+        failing = self.rng.fails(self.knobs.sandbox_failure_rate)
+        if failing and self.knobs.sandbox_failure_mode == "before":
+            self._fail(action, sent=False)
+        return failing
+
+    def _fail(self, action: str, *, sent: bool) -> None:
+        raise PlatformUnavailable(
+            f"{self.platform.value} answered 503 while {action}",
+            retry_after=RETRY_AFTER_SECONDS,
+            sent=sent,
+        )
+
+    def _record(
+        self, kind: str, connection_id: str, created: shapes.Created, payload: dict[str, Any]
+    ) -> Any:
+        now = utcnow()
+        with transaction(self.sessions) as db:
+            DeliveryRepository(db).add(
+                platform=self.platform.value,
+                kind=kind,
+                connection_id=connection_id,
+                platform_post_id=created.post_id,
+                url=created.url,
+                payload=payload,
+                created_at=now,
+            )
+        return now

@@ -1,0 +1,103 @@
+"""Ids and URLs shaped like each platform's own, so clients parse what they will meet.
+
+Hosts are under ``.example`` (reserved for documentation, RFC 2606): a sandbox URL is
+never mistaken for a live post.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import string
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pressroom.platforms import Platform
+
+_ID_ALPHABET = string.ascii_letters + string.digits + "-_"
+
+
+def _digits(rng: random.Random, count: int) -> str:
+    return str(rng.randint(1, 9)) + "".join(rng.choice(string.digits) for _ in range(count - 1))
+
+
+def _token(rng: random.Random, count: int) -> str:
+    return "".join(rng.choice(_ID_ALPHABET) for _ in range(count))
+
+
+def _handle(name: str) -> str:
+    """A URL-safe handle from a display name or ``@handle``."""
+    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in name.lstrip("@"))
+    return cleaned.strip("-").lower() or "account"
+
+
+def _page_id(connection_id: str) -> str:
+    """A page's numeric id, stable for its connection."""
+    digest = int(hashlib.sha256(connection_id.encode()).hexdigest(), 16)
+    return str(100000000000000 + digest % 900000000000000)
+
+
+@dataclass(frozen=True)
+class Created:
+    post_id: str
+    url: str
+
+
+Shape = Callable[[random.Random, str, str], Created]
+"""(rng, account name, connection id) -> the new item's id and public URL."""
+
+
+def _microblog(rng: random.Random, name: str, _: str) -> Created:
+    post_id = _digits(rng, 19)
+    return Created(post_id, f"https://microblog.example/{_handle(name)}/status/{post_id}")
+
+
+def _video_sharing(rng: random.Random, _name: str, _conn: str) -> Created:
+    video_id = _token(rng, 11)
+    return Created(video_id, f"https://video-sharing.example/watch?v={video_id}")
+
+
+def _short_video(rng: random.Random, name: str, _: str) -> Created:
+    post_id = _digits(rng, 19)
+    return Created(post_id, f"https://short-video.example/@{_handle(name)}/video/{post_id}")
+
+
+def _photo_sharing(rng: random.Random, _name: str, _conn: str) -> Created:
+    return Created(_digits(rng, 17), f"https://photo-sharing.example/p/{_token(rng, 11)}/")
+
+
+def _page_social(rng: random.Random, _name: str, connection_id: str) -> Created:
+    page, story = _page_id(connection_id), _digits(rng, 15)
+    return Created(f"{page}_{story}", f"https://page-social.example/{page}/posts/{story}")
+
+
+def _pin_board(rng: random.Random, _name: str, _conn: str) -> Created:
+    pin_id = _digits(rng, 18)
+    return Created(pin_id, f"https://pin-board.example/pin/{pin_id}/")
+
+
+def _text_thread(rng: random.Random, name: str, _: str) -> Created:
+    return Created(
+        _digits(rng, 17), f"https://text-thread.example/@{_handle(name)}/post/{_token(rng, 11)}"
+    )
+
+
+def _professional_network(rng: random.Random, _name: str, _conn: str) -> Created:
+    urn = f"urn:li:share:{_digits(rng, 19)}"
+    return Created(urn, f"https://professional-network.example/feed/update/{urn}/")
+
+
+SHAPES: dict[Platform, Shape] = {
+    Platform.MICROBLOG: _microblog,
+    Platform.VIDEO_SHARING: _video_sharing,
+    Platform.SHORT_VIDEO: _short_video,
+    Platform.PHOTO_SHARING: _photo_sharing,
+    Platform.PAGE_SOCIAL: _page_social,
+    Platform.PIN_BOARD: _pin_board,
+    Platform.TEXT_THREAD: _text_thread,
+    Platform.PROFESSIONAL_NETWORK: _professional_network,
+}
+
+
+def thumbnail_url(video_id: str, version: int) -> str:
+    return f"https://i.video-sharing.example/vi/{video_id}/maxresdefault.jpg?v={version}"

@@ -1,0 +1,69 @@
+"""What a publish route works with: the caller, short units of work, the drivers.
+
+Publish routes do not use the request-wide ``DbSession`` (see ``auth``): the service
+opens a unit of work before the platform call and another after it.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, FastAPI, Header, Request
+from sqlalchemy.orm import Session, sessionmaker
+
+from pressroom.service.db.models import Account
+from pressroom.service.drivers import Drivers, build_drivers
+from pressroom.service.publishing.auth import authenticate_request
+from pressroom.service.publishing.idempotency import HEADER, Claim
+from pressroom.settings import Settings
+
+_drivers_lock = threading.Lock()
+
+
+def drivers_of(app: FastAPI) -> Drivers:
+    """The app's platform drivers, built on first use from its settings."""
+    drivers: Drivers | None = getattr(app.state, "platform_drivers", None)
+    if drivers is None:
+        with _drivers_lock:
+            drivers = getattr(app.state, "platform_drivers", None)
+            if drivers is None:
+                drivers = build_drivers(app.state.settings, app.state.session_factory)
+                app.state.platform_drivers = drivers
+    return drivers
+
+
+@dataclass(frozen=True)
+class PublishContext:
+    account: Account
+    sessions: sessionmaker[Session]
+    drivers: Drivers
+    settings: Settings
+    claim: Claim | None
+    """The Idempotency-Key this request holds, if one was sent."""
+
+
+def publish_context(
+    request: Request,
+    x_api_key: Annotated[str | None, Header(alias="X-API-Key")] = None,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias=HEADER,
+            description="Up to 255 characters. The same key and body within 7 days return "
+            "the first answer (header `Idempotent-Replayed: true`) and post nothing.",
+        ),
+    ] = None,
+) -> PublishContext:
+    del x_api_key, idempotency_key  # declared for OpenAPI; read from the request
+    return PublishContext(
+        account=authenticate_request(request),
+        sessions=request.app.state.session_factory,
+        drivers=drivers_of(request.app),
+        settings=request.app.state.settings,
+        claim=getattr(request.state, "idempotency_claim", None),
+    )
+
+
+Publishing = Annotated[PublishContext, Depends(publish_context)]

@@ -1,0 +1,282 @@
+"""``Idempotency-Key`` for the publish routes: a retry never posts twice.
+
+How it works (``IdempotentRoute`` wraps each publish route):
+
+1. The key is claimed by inserting an ``in_progress`` row into ``idempotency_keys``,
+   committed before anything is sent. The unique constraint on (account, key) decides
+   between racing requests, across threads, worker processes and hosts alike.
+2. A request that finds the key taken compares request fingerprints (method, path and
+   the JSON body, key order ignored). Another body: 409 ``idempotency_key_reused``. The
+   same body: if the first request finished, its answer is replayed with
+   ``Idempotent-Replayed: true``; if it is still running, this one waits for it (up to
+   ``PRESSROOM_IDEMPOTENCY_WAIT_SECONDS``), then replays, or answers 409
+   ``idempotency_request_in_progress`` (transient, ``Retry-After: 1``).
+3. What is kept: 2xx results, and 400s, which the body alone caused (resending it can
+   never succeed). Anything else (401/403/404/409, a platform 503, a crash) frees the
+   key, since the state that caused it may change and a retry with the key may post.
+4. A successful publish stores its result in the same transaction as its post record.
+   Keys live ``PRESSROOM_IDEMPOTENCY_TTL_DAYS`` (7) days. A claim whose request never
+   finished (the process died) is given up after ``ABANDONED_AFTER``; its post record
+   is marked ``unknown``.
+
+Every answer to a request that sent a key echoes it in the ``Idempotency-Key`` header.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+from starlette.exceptions import HTTPException
+
+from pressroom import error_codes
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import IdempotencyRecord
+from pressroom.service.db.session import transaction
+from pressroom.service.errors import ServiceError, error_response, validation_error
+from pressroom.service.publishing.auth import authenticate_request
+from pressroom.service.publishing.repository import (
+    COMPLETED,
+    IdempotencyRepository,
+    PostRepository,
+)
+
+log = logging.getLogger(__name__)
+
+HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"
+MAX_KEY_LENGTH = 255
+ABANDONED_AFTER = timedelta(minutes=10)
+POLL_SECONDS = 0.05
+
+
+@dataclass
+class Claim:
+    """A key this request holds while it runs."""
+
+    record_id: int
+    account_id: str
+    key: str
+    settled: bool = False
+    """Set once the answer is stored (or the key freed), so it is not done twice."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    status: int
+    body: dict[str, Any]
+
+
+class InProgress:
+    """Another request with the same key and body is running."""
+
+
+class Absent:
+    """Nobody holds the key (any more)."""
+
+
+def fingerprint(method: str, path: str, body: bytes) -> str:
+    """The request's identity: JSON bodies compare by content, not by key order or spacing."""
+    try:
+        canonical = json.dumps(
+            json.loads(body), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        ).encode()
+    except (ValueError, UnicodeDecodeError):
+        canonical = body
+    digest = hashlib.sha256(f"{method} {path}\n".encode())
+    digest.update(canonical)
+    return digest.hexdigest()
+
+
+def check_key(key: str) -> None:
+    if not key.strip() or len(key) > MAX_KEY_LENGTH:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"The {HEADER} header must be 1 to {MAX_KEY_LENGTH} characters.",
+            field=HEADER,
+        )
+
+
+class KeyStore:
+    """The claims on ``idempotency_keys``, each in a short transaction of its own."""
+
+    def __init__(self, sessions: sessionmaker[Session], ttl_days: int) -> None:
+        self.sessions = sessions
+        self.ttl = timedelta(days=ttl_days)
+
+    def claim(
+        self, account_id: str, key: str, endpoint: str, digest: str
+    ) -> Claim | Replay | InProgress:
+        for _ in range(5):
+            now = utcnow()
+            try:
+                with transaction(self.sessions) as db:
+                    repo = IdempotencyRepository(db)
+                    repo.purge_expired(account_id, now)
+                    record_id = repo.insert(
+                        account_id=account_id,
+                        key=key,
+                        endpoint=endpoint,
+                        request_hash=digest,
+                        now=now,
+                        expires_at=now + self.ttl,
+                    )
+                return Claim(record_id, account_id, key)
+            except IntegrityError:
+                pass  # the key is taken: see by whom
+            seen = self.inspect(account_id, key, endpoint, digest)
+            if not isinstance(seen, Absent):
+                return seen
+        raise RuntimeError(f"could not claim {HEADER} {key!r}")  # pragma: no cover
+
+    def inspect(
+        self, account_id: str, key: str, endpoint: str, digest: str
+    ) -> Replay | InProgress | Absent:
+        with transaction(self.sessions, write=False) as db:
+            record = IdempotencyRepository(db).get(account_id, key)
+        if record is None:
+            return Absent()
+        now = utcnow()
+        if record.expires_at <= now:
+            return Absent()  # the next claim purges it
+        if record.state != COMPLETED and record.created_at <= now - ABANDONED_AFTER:
+            self._abandon(record)
+            return Absent()
+        if record.request_hash != digest:
+            raise ServiceError(
+                error_codes.IDEMPOTENCY_REUSED,
+                f"{HEADER} {key!r} was first used with another request "
+                f"(POST {record.endpoint}, another body); use a new key for a new post.",
+                field=HEADER,
+            )
+        if record.state == COMPLETED and record.response_body is not None:
+            return Replay(record.response_status or 200, record.response_body)
+        return InProgress()
+
+    def _abandon(self, record: IdempotencyRecord) -> None:
+        log.warning("giving up the abandoned claim on %s %r", HEADER, record.key)
+        with transaction(self.sessions) as db:
+            if IdempotencyRepository(db).remove(record.id, record.created_at):
+                PostRepository(db).mark_interrupted(record.account_id, record.key)
+
+    def settle(self, claim: Claim, status: int, body: dict[str, Any] | None) -> None:
+        """Store the answer (``body``) or, with None, free the key."""
+        if claim.settled:
+            return
+        with transaction(self.sessions) as db:
+            settle_in(db, claim, status, body)
+
+
+def settle_in(db: Session, claim: Claim, status: int, body: dict[str, Any] | None) -> None:
+    """Store the answer or free the key inside the caller's unit of work."""
+    repo = IdempotencyRepository(db)
+    if body is None:
+        repo.release(claim.record_id)
+    else:
+        repo.complete(claim.record_id, status, body)
+    claim.settled = True
+
+
+def kept(status: int) -> bool:
+    """Answers a retry must see again: successes, and refusals the body alone caused."""
+    return 200 <= status < 300 or status == 400
+
+
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+
+
+class IdempotentRoute(APIRoute):
+    """A route that honours ``Idempotency-Key`` around everything it does, body
+    validation included."""
+
+    def get_route_handler(self) -> Handler:
+        handler = super().get_route_handler()
+
+        async def idempotent_handler(request: Request) -> Response:
+            key = request.headers.get(HEADER)
+            if key is None:
+                return await handler(request)
+            try:
+                response = await _run_once(request, key, handler)
+            except ServiceError as exc:  # before the route ran: bad key, auth, a conflict
+                response = error_response(exc)
+            response.headers[HEADER] = key
+            return response
+
+        return idempotent_handler
+
+
+async def _run_once(request: Request, key: str, handler: Handler) -> Response:
+    check_key(key)
+    account = await run_in_threadpool(authenticate_request, request)
+    settings = request.app.state.settings
+    store = KeyStore(request.app.state.session_factory, settings.idempotency_ttl_days)
+    endpoint = request.url.path
+    digest = fingerprint(request.method, endpoint, await request.body())
+
+    outcome = await _claim_or_wait(
+        store, account.id, key, endpoint, digest, settings.idempotency_wait_seconds
+    )
+    if isinstance(outcome, Replay):
+        return JSONResponse(outcome.body, outcome.status, headers={REPLAYED_HEADER: "true"})
+
+    claim = outcome
+    request.state.idempotency_claim = claim
+    error: ServiceError | None = None
+    try:
+        response = await handler(request)
+    except RequestValidationError as exc:
+        error = validation_error(exc)
+    except ServiceError as exc:
+        error = exc
+    except HTTPException:
+        await run_in_threadpool(store.settle, claim, 0, None)  # the app's handler renders it
+        raise
+    except Exception:
+        log.exception("publish failed unexpectedly")
+        error = ServiceError(error_codes.INTERNAL_ERROR)
+    if error is not None:
+        kept_body = error.body() if kept(error.status) else None
+        await run_in_threadpool(store.settle, claim, error.status, kept_body)
+        return error_response(error)
+    body = json.loads(bytes(response.body)) if kept(response.status_code) else None
+    await run_in_threadpool(store.settle, claim, response.status_code, body)
+    return response
+
+
+async def _claim_or_wait(
+    store: KeyStore, account_id: str, key: str, endpoint: str, digest: str, wait_seconds: float
+) -> Claim | Replay:
+    deadline = time.monotonic() + wait_seconds
+    outcome: Claim | Replay | InProgress | Absent = await run_in_threadpool(
+        store.claim, account_id, key, endpoint, digest
+    )
+    while not isinstance(outcome, Claim | Replay):
+        if isinstance(outcome, Absent):  # the first request freed the key: try it ourselves
+            outcome = await run_in_threadpool(store.claim, account_id, key, endpoint, digest)
+            continue
+        if time.monotonic() >= deadline:
+            raise ServiceError(
+                error_codes.IDEMPOTENCY_IN_PROGRESS,
+                f"A request with {HEADER} {key!r} is still running; retry in a moment to "
+                "get its answer.",
+                field=HEADER,
+                headers={"Retry-After": "1"},
+            )
+        await asyncio.sleep(POLL_SECONDS)
+        outcome = await run_in_threadpool(store.inspect, account_id, key, endpoint, digest)
+    return outcome

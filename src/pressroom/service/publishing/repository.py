@@ -1,0 +1,149 @@
+"""SQL for post records and idempotency keys."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy.orm import Session
+
+from pressroom.service.db.models import IdempotencyRecord, Post
+
+IN_PROGRESS = "in_progress"
+COMPLETED = "completed"
+
+
+class PostRepository:
+    def __init__(self, db: Session) -> None:
+        self.db = db
+
+    def add(self, post: Post) -> Post:
+        self.db.add(post)
+        self.db.flush()
+        return post
+
+    def get(self, account_id: str, record_id: str) -> Post | None:
+        return self.db.scalar(
+            select(Post).where(Post.id == record_id, Post.account_id == account_id)
+        )
+
+    def newest_first(
+        self,
+        account_id: str,
+        *,
+        limit: int,
+        after: tuple[datetime, str] | None = None,
+        connection_id: str | None = None,
+        platform: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> list[Post]:
+        """A page of posts, newest first; ``after`` is the (created_at, id) of the last one seen."""
+        query = select(Post).where(Post.account_id == account_id)
+        if connection_id is not None:
+            query = query.where(Post.connection_id == connection_id)
+        if platform is not None:
+            query = query.where(Post.platform == platform)
+        if idempotency_key is not None:
+            query = query.where(Post.idempotency_key == idempotency_key)
+        if after is not None:
+            created_at, record_id = after
+            query = query.where(
+                or_(
+                    Post.created_at < created_at,
+                    and_(Post.created_at == created_at, Post.id < record_id),
+                )
+            )
+        query = query.order_by(Post.created_at.desc(), Post.id.desc()).limit(limit)
+        return list(self.db.scalars(query))
+
+    def published_video(self, account_id: str, video_id: str) -> Post | None:
+        return self.db.scalar(
+            select(Post).where(
+                Post.account_id == account_id,
+                Post.platform == "video_sharing",
+                Post.platform_post_id == video_id,
+                Post.status == "published",
+            )
+        )
+
+    def mark_interrupted(self, account_id: str, idempotency_key: str) -> None:
+        """Attempts under a key whose request never finished: their outcome is unknown."""
+        self.db.execute(
+            update(Post)
+            .where(
+                Post.account_id == account_id,
+                Post.idempotency_key == idempotency_key,
+                Post.status == "sending",
+            )
+            .values(status="unknown")
+            .execution_options(synchronize_session=False)
+        )
+
+
+class IdempotencyRepository:
+    def __init__(self, db: Session) -> None:
+        self.db = db
+
+    def insert(
+        self,
+        *,
+        account_id: str,
+        key: str,
+        endpoint: str,
+        request_hash: str,
+        now: datetime,
+        expires_at: datetime,
+    ) -> int:
+        """Claim a key; raises ``IntegrityError`` (at flush) when the account already holds it."""
+        record = IdempotencyRecord(
+            account_id=account_id,
+            key=key,
+            endpoint=endpoint,
+            request_hash=request_hash,
+            state=IN_PROGRESS,
+            created_at=now,
+            expires_at=expires_at,
+        )
+        self.db.add(record)
+        self.db.flush()
+        return record.id
+
+    def get(self, account_id: str, key: str) -> IdempotencyRecord | None:
+        return self.db.scalar(
+            select(IdempotencyRecord).where(
+                IdempotencyRecord.account_id == account_id, IdempotencyRecord.key == key
+            )
+        )
+
+    def complete(self, record_id: int, status: int, body: dict[str, Any]) -> None:
+        self.db.execute(
+            update(IdempotencyRecord)
+            .where(IdempotencyRecord.id == record_id, IdempotencyRecord.state == IN_PROGRESS)
+            .values(state=COMPLETED, response_status=status, response_body=body)
+            .execution_options(synchronize_session=False)
+        )
+
+    def release(self, record_id: int) -> None:
+        """Free a key whose request ended without an answer worth replaying."""
+        self.db.execute(
+            delete(IdempotencyRecord)
+            .where(IdempotencyRecord.id == record_id, IdempotencyRecord.state == IN_PROGRESS)
+            .execution_options(synchronize_session=False)
+        )
+
+    def remove(self, record_id: int, created_at: datetime) -> bool:
+        """Remove one expired or abandoned record, unless another request replaced it."""
+        result = self.db.execute(
+            delete(IdempotencyRecord)
+            .where(IdempotencyRecord.id == record_id, IdempotencyRecord.created_at == created_at)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(getattr(result, "rowcount", 0) == 1)
+
+    def purge_expired(self, account_id: str, now: datetime) -> None:
+        self.db.execute(
+            delete(IdempotencyRecord)
+            .where(IdempotencyRecord.account_id == account_id, IdempotencyRecord.expires_at < now)
+            .execution_options(synchronize_session=False)
+        )

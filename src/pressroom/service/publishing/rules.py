@@ -1,0 +1,150 @@
+"""The rules a publish must pass before anything is sent, read from ``platforms.RULES``.
+
+Three groups, checked in this order so the cheapest refusal comes first: the body alone
+(lengths, required text, privacy, the short_video label), the connection's account (its
+type, page and permission), and the file (its kind and, for short_video, its length).
+Each refusal names the field and says what to change.
+"""
+
+from __future__ import annotations
+
+from pydantic.alias_generators import to_camel
+
+from pressroom import error_codes
+from pressroom.platforms import (
+    PRIVACY_STATUSES,
+    RULES,
+    MediaKind,
+    Platform,
+    count_characters,
+)
+from pressroom.service.db.models import Connection, File
+from pressroom.service.errors import ServiceError
+from pressroom.service.publishing.schemas import (
+    PublishRequest,
+    ShortVideoPost,
+    VideoSharingPublish,
+)
+
+PUBLISHING_ACCOUNT_TYPES = ("business", "creator")
+_ARTICLE = {MediaKind.IMAGE: "an image", MediaKind.VIDEO: "a video"}
+
+
+def check_body(platform: Platform, body: PublishRequest) -> None:
+    rules = RULES[platform]
+    if isinstance(body, ShortVideoPost) and body.platform != Platform.SHORT_VIDEO.value:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"/api/social/post publishes to short_video only, not {body.platform!r}; "
+            "send platform: short_video, or use the platform's own /api/v2/.../publish route.",
+            field="platform",
+        )
+    for rule in rules.text_fields:
+        value = body.text_value(rule.name)
+        if value is None:
+            continue
+        field = to_camel(rule.name)
+        if rule.required and not value.strip():
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR, f"{field} must not be empty.", field=field
+            )
+        if rule.max_chars is not None:
+            length = count_characters(value)
+            if length > rule.max_chars:
+                raise ServiceError(
+                    error_codes.TEXT_TOO_LONG,
+                    f"{field} is {length:,} characters; {platform.value} allows at most "
+                    f"{rule.max_chars:,}. Shorten it by {length - rule.max_chars:,}.",
+                    field=field,
+                )
+    if rules.text_only and body.media_file_id is not None:
+        raise ServiceError(
+            error_codes.MEDIA_NOT_ALLOWED,
+            f"{platform.value} posts text only: remove fileId.",
+            field="fileId",
+        )
+    privacy = body.privacy_status if isinstance(body, VideoSharingPublish) else None
+    if privacy is not None and privacy not in PRIVACY_STATUSES:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"privacyStatus must be one of {', '.join(PRIVACY_STATUSES)}, not {privacy!r}.",
+            field="privacyStatus",
+        )
+
+
+def check_account(platform: Platform, connection: Connection) -> None:
+    """What the platform demands of the account beyond being connected and active."""
+    name = connection.name
+    if platform == Platform.PHOTO_SHARING and (
+        connection.account_type not in PUBLISHING_ACCOUNT_TYPES
+    ):
+        raise ServiceError(
+            error_codes.ACCOUNT_TYPE,
+            f"{name} is a {connection.account_type or 'personal'} photo_sharing account; "
+            "only business or creator accounts can publish. Switch it to a business or "
+            "creator account on the platform, then reconnect it in the dashboard.",
+            field="connectionId",
+        )
+    if platform == Platform.PAGE_SOCIAL:
+        if connection.page_kind != "page":
+            raise ServiceError(
+                error_codes.NOT_A_PAGE,
+                f"{name} is a personal profile; page_social publishes to pages only. "
+                "Connect the page itself in the dashboard.",
+                field="connectionId",
+            )
+        if not connection.pages_permission:
+            raise ServiceError(
+                error_codes.PAGES_PERMISSION,
+                f"The page {name} was connected without the Pages permission; reconnect it "
+                "in the dashboard and grant that permission.",
+                field="connectionId",
+            )
+
+
+def check_media(platform: Platform, file: File, *, field: str = "fileId") -> None:
+    rules = RULES[platform]
+    kind = MediaKind(file.kind)
+    if kind not in rules.media_kinds:
+        wanted = " or ".join(_ARTICLE[k] for k in sorted(rules.media_kinds))
+        raise ServiceError(
+            error_codes.MEDIA_NOT_ALLOWED,
+            f"{platform.value} takes {wanted}; file {file.id!r} is {_ARTICLE[kind]}.",
+            field=field,
+        )
+    if kind != MediaKind.VIDEO:
+        return
+    low, high = rules.min_video_seconds, rules.max_video_seconds
+    if low is None and high is None:
+        return
+    span = f"{_span(low)} to {_span(high)}"
+    seconds = file.duration_seconds
+    if seconds is None:
+        raise ServiceError(
+            error_codes.VIDEO_DURATION,
+            f"{platform.value} takes videos of {span}; the length of file {file.id!r} is unknown.",
+            field=field,
+        )
+    if (low is not None and seconds < low) or (high is not None and seconds > high):
+        raise ServiceError(
+            error_codes.VIDEO_DURATION,
+            f"{platform.value} takes videos of {span}; file {file.id!r} lasts {seconds:g} s.",
+            field=field,
+        )
+
+
+def check_image(file: File, *, field: str) -> None:
+    if file.kind != MediaKind.IMAGE:
+        raise ServiceError(
+            error_codes.MEDIA_NOT_ALLOWED,
+            f"A thumbnail must be an image; file {file.id!r} is {_ARTICLE[MediaKind(file.kind)]}.",
+            field=field,
+        )
+
+
+def _span(seconds: float | None) -> str:
+    if seconds is None:
+        return "any length"
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:g} s"

@@ -1,0 +1,224 @@
+"""Publish bodies and results of spec 4.4, and the post records read back.
+
+Limits are not written here: field descriptions are generated from
+``pressroom.platforms.RULES``, and the rules are checked in ``rules.py`` (pydantic's
+``max_length`` would count code points, not characters as people see them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
+
+from pressroom.platforms import DEFAULT_PRIVACY_STATUS, PRIVACY_STATUSES, RULES, Platform
+from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
+
+
+def describe(platform: Platform, name: str, what: str) -> str:
+    """A text field's description with its limit from the rule table."""
+    rule = RULES[platform].text_rule(name)
+    limit = rule.max_chars if rule else None
+    if limit is None:
+        return f"{what} No length limit."
+    return (
+        f"{what} At most {limit:,} characters, counted as people see them (an emoji counts once)."
+    )
+
+
+def _connection() -> Any:
+    return Field(
+        min_length=1, description="Id of the target connection (`GET /api/connections/unified`)."
+    )
+
+
+def _file(what: str) -> Any:
+    return Field(min_length=1, description=f"Id of an uploaded, ready file: {what}.")
+
+
+NO_MEDIA = SkipJsonSchema[str | None]
+"""Text-only platforms declare ``file_id`` this way: hidden from the schema, present so a
+body carrying one is refused with ``media_kind_not_allowed`` rather than a bare
+"unknown field"."""
+
+
+class PublishRequest(RequestModel):
+    connection_id: str = _connection()
+
+    def text_value(self, name: str) -> str | None:
+        """A text field by its rule name (``text``, ``title``, ...), None when absent."""
+        value = getattr(self, name, None)
+        return value if isinstance(value, str) else None
+
+    @property
+    def media_file_id(self) -> str | None:
+        value = getattr(self, "file_id", None)
+        return value if isinstance(value, str) else None
+
+
+class MicroblogPublish(PublishRequest):
+    text: str = Field(description=describe(Platform.MICROBLOG, "text", "The post."))
+    file_id: NO_MEDIA = None
+
+
+class VideoSharingPublish(PublishRequest):
+    file_id: str = _file("a video")
+    title: str = Field(description=describe(Platform.VIDEO_SHARING, "title", "Video title."))
+    description: str | None = Field(
+        None, description=describe(Platform.VIDEO_SHARING, "description", "Video description.")
+    )
+    privacy_status: str | None = Field(
+        None,
+        description=f"One of {', '.join(PRIVACY_STATUSES)}; default {DEFAULT_PRIVACY_STATUS}.",
+        examples=[DEFAULT_PRIVACY_STATUS],
+    )
+
+
+class ShortVideoPost(PublishRequest):
+    platform: str = Field(description="Must be `short_video`.", examples=["short_video"])
+    file_id: str = _file("a video of 3 seconds to 10 minutes")
+    caption: str | None = Field(
+        None,
+        description=describe(
+            Platform.SHORT_VIDEO, "caption", "Caption; hashtags and mentions allowed."
+        ),
+    )
+
+
+class PhotoSharingPublish(PublishRequest):
+    file_id: str = _file("a photo or a video")
+    caption: str | None = Field(
+        None, description=describe(Platform.PHOTO_SHARING, "caption", "Caption.")
+    )
+
+
+class PageSocialPublish(PublishRequest):
+    file_id: str = _file("a photo or a video")
+    message: str | None = Field(
+        None, description=describe(Platform.PAGE_SOCIAL, "message", "Post text.")
+    )
+
+
+class PinBoardPublish(PublishRequest):
+    file_id: str = _file("an image")
+    board_id: str = Field(min_length=1, description="The board to pin to.")
+    title: str | None = Field(None, description=describe(Platform.PIN_BOARD, "title", "Pin title."))
+    description: str | None = Field(
+        None, description=describe(Platform.PIN_BOARD, "description", "Pin description.")
+    )
+
+
+class TextThreadPublish(PublishRequest):
+    text: str = Field(description=describe(Platform.TEXT_THREAD, "text", "The post."))
+    file_id: NO_MEDIA = None
+
+
+class ProfessionalNetworkPublish(PublishRequest):
+    text: str = Field(description=describe(Platform.PROFESSIONAL_NETWORK, "text", "The post."))
+    file_id: NO_MEDIA = None
+
+
+REQUESTS: dict[Platform, type[PublishRequest]] = {
+    Platform.MICROBLOG: MicroblogPublish,
+    Platform.VIDEO_SHARING: VideoSharingPublish,
+    Platform.SHORT_VIDEO: ShortVideoPost,
+    Platform.PHOTO_SHARING: PhotoSharingPublish,
+    Platform.PAGE_SOCIAL: PageSocialPublish,
+    Platform.PIN_BOARD: PinBoardPublish,
+    Platform.TEXT_THREAD: TextThreadPublish,
+    Platform.PROFESSIONAL_NETWORK: ProfessionalNetworkPublish,
+}
+
+
+class ThumbnailRequest(RequestModel):
+    thumbnail_file_id: str = _file("an image (1280x720, 16:9, under 2 MB recommended)")
+
+
+# Results. The identifier's name per platform is RULES[platform].id_field.
+
+
+class PublishResult(CamelModel):
+    success: bool = True
+    platform: str
+    connection_id: str
+    status: str = "published"
+    published_at: Timestamp
+    url: str
+    record_id: str = Field(description="Our post record: `GET /api/posts/{recordId}`.")
+
+
+class MicroblogResult(PublishResult):
+    microblog_post_id: str
+
+
+class VideoSharingResult(PublishResult):
+    video_id: str
+    privacy_status: str
+
+
+class PostIdResult(PublishResult):
+    post_id: str
+
+
+class ProfessionalNetworkResult(PublishResult):
+    post_id: str = Field(description="A URN, e.g. `urn:li:share:7214300000000000000`.")
+
+
+class PinBoardResult(PublishResult):
+    pin_id: str
+    board_id: str
+
+
+RESULTS: dict[Platform, type[PublishResult]] = {
+    Platform.MICROBLOG: MicroblogResult,
+    Platform.VIDEO_SHARING: VideoSharingResult,
+    Platform.SHORT_VIDEO: PostIdResult,
+    Platform.PHOTO_SHARING: PostIdResult,
+    Platform.PAGE_SOCIAL: PostIdResult,
+    Platform.PIN_BOARD: PinBoardResult,
+    Platform.TEXT_THREAD: PostIdResult,
+    Platform.PROFESSIONAL_NETWORK: ProfessionalNetworkResult,
+}
+
+
+class ThumbnailResult(CamelModel):
+    success: bool = True
+    video_id: str
+    thumbnail_url: str
+    status: str = "thumbnail_set"
+    updated_at: Timestamp
+
+
+# Post records.
+
+
+class PostRecord(CamelModel):
+    record_id: str
+    platform: str
+    connection_id: str
+    status: str = Field(
+        description="sending, published, failed (never reached the platform) or unknown "
+        "(the platform failed after receiving it: it may be live)."
+    )
+    file_id: str | None
+    idempotency_key: str | None
+    platform_post_id: str | None
+    url: str | None
+    request: dict[str, Any] = Field(description="The publish body as sent.")
+    result: dict[str, Any] | None = Field(
+        description="The answer given: the publish result, or the error body."
+    )
+    created_at: Timestamp
+    published_at: Timestamp | None
+
+
+class PostResponse(CamelModel):
+    success: bool = True
+    post: PostRecord
+
+
+class PostListResponse(CamelModel):
+    success: bool = True
+    posts: list[PostRecord]
+    next_cursor: str | None

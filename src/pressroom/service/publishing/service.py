@@ -1,0 +1,293 @@
+"""Publishing: check every rule, record the attempt, send it, record the answer.
+
+A publish is three steps, never one transaction, because the platform call may take
+seconds and must not hold the database:
+
+1. one unit of work checks the connection and the file and writes the post record
+   (status ``sending``);
+2. the driver sends it, with no transaction open;
+3. another unit of work records the answer: ``published`` with the platform's id (and,
+   with an Idempotency-Key, stores the result for replays in the same transaction),
+   ``failed`` when the platform refused before receiving it, or ``unknown`` when it
+   failed after receiving it, so the post may be live. The caller then gets a 503
+   ``platform_unavailable`` whose message says which, and ``GET /api/posts`` shows it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from pressroom import error_codes
+from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
+from pressroom.service.connections.service import require_publishable
+from pressroom.service.db.base import new_id, utcnow
+from pressroom.service.db.models import Account, File, Post
+from pressroom.service.db.session import transaction
+from pressroom.service.drivers import base as driver
+from pressroom.service.errors import ServiceError
+from pressroom.service.media.readiness import require_ready_file
+from pressroom.service.publishing import rules
+from pressroom.service.publishing.context import PublishContext
+from pressroom.service.publishing.idempotency import settle_in
+from pressroom.service.publishing.repository import PostRepository
+from pressroom.service.publishing.schemas import (
+    RESULTS,
+    PinBoardPublish,
+    PublishRequest,
+    PublishResult,
+    ThumbnailRequest,
+    ThumbnailResult,
+    VideoSharingPublish,
+)
+
+SENDING = "sending"
+PUBLISHED = "published"
+FAILED = "failed"
+UNKNOWN = "unknown"
+
+_NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform"})
+
+
+def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> PublishResult:
+    rules.check_body(platform, body)
+    post_id, delivery = _prepare(ctx, platform, body)
+    try:
+        published = ctx.drivers[platform].publish(delivery)
+    except driver.PlatformUnavailable as exc:
+        raise _record_failure(ctx, post_id, platform, exc) from exc
+    except Exception:
+        _record_outcome(ctx, post_id, status=UNKNOWN, result=None)
+        raise
+    result = _result(platform, body, published, post_id)
+    answer = result.model_dump(mode="json", by_alias=True)
+    with transaction(ctx.sessions) as db:
+        post = PostRepository(db).get(ctx.account.id, post_id)
+        assert post is not None
+        post.status = PUBLISHED
+        post.platform_post_id = published.platform_post_id
+        post.url = published.url
+        post.published_at = published.published_at
+        post.result = answer
+        if ctx.claim is not None:
+            settle_in(db, ctx.claim, 200, answer)
+    return result
+
+
+def _prepare(
+    ctx: PublishContext, platform: Platform, body: PublishRequest
+) -> tuple[str, driver.Delivery]:
+    """Check the connection and the file, and write the post record before sending."""
+    with transaction(ctx.sessions) as db:
+        connection = require_publishable(db, ctx.account, body.connection_id, platform)
+        rules.check_account(platform, connection)
+        media = None
+        if not RULES[platform].text_only:
+            assert body.media_file_id is not None  # required by every media body
+            file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
+            rules.check_media(platform, file)
+            media = _media(file)
+        post = PostRepository(db).add(
+            Post(
+                id=new_id("post"),
+                account_id=ctx.account.id,
+                connection_id=connection.id,
+                platform=platform.value,
+                file_id=body.media_file_id,
+                request=body.model_dump(mode="json", by_alias=True, exclude_unset=True),
+                result=None,
+                status=SENDING,
+                idempotency_key=ctx.claim.key if ctx.claim else None,
+                created_at=utcnow(),
+            )
+        )
+        delivery = driver.Delivery(
+            platform=platform,
+            account=driver.Account(connection.id, connection.name),
+            fields=_platform_fields(platform, body),
+            media=media,
+            reference=post.id,
+        )
+        return post.id, delivery
+
+
+def _media(file: File) -> driver.Media:
+    return driver.Media(
+        file_id=file.id,
+        kind=MediaKind(file.kind),
+        content_type=file.content_type,
+        storage_key=file.storage_key,
+        duration_seconds=file.duration_seconds,
+    )
+
+
+def _platform_fields(platform: Platform, body: PublishRequest) -> dict[str, Any]:
+    fields = body.model_dump(
+        mode="json", by_alias=True, exclude_none=True, exclude=set(_NOT_SENT_TO_PLATFORM)
+    )
+    if platform == Platform.VIDEO_SHARING:
+        fields.setdefault("privacyStatus", DEFAULT_PRIVACY_STATUS)
+    return fields
+
+
+def _result(
+    platform: Platform, body: PublishRequest, published: driver.Published, post_id: str
+) -> PublishResult:
+    data: dict[str, Any] = {
+        "platform": platform.value,
+        "connectionId": body.connection_id,
+        "publishedAt": published.published_at,
+        "url": published.url,
+        "recordId": post_id,
+        RULES[platform].id_field: published.platform_post_id,
+    }
+    if isinstance(body, VideoSharingPublish):
+        data["privacyStatus"] = body.privacy_status or DEFAULT_PRIVACY_STATUS
+    if isinstance(body, PinBoardPublish):
+        data["boardId"] = body.board_id
+    return RESULTS[platform].model_validate(data)
+
+
+def _record_failure(
+    ctx: PublishContext, post_id: str, platform: Platform, exc: driver.PlatformUnavailable
+) -> ServiceError:
+    if exc.sent:
+        message = (
+            f"{platform.value} failed after receiving the post, so it may have been published "
+            f"(record {post_id} is marked unknown). Check GET /api/posts/{post_id} and the "
+            "platform before sending it again: a resend may publish it twice."
+        )
+    else:
+        message = (
+            f"{platform.value} is unavailable and nothing was published (record {post_id} is "
+            "marked failed); retry after Retry-After seconds."
+        )
+    error = ServiceError(
+        error_codes.PLATFORM_UNAVAILABLE,
+        message,
+        headers={"Retry-After": str(exc.retry_after)},
+    )
+    _record_outcome(ctx, post_id, status=UNKNOWN if exc.sent else FAILED, result=error.body())
+    return error
+
+
+def _record_outcome(
+    ctx: PublishContext, post_id: str, *, status: str, result: dict[str, Any] | None
+) -> None:
+    with transaction(ctx.sessions) as db:
+        post = PostRepository(db).get(ctx.account.id, post_id)
+        if post is not None:
+            post.status = status
+            post.result = result
+
+
+# Thumbnails
+
+
+def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) -> ThumbnailResult:
+    with transaction(ctx.sessions, write=False) as db:
+        video = PostRepository(db).published_video(ctx.account.id, video_id)
+        if video is None:
+            raise ServiceError(
+                error_codes.VIDEO_NOT_FOUND,
+                f"No video {video_id!r} published by this account: use the videoId of a "
+                "video_sharing publish result.",
+            )
+        try:
+            channel = require_publishable(
+                db, ctx.account, video.connection_id, Platform.VIDEO_SHARING
+            )
+        except ServiceError as exc:
+            exc.field = None  # the channel comes from the video, not from the body
+            raise
+        if not channel.verified:
+            raise ServiceError(
+                error_codes.CHANNEL_NOT_VERIFIED,
+                f"The channel {channel.name} is not verified, so it cannot set custom "
+                "thumbnails; video_sharing generates a thumbnail for the video itself. "
+                "Verify the channel on the platform to use your own.",
+            )
+        image = require_ready_file(db, ctx.account, body.thumbnail_file_id, field="thumbnailFileId")
+        rules.check_image(image, field="thumbnailFileId")
+        change = driver.ThumbnailChange(
+            driver.Account(channel.id, channel.name), video_id, _media(image)
+        )
+    try:
+        done = ctx.drivers[Platform.VIDEO_SHARING].set_thumbnail(change)
+    except driver.PlatformUnavailable as exc:
+        raise ServiceError(
+            error_codes.PLATFORM_UNAVAILABLE,
+            f"video_sharing is unavailable; the thumbnail may not be set. Retry after "
+            f"{exc.retry_after} s (setting it again is harmless).",
+            headers={"Retry-After": str(exc.retry_after)},
+        ) from exc
+    return ThumbnailResult(
+        video_id=done.video_id, thumbnail_url=done.thumbnail_url, updated_at=done.updated_at
+    )
+
+
+# Reading posts back
+
+
+def get_post(db: Session, account: Account, record_id: str) -> Post:
+    post = PostRepository(db).get(account.id, record_id)
+    if post is None:
+        raise ServiceError(
+            error_codes.POST_NOT_FOUND, f"No post record {record_id!r} in this account."
+        )
+    return post
+
+
+def list_posts(
+    db: Session,
+    account: Account,
+    *,
+    limit: int,
+    cursor: str | None,
+    connection_id: str | None,
+    platform: str | None,
+    idempotency_key: str | None,
+) -> tuple[list[Post], str | None]:
+    if platform is not None and platform not in {p.value for p in Platform}:
+        known = ", ".join(p.value for p in Platform)
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"platform must be one of {known}, not {platform!r}.",
+            field="platform",
+        )
+    posts = PostRepository(db).newest_first(
+        account.id,
+        limit=limit + 1,
+        after=_decode_cursor(cursor) if cursor else None,
+        connection_id=connection_id,
+        platform=platform,
+        idempotency_key=idempotency_key,
+    )
+    page = posts[:limit]
+    more = len(posts) > limit
+    return page, _encode_cursor(page[-1]) if more and page else None
+
+
+def _encode_cursor(post: Post) -> str:
+    raw = f"{post.created_at.isoformat()}|{post.id}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        created_at, record_id = raw.split("|", 1)
+        moment = datetime.fromisoformat(created_at)
+        if moment.tzinfo is None:
+            raise ValueError("naive")
+        return moment, record_id
+    except (ValueError, UnicodeDecodeError, binascii.Error):
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            "cursor is not one this service issued; pass nextCursor from the previous page.",
+            field="cursor",
+        ) from None

@@ -1,0 +1,291 @@
+"""``Idempotency-Key`` (DESIGN, "Resolved details"): replays, conflicts, what is kept."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import select, update
+
+from pressroom.platforms import Platform
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import File, IdempotencyRecord, Post
+from pressroom.service.db.session import transaction
+from pressroom.service.publishing.idempotency import fingerprint
+from tests.conftest import AccountHandle, Service
+from tests.support.files import make_file
+from tests.support.publish import deliveries, error_of, post_count, publish, valid_body
+
+MICRO = Platform.MICROBLOG
+PATH = "/api/v2/microblog/publish"
+
+
+def keys(service: Service) -> list[IdempotencyRecord]:
+    with transaction(service.sessions, write=False) as db:
+        return list(db.scalars(select(IdempotencyRecord)))
+
+
+def posts(service: Service) -> list[Post]:
+    with transaction(service.sessions, write=False) as db:
+        return list(db.scalars(select(Post).order_by(Post.created_at)))
+
+
+def test_same_key_and_body_replays_the_first_result_and_posts_nothing(service: Service) -> None:
+    account = service.account()
+    body = valid_body(account, MICRO, text="launch day")
+    first = publish(account, MICRO, body, key="launch-1")
+    assert first.status_code == 200
+    assert first.headers["Idempotency-Key"] == "launch-1"
+    assert "Idempotent-Replayed" not in first.headers
+
+    # Same content, other key order and spacing: the same request.
+    reordered = json.dumps(dict(reversed(list(body.items()))), indent=2)
+    again = service.client.post(
+        PATH,
+        content=reordered,
+        headers={
+            **account.headers,
+            "Idempotency-Key": "launch-1",
+            "Content-Type": "application/json",
+        },
+    )
+    assert again.status_code == 200
+    assert again.json() == first.json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.headers["Idempotency-Key"] == "launch-1"
+    assert len(deliveries(service)) == 1 and post_count(service) == 1
+
+
+def test_same_key_with_another_body_is_refused(service: Service) -> None:
+    account = service.account()
+    body = valid_body(account, MICRO)
+    assert publish(account, MICRO, body, key="k").status_code == 200
+    other = publish(account, MICRO, {**body, "text": "something else"}, key="k")
+    assert other.status_code == 409
+    error = error_of(other)
+    assert error["code"] == "idempotency_key_reused" and error["field"] == "Idempotency-Key"
+    assert "use a new key" in error["message"]
+    assert other.headers["Idempotency-Key"] == "k"
+    # The same key on another route is another request too.
+    pro = account.connect("professional_network", "Acme")
+    elsewhere = publish(
+        account, Platform.PROFESSIONAL_NETWORK, {"connectionId": pro, "text": body["text"]}, key="k"
+    )
+    assert elsewhere.status_code == 409
+    assert len(deliveries(service)) == 1
+
+
+def test_keys_belong_to_one_account(service: Service) -> None:
+    first, second = service.account(), service.account()
+    for account in (first, second):
+        response = publish(account, MICRO, valid_body(account, MICRO), key="shared")
+        assert response.status_code == 200
+        assert "Idempotent-Replayed" not in response.headers
+    assert len(deliveries(service)) == 2
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"text": "x" * 281},  # a content rule
+        {"text": None},  # the schema
+        {"fileId": "file_1"},  # media on a text-only platform
+    ],
+)
+def test_a_400_is_kept_for_the_key(service: Service, change: dict[str, Any]) -> None:
+    """Resending a body that broke a rule gets the same answer; fixing it needs a new key."""
+    account = service.account()
+    body = valid_body(account, MICRO, **change)
+    first = publish(account, MICRO, body, key="bad")
+    assert first.status_code == 400 and first.headers["Idempotency-Key"] == "bad"
+    again = publish(account, MICRO, body, key="bad")
+    assert again.status_code == 400 and again.json() == first.json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    fixed = publish(account, MICRO, {**body, "text": "fine", "fileId": None}, key="bad")
+    assert fixed.status_code == 409
+    assert error_of(fixed)["code"] == "idempotency_key_reused"
+    assert post_count(service) == 0
+
+
+def test_an_answer_caused_by_state_frees_the_key(service: Service) -> None:
+    """A file still processing is a 409 now and a success later, under the same key."""
+    account = service.account()
+    video = make_file(account, "video", status="processing")
+    body = valid_body(account, Platform.VIDEO_SHARING, fileId=video)
+    early = publish(account, Platform.VIDEO_SHARING, body, key="video-1")
+    assert early.status_code == 409 and early.headers["Idempotency-Key"] == "video-1"
+    assert keys(service) == []
+    with transaction(service.sessions) as db:
+        db.execute(update(File).where(File.id == video).values(status="ready"))
+    later = publish(account, Platform.VIDEO_SHARING, body, key="video-1")
+    assert later.status_code == 200 and "Idempotent-Replayed" not in later.headers
+
+
+def test_a_transient_platform_failure_is_a_503_and_a_retry_with_the_key_posts_once(
+    service: Service,
+) -> None:
+    account = service.account()
+    body = valid_body(account, MICRO)
+    service.settings.sandbox.sandbox_failure_rate = 1.0
+    failed = publish(account, MICRO, body, key="retry-me")
+    assert failed.status_code == 503
+    error = error_of(failed)
+    assert error["code"] == "platform_unavailable"
+    assert "nothing was published" in error["message"]
+    assert int(failed.headers["Retry-After"]) >= 1
+    assert failed.headers["Idempotency-Key"] == "retry-me"
+    assert deliveries(service) == [] and keys(service) == []
+
+    service.settings.sandbox.sandbox_failure_rate = 0.0
+    retried = publish(account, MICRO, body, key="retry-me")
+    assert retried.status_code == 200 and "Idempotent-Replayed" not in retried.headers
+    assert publish(account, MICRO, body, key="retry-me").headers["Idempotent-Replayed"] == "true"
+    assert len(deliveries(service)) == 1
+    assert [(p.status, p.idempotency_key) for p in posts(service)] == [
+        ("failed", "retry-me"),
+        ("published", "retry-me"),
+    ]
+
+
+def test_a_failure_after_the_platform_received_the_post_is_recorded_as_unknown(
+    service: Service,
+) -> None:
+    """Mode ``after``: the post is live but the answer was a 503; the record says so."""
+    account = service.account()
+    body = valid_body(account, MICRO)
+    service.settings.sandbox.sandbox_failure_rate = 1.0
+    service.settings.sandbox.sandbox_failure_mode = "after"
+    response = publish(account, MICRO, body, key="unsure")
+    assert response.status_code == 503
+    error = error_of(response)
+    assert error["code"] == "platform_unavailable"
+    assert "may have been published" in error["message"]
+    assert len(deliveries(service)) == 1  # the platform has it
+
+    listed = account.get("/api/posts", params={"idempotencyKey": "unsure"}).json()  # type: ignore[attr-defined]
+    [record] = listed["posts"]
+    assert record["status"] == "unknown"
+    assert record["recordId"] in error["message"]
+    assert record["result"] == response.json()
+
+
+def test_a_request_still_running_answers_409_in_progress(service: Service) -> None:
+    account = service.account()
+    body = valid_body(account, MICRO)
+    hold_key(account, "busy", PATH, body)
+    service.settings.idempotency_wait_seconds = 0
+    response = publish(account, MICRO, body, key="busy")
+    assert response.status_code == 409
+    assert error_of(response)["code"] == "idempotency_request_in_progress"
+    assert response.headers["Retry-After"] == "1"
+    assert response.headers["Idempotency-Key"] == "busy"
+    other = publish(account, MICRO, {**body, "text": "other"}, key="busy")
+    assert error_of(other)["code"] == "idempotency_key_reused"
+    assert deliveries(service) == []
+
+
+def test_an_abandoned_claim_is_given_up_and_its_attempt_marked_unknown(service: Service) -> None:
+    """A request whose process died mid-publish does not hold its key forever."""
+    account = service.account()
+    body = valid_body(account, MICRO)
+    long_ago = utcnow() - timedelta(minutes=11)
+    hold_key(account, "orphan", PATH, body, created_at=long_ago)
+    with transaction(service.sessions) as db:
+        db.add(
+            Post(
+                id="post_orphan",
+                account_id=account.id,
+                connection_id=body["connectionId"],
+                platform="microblog",
+                request=body,
+                status="sending",
+                idempotency_key="orphan",
+                created_at=long_ago,
+            )
+        )
+    response = publish(account, MICRO, body, key="orphan")
+    assert response.status_code == 200 and "Idempotent-Replayed" not in response.headers
+    assert [(p.id == "post_orphan", p.status) for p in posts(service)] == [
+        (True, "unknown"),
+        (False, "published"),
+    ]
+
+
+def test_keys_are_kept_seven_days_then_forgotten(service: Service) -> None:
+    account = service.account()
+    body = valid_body(account, MICRO)
+    assert publish(account, MICRO, body, key="weekly").status_code == 200
+    [record] = keys(service)
+    assert record.expires_at - record.created_at >= timedelta(days=7)
+    assert record.state == "completed" and record.response_status == 200
+
+    with transaction(service.sessions) as db:
+        db.execute(update(IdempotencyRecord).values(expires_at=utcnow() - timedelta(seconds=1)))
+    fresh = publish(account, MICRO, body, key="weekly")
+    assert fresh.status_code == 200 and "Idempotent-Replayed" not in fresh.headers
+    assert len(deliveries(service)) == 2 and len(keys(service)) == 1
+
+
+@pytest.mark.parametrize("key", ["", "   ", "k" * 256])
+def test_a_malformed_key_is_refused(service: Service, key: str) -> None:
+    account = service.account()
+    response = publish(account, MICRO, valid_body(account, MICRO), key=key)
+    assert response.status_code == 400
+    assert error_of(response)["field"] == "Idempotency-Key"
+    assert post_count(service) == 0
+
+
+def test_every_answer_echoes_the_key_and_auth_comes_first(service: Service) -> None:
+    account = service.account()
+    body = valid_body(account, MICRO)
+    unauthorised = service.client.post(
+        PATH, json=body, headers={"X-API-Key": "prk_live_wrong", "Idempotency-Key": "e"}
+    )
+    assert unauthorised.status_code == 401 and unauthorised.headers["Idempotency-Key"] == "e"
+    assert keys(service) == []
+    for response in (
+        publish(account, MICRO, {**body, "connectionId": "conn_missing"}, key="e"),
+        publish(account, MICRO, body, key="e"),
+    ):
+        assert response.headers["Idempotency-Key"] == "e"
+    thumb = service.client.post(
+        "/api/v2/video_sharing/thumbnail/nope",
+        json={"thumbnailFileId": "f"},
+        headers={**account.headers, "Idempotency-Key": "t"},
+    )
+    assert thumb.status_code == 404 and thumb.headers["Idempotency-Key"] == "t"
+
+
+def hold_key(
+    account: AccountHandle,
+    key: str,
+    path: str,
+    body: dict[str, Any],
+    *,
+    created_at: Any = None,
+) -> None:
+    """A claim as a request running in another process would hold it."""
+    now = created_at or utcnow()
+    with transaction(account.service.sessions) as db:
+        db.add(
+            IdempotencyRecord(
+                account_id=account.id,
+                key=key,
+                endpoint=path,
+                request_hash=fingerprint("POST", path, json.dumps(body).encode()),
+                state="in_progress",
+                created_at=now,
+                expires_at=now + timedelta(days=7),
+            )
+        )
+
+
+def test_keys_cannot_be_configured_to_live_less_than_seven_days() -> None:
+    from pydantic import ValidationError
+
+    from pressroom.settings import Settings
+
+    with pytest.raises(ValidationError, match="greater than or equal to 7"):
+        Settings(idempotency_ttl_days=3)

@@ -1,0 +1,55 @@
+"""``files`` rows made straight in the database, for tests of what consumes them.
+
+Publishing only reads a file's owner, status, kind and duration; uploads and processing
+are the media library's, tested there.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pressroom.service.db.base import new_id, utcnow
+from pressroom.service.db.models import File
+from pressroom.service.db.session import transaction
+from tests.conftest import AccountHandle
+
+CONTENT_TYPES = {"image": "image/png", "video": "video/mp4"}
+
+
+def make_file(
+    account: AccountHandle,
+    kind: str = "image",
+    *,
+    status: str = "ready",
+    duration: float | None = None,
+    failure_reason: str | None = None,
+) -> str:
+    """A file of the account; a video defaults to 30 s. Returns its id."""
+    if kind == "video" and duration is None:
+        duration = 30.0
+    now = utcnow()
+    file_id = new_id("file")
+    extension = "png" if kind == "image" else "mp4"
+    with transaction(account.service.sessions) as db:
+        db.add(
+            File(
+                id=file_id,
+                account_id=account.id,
+                filename=f"{file_id}.{extension}",
+                content_type=CONTENT_TYPES[kind],
+                kind=kind,
+                status=status,
+                storage_key=f"{account.id}/{file_id}",
+                size=1024 if status != "pending_upload" else None,
+                created_at=now,
+                upload_expires_at=now + timedelta(hours=1),
+                uploaded_at=now if status != "pending_upload" else None,
+                processed_at=now if status in ("ready", "failed") else None,
+                duration_seconds=duration if kind == "video" else None,
+                width=64,
+                height=48,
+                failure_reason=failure_reason
+                or ("the video stream could not be decoded" if status == "failed" else None),
+            )
+        )
+    return file_id

@@ -1,0 +1,93 @@
+"""Valid publish bodies for every platform, and reading the sandbox's record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from sqlalchemy import func, select
+
+from pressroom.platforms import RULES, Platform
+from pressroom.service.db.models import Connection, Post, SandboxDelivery
+from pressroom.service.db.session import transaction
+from tests.conftest import AccountHandle, Service
+from tests.support.files import make_file
+
+CONNECT_EXTRA: dict[Platform, dict[str, object]] = {
+    Platform.VIDEO_SHARING: {"verified": True},
+    Platform.PHOTO_SHARING: {"account_type": "business"},
+}
+MEDIA_KIND = {
+    Platform.VIDEO_SHARING: "video",
+    Platform.SHORT_VIDEO: "video",
+    Platform.PHOTO_SHARING: "image",
+    Platform.PAGE_SOCIAL: "video",
+    Platform.PIN_BOARD: "image",
+}
+
+
+def connect(account: AccountHandle, platform: Platform) -> str:
+    """A connection able to publish on ``platform`` (text_thread through photo_sharing)."""
+    if platform == Platform.TEXT_THREAD:
+        photo = account.connect("photo_sharing", None, account_type="business")
+        return twin_of(account, photo)
+    return account.connect(platform.value, None, **CONNECT_EXTRA.get(platform, {}))
+
+
+def twin_of(account: AccountHandle, photo_connection_id: str) -> str:
+    with transaction(account.service.sessions) as db:
+        twin = db.scalar(select(Connection.id).where(Connection.parent_id == photo_connection_id))
+    assert twin is not None
+    return twin
+
+
+def valid_body(account: AccountHandle, platform: Platform, /, **overrides: Any) -> dict[str, Any]:
+    """A body the platform accepts, with a new connection and (if needed) a ready file."""
+    body: dict[str, Any] = {"connectionId": connect(account, platform)}
+    if platform in MEDIA_KIND:
+        body["fileId"] = make_file(account, MEDIA_KIND[platform])
+    for rule in RULES[platform].text_fields:
+        if rule.required:
+            body[rule.name] = f"{rule.name} for {platform.value}"
+    if platform == Platform.SHORT_VIDEO:
+        body["platform"] = "short_video"
+    if platform == Platform.PIN_BOARD:
+        body["boardId"] = "board-1"
+    body.update(overrides)
+    return body
+
+
+def publish(
+    account: AccountHandle,
+    platform: Platform,
+    body: dict[str, Any],
+    *,
+    key: str | None = None,
+) -> httpx.Response:
+    headers = dict(account.headers)
+    if key is not None:
+        headers["Idempotency-Key"] = key
+    return account.service.client.post(RULES[platform].publish_path, json=body, headers=headers)
+
+
+def deliveries(service: Service, kind: str = "post") -> list[SandboxDelivery]:
+    with transaction(service.sessions, write=False) as db:
+        return list(
+            db.scalars(
+                select(SandboxDelivery)
+                .where(SandboxDelivery.kind == kind)
+                .order_by(SandboxDelivery.id)
+            )
+        )
+
+
+def post_count(service: Service) -> int:
+    with transaction(service.sessions, write=False) as db:
+        return db.scalar(select(func.count()).select_from(Post)) or 0
+
+
+def error_of(response: httpx.Response) -> dict[str, Any]:
+    body = response.json()
+    assert body["success"] is False, body
+    error: dict[str, Any] = body["error"]
+    return error
