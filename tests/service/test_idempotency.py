@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
-from pressroom.service.db.models import File, IdempotencyRecord, Post
+from pressroom.service.db.models import File, IdempotencyRecord, Post, SandboxDelivery
 from pressroom.service.db.session import transaction
 from pressroom.service.publishing.idempotency import fingerprint
 from tests.conftest import AccountHandle, Service
@@ -171,6 +171,28 @@ def test_a_failure_after_the_platform_received_the_post_is_recorded_as_unknown(
     assert record["result"] == response.json()
 
 
+def test_a_retry_after_an_unknown_outcome_gets_the_first_post_not_a_second(
+    service: Service,
+) -> None:
+    """The 503 frees the key, but the key travels to the platform as its client token:
+    the resend is answered with the post that already went out."""
+    account = service.account()
+    body = valid_body(account, MICRO)
+    service.settings.sandbox.sandbox_failure_rate = 1.0
+    service.settings.sandbox.sandbox_failure_mode = "after"
+    assert publish(account, MICRO, body, key="resend").status_code == 503
+    [first] = deliveries(service)
+
+    service.settings.sandbox.sandbox_failure_rate = 0.0
+    retried = publish(account, MICRO, body, key="resend")
+    assert retried.status_code == 200
+    assert retried.json()["microblogPostId"] == first.platform_post_id
+    assert len(deliveries(service)) == 1
+    # Without a key there is no token, and a resend is a new post.
+    assert publish(account, MICRO, body).status_code == 200
+    assert len(deliveries(service)) == 2
+
+
 def test_a_request_still_running_answers_409_in_progress(service: Service) -> None:
     account = service.account()
     body = valid_body(account, MICRO)
@@ -222,7 +244,9 @@ def test_keys_are_kept_seven_days_then_forgotten(service: Service) -> None:
     assert record.state == "completed" and record.response_status == 200
 
     with transaction(service.sessions) as db:
+        # A week passes: the service's key and the platform's memory of it both lapse.
         db.execute(update(IdempotencyRecord).values(expires_at=utcnow() - timedelta(seconds=1)))
+        db.execute(update(SandboxDelivery).values(created_at=utcnow() - timedelta(days=8)))
     fresh = publish(account, MICRO, body, key="weekly")
     assert fresh.status_code == 200 and "Idempotent-Replayed" not in fresh.headers
     assert len(deliveries(service)) == 2 and len(keys(service)) == 1

@@ -153,6 +153,7 @@ class SandboxDelivery(Base):
     """What reached a sandbox platform: the platform's own record, not the service's."""
 
     __tablename__ = "sandbox_deliveries"
+    __table_args__ = (Index("ix_sandbox_deliveries_dedup_key", "platform", "dedup_key"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     platform: Mapped[str] = mapped_column(String(32))
@@ -162,3 +163,5 @@ class SandboxDelivery(Base):
     url: Mapped[str] = mapped_column(String(500))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    dedup_key: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    """The client's token for this post (account and Idempotency-Key), where one was sent."""

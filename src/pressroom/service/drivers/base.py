@@ -45,6 +45,10 @@ class Delivery:
     media: Media | None
     reference: str
     """Our post record id: kept by the platform's record where it has room for one."""
+    dedup_key: str | None = None
+    """Passed through from the caller's Idempotency-Key, for platforms that accept a
+    client token: a resend after a 5xx whose post did go out gets the first post back.
+    The service frees a key on a 5xx, so this is what keeps that retry from posting twice."""
 
 
 @dataclass(frozen=True)

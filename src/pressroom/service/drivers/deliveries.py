@@ -30,6 +30,7 @@ class DeliveryRepository:
         url: str,
         payload: dict[str, Any],
         created_at: datetime,
+        dedup_key: str | None = None,
     ) -> SandboxDelivery:
         delivery = SandboxDelivery(
             platform=platform,
@@ -39,10 +40,26 @@ class DeliveryRepository:
             url=url,
             payload=payload,
             created_at=created_at,
+            dedup_key=dedup_key,
         )
         self.db.add(delivery)
         self.db.flush()
         return delivery
+
+    def by_dedup_key(
+        self, platform: str, dedup_key: str, since: datetime
+    ) -> SandboxDelivery | None:
+        return self.db.scalar(
+            select(SandboxDelivery)
+            .where(
+                SandboxDelivery.platform == platform,
+                SandboxDelivery.kind == "post",
+                SandboxDelivery.dedup_key == dedup_key,
+                SandboxDelivery.created_at >= since,
+            )
+            .order_by(SandboxDelivery.id.desc())
+            .limit(1)
+        )
 
     def newest_first(
         self,

@@ -10,6 +10,9 @@ rehearse bad days (``PRESSROOM_SANDBOX_*``):
 - ``FAILURE_MODE``: ``before`` fails before anything is recorded (a resend is safe);
   ``after`` records the delivery, then fails: the post exists but the caller hears 503,
   the unknown outcome a careful client must resolve without resending blindly.
+- A delivery that carries a client token (the caller's Idempotency-Key) is recorded
+  once per token within ``TOKEN_WINDOW``, as platforms that accept such tokens do:
+  resending after an ``after`` failure returns the post that went out.
 
 The knobs are read on every call, so a test can turn them while the service runs.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -38,6 +42,9 @@ from pressroom.service.drivers.deliveries import DeliveryRepository
 from pressroom.settings import SandboxSettings
 
 RETRY_AFTER_SECONDS = 2
+
+TOKEN_WINDOW = timedelta(days=7)
+"""How long a client token is remembered: as long as the service keeps keys (7 days)."""
 
 
 class SandboxRandom:
@@ -77,6 +84,13 @@ class SandboxDriver:
 
     def publish(self, delivery: Delivery) -> Published:
         failing = self._begin("publishing")
+        if delivery.dedup_key is not None:
+            with transaction(self.sessions, write=False) as db:
+                earlier = DeliveryRepository(db).by_dedup_key(
+                    self.platform.value, delivery.dedup_key, utcnow() - TOKEN_WINDOW
+                )
+            if earlier is not None:
+                return Published(earlier.platform_post_id, earlier.url, earlier.created_at)
         created = self.rng.create(
             shapes.SHAPES[self.platform], delivery.account.name, delivery.account.connection_id
         )
@@ -92,7 +106,9 @@ class SandboxDriver:
                 "durationSeconds": delivery.media.duration_seconds,
             },
         }
-        now = self._record("post", delivery.account.connection_id, created, payload)
+        now = self._record(
+            "post", delivery.account.connection_id, created, payload, delivery.dedup_key
+        )
         if failing:
             self._fail("publishing", sent=True)
         return Published(created.post_id, created.url, now)
@@ -124,7 +140,12 @@ class SandboxDriver:
         )
 
     def _record(
-        self, kind: str, connection_id: str, created: shapes.Created, payload: dict[str, Any]
+        self,
+        kind: str,
+        connection_id: str,
+        created: shapes.Created,
+        payload: dict[str, Any],
+        dedup_key: str | None = None,
     ) -> Any:
         now = utcnow()
         with transaction(self.sessions) as db:
@@ -136,5 +157,6 @@ class SandboxDriver:
                 url=created.url,
                 payload=payload,
                 created_at=now,
+                dedup_key=dedup_key,
             )
         return now

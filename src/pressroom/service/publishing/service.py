@@ -111,6 +111,7 @@ def _prepare(
             fields=_platform_fields(platform, body),
             media=media,
             reference=post.id,
+            dedup_key=f"{ctx.account.id}:{ctx.claim.key}" if ctx.claim else None,
         )
         return post.id, delivery
 
