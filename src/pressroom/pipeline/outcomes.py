@@ -113,4 +113,7 @@ def print_table(title: str, rows: Sequence[ResultRow]) -> None:
         table.add_column(column, overflow="fold")
     for row, cells in zip(rows, table_rows(rows), strict=True):
         table.add_row(*cells, style=styles[row.status.value])
-    Console().print(table)
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)  # logs and CI: do not fold URLs into 80 columns
+    console.print(table)

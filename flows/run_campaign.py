@@ -1,0 +1,259 @@
+"""The ``run-campaign`` flow: a campaign file in, every post published exactly once.
+
+Deployed once per campaign (``prefect.yaml``, ``pressroom serve``) with the campaign
+file as its parameter; ``pressroom campaign run`` runs it directly. It stays thin: the
+plan comes from ``pressroom.campaign``, every side effect is a task over
+``pressroom.pipeline.steps``.
+
+Order of work: the connections are fetched once; media are uploaded once per content
+and polled until ready while text-only posts already go out; each post with media goes
+out when its media is ready (a post whose media never gets ready fails alone); a
+video_sharing thumbnail follows its video. The run ends Failed when any post failed.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+# Run from the checkout by file path (as Prefect's examples are): make `tasks` importable.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from prefect import flow
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.client.schemas.objects import State
+from prefect.futures import PrefectFuture, wait
+from prefect.runtime import deployment, flow_run
+from prefect.states import Completed, Failed
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from pressroom.campaign import Plan, PlannedPost, load, plan
+from pressroom.pipeline import outcomes
+from pressroom.pipeline.outcomes import PublishFailed, ResultRow, Status
+from pressroom.pipeline.retrying import backoff_delays, jittered
+from tasks.common import settings
+from tasks.media import resolve_folders, upload_medium, wait_ready
+from tasks.publishing import exactly_once, fetch_connections, publish_post, set_thumbnail
+
+MANUAL_EDITION = "manual"
+
+
+def current_edition(given: str | None) -> str:
+    """An explicit edition wins; a scheduled run is the occurrence it was scheduled for."""
+    if given:
+        return given
+    if deployment.id and flow_run.scheduled_start_time:
+        start = flow_run.scheduled_start_time
+        if getattr(flow_run, "auto_scheduled", False) or not flow_run.parameters.get("edition"):
+            return f"scheduled-{start.isoformat(timespec='minutes')}"
+    return MANUAL_EDITION
+
+
+@flow(
+    name="run-campaign",
+    task_runner=ThreadPoolTaskRunner(max_workers=settings().concurrency),  # type: ignore[arg-type]
+)
+def run_campaign(
+    campaign_file: str, edition: str | None = None, dry_run: bool = False
+) -> State[Any]:
+    campaign = load(Path(campaign_file))
+    edition = current_edition(edition)
+    fan_out = plan(campaign, fetch_connections())
+    if dry_run:
+        return _dry_run(fan_out, edition)
+
+    rows = _publish_all(fan_out, edition)
+    rows += [
+        ResultRow(
+            post=s.post_id,
+            platform=s.platform.value,
+            connection=s.connection.name if s.connection else "—",
+            status=Status.SKIPPED,
+            error=s.message,
+        )
+        for s in fan_out.skipped
+    ]
+    return _report(campaign.name, edition, rows)
+
+
+def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
+    retries = fan_out.retries
+    delays = jittered(
+        backoff_delays(retries.attempts, retries.backoff_seconds, retries.max_delay_seconds)
+    )
+    publishing = publish_post.with_options(
+        retries=max(0, retries.attempts - 1),
+        retry_delay_seconds=delays or 0,
+        **exactly_once(),
+    )
+
+    folder_names = sorted({u.folder for u in fan_out.uploads if u.folder})
+    folders = resolve_folders(folder_names) if folder_names else {}
+    uploads = {
+        u.name: upload_medium.with_options(task_run_name=f"upload · {u.name}").submit(
+            u, folders.get(u.folder or "")
+        )
+        for u in fan_out.uploads
+    }
+    ready = {
+        name: wait_ready.with_options(task_run_name=f"ready · {name}").submit(name, future)  # type: ignore[call-overload]  # Prefect resolves futures given as inputs
+        for name, future in uploads.items()
+    }
+
+    rows: list[ResultRow] = []
+    posts: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
+
+    def submit(planned: PlannedPost, file_ids: dict[str, str]) -> None:
+        name = f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
+        future = publishing.with_options(task_run_name=name).submit(
+            planned, file_ids, planned.idempotency_key(edition)
+        )
+        posts.append((planned, future))
+
+    waiting = [p for p in fan_out.posts if p.media or p.thumbnail]
+    for planned in fan_out.posts:
+        if not (planned.media or planned.thumbnail):
+            submit(planned, {})
+
+    wait(list(ready.values()))
+    file_ids: dict[str, str] = {}
+    media_errors: dict[str, str] = {}
+    for name, future in ready.items():
+        state = future.state
+        if state.is_completed():
+            file_ids[name] = future.result().file_id
+        else:
+            media_errors[name] = str(state.result(raise_on_failure=False))
+
+    for planned in waiting:
+        missing = [
+            m
+            for m in (planned.media, planned.thumbnail and planned.thumbnail.media)
+            if m and m not in file_ids
+        ]
+        if missing:
+            rows.append(
+                ResultRow(
+                    post=planned.post_id,
+                    platform=planned.platform.value,
+                    connection=planned.connection.name,
+                    status=Status.FAILED,
+                    error=f"media {missing[0]!r} not ready: {media_errors[missing[0]]}",
+                    idempotency_key=planned.idempotency_key(edition),
+                )
+            )
+        else:
+            submit(planned, file_ids)
+
+    wait([future for _, future in posts])
+    thumbnails: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
+    for planned, future in posts:
+        row = _row_of(planned, future, retries.attempts)
+        rows.append(row)
+        if planned.thumbnail and row.status in (Status.PUBLISHED, Status.SKIPPED) and row.item_id:
+            thumbnails.append(
+                (
+                    planned,
+                    set_thumbnail.with_options(
+                        task_run_name=f"thumbnail · {planned.connection.name} · {planned.post_id}",
+                        retries=max(0, retries.attempts - 1),
+                        retry_delay_seconds=delays or 0,
+                        **exactly_once(),
+                    ).submit(
+                        planned,
+                        row.item_id,
+                        file_ids,
+                        planned.idempotency_key(edition) + "-thumbnail",
+                    ),
+                )
+            )
+    wait([future for _, future in thumbnails])
+    rows += [
+        _row_of(planned, future, retries.attempts, thumbnail=True) for planned, future in thumbnails
+    ]
+    return rows
+
+
+def _row_of(
+    planned: PlannedPost,
+    future: PrefectFuture[ResultRow],
+    attempts: int,
+    *,
+    thumbnail: bool = False,
+) -> ResultRow:
+    """The row a publish task left: its result, its failure, or the earlier run's result."""
+    state = future.state
+    if state.is_completed():
+        row: ResultRow = state.result()
+        if state.name == "Cached":
+            return row.with_status(
+                Status.SKIPPED,
+                attempts=0,
+                duration_seconds=0.0,
+                error="already published by an earlier run of this edition",
+            )
+        return row
+    error = state.result(raise_on_failure=False)
+    if isinstance(error, PublishFailed):
+        return error.row
+    return ResultRow(
+        post="?",
+        platform="?",
+        connection="?",
+        status=Status.FAILED,
+        error=str(error),
+        attempts=attempts,
+    )
+
+
+def _dry_run(fan_out: Plan, edition: str) -> State[Any]:
+    table = [
+        {
+            "post": p.post_id,
+            "platform": p.platform.value,
+            "connection": p.connection.name,
+            "media": p.media or "",
+            "idempotencyKey": p.idempotency_key(edition),
+        }
+        for p in fan_out.posts
+    ]
+    create_table_artifact(
+        key=f"{_slug(fan_out.campaign)}-plan",
+        table=table,
+        description="What this run would publish (dry run: nothing sent).",
+    )
+    print(f"dry run of {fan_out.campaign} ({edition}): {len(table)} posts, nothing sent")
+    for entry in table:
+        print(f"  {entry['platform']} · {entry['connection']} · {entry['post']}")
+    return Completed(message=f"dry run: {len(table)} posts planned", data=table)
+
+
+def _report(campaign: str, edition: str, rows: list[ResultRow]) -> State[Any]:
+    config = settings()
+    create_table_artifact(
+        key=f"{_slug(campaign)}-results",
+        table=[
+            dict(zip(outcomes.COLUMNS, cells, strict=True)) for cells in outcomes.table_rows(rows)
+        ],
+        description=f"Campaign {campaign}, edition {edition}",
+    )
+    create_markdown_artifact(
+        key=f"{_slug(campaign)}-summary",
+        markdown=outcomes.markdown_summary(campaign, edition, rows),
+    )
+    run_id = str(flow_run.id or "local")
+    outcomes.append_jsonl(config.results_dir, campaign, run_id, rows)
+    outcomes.print_table(f"{campaign} · {edition}", rows)
+    data = [row.to_json() for row in rows]
+    bad = [r for r in rows if r.status in (Status.FAILED, Status.UNCONFIRMED)]
+    if bad:
+        return Failed(
+            message=f"{len(bad)} of {len(rows)} posts failed or are unconfirmed", data=data
+        )
+    return Completed(message=f"{len(rows)} posts: {outcomes.counts(rows)}", data=data)
+
+
+def _slug(name: str) -> str:
+    """Artifact keys take lowercase letters, digits and dashes only."""
+    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "campaign"

@@ -1,0 +1,58 @@
+"""Tasks that get the campaign's media onto the service and wait for them to be ready."""
+
+from __future__ import annotations
+
+from prefect import task
+
+from pressroom.campaign import MediaUpload
+from pressroom.client import FileStatus, PressroomError
+from pressroom.pipeline import steps
+from pressroom.pipeline.media_memory import MediaMemory
+from pressroom.pipeline.retrying import TransientFailure, is_transient
+from tasks.common import client, retry_transient, settings
+
+
+@task(
+    name="resolve-folders",
+    retries=3,
+    retry_delay_seconds=[2, 5, 10],
+    retry_condition_fn=retry_transient,
+)
+def resolve_folders(names: list[str]) -> dict[str, str]:
+    """Folder name → id, creating missing folders."""
+    try:
+        return steps.resolve_folders(client(), set(names))
+    except PressroomError as exc:
+        raise steps.transient_or_final(exc, "resolving folders") from exc
+
+
+@task(
+    name="upload-media",
+    retries=3,
+    retry_delay_seconds=[2, 5, 10],
+    retry_condition_fn=retry_transient,
+)
+def upload_medium(upload: MediaUpload, folder_id: str | None) -> str:
+    """Upload once per content and service address; returns the fileId."""
+    memory = MediaMemory(settings().media_memory_file, client().base_url)
+    file_id, reused = steps.upload_medium(client(), upload, memory, folder_id)
+    if reused:
+        print(f"{upload.name}: already uploaded as {file_id}, not uploaded again")
+    return file_id
+
+
+@task(name="wait-ready", retries=2, retry_delay_seconds=[5, 15], retry_condition_fn=retry_transient)
+def wait_ready(name: str, file_id: str) -> FileStatus:
+    """Poll until the service has processed the file (a failure is final for its posts)."""
+    config = settings()
+    try:
+        return steps.wait_ready(
+            client(),
+            file_id,
+            poll_interval=config.poll_seconds,
+            timeout=config.ready_timeout_seconds,
+        )
+    except PressroomError as exc:
+        if is_transient(exc):
+            raise TransientFailure(f"{name}: {exc}", cause=exc) from exc
+        raise

@@ -1,0 +1,111 @@
+"""Tasks that publish: fetch the connections once, post each planned post, set thumbnails.
+
+A publish task's cache key is the post's idempotency key and its result is persisted,
+so a retried, restarted or re-run flow of the same edition finds the post already done
+(state ``Cached``) and sends nothing. The service's ``Idempotency-Key`` covers the one
+gap the cache cannot: an attempt that failed after the platform took the post.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from prefect import task
+from prefect.cache_policies import CachePolicy
+from prefect.context import TaskRunContext
+from prefect.locking.filesystem import FileSystemLockManager
+from prefect.runtime import task_run
+from prefect.transactions import IsolationLevel
+
+from pressroom.campaign import PlannedPost
+from pressroom.client import PressroomError
+from pressroom.pipeline import steps
+from pressroom.pipeline.outcomes import ResultRow
+from tasks.common import client, retry_transient, settings
+
+_slots_lock = threading.Lock()
+_platform_slots: dict[str, threading.BoundedSemaphore] = defaultdict(
+    lambda: threading.BoundedSemaphore(settings().platform_concurrency)
+)
+_evidence = steps.IdempotencyEvidence()
+
+
+def _slot(platform: str) -> threading.BoundedSemaphore:
+    """At most ``platform_concurrency`` requests in flight to one platform."""
+    with _slots_lock:
+        return _platform_slots[platform]
+
+
+def by_idempotency_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
+    """The cache key of a post: the same for every retry and re-run of one edition."""
+    return str(parameters["key"])
+
+
+@task(
+    name="fetch-connections",
+    retries=3,
+    retry_delay_seconds=[2, 5, 10],
+    retry_condition_fn=retry_transient,
+)
+def fetch_connections() -> list[dict[str, Any]]:
+    """The account's connections, once per run (the call counts against the API quota)."""
+    try:
+        entries = client().list_connections(refresh=True)
+    except PressroomError as exc:
+        raise steps.transient_or_final(exc, "listing connections") from exc
+    return [entry.model_dump(exclude_none=True) for entry in entries]
+
+
+def exactly_once() -> dict[str, Any]:
+    """Task options that make a publish happen once per idempotency key.
+
+    The cache lives in the pipeline's state dir, and SERIALIZABLE isolation with a file
+    lock makes a second run of the same edition at the same moment wait for the first
+    and then find its result, instead of both posting.
+    """
+    store = settings().cache_dir
+    policy = CachePolicy.from_cache_key_fn(by_idempotency_key).configure(
+        key_storage=store,
+        lock_manager=FileSystemLockManager(store / "locks"),
+        isolation_level=IsolationLevel.SERIALIZABLE,
+    )
+    return {"cache_policy": policy, "result_storage": store}
+
+
+@task(
+    name="publish",
+    cache_key_fn=by_idempotency_key,
+    persist_result=True,
+    cache_expiration=timedelta(days=7),
+    retry_condition_fn=retry_transient,
+)
+def publish_post(planned: PlannedPost, file_ids: Mapping[str, str], key: str) -> ResultRow:
+    with _slot(planned.platform.value):
+        return steps.publish_post(
+            client(),
+            planned,
+            file_ids,
+            key=key,
+            evidence=_evidence,
+            attempt=task_run.run_count or 1,
+        )
+
+
+@task(
+    name="set-thumbnail",
+    cache_key_fn=by_idempotency_key,
+    persist_result=True,
+    cache_expiration=timedelta(days=7),
+    retry_condition_fn=retry_transient,
+)
+def set_thumbnail(
+    planned: PlannedPost, video_id: str, file_ids: Mapping[str, str], key: str
+) -> ResultRow:
+    with _slot(planned.platform.value):
+        return steps.set_thumbnail(
+            client(), planned, video_id, file_ids, key=key, attempt=task_run.run_count or 1
+        )
