@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from pressroom.campaign import Campaign, Issue, Plan, Skipped
 
-app = typer.Typer(help="Campaign files: validate, schema, plan.", no_args_is_help=True)
+app = typer.Typer(help="Campaign files: validate, schema, plan, run.", no_args_is_help=True)
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 
@@ -135,22 +135,22 @@ def http_client(base_url: str) -> Iterator[httpx.Client]:
 
 
 def fetch_connections(base_url: str, api_key: str | None) -> list[dict[str, Any]]:
-    """``GET /api/connections/unified``; exits with the service's message on failure."""
-    import httpx
+    """The unified connection list through ``pressroom.client``; exits with its message."""
+    from pressroom.client import APIError, Client, PressroomError
 
     if not api_key:
         _fail("set PRESSROOM_API_KEY (or --api-key) to resolve connections, or use --offline")
     try:
-        with http_client(base_url) as client:
-            response = client.get("/api/connections/unified", headers={"X-API-Key": api_key})
-    except httpx.HTTPError as exc:
+        with (
+            http_client(base_url) as http,
+            Client(base_url=base_url, api_key=api_key, http_client=http) as client,
+        ):
+            entries = client.list_connections()
+    except APIError as exc:
+        _fail(f"the service answered {exc.status}: {exc.message}")
+    except PressroomError as exc:
         _fail(f"cannot reach the service at {base_url}: {exc}")
-    if response.status_code != 200:
-        _fail(f"the service answered {response.status_code}: {_error_message(response)}")
-    entries = response.json()
-    if not isinstance(entries, list):
-        _fail("the service's connection list is not a JSON array")
-    return [entry for entry in entries if isinstance(entry, dict)]
+    return [entry.model_dump(exclude_none=True) for entry in entries]
 
 
 # -- output -------------------------------------------------------------------------
@@ -282,14 +282,6 @@ def _skip_issue(file: str, campaign: Campaign, skip: Skipped) -> Issue:
     return Issue(file, mark.line, mark.column, dotted(skip.path), message, severity)
 
 
-def _error_message(response: httpx.Response) -> str:
-    try:
-        error = response.json().get("error") or {}
-        return f"{error.get('message')} ({error.get('code')})"
-    except (ValueError, AttributeError):
-        return response.text[:200]
-
-
 def _expand(files: Iterable[Path]) -> Iterable[Path]:
     for path in files:
         if path.is_dir():
@@ -309,3 +301,27 @@ def _size(size: int) -> str:
 def _fail(message: str) -> NoReturn:
     typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
     raise typer.Exit(1)
+
+
+@app.command()
+def run(
+    file: Annotated[Path, typer.Argument(help="The campaign file.")],
+    edition: Annotated[
+        str | None,
+        typer.Option(help="Which edition this run is (default: manual). A new edition posts anew."),
+    ] = None,
+    dry_run: Annotated[bool, typer.Option(help="Plan and report; post nothing.")] = False,
+) -> None:
+    """Run the campaign through Prefect (ephemeral, or the server at PREFECT_API_URL).
+
+    Every post goes out exactly once per edition: run it again and what was published is
+    skipped. Exits 1 if any post failed or is unconfirmed.
+    """
+    from pressroom.pipeline.runner import prepare_prefect, run_campaign_file, ui_hint
+
+    prepare_prefect()
+    outcome = run_campaign_file(file, edition=edition, dry_run=dry_run)
+    typer.echo(f"{outcome.state.lower()}: {outcome.message}")
+    typer.echo(f"see it in the Prefect UI: {ui_hint(outcome.flow_run_id)}")
+    if not outcome.ok:
+        raise typer.Exit(1)

@@ -1,0 +1,101 @@
+"""Run the ``run-campaign`` flow from Python or the CLI, on Prefect's ephemeral mode by
+default or on the server at ``PREFECT_API_URL``.
+
+The flow lives in the checkout (``flows/run_campaign.py``), as Prefect's file-path
+entrypoints expect; ``project_root()`` finds it from the working directory or from this
+package's own location in an editable install.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from prefect import Flow
+    from prefect.client.schemas.objects import State
+
+ENTRYPOINT = "flows/run_campaign.py:run_campaign"
+
+
+def project_root() -> Path:
+    """The checkout holding ``flows/``: the working directory or one above it, or the
+    source tree this package was installed from."""
+    here = Path.cwd().resolve()
+    for candidate in (here, *here.parents, *Path(__file__).resolve().parents):
+        if (candidate / "flows" / "run_campaign.py").is_file():
+            return candidate
+    raise FileNotFoundError(
+        "flows/run_campaign.py not found: run pressroom from its checkout (the campaign "
+        "flows are project files, not part of the installed package)"
+    )
+
+
+def prepare_prefect(home: Path | None = None) -> None:
+    """Quiet, patient defaults for Prefect; set before Prefect is imported.
+
+    ``home`` pins ``PREFECT_HOME`` (the demo keeps Prefect's database with its data) unless
+    the environment already says where it is.
+    """
+    if home is not None:
+        os.environ.setdefault("PREFECT_HOME", str(home.resolve()))
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # The ephemeral server can take 15 s to start on a cold, busy machine.
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+
+
+def ui_hint(flow_run_id: str | None) -> str:
+    """How to see a run in the Prefect UI."""
+    api = os.environ.get("PREFECT_API_URL")
+    if api:
+        ui = api.rstrip("/").removesuffix("/api")
+        return f"{ui}/runs/flow-run/{flow_run_id}" if flow_run_id else ui
+    home = os.environ.get("PREFECT_HOME", "~/.prefect")
+    return (
+        f"PREFECT_HOME={home} prefect server start   # then open "
+        f"http://127.0.0.1:4200/runs/flow-run/{flow_run_id}"
+    )
+
+
+@dataclass
+class RunOutcome:
+    state: str
+    """Prefect's final state type: COMPLETED or FAILED (CRASHED if something broke)."""
+    message: str
+    flow_run_id: str | None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "COMPLETED"
+
+
+def run_campaign_file(
+    campaign_file: Path, *, edition: str | None = None, dry_run: bool = False
+) -> RunOutcome:
+    """Run the flow once, in this process, and say how it ended."""
+    from prefect.flows import load_flow_from_entrypoint
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    root = project_root()
+    flow: Flow[..., Any] = load_flow_from_entrypoint(str(root / ENTRYPOINT))
+    # A heartbeat helps a worker notice a crashed run; a run in this process needs none,
+    # and it costs about a second per run.
+    with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        state: State[Any] = flow(  # type: ignore[assignment]  # return_state=True gives a State
+            campaign_file=str(campaign_file.resolve()),
+            edition=edition,
+            dry_run=dry_run,
+            return_state=True,
+        )
+    data = state.result(raise_on_failure=False)
+    rows = data if isinstance(data, list) else []
+    flow_run_id = state.state_details.flow_run_id
+    return RunOutcome(
+        state=state.type.value,
+        message=state.message or "",
+        flow_run_id=str(flow_run_id) if flow_run_id else None,
+        rows=[row for row in rows if isinstance(row, dict)],
+    )
