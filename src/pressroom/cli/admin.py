@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from pressroom.cli.options import DataDir, apply_overrides
 from pressroom.plans import Plan
 from pressroom.platforms import Platform
 
@@ -16,6 +17,13 @@ app = typer.Typer(
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 ConnectionId = Annotated[str, typer.Option("--connection", help="Connection id.")]
+
+
+@app.callback()
+def _where(data_dir: DataDir = None) -> None:
+    """Dashboard operations on the database of ``--data-dir`` (or PRESSROOM_DATA_DIR /
+    PRESSROOM_DATABASE_URL)."""
+    apply_overrides(data_dir=data_dir)
 
 
 def _fail(message: str) -> None:

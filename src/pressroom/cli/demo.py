@@ -1,32 +1,91 @@
-"""``pressroom demo``: the main job on the embedded default, nothing to set up by hand."""
+"""``pressroom demo``: the main job on the embedded default, nothing to set up by hand.
+
+It starts the service in this process (SQLite and local storage under ``--data-dir``),
+seeds the demo account with connections on all eight platforms, runs the demo campaign
+through Prefect's ephemeral mode, and prints the result table and where to see the run
+in the Prefect UI. Run it again: every post is skipped as already published.
+"""
 
 from __future__ import annotations
 
+import os
+import threading
+import time
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from pressroom.cli.options import DataDir, apply_overrides
 
+DEFAULT_PORT = 8765
+DEMO_CAMPAIGN = Path("pipelines/demo.yaml")
+
 
 def demo(
-    port: Annotated[int, typer.Option(help="Port for the embedded service.")] = 8000,
+    port: Annotated[int, typer.Option(help="Port for the embedded service.")] = DEFAULT_PORT,
     data_dir: DataDir = None,
+    campaign: Annotated[
+        Path | None, typer.Option(help="Campaign to run [default: pipelines/demo.yaml].")
+    ] = None,
+    serve: Annotated[
+        bool, typer.Option(help="Keep the service running afterwards (Ctrl-C stops it).")
+    ] = False,
 ) -> None:
-    """Seed a demo account with connections on all eight platforms and run the service."""
+    """Start the embedded service, seed a demo account, and run the demo campaign."""
     import uvicorn
 
+    from pressroom.pipeline.runner import prepare_prefect, project_root, run_campaign_file, ui_hint
     from pressroom.service.admin import admin_session, seed_demo
     from pressroom.service.app import create_app
     from pressroom.settings import get_settings
 
-    apply_overrides(data_dir=data_dir, base_url=f"http://127.0.0.1:{port}")
+    base_url = f"http://127.0.0.1:{port}"
+    apply_overrides(data_dir=data_dir, base_url=base_url)
     settings = get_settings()
     with admin_session(settings) as db:
         _, key = seed_demo(db)
-    typer.echo(f"pressroom is running at {settings.public_base_url}")
-    typer.echo(f"demo API key: {key}")
-    typer.echo(
-        f"try: curl -H 'X-API-Key: {key}' {settings.public_base_url}/api/connections/unified"
+
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
     )
-    uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    thread = threading.Thread(target=server.run, name="pressroom-service", daemon=True)
+    thread.start()
+    _wait_started(server, thread)
+    typer.echo(f"pressroom service at {base_url} (data in {settings.data_dir})")
+
+    os.environ["PRESSROOM_BASE_URL"] = base_url
+    os.environ["PRESSROOM_API_KEY"] = key
+    os.environ.setdefault("PRESSROOM_PIPELINE_STATE_DIR", str(settings.data_dir / "pipeline"))
+    os.environ.setdefault("PRESSROOM_PIPELINE_POLL_SECONDS", "1")  # tiny demo media
+    prepare_prefect(home=settings.data_dir / "prefect")
+    campaign_file = campaign or project_root() / DEMO_CAMPAIGN
+    try:
+        outcome = run_campaign_file(campaign_file)
+    finally:
+        if not serve:
+            server.should_exit = True
+            thread.join(timeout=10)
+
+    typer.echo(f"\n{outcome.state.lower()}: {outcome.message}")
+    typer.echo(f"see the run in the Prefect UI: {ui_hint(outcome.flow_run_id)}")
+    typer.echo(f"what reached the platforms: pressroom admin --data-dir {settings.data_dir} posts")
+    if serve:
+        typer.echo(f"\nservice still running at {base_url}; demo API key: {key}")
+        typer.echo(f"try: curl -H 'X-API-Key: {key}' {base_url}/api/connections/unified")
+        try:
+            thread.join()
+        except KeyboardInterrupt:
+            server.should_exit = True
+    if not outcome.ok:
+        raise typer.Exit(1)
+
+
+def _wait_started(server: object, thread: threading.Thread, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not getattr(server, "started", False):
+        if not thread.is_alive():
+            raise SystemExit("error: the service could not start (is the port in use? try --port)")
+        if time.monotonic() > deadline:
+            raise SystemExit("error: the service did not start in time")
+        time.sleep(0.05)

@@ -10,7 +10,7 @@ import typer
 
 DataDir = Annotated[
     Path | None,
-    typer.Option("--data-dir", help="Where the database and files live [env: PRESSROOM_DATA_DIR]."),
+    typer.Option("--data-dir", help="Where the database and files live (env: PRESSROOM_DATA_DIR)."),
 ]
 
 
