@@ -17,7 +17,7 @@ def api(
         int, typer.Option(help="Worker processes (PostgreSQL for more than 1).")
     ] = 1,
     base_url: Annotated[
-        str | None, typer.Option(help="Public address [env: PRESSROOM_BASE_URL].")
+        str | None, typer.Option(help="Public address (env: PRESSROOM_BASE_URL).")
     ] = None,
 ) -> None:
     """Start the service (FastAPI on uvicorn), applying migrations first."""

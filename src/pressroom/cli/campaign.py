@@ -93,9 +93,11 @@ def plan(
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
     base_url: Annotated[
         str | None,
-        typer.Option(help=f"Service address [env: PRESSROOM_BASE_URL; {DEFAULT_BASE_URL}]."),
+        typer.Option(
+            help=f"Service address (env: PRESSROOM_BASE_URL; default {DEFAULT_BASE_URL})."
+        ),
     ] = None,
-    api_key: Annotated[str | None, typer.Option(help="API key [env: PRESSROOM_API_KEY].")] = None,
+    api_key: Annotated[str | None, typer.Option(help="API key (env: PRESSROOM_API_KEY).")] = None,
 ) -> None:
     """Show what the campaign would publish, without posting anything."""
     from pressroom.campaign import plan as make_plan
