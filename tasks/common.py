@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import threading
-from functools import cache
 from typing import Any
 
 from prefect import Task
@@ -18,8 +17,8 @@ _lock = threading.Lock()
 _clients: dict[tuple[str, str], Client] = {}
 
 
-@cache
 def settings() -> PipelineSettings:
+    """Read anew each time (cheap): a long-lived worker picks up changed settings."""
     return PipelineSettings()
 
 

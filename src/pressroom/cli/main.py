@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pressroom.cli import admin, api, campaign, demo
+from pressroom.cli import admin, api, campaign, demo, serve
 
 app = typer.Typer(
     name="pressroom",
@@ -14,6 +14,7 @@ app = typer.Typer(
 )
 app.command("api")(api.api)
 app.command("demo")(demo.demo)
+app.command("serve")(serve.serve)
 app.add_typer(admin.app, name="admin")
 app.add_typer(campaign.app, name="campaign")
 

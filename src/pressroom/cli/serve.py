@@ -1,0 +1,44 @@
+"""``pressroom serve``: run every scheduled campaign in ``pipelines/`` on its schedule."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def serve(
+    pipelines: Annotated[
+        Path | None, typer.Option(help="Folder of campaign files [default: ./pipelines].")
+    ] = None,
+    port: Annotated[
+        int, typer.Option(help="Port of the local Prefect server, if one is started.")
+    ] = 4200,
+    poll_seconds: Annotated[float, typer.Option(help="How often to look for changed files.")] = 2.0,
+) -> None:
+    """Serve the scheduled campaigns, picking up added or changed files without a restart.
+
+    Uses the Prefect server at PREFECT_API_URL, or starts a local one (Prefect cannot
+    schedule on its ephemeral server) and prints where its UI is.
+    """
+    from pressroom.pipeline.runner import prepare_prefect, project_root
+    from pressroom.pipeline.serving import LocalPrefectServer, Supervisor
+
+    prepare_prefect()
+    directory = (pipelines or project_root() / "pipelines").resolve()
+    server = None
+    if not os.environ.get("PREFECT_API_URL"):
+        server = LocalPrefectServer(port)
+        typer.echo("starting a local Prefect server (PREFECT_API_URL is not set)…")
+        os.environ["PREFECT_API_URL"] = server.start()
+        typer.echo(f"Prefect UI: http://127.0.0.1:{port}")
+    typer.echo(f"serving the scheduled campaigns in {directory} (Ctrl-C stops)")
+    try:
+        Supervisor(directory, poll_seconds=poll_seconds, say=typer.echo).run_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if server is not None:
+            server.stop()
