@@ -1,0 +1,39 @@
+"""Reading what Prefect recorded: the flow run, its task runs, its artifacts."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from uuid import UUID
+
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import (
+    ArtifactFilter,
+    ArtifactFilterFlowRunId,
+    FlowRunFilter,
+    FlowRunFilterId,
+)
+
+
+def task_runs(flow_run_id: str, expected: int) -> list[Any]:
+    """Task runs are written from events, a moment after the flow ends: wait for them."""
+    flt = FlowRunFilter(id=FlowRunFilterId(any_=[UUID(flow_run_id)]))
+    runs: list[Any] = []
+    with get_client(sync_client=True) as client:
+        for _ in range(100):
+            runs = client.read_task_runs(flow_run_filter=flt)
+            if len(runs) >= expected and all(r.state and r.state.is_final() for r in runs):
+                break
+            time.sleep(0.1)
+    return runs
+
+
+def flow_run(flow_run_id: str) -> Any:
+    with get_client(sync_client=True) as client:
+        return client.read_flow_run(UUID(flow_run_id))
+
+
+def artifacts(flow_run_id: str) -> list[Any]:
+    flt = ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[UUID(flow_run_id)]))
+    with get_client(sync_client=True) as client:
+        return client.read_artifacts(artifact_filter=flt)

@@ -1,0 +1,127 @@
+"""The run-campaign flow end to end: real service over HTTP, real Prefect, sandbox platforms."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pressroom.pipeline.runner import run_campaign_file
+from tests.pipeline import prefect_api
+from tests.pipeline.conftest import LiveService, WriteCampaign
+
+TEXT_CAMPAIGN = """\
+name: launch-words
+retries: {attempts: 8, backoff_seconds: 0.1, max_delay_seconds: 0.2}
+posts:
+  - id: teaser
+    microblog: {text: "Something is coming."}
+    professional_network: {text: "Something is coming, and we are proud of it."}
+  - id: reveal
+    microblog: {text: "It is here."}
+    professional_network: {text: "It is here: the spring collection."}
+  - id: thanks
+    microblog: {text: "Thank you!"}
+"""
+
+
+def connect_all(live: LiveService) -> None:
+    for name in ("@acme", "@acme_help", "@acme_jobs"):
+        live.connect("microblog", name)
+    live.connect("professional_network", "Acme Inc.")
+
+
+@pytest.mark.parametrize("mode", ["before", "after"])
+def test_every_post_goes_out_once_through_transient_failures(
+    live_service: LiveService, write_campaign: WriteCampaign, mode: str
+) -> None:
+    """With mode ``after`` the platform keeps the post and still answers 503: the retry
+    carries the same Idempotency-Key and gets that post back instead of a second one."""
+    connect_all(live_service)
+    knobs = live_service.settings.sandbox
+    knobs.sandbox_failure_rate, knobs.sandbox_failure_mode = 0.5, mode
+    campaign = write_campaign(TEXT_CAMPAIGN)
+
+    outcome = run_campaign_file(campaign)
+
+    assert outcome.ok, outcome.message
+    assert Counter(row["status"] for row in outcome.rows) == {"published": 11}
+    delivered = Counter(
+        (d.connection_id, d.payload["fields"]["text"]) for d in live_service.deliveries()
+    )
+    assert len(delivered) == 11 and set(delivered.values()) == {1}, delivered
+
+    runs = prefect_api.task_runs(outcome.flow_run_id or "", expected=12)
+    publishes = [r for r in runs if " · " in r.name]
+    assert len(publishes) == 11
+    assert "microblog · @acme_help · reveal" in {r.name for r in publishes}
+    assert max(r.run_count for r in publishes) > 1, "the failure knob caused no retry"
+    assert all(r.state.is_completed() for r in publishes)
+
+
+def test_a_retry_waits_for_retry_after(
+    live_service: LiveService, write_campaign: WriteCampaign
+) -> None:
+    live_service.connect("microblog", "@acme")
+    knobs = live_service.settings.sandbox
+    knobs.sandbox_failure_rate = 0.6
+    campaign = write_campaign(TEXT_CAMPAIGN)
+
+    assert run_campaign_file(campaign).ok
+    by_key: dict[str | None, list[object]] = {}
+    for post in live_service.posts():
+        by_key.setdefault(post.idempotency_key, []).append(post)
+    retried = [records for records in by_key.values() if len(records) > 1]
+    assert retried, "no post was retried"
+    for records in retried:
+        failed, *_, published = records
+        assert failed.status == "failed" and published.status == "published"  # type: ignore[attr-defined]
+        waited = (published.created_at - failed.created_at).total_seconds()  # type: ignore[attr-defined]
+        assert waited >= 2.0, f"retried after {waited:.2f} s; the sandbox said Retry-After: 2"
+
+
+def test_a_rerun_skips_what_was_published_and_a_new_edition_posts_anew(
+    live_service: LiveService, write_campaign: WriteCampaign, tmp_path: Path
+) -> None:
+    connect_all(live_service)
+    campaign = write_campaign(TEXT_CAMPAIGN)
+    first = run_campaign_file(campaign)
+    assert first.ok and len(live_service.deliveries()) == 11
+
+    again = run_campaign_file(campaign)
+    assert again.ok
+    assert {row["status"] for row in again.rows} == {"skipped"}
+    assert all(row["url"] for row in again.rows), "a skipped row still says where the post is"
+    assert len(live_service.deliveries()) == 11
+
+    next_week = run_campaign_file(campaign, edition="2026-w48")
+    assert {row["status"] for row in next_week.rows} == {"published"}
+    assert len(live_service.deliveries()) == 22
+
+    log = (tmp_path / "results" / "launch-words.jsonl").read_text().splitlines()
+    assert len(log) == 33
+
+
+def test_inactive_connections_are_skipped_and_reported(
+    live_service: LiveService, write_campaign: WriteCampaign
+) -> None:
+    connect_all(live_service)
+    from pressroom.service.connections.service import expire_token
+    from pressroom.service.db.session import transaction
+
+    with transaction(live_service.sessions) as db:
+        expire_token(db, live_service.connections["@acme_jobs"])
+    outcome = run_campaign_file(write_campaign(TEXT_CAMPAIGN))
+    assert outcome.ok
+    skipped = [r for r in outcome.rows if r["status"] == "skipped"]
+    assert {r["connection"] for r in skipped} == {"@acme_jobs"}
+    assert all("inactive" in r["error"] for r in skipped)
+    assert len(live_service.deliveries()) == 8
+
+
+def test_a_dry_run_posts_nothing(live_service: LiveService, write_campaign: WriteCampaign) -> None:
+    connect_all(live_service)
+    outcome = run_campaign_file(write_campaign(TEXT_CAMPAIGN), dry_run=True)
+    assert outcome.ok and "11 posts planned" in outcome.message
+    assert live_service.deliveries() == []
