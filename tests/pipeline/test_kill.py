@@ -1,0 +1,62 @@
+"""A run killed mid fan-out, then run again: every post exactly once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from pressroom.pipeline.runner import run_campaign_file
+from tests.pipeline.conftest import LiveService, WriteCampaign
+
+HANDLES = [f"@acme{i}" for i in range(6)]
+CAMPAIGN = "name: busy-week\nposts:\n" + "".join(
+    f"  - id: day-{day}\n    microblog: {{text: 'Day {day} of launch week.'}}\n"
+    for day in range(1, 5)
+)
+
+
+def test_a_killed_run_is_finished_by_a_rerun_without_double_posts(
+    live_service: LiveService, write_campaign: WriteCampaign, tmp_path: Path
+) -> None:
+    for handle in HANDLES:
+        live_service.connect("microblog", handle)
+    live_service.settings.sandbox.sandbox_latency_ms = 400
+    campaign = write_campaign(CAMPAIGN)
+    planned = len(HANDLES) * 4
+
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect-killed")}
+    env.pop("PREFECT_API_URL", None)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pressroom.cli.main", "campaign", "run", str(campaign)],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while len(live_service.deliveries()) < 3:
+        assert run.poll() is None, "the run ended before it could be killed"
+        assert time.monotonic() < deadline, "the run never started publishing"
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    killed_at = len(live_service.deliveries())
+    assert killed_at < planned, "the run finished before the kill: nothing to resume"
+
+    live_service.settings.sandbox.sandbox_latency_ms = 0
+    outcome = run_campaign_file(campaign)
+
+    assert outcome.ok, outcome.message
+    statuses = Counter(row["status"] for row in outcome.rows)
+    assert statuses["published"] + statuses["skipped"] == planned
+    deliveries = live_service.deliveries()
+    assert len(deliveries) == planned
+    per_post = Counter((d.connection_id, d.payload["fields"]["text"]) for d in deliveries)
+    assert set(per_post.values()) == {1}
+    published = [p for p in live_service.posts() if p.status == "published"]
+    assert len(published) == planned

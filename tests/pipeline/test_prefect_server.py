@@ -1,0 +1,140 @@
+"""Against a real ``prefect server`` process: the run, its task runs and artifacts through
+Prefect's API, and ``pressroom serve`` picking up a new campaign without a restart."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from pressroom.pipeline.serving import LocalPrefectServer, free_port
+from tests.pipeline.conftest import LiveService, WriteCampaign
+
+
+@pytest.fixture(scope="module")
+def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    home = tmp_path_factory.mktemp("prefect-server-home")
+    previous = os.environ.get("PREFECT_HOME")
+    os.environ["PREFECT_HOME"] = str(home)
+    server = LocalPrefectServer(free_port(), log_file=home / "server.log")
+    try:
+        yield server.start(timeout=180)
+    finally:
+        server.stop()
+        if previous is not None:
+            os.environ["PREFECT_HOME"] = previous
+
+
+def api(url: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    response = httpx.post(f"{url}{path}", json=body or {}, timeout=30)
+    response.raise_for_status()
+    return response.json()
+
+
+def pressroom(*args: str, api_url: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PREFECT_API_URL": api_url, "PREFECT_HOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "pressroom.cli.main", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_run_on_a_real_server_shows_its_tasks_and_artifacts(
+    prefect_server: str,
+    live_service: LiveService,
+    write_campaign: WriteCampaign,
+    tmp_path: Path,
+) -> None:
+    live_service.connect("microblog", "@acme")
+    live_service.connect("professional_network", "Acme Inc.")
+    campaign = write_campaign(
+        "name: on-server\nposts:\n  - id: hello\n    microblog: {text: hi}\n"
+        "    professional_network: {text: hello}\n"
+    )
+    done = pressroom("campaign", "run", str(campaign), api_url=prefect_server, home=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert prefect_server.removesuffix("/api") + "/runs/flow-run/" in done.stdout
+
+    [flow_run] = api(prefect_server, "/flow_runs/filter")
+    assert flow_run["state_type"] == "COMPLETED"
+    run_filter = {"flow_runs": {"id": {"any_": [flow_run["id"]]}}}
+    names: set[str] = set()
+    for _ in range(100):
+        task_runs = api(prefect_server, "/task_runs/filter", run_filter)
+        names = {t["name"] for t in task_runs if t["state_type"] == "COMPLETED"}
+        if {"microblog · @acme · hello", "professional_network · Acme Inc. · hello"} <= names:
+            break
+        time.sleep(0.1)
+    assert "microblog · @acme · hello" in names and "fetch-connections" in " ".join(names)
+    artifacts = api(
+        prefect_server,
+        "/artifacts/filter",
+        {"artifacts": {"flow_run_id": {"any_": [flow_run["id"]]}}},
+    )
+    by_key = {a["key"]: a for a in artifacts}
+    assert by_key["on-server-results"]["type"] == "table"
+    assert "published" in str(by_key["on-server-results"]["data"])
+    assert "on-server-summary" in by_key
+
+
+def test_serve_picks_up_a_new_campaign_without_a_restart(
+    prefect_server: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "pipelines"
+    folder.mkdir()
+    (folder / "weekly.yaml").write_text(
+        "name: weekly\nschedule: {cron: '0 9 * * 1', timezone: Europe/Berlin}\n"
+        "posts: [{id: a, microblog: {text: hi}}]\n"
+    )
+    env = {**os.environ, "PREFECT_API_URL": prefect_server, "PREFECT_HOME": str(tmp_path)}
+    serve = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pressroom.cli.main",
+            "serve",
+            "--pipelines",
+            str(folder),
+            "--poll-seconds",
+            "0.5",
+        ],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        first = wait_for_deployment(prefect_server, "weekly")
+        assert first["schedules"][0]["schedule"]["cron"] == "0 9 * * 1"
+        assert first["schedules"][0]["schedule"]["timezone"] == "Europe/Berlin"
+        (folder / "daily.yaml").write_text(
+            "name: daily\nschedule: {cron: '30 7 * * *', timezone: UTC}\n"
+            "posts: [{id: a, microblog: {text: hi}}]\n"
+        )
+        added = wait_for_deployment(prefect_server, "daily")
+        assert added["parameters"]["campaign_file"] == str((folder / "daily.yaml").resolve())
+        assert serve.poll() is None, "serve had to restart"
+    finally:
+        os.killpg(serve.pid, signal.SIGTERM)
+        serve.wait(timeout=60)
+
+
+def wait_for_deployment(url: str, name: str, timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = api(url, "/deployments/filter", {"deployments": {"name": {"any_": [name]}}})
+        if found:
+            return dict(found[0])
+        time.sleep(0.5)
+    raise AssertionError(f"no deployment {name!r} after {timeout:.0f} s")
