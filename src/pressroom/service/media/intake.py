@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 def describe_size(size: int) -> str:
     for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
         if size >= scale:
-            return f"{size / scale:.1f} {unit}".replace(".0 ", " ")
+            return f"{size / scale:.3g} {unit}"
     return f"{size} bytes"
 
 
