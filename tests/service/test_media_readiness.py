@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -120,3 +121,40 @@ def test_failed_file_cannot_be_downloaded(library: Library, media_files: MediaFi
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "file_failed"
     assert "not a readable video" in response.json()["error"]["message"]
+
+
+def check_for_publish(library: Library, account_id: str, file_id: str) -> str:
+    """What a publish request sees: ``require_ready_file`` in a write transaction."""
+    from pressroom.service.db.models import Account
+    from pressroom.service.db.session import transaction
+    from pressroom.service.errors import ServiceError
+    from pressroom.service.media.readiness import require_ready_file
+
+    try:
+        with transaction(library.service.sessions) as db:
+            account = db.get(Account, account_id)
+            assert account is not None
+            return require_ready_file(db, account, file_id, field="fileId").status
+    except ServiceError as exc:
+        assert exc.field == "fileId"
+        return exc.error.code
+
+
+def test_the_publish_check_notices_an_upload_nobody_asked_about(
+    library: Library, media_files: MediaFiles
+) -> None:
+    account = library.account()
+    issued = library.presign(account, "clip.mp4")
+    put = library.put(issued["uploadUrl"], media_files.video2.read_bytes(), "video/mp4")
+    assert put.status_code == 200
+    # No status call: on s3 only the publish check can notice the upload here.
+    assert check_for_publish(library, account.id, issued["fileId"]) == "file_not_ready"
+    deadline = time.monotonic() + 30
+    while check_for_publish(library, account.id, issued["fileId"]) != "ready":
+        assert time.monotonic() < deadline, "the upload was never noticed"
+        time.sleep(0.05)
+    other = library.account()
+    assert check_for_publish(library, other.id, issued["fileId"]) == "file_not_found"
+    failed = library.upload(account, media_files.fake_mp4)
+    library.wait(account, failed)
+    assert check_for_publish(library, account.id, failed) == "file_failed"
