@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 if TYPE_CHECKING:
     from tests.conftest import AccountHandle
     from tests.support.library import Library, MediaFiles
@@ -63,16 +61,17 @@ def test_files_are_listed_newest_first_page_by_page(library: Library) -> None:
     assert everything["nextCursor"] is None
 
 
-@pytest.mark.parametrize(
-    ("params", "field"),
-    [({"limit": 0}, "limit"), ({"limit": 201}, "limit"), ({"cursor": "not-a-cursor"}, "cursor")],
-)
-def test_bad_paging_is_a_400_naming_the_parameter(
-    library: Library, params: dict[str, Any], field: str
-) -> None:
-    response = get(library, library.account(), "/api/upload/files", params=params)
-    assert response.status_code == 400
-    assert response.json()["error"]["field"] == field
+def test_bad_paging_is_a_400_naming_the_parameter(library: Library) -> None:
+    account = library.account()
+    for params, field in (
+        ({"limit": 0}, "limit"),
+        ({"limit": 201}, "limit"),
+        ({"cursor": "not-a-cursor"}, "cursor"),
+    ):
+        for path in ("/api/upload/files", "/api/upload/folders"):
+            response = get(library, account, path, params=params)
+            assert response.status_code == 400, (path, params)
+            assert response.json()["error"]["field"] == field
 
 
 def test_latest_is_the_newest_file_or_404(library: Library) -> None:

@@ -215,7 +215,3 @@ def library_factory(
 @pytest.fixture
 def library(library_factory: Callable[..., Library]) -> Library:
     return library_factory()
-
-
-# Referenced so linters see the re-exported fixture as used.
-_FIXTURES = (seaweed,)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from pressroom.service.media.schemas import Success
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
 
 
@@ -18,8 +19,8 @@ class FolderOut(CamelModel):
     file_count: int
 
 
-class FolderResponse(FolderOut):
-    success: bool = True
+class FolderResponse(FolderOut, Success):
+    pass
 
 
 class FolderList(CamelModel):

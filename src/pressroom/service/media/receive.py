@@ -12,6 +12,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 
 from pressroom import error_codes
 from pressroom.service.db.base import utcnow
@@ -85,6 +86,8 @@ async def receive_upload(
         if buffer:
             await run_in_threadpool(slot.write, bytes(buffer))
         size = await run_in_threadpool(slot.finish)
+    except ClientDisconnect:
+        return Response(status_code=400)  # nobody is listening; the URL stays usable
     finally:
         slot.discard()  # no-op once finished; otherwise nothing half-written stays
     await run_in_threadpool(_accept, library, storage, file_id, size)

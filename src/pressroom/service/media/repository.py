@@ -106,15 +106,19 @@ class UsageRepository:
     def take(self, account_id: str, month: str, limit: int) -> bool:
         """Count one upload if the month has room; race-safe without a lock.
 
-        The conditional UPDATE is atomic in both databases; the first upload of a month
-        inserts the row inside a savepoint, and if another request inserted it first the
-        UPDATE is simply tried again.
+        The conditional UPDATE is atomic in both databases. When it changes nothing, the
+        row is either full, or missing, or was inserted by another request after the
+        UPDATE began: a full row is the answer, a new row is tried again, and a missing
+        one is inserted inside a savepoint (losing that race just means trying again).
         """
-        for _ in range(3):
+        for _ in range(5):
             if self._increment(account_id, month, limit):
                 return True
-            if self._exists(account_id, month):
-                return False
+            used = self._current(account_id, month)
+            if used is not None:
+                if used >= limit:
+                    return False
+                continue
             if limit <= 0:
                 return False
             try:
@@ -124,12 +128,8 @@ class UsageRepository:
                     )
                 return True
             except IntegrityError:
-                continue  # inserted meanwhile by another request: count on that row
+                continue
         return False
-
-    def used(self, account_id: str, month: str) -> int:
-        row = self.db.get(UploadUsage, (account_id, month))
-        return row.uploads if row is not None else 0
 
     def _increment(self, account_id: str, month: str, limit: int) -> bool:
         result = self.db.execute(
@@ -144,14 +144,11 @@ class UsageRepository:
         )
         return bool(getattr(result, "rowcount", 0) == 1)
 
-    def _exists(self, account_id: str, month: str) -> bool:
-        return (
-            self.db.scalar(
-                select(UploadUsage.uploads).where(
-                    UploadUsage.account_id == account_id, UploadUsage.month == month
-                )
+    def _current(self, account_id: str, month: str) -> int | None:
+        return self.db.scalar(
+            select(UploadUsage.uploads).where(
+                UploadUsage.account_id == account_id, UploadUsage.month == month
             )
-            is not None
         )
 
 

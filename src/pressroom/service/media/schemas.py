@@ -64,9 +64,11 @@ class FileStatus(CamelModel):
         )
 
 
-class FileStatusResponse(FileStatus):
+class Success(CamelModel):
     success: bool = True
 
+
+class FileStatusResponse(FileStatus, Success):
     @classmethod
     def of(cls, file: File) -> FileStatusResponse:
         return cls(success=True, **FileStatus.of(file).model_dump())
