@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tests.support.uploads import upload_file
+
 if TYPE_CHECKING:
+    from tests.conftest import Service
     from tests.support.library import Library, MediaFiles
 
 pytest_plugins = ("tests.support.library",)
@@ -44,3 +47,13 @@ def test_video_and_image_upload_turn_ready_and_download_back(
     assert gone.status_code == 404
     assert gone.json()["error"]["code"] == "file_not_found"
     assert library.stored() == {f"files/{image_id}"}
+
+
+def test_upload_helper_for_other_domains_works_with_the_plain_service(
+    service: Service, media_files: MediaFiles
+) -> None:
+    account = service.account()
+    ready = upload_file(service.client, account.headers, media_files.video2)
+    assert ready["status"] == "ready" and ready["kind"] == "video"
+    failed = upload_file(service.client, account.headers, media_files.fake_mp4)
+    assert failed["status"] == "failed"

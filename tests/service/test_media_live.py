@@ -176,6 +176,33 @@ def test_a_256_mib_upload_streams_to_disk_in_flat_memory(database_url: str, tmp_
         assert stored.stat().st_size == size
         assert status(service, key, issued["fileId"])["size"] == size
 
+        # A client that hangs up halfway leaves nothing behind, and the URL still works.
+        cut = presign(service, key, "cut.mp4", "video/mp4")
+        abandon_put(cut["uploadUrl"], "video/mp4", declared=64 * MIB, sent=chunk * 8)
+        deadline = time.monotonic() + 30
+        while True:
+            retry = httpx.put(
+                cut["uploadUrl"], content=chunk, headers={"Content-Type": "video/mp4"}
+            )
+            if retry.status_code != 409 or time.monotonic() > deadline:
+                break  # 409 only while the server is still winding the first PUT down
+            time.sleep(0.05)
+        assert retry.status_code == 200, retry.text
+        assert status(service, key, cut["fileId"])["size"] == MIB
+        assert list((tmp_path / "data" / "media" / "tmp").glob("*.part")) == []
+
+
+def abandon_put(url: str, content_type: str, *, declared: int, sent: bytes) -> None:
+    """Start a PUT of ``declared`` bytes, send only ``sent``, and hang up."""
+    parts = httpx.URL(url)
+    with socket.create_connection((parts.host, parts.port or 80)) as sock:
+        target = parts.raw_path.decode()
+        head = (
+            f"PUT {target} HTTP/1.1\r\nHost: {parts.host}:{parts.port}\r\n"
+            f"Content-Type: {content_type}\r\nContent-Length: {declared}\r\n\r\n"
+        )
+        sock.sendall(head.encode() + sent)
+
 
 def test_a_file_left_processing_by_a_killed_service_becomes_ready_after_restart(
     database_url: str, tmp_path: Path

@@ -28,6 +28,7 @@ from pressroom.settings import Settings, StorageSettings
 from tests.conftest import AccountHandle, Service
 from tests.support.media import make_fake_video, make_image, make_video
 from tests.support.seaweed import BUCKET, SeaweedS3, seaweed
+from tests.support.uploads import SETTLED
 
 __all__ = [
     "Library",
@@ -38,8 +39,6 @@ __all__ = [
     "media_files",
     "seaweed",
 ]
-
-SETTLED = ("ready", "failed")
 
 
 @dataclass(frozen=True)

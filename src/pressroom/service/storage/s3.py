@@ -13,6 +13,7 @@ import contextlib
 import math
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -153,7 +154,16 @@ class S3Storage:
             raise StorageError(f"listing {prefix} failed: {exc}") from exc
 
     def sweep_partials(self, older_than: timedelta) -> int:
-        return 0  # a single presigned PUT leaves no partial object behind
+        """A single presigned PUT leaves no partial object; only local probe copies of a
+        process that died can be left over."""
+        cutoff = time.time() - older_than.total_seconds()
+        removed = 0
+        for directory in self._tmp.glob("probe-*"):
+            with contextlib.suppress(OSError):
+                if directory.stat().st_mtime < cutoff:
+                    shutil.rmtree(directory)
+                    removed += 1
+        return removed
 
     def _name(self, key: str) -> str:
         return self.prefix + key
