@@ -10,7 +10,7 @@ notices the upload (DESIGN, "Resolved details").
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -234,3 +234,33 @@ def test_status_call_notices_the_upload(library: Library, media_files: MediaFile
     account = library.account()
     file_id = library.upload(account, media_files.jpeg)
     assert library.status(account, file_id)["status"] in ("processing", "ready")
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_local_put_without_content_length_is_counted_as_it_streams(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """A chunked body has no declared size: the limit is applied to the bytes as they come."""
+    library = library_factory(max_upload_bytes=4096)
+    account = library.account()
+
+    def chunks(data: bytes) -> Iterator[bytes]:
+        for start in range(0, len(data), 1000):
+            yield data[start : start + 1000]
+
+    fits = library.presign(account, "photo.jpg")
+    body = media_files.jpeg.read_bytes()
+    put = library.client.put(
+        fits["uploadUrl"], content=chunks(body), headers={"Content-Type": "image/jpeg"}
+    )
+    assert put.status_code == 200
+    assert library.wait(account, fits["fileId"])["size"] == len(body)
+
+    big = library.presign(account, "big.mp4")
+    put = library.client.put(
+        big["uploadUrl"], content=chunks(b"\0" * 10_000), headers={"Content-Type": "video/mp4"}
+    )
+    assert put.status_code == 413 and error(put)["code"] == "upload_too_large"
+    assert library.status(account, big["fileId"])["status"] == "failed"
+    assert library.stored() == {f"files/{fits['fileId']}"}
+    assert list((library.settings.data_dir / "media" / "tmp").iterdir()) == []
