@@ -11,7 +11,10 @@ if TYPE_CHECKING:
     from tests.conftest import AccountHandle
     from tests.support.library import Library, MediaFiles
 
+from tests.support.backends import ON_BOTH_BACKENDS
+
 pytest_plugins = ("tests.support.library",)
+pytestmark = ON_BOTH_BACKENDS
 
 
 def make_folder(library: Library, account: AccountHandle, name: str) -> dict[str, Any]:

@@ -10,9 +10,12 @@ if TYPE_CHECKING:
     from tests.conftest import Service
     from tests.support.library import Library, MediaFiles
 
+from tests.support.backends import ON_BOTH_BACKENDS
+
 pytest_plugins = ("tests.support.library",)
 
 
+@ON_BOTH_BACKENDS
 def test_video_and_image_upload_turn_ready_and_download_back(
     library: Library, media_files: MediaFiles
 ) -> None:

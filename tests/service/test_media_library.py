@@ -8,7 +8,10 @@ if TYPE_CHECKING:
     from tests.conftest import AccountHandle
     from tests.support.library import Library, MediaFiles
 
+from tests.support.backends import ON_BOTH_BACKENDS
+
 pytest_plugins = ("tests.support.library",)
+pytestmark = ON_BOTH_BACKENDS
 
 
 def get(library: Library, account: AccountHandle, path: str, **kwargs: Any) -> Any:

@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from tests.conftest import AccountHandle
     from tests.support.library import Library
 
+from tests.support.backends import ON_BOTH_BACKENDS
+
 pytest_plugins = ("tests.support.library",)
+pytestmark = ON_BOTH_BACKENDS
 
 
 def this_month() -> str:
