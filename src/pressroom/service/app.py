@@ -10,9 +10,7 @@ from pressroom.service.connections.endpoints import router as connections_router
 from pressroom.service.db.migrate import upgrade
 from pressroom.service.db.session import make_engine, make_session_factory
 from pressroom.service.errors import install_error_handlers
-from pressroom.service.folders.endpoints import router as folders_router
-from pressroom.service.media.endpoints import router as media_router
-from pressroom.service.media.receive import router as upload_router
+from pressroom.service.media.routes import router as media_router
 from pressroom.service.media.runtime import install_media
 from pressroom.service.ratelimit import FixedWindowLimiter
 from pressroom.settings import Settings, get_settings
@@ -41,12 +39,6 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
 
     install_error_handlers(app)
     install_media(app)
-    for router in (
-        accounts_router,
-        connections_router,
-        media_router,
-        folders_router,
-        upload_router,
-    ):
+    for router in (accounts_router, connections_router, media_router):
         app.include_router(router)
     return app
