@@ -95,6 +95,9 @@ UPLOAD_SIGNATURE = _code(
     "invalid_upload_signature", 403, "The upload URL's signature is wrong or expired."
 )
 UPLOAD_TOO_LARGE = _code("upload_too_large", 413, "The body is over the upload size limit.")
+RANGE_NOT_SATISFIABLE = _code(
+    "range_not_satisfiable", 416, "The requested byte range lies outside the file."
+)
 # 429
 UPLOAD_QUOTA = _code("upload_quota_exceeded", 429, "The plan's monthly uploads are used up.")
 RATE_LIMITED = _code(
@@ -108,6 +111,12 @@ PLATFORM_UNAVAILABLE = _code(
     transient=True,
 )
 INTERNAL_ERROR = _code("internal_error", 500, "Unexpected server error.", transient=True)
+STORAGE_UNAVAILABLE = _code(
+    "storage_unavailable",
+    503,
+    "The file store failed transiently; retry after Retry-After.",
+    transient=True,
+)
 
 BY_CODE: dict[str, ErrorCode] = {entry.code: entry for entry in _ALL}
 

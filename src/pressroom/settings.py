@@ -24,15 +24,22 @@ class DatabaseSettings(BaseSettings):
 
 
 class StorageSettings(BaseSettings):
+    """Where uploaded bytes live and the rules of the presigned upload."""
+
     model_config = _ENV
     storage: Literal["local", "s3"] = "local"
-    max_upload_bytes: int = 5 * 1024**3
-    upload_url_ttl_seconds: int = 3600
+    max_upload_bytes: int = Field(5 * 1024**3, gt=0)
+    upload_url_ttl_seconds: int = Field(3600, ge=1, le=7 * 24 * 3600)
+    upload_grace_seconds: int = Field(3600, ge=0)
+    """How long after its URL expired a file with no bytes is still awaited, since a
+    PUT begun just before expiry may finish later; after that it is marked failed."""
     s3_bucket: str = "pressroom"
     s3_region: str = "us-east-1"
     s3_endpoint_url: str | None = None
     s3_access_key_id: str | None = None
     s3_secret_access_key: str | None = None
+    s3_key_prefix: str = ""
+    """Prepended to every object key, so deployments can share a bucket."""
 
 
 class SandboxSettings(BaseSettings):
@@ -59,7 +66,12 @@ class Settings(BaseSettings):
     """How long an Idempotency-Key is remembered; never less than 7 days."""
     idempotency_wait_seconds: float = Field(5.0, ge=0)
     """How long a request waits for a running one with the same key before a 409."""
-    processing_workers: int = 2
+    processing_workers: int = Field(2, ge=1)
+    """Threads that process uploads, and processes that probe them."""
+    processing_delay_ms: int = Field(0, ge=0)
+    """Test knob: hold each file this long in ``processing`` before probing it."""
+    sweep_interval_seconds: int = Field(3600, ge=1)
+    """How often orphaned bytes are swept and unnoticed S3 uploads looked for."""
 
     db: DatabaseSettings = Field(default_factory=DatabaseSettings)
     store: StorageSettings = Field(default_factory=StorageSettings)

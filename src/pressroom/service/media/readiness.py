@@ -8,18 +8,26 @@ from sqlalchemy.orm import Session
 from pressroom import error_codes
 from pressroom.service.db.models import Account, File
 from pressroom.service.errors import ServiceError
+from pressroom.service.media.states import FAILED, PENDING_UPLOAD, READY
 
-READY = "ready"
-FAILED = "failed"
+__all__ = ["FAILED", "READY", "require_ready_file"]
 
 
 def require_ready_file(db: Session, account: Account, file_id: str, *, field: str) -> File:
-    """404 for an unknown or foreign id, 409 while uploading or processing, 400 if failed."""
+    """404 for an unknown or foreign id, 409 while uploading or processing, 400 if failed.
+
+    For a file still ``pending_upload`` the service also looks in storage (on s3 the
+    store does not tell us about uploads) once ``db``'s transaction has ended, so the
+    409 this raises does not roll the noticed upload back. Sessions not made by the app
+    (no media library attached) skip that look.
+    """
     file = db.scalar(select(File).where(File.id == file_id, File.account_id == account.id))
     if file is None:
         raise ServiceError(
             error_codes.FILE_NOT_FOUND, f"No file {file_id!r} in this account.", field=field
         )
+    if file.status == PENDING_UPLOAD:
+        _notice_when_done(db, file_id)
     if file.status == FAILED:
         raise ServiceError(
             error_codes.FILE_FAILED,
@@ -34,3 +42,17 @@ def require_ready_file(db: Session, account: Account, file_id: str, *, field: st
             field=field,
         )
     return file
+
+
+def _notice_when_done(db: Session, file_id: str) -> None:
+    from pressroom.service.media.intake import notice_in_own_transaction
+    from pressroom.service.media.runtime import after_transaction, library_of
+
+    library = library_of(db)
+    if library is None:
+        return
+
+    def look() -> None:
+        notice_in_own_transaction(library, file_id)
+
+    after_transaction(db, look)

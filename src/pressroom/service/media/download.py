@@ -1,0 +1,112 @@
+"""Serving a file's bytes: streamed from storage, whole or one byte range (RFC 9110)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from urllib.parse import quote
+
+from pressroom import error_codes
+from pressroom.service.db.models import File
+from pressroom.service.errors import ServiceError
+from pressroom.service.media import states
+from pressroom.service.media.runtime import MediaLibrary
+from pressroom.service.storage import ObjectMissing, StorageError
+
+_RANGE = re.compile(r"bytes=(\d*)-(\d*)")
+
+
+@dataclass(frozen=True)
+class ByteRange:
+    start: int
+    stop: int
+    """Exclusive."""
+
+
+@dataclass
+class Download:
+    status: int
+    body: Iterator[bytes]
+    headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = "application/octet-stream"
+
+
+def parse_range(header: str | None, size: int) -> ByteRange | None:
+    """The one range asked for, or None for the whole file.
+
+    Malformed and multi-range headers are ignored (the whole file is sent), as RFC 9110
+    allows; a well-formed range that lies wholly past the end is a 416.
+    """
+    if not header:
+        return None
+    match = _RANGE.fullmatch(header.strip())
+    if match is None:
+        return None
+    first, last = match.groups()
+    if not first and not last:
+        return None
+    if not first:  # suffix: the last N bytes
+        length = int(last)
+        if length == 0 or size == 0:
+            raise _unsatisfiable(size)
+        return ByteRange(max(0, size - length), size)
+    start = int(first)
+    stop = size if not last else int(last) + 1
+    if last and int(last) < start:
+        return None
+    if start >= size:
+        raise _unsatisfiable(size)
+    return ByteRange(start, min(stop, size))
+
+
+def _unsatisfiable(size: int) -> ServiceError:
+    return ServiceError(
+        error_codes.RANGE_NOT_SATISFIABLE,
+        f"The range is outside the file, which has {size} bytes.",
+        headers={"Content-Range": f"bytes */{size}"},
+    )
+
+
+def open_download(library: MediaLibrary, file: File, range_header: str | None) -> Download:
+    if file.status == states.FAILED:
+        raise ServiceError(
+            error_codes.FILE_FAILED,
+            f"File {file.id!r} failed processing and has no bytes: {file.failure_reason}",
+        )
+    if file.status != states.READY or file.size is None:
+        raise ServiceError(
+            error_codes.FILE_NOT_READY,
+            f"File {file.id!r} is {file.status.replace('_', ' ')}; it can be downloaded "
+            "once it is ready.",
+        )
+    size = file.size
+    wanted = parse_range(range_header, size)
+    span = wanted or ByteRange(0, size)
+    try:
+        body = library.storage.read(file.storage_key, span.start, span.stop)
+    except ObjectMissing:
+        raise ServiceError(
+            error_codes.FILE_NOT_FOUND, f"File {file.id!r} has no bytes any more."
+        ) from None
+    except StorageError:
+        raise ServiceError(
+            error_codes.STORAGE_UNAVAILABLE,
+            "The file store did not answer; try again shortly.",
+            headers={"Retry-After": "5"},
+        ) from None
+    headers = {
+        "Content-Length": str(span.stop - span.start),
+        "Accept-Ranges": "bytes",
+        "Content-Disposition": content_disposition(file.filename),
+        "Cache-Control": "private, no-store",
+    }
+    if wanted is not None:
+        headers["Content-Range"] = f"bytes {span.start}-{span.stop - 1}/{size}"
+    return Download(206 if wanted else 200, body, headers, file.content_type)
+
+
+def content_disposition(filename: str) -> str:
+    """``inline`` with the name as data: an ASCII fallback and the exact UTF-8 form."""
+    fallback = "".join(ch if 32 <= ord(ch) < 127 and ch not in '"\\/' else "_" for ch in filename)
+    return f"inline; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"

@@ -1,0 +1,142 @@
+"""Noticing uploaded bytes: the step from ``pending_upload`` to ``processing``.
+
+On ``local`` the upload route does this itself once the PUT is complete. On ``s3`` the
+store tells us nothing, so the service looks (HEAD) whenever it meets a pending file: a
+status call, a publish that needs the file, the start-up pass and the periodic
+housekeeping. Since S3 cannot refuse a second PUT or an oversized body, those rules are
+applied here: an object over ``PRESSROOM_MAX_UPLOAD_BYTES`` is deleted and the file
+marked failed, and an object PUT after the upload was accepted is deleted on sight.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from sqlalchemy.orm import Session
+
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import File
+from pressroom.service.db.session import transaction
+from pressroom.service.media import states
+from pressroom.service.media.repository import FileRepository
+from pressroom.service.media.runtime import MediaLibrary, after_commit
+from pressroom.service.storage import StorageError
+
+log = logging.getLogger(__name__)
+
+
+def describe_size(size: int) -> str:
+    for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if size >= scale:
+            return f"{size / scale:.3g} {unit}"
+    return f"{size} bytes"
+
+
+def too_large_reason(size: int | None, limit: int) -> str:
+    got = f" ({describe_size(size)})" if size is not None else ""
+    return (
+        f"The upload{got} is over the {describe_size(limit)} limit "
+        f"({limit} bytes) and was refused; nothing was kept."
+    )
+
+
+def upload_window_closed(library: MediaLibrary, file: File) -> bool:
+    """True once no PUT to this file's URL can still be arriving."""
+    grace = timedelta(seconds=library.settings.store.upload_grace_seconds)
+    return utcnow() > file.upload_expires_at + grace
+
+
+def notice(db: Session, library: MediaLibrary, file: File) -> None:
+    """Move a pending file on if its bytes have arrived, in ``db``'s transaction.
+
+    ``db`` must be able to write (on SQLite: a session begun with ``begin_write``).
+    """
+    if file.status != states.PENDING_UPLOAD:
+        return
+    storage = library.storage
+    limit = library.settings.store.max_upload_bytes
+    repo = FileRepository(db)
+    key = storage.upload_key(file.id)
+    try:
+        found = storage.stat(key)
+    except StorageError:
+        log.warning("cannot look for the upload of %s now", file.id, exc_info=True)
+        return
+    now = utcnow()
+    if found is None:
+        if upload_window_closed(library, file):
+            repo.move(
+                file.id,
+                states.PENDING_UPLOAD,
+                status=states.FAILED,
+                failure_reason="No upload arrived before the upload URL expired; "
+                "request a new URL and upload again.",
+                processed_at=now,
+            )
+            db.refresh(file)
+        return
+    if found.size > limit:
+        if repo.move(
+            file.id,
+            states.PENDING_UPLOAD,
+            status=states.FAILED,
+            failure_reason=too_large_reason(found.size, limit),
+            processed_at=now,
+        ):
+            after_commit(db, lambda: _delete_quietly(library, key))
+        db.refresh(file)
+        return
+    if repo.move(
+        file.id, states.PENDING_UPLOAD, status=states.PROCESSING, size=found.size, uploaded_at=now
+    ):
+        file_id = file.id
+        after_commit(db, lambda: library.processor.submit(file_id))
+    db.refresh(file)
+
+
+def notice_in_own_transaction(library: MediaLibrary, file_id: str) -> File | None:
+    """``notice`` for callers holding only a read session; returns the fresh record."""
+    with transaction(library.sessions) as db:
+        file = FileRepository(db).get(file_id)
+        if file is not None:
+            notice(db, library, file)
+        return file
+
+
+def refuse_late_put(library: MediaLibrary, file: File) -> None:
+    """On s3, delete bytes PUT to a URL whose upload was already accepted."""
+    storage = library.storage
+    key = storage.upload_key(file.id)
+    if key == file.storage_key or file.status not in (states.READY, states.FAILED):
+        return
+    if upload_window_closed(library, file):
+        return  # no PUT can arrive any more; the sweep catches anything older
+    try:
+        if storage.stat(key) is not None:
+            log.info("removing a second upload to the URL of %s", file.id)
+            storage.delete(key)
+    except StorageError:
+        log.warning("cannot check for a second upload of %s now", file.id, exc_info=True)
+
+
+def refresh(db: Session, library: MediaLibrary, file: File) -> File:
+    """The file as it is now: uploads noticed, late PUTs removed. Safe in a read session."""
+    if file.status == states.PENDING_UPLOAD:
+        fresh = notice_in_own_transaction(library, file.id)
+        return fresh if fresh is not None else file
+    refuse_late_put(library, file)
+    return file
+
+
+def _delete_quietly(library: MediaLibrary, key: str) -> None:
+    try:
+        library.storage.delete(key)
+    except StorageError:
+        log.warning("could not delete %s; the sweep will", key, exc_info=True)
+
+
+def delete_bytes(library: MediaLibrary, file_id: str, storage_key: str) -> None:
+    """Remove every object a file may have; failures are left to the sweep."""
+    for key in {storage_key, library.storage.upload_key(file_id)}:
+        _delete_quietly(library, key)

@@ -1,0 +1,156 @@
+"""The local backend's upload endpoint: the presigned PUT, streamed to disk.
+
+``PUT /storage/upload/{fileId}?expires=..&signature=..`` with the signed Content-Type
+and no API key. The body goes to disk in 1 MiB writes as it arrives, so memory stays
+flat whatever the size; database work happens in short transactions on a worker thread,
+never while the body is streaming.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
+
+from pressroom import error_codes
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.session import transaction
+from pressroom.service.errors import ServiceError, responses
+from pressroom.service.media import states
+from pressroom.service.media.intake import too_large_reason
+from pressroom.service.media.repository import FileRepository
+from pressroom.service.media.runtime import Library, MediaLibrary, after_commit
+from pressroom.service.storage.base import final_key
+from pressroom.service.storage.local import (
+    UPLOAD_PATH,
+    InvalidUploadUrl,
+    LocalStorage,
+    UploadSlot,
+    UploadUnavailable,
+)
+
+WRITE_SIZE = 1024 * 1024
+
+router = APIRouter(tags=["storage"])
+
+
+@router.put(
+    UPLOAD_PATH,
+    status_code=200,
+    response_class=Response,
+    responses={
+        200: {"description": "Stored; the file moves on to processing."},
+        **responses(
+            error_codes.UPLOAD_SIGNATURE,
+            error_codes.UPLOAD_ALREADY_USED,
+            error_codes.UPLOAD_TOO_LARGE,
+            error_codes.FILE_NOT_FOUND,
+        ),
+    },
+)
+async def receive_upload(
+    file_id: str,
+    request: Request,
+    library: Library,
+    expires: Annotated[int, Query()],
+    signature: Annotated[str, Query()],
+) -> Response:
+    """The `uploadUrl` of the local backend. No X-API-Key: the signature authorises it."""
+    storage = library.storage
+    if not isinstance(storage, LocalStorage):
+        raise ServiceError(error_codes.NOT_FOUND, "Uploads go to the configured S3 store.")
+    content_type = request.headers.get("content-type", "")
+    try:
+        storage.verify_upload(file_id, content_type, expires, signature, utcnow())
+    except InvalidUploadUrl as exc:
+        raise ServiceError(error_codes.UPLOAD_SIGNATURE, str(exc)) from None
+
+    limit = library.settings.store.max_upload_bytes
+    declared = request.headers.get("content-length")
+    slot = await run_in_threadpool(_claim, library, storage, file_id)
+    try:
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise await run_in_threadpool(_refuse_too_large, library, file_id, int(declared))
+        received = 0
+        buffer = bytearray()
+        async for chunk in request.stream():
+            received += len(chunk)
+            if received > limit:
+                raise await run_in_threadpool(_refuse_too_large, library, file_id, None)
+            buffer += chunk
+            if len(buffer) >= WRITE_SIZE:
+                await run_in_threadpool(slot.write, bytes(buffer))
+                buffer.clear()
+        if buffer:
+            await run_in_threadpool(slot.write, bytes(buffer))
+        size = await run_in_threadpool(slot.finish)
+    except ClientDisconnect:
+        return Response(status_code=400)  # nobody is listening; the URL stays usable
+    finally:
+        slot.discard()  # no-op once finished; otherwise nothing half-written stays
+    await run_in_threadpool(_accept, library, storage, file_id, size)
+    return Response(status_code=200)
+
+
+def _claim(library: MediaLibrary, storage: LocalStorage, file_id: str) -> UploadSlot:
+    try:
+        slot = storage.claim(file_id)
+    except UploadUnavailable as exc:
+        raise ServiceError(error_codes.UPLOAD_ALREADY_USED, str(exc)) from None
+    with transaction(library.sessions, write=False) as db:
+        file = FileRepository(db).get(file_id)
+        status = file.status if file is not None else None
+    if status != states.PENDING_UPLOAD:
+        slot.discard()
+        if status is None:
+            raise ServiceError(
+                error_codes.FILE_NOT_FOUND, f"File {file_id!r} was deleted; nothing to upload."
+            )
+        raise ServiceError(
+            error_codes.UPLOAD_ALREADY_USED,
+            f"This upload URL was already used (file {file_id!r} is {status.replace('_', ' ')}).",
+        )
+    return slot
+
+
+def _refuse_too_large(library: MediaLibrary, file_id: str, size: int | None) -> ServiceError:
+    limit = library.settings.store.max_upload_bytes
+    reason = too_large_reason(size, limit)
+    with transaction(library.sessions) as db:
+        FileRepository(db).move(
+            file_id,
+            states.PENDING_UPLOAD,
+            status=states.FAILED,
+            failure_reason=reason,
+            processed_at=utcnow(),
+        )
+    return ServiceError(error_codes.UPLOAD_TOO_LARGE, reason)
+
+
+def _accept(library: MediaLibrary, storage: LocalStorage, file_id: str, size: int) -> None:
+    with transaction(library.sessions) as db:
+        repo = FileRepository(db)
+        if repo.move(
+            file_id,
+            states.PENDING_UPLOAD,
+            status=states.PROCESSING,
+            size=size,
+            uploaded_at=utcnow(),
+        ):
+            after_commit(db, lambda: library.processor.submit(file_id))
+            return
+        file = repo.get(file_id)
+        status = file.status if file is not None else None
+    if status in (states.PROCESSING, states.READY):
+        return  # a status call noticed these very bytes first
+    storage.delete(final_key(file_id))
+    if status is None:
+        raise ServiceError(
+            error_codes.FILE_NOT_FOUND, f"File {file_id!r} was deleted during its upload."
+        )
+    raise ServiceError(
+        error_codes.UPLOAD_ALREADY_USED,
+        f"File {file_id!r} is {status.replace('_', ' ')}; the upload was not kept.",
+    )

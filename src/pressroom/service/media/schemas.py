@@ -1,0 +1,92 @@
+"""Request and response bodies of the media library."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from pressroom.service.db.models import File
+from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
+
+
+class PresignRequest(RequestModel):
+    filename: str = Field(description="The file's name, with an extension that fits contentType.")
+    content_type: str = Field(
+        description="image/jpeg, image/png, image/gif, image/webp, video/mp4, "
+        "video/quicktime or video/webm."
+    )
+    folder_id: str | None = Field(None, description="Put the file in this folder.")
+
+
+class PresignResponse(CamelModel):
+    success: bool = True
+    file_id: str
+    upload_url: str = Field(
+        description="PUT the raw bytes here with the same Content-Type and no X-API-Key."
+    )
+    expires_at: Timestamp
+
+
+class FileStatus(CamelModel):
+    """A file record: media facts are null until the file is probed."""
+
+    file_id: str
+    status: str = Field(description="pending_upload, processing, ready or failed.")
+    kind: str = Field(description="image or video.")
+    content_type: str
+    size: int | None = Field(description="Bytes, once the upload has arrived.")
+    filename: str
+    folder_id: str | None
+    created_at: Timestamp
+    duration_seconds: float | None
+    width: int | None
+    height: int | None
+    media_format: str | None = Field(
+        description="What probing found: the image format, or the video's container / codec."
+    )
+    failure_reason: str | None
+
+    @classmethod
+    def of(cls, file: File) -> FileStatus:
+        return cls(
+            file_id=file.id,
+            status=file.status,
+            kind=file.kind,
+            content_type=file.content_type,
+            size=file.size,
+            filename=file.filename,
+            folder_id=file.folder_id,
+            created_at=file.created_at,
+            duration_seconds=file.duration_seconds,
+            width=file.width,
+            height=file.height,
+            media_format=file.media_format,
+            failure_reason=file.failure_reason,
+        )
+
+
+class Success(CamelModel):
+    success: bool = True
+
+
+class FileStatusResponse(FileStatus, Success):
+    @classmethod
+    def of(cls, file: File) -> FileStatusResponse:
+        return cls(success=True, **FileStatus.of(file).model_dump())
+
+
+class FileList(CamelModel):
+    success: bool = True
+    files: list[FileStatus]
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next page; null at the end."
+    )
+
+
+class MoveFileRequest(RequestModel):
+    folder_id: str | None = Field(description="The folder to put the file in; null takes it out.")
+
+
+class DeletedFile(CamelModel):
+    success: bool = True
+    file_id: str
+    deleted: bool = True

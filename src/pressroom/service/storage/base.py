@@ -1,0 +1,78 @@
+"""The storage interface both backends implement, and its errors."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Protocol
+
+KEY_PATTERN = re.compile(r"(files|incoming)/file_[0-9a-f]{24}")
+"""Every key the media library writes; anything else is refused before it touches a path."""
+
+
+class StorageError(Exception):
+    """The store failed or could not be reached; the operation may succeed later."""
+
+
+class ObjectMissing(StorageError):
+    """No bytes under this key."""
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    key: str
+    size: int
+    modified: datetime | None = None
+
+
+def check_key(key: str) -> str:
+    if not KEY_PATTERN.fullmatch(key):
+        raise ValueError(f"not a storage key: {key!r}")
+    return key
+
+
+def final_key(file_id: str) -> str:
+    """Where a file's verified bytes live."""
+    return check_key(f"files/{file_id}")
+
+
+class Storage(Protocol):
+    backend: str
+
+    def upload_key(self, file_id: str) -> str:
+        """Where a presigned PUT for this file lands."""
+        ...
+
+    def presign_upload(self, file_id: str, content_type: str, expires_at: datetime) -> str:
+        """A URL that takes exactly one file's bytes with this Content-Type until expiry."""
+        ...
+
+    def stat(self, key: str) -> StoredObject | None: ...
+
+    def promote(self, source: str, target: str) -> None:
+        """Move the bytes at ``source`` to ``target`` (a no-op when they are the same)."""
+        ...
+
+    def local_copy(self, key: str) -> AbstractContextManager[Path]:
+        """A file on local disk holding the bytes, for as long as the context lasts."""
+        ...
+
+    def read(self, key: str, start: int, stop: int) -> Iterator[bytes]:
+        """Bytes ``start`` up to (not including) ``stop``, in chunks."""
+        ...
+
+    def delete(self, key: str) -> None:
+        """Remove the bytes; a missing key is not an error."""
+        ...
+
+    def list(self, prefix: str) -> Iterator[StoredObject]:
+        """Every object whose key starts with ``prefix`` (``files/`` or ``incoming/``)."""
+        ...
+
+    def sweep_partials(self, older_than: timedelta) -> int:
+        """Drop half-written uploads untouched for ``older_than``; returns how many."""
+        ...

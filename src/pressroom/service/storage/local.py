@@ -1,0 +1,209 @@
+"""Bytes on local disk under ``<data dir>/media``, uploaded through the service itself.
+
+An upload URL is ``{PRESSROOM_BASE_URL}/storage/upload/{fileId}?expires=..&signature=..``.
+The PUT writes to ``tmp/<fileId>.part`` while holding an exclusive ``flock`` on it, then
+renames it to ``files/<fileId>``. The lock is what refuses a second, concurrent PUT (in
+any worker process) and it dies with its process, so a crash mid-upload never wedges the
+URL; a finished upload is refused because its target exists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import urlencode
+
+from pressroom.service.storage.base import (
+    ObjectMissing,
+    StorageError,
+    StoredObject,
+    check_key,
+    final_key,
+)
+from pressroom.service.storage.signing import UploadSigner, load_secret
+from pressroom.settings import Settings
+
+CHUNK = 256 * 1024
+UPLOAD_PATH = "/storage/upload/{file_id}"
+
+
+class InvalidUploadUrl(Exception):
+    """The signature does not match (file, content type, expiry) or the URL expired."""
+
+
+class UploadUnavailable(Exception):
+    """The URL was used already, or another PUT to it is running."""
+
+
+class UploadSlot:
+    """One PUT in progress: an open, locked ``.part`` file and where it will go."""
+
+    def __init__(self, handle: BinaryIO, part: Path, target: Path) -> None:
+        self._handle = handle
+        self._part = part
+        self._target = target
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        self._handle.write(data)
+        self.size += len(data)
+
+    def finish(self) -> int:
+        """Make the bytes durable and put them in place; returns their size."""
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        os.replace(self._part, self._target)
+        self._handle.close()  # releases the lock; the target now answers "used"
+        return self.size
+
+    def discard(self) -> None:
+        if self._handle.closed:
+            return
+        with contextlib.suppress(FileNotFoundError):
+            self._part.unlink()
+        self._handle.close()
+
+
+class LocalStorage:
+    backend = "local"
+
+    def __init__(self, settings: Settings) -> None:
+        self.root = (settings.data_dir / "media").resolve()
+        self._files = self.root / "files"
+        self._tmp = self.root / "tmp"
+        self._base_url = settings.public_base_url
+        self._signer = UploadSigner(load_secret(settings.secret_key, settings.data_dir))
+        for directory in (self._files, self._tmp):
+            directory.mkdir(parents=True, exist_ok=True)
+
+    # --- uploads -------------------------------------------------------------------
+    def upload_key(self, file_id: str) -> str:
+        return final_key(file_id)
+
+    def presign_upload(self, file_id: str, content_type: str, expires_at: datetime) -> str:
+        expires = int(expires_at.timestamp())
+        query = urlencode(
+            {"expires": expires, "signature": self._signer.sign(file_id, content_type, expires)}
+        )
+        return f"{self._base_url}{UPLOAD_PATH.format(file_id=file_id)}?{query}"
+
+    def verify_upload(
+        self, file_id: str, content_type: str, expires: int, signature: str, now: datetime
+    ) -> None:
+        """Raise InvalidUploadUrl unless the URL was signed for this file and type and is live."""
+        if not self._signer.matches(file_id, content_type, expires, signature):
+            raise InvalidUploadUrl(
+                "The upload URL's signature does not match this file and Content-Type; "
+                "send the Content-Type given when the URL was requested."
+            )
+        if now.timestamp() > expires:
+            expired = datetime.fromtimestamp(expires, UTC).isoformat().replace("+00:00", "Z")
+            raise InvalidUploadUrl(f"The upload URL expired at {expired}; request a new one.")
+
+    def claim(self, file_id: str) -> UploadSlot:
+        """Lock this file's upload slot, or raise UploadUnavailable."""
+        target = self._path(final_key(file_id))
+        part = self._tmp / f"{file_id}.part"
+        fd = os.open(part, os.O_RDWR | os.O_CREAT, 0o600)
+        handle = os.fdopen(fd, "r+b")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise UploadUnavailable("Another upload to this URL is in progress.") from None
+        # The inode we locked may have been renamed into place by the PUT that held it.
+        try:
+            same = os.fstat(fd).st_ino == os.stat(part).st_ino
+        except FileNotFoundError:
+            same = False
+        if not same or target.exists():
+            handle.close()
+            raise UploadUnavailable("This upload URL was already used.")
+        handle.truncate(0)
+        return UploadSlot(handle, part, target)
+
+    def sweep_partials(self, older_than: timedelta) -> int:
+        cutoff = datetime.now(UTC).timestamp() - older_than.total_seconds()
+        removed = 0
+        for part in self._tmp.glob("*.part"):
+            with contextlib.suppress(OSError), open(part, "rb") as handle:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # an upload is writing it right now
+                if os.fstat(handle.fileno()).st_mtime < cutoff:
+                    part.unlink()
+                    removed += 1
+        return removed
+
+    # --- objects -------------------------------------------------------------------
+    def stat(self, key: str) -> StoredObject | None:
+        try:
+            info = self._path(key).stat()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StorageError(f"cannot read {key}: {exc}") from exc
+        return StoredObject(key, info.st_size, datetime.fromtimestamp(info.st_mtime, UTC))
+
+    def promote(self, source: str, target: str) -> None:
+        if source != target:
+            os.replace(self._path(source), self._path(target))
+
+    @contextlib.contextmanager
+    def local_copy(self, key: str) -> Iterator[Path]:
+        path = self._path(key)
+        if not path.is_file():
+            raise ObjectMissing(key)
+        yield path
+
+    def read(self, key: str, start: int, stop: int) -> Iterator[bytes]:
+        try:
+            handle = open(self._path(key), "rb")  # noqa: SIM115 - closed by the generator
+        except FileNotFoundError:
+            raise ObjectMissing(key) from None
+        return _read_range(handle, start, stop)
+
+    def delete(self, key: str) -> None:
+        try:
+            self._path(key).unlink(missing_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot delete {key}: {exc}") from exc
+
+    def list(self, prefix: str) -> Iterator[StoredObject]:
+        directory = self.root / prefix.strip("/")
+        if not directory.is_dir():
+            return
+        for entry in os.scandir(directory):
+            key = f"{prefix.strip('/')}/{entry.name}"
+            if entry.is_file() and self._is_key(key):
+                info = entry.stat()
+                yield StoredObject(key, info.st_size, datetime.fromtimestamp(info.st_mtime, UTC))
+
+    def _path(self, key: str) -> Path:
+        return self.root / check_key(key)
+
+    @staticmethod
+    def _is_key(key: str) -> bool:
+        try:
+            check_key(key)
+        except ValueError:
+            return False
+        return True
+
+
+def _read_range(handle: BinaryIO, start: int, stop: int) -> Iterator[bytes]:
+    with handle:
+        handle.seek(start)
+        remaining = stop - start
+        while remaining > 0:
+            data = handle.read(min(CHUNK, remaining))
+            if not data:
+                return
+            remaining -= len(data)
+            yield data

@@ -1,0 +1,229 @@
+"""The media library in a real service process: memory under a large upload, and restarts.
+
+These start ``pressroom api`` (uvicorn) as a subprocess, because what they show (the
+process's own memory, surviving ``kill -9``) does not exist inside a test client.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from pressroom.plans import Plan
+from pressroom.service.accounts.service import create_account
+from pressroom.service.db.session import make_engine, make_session_factory, transaction
+from tests.support.media import make_video
+
+MIB = 1024 * 1024
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class LiveService:
+    def __init__(self, process: subprocess.Popen[bytes], base_url: str, log: Path) -> None:
+        self.process = process
+        self.base_url = base_url
+        self.log = log
+
+    def memory_kib(self, field: str) -> int:
+        """``VmRSS`` (now) or ``VmHWM`` (the peak so far) of the service process."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1])
+        raise AssertionError(f"no {field} in /proc")
+
+    def kill(self) -> None:
+        """``kill -9`` the service and everything it started."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+
+
+@contextmanager
+def live_service(data_dir: Path, database_url: str, **env: str) -> Iterator[LiveService]:
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PRESSROOM_")}
+    environment |= {
+        "PRESSROOM_DATABASE_URL": database_url,
+        "PRESSROOM_SECRET_KEY": "live-secret",
+        **env,
+    }
+    log = data_dir / f"service-{port}.log"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "pressroom.cli.main",
+                "api",
+                "--port",
+                str(port),
+                "--data-dir",
+                str(data_dir),
+            ],
+            env=environment,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group, so kill -9 reaches its probe workers too
+        )
+    service = LiveService(process, base_url, log)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise AssertionError(f"the service exited:\n{log.read_text()}")
+            try:
+                if httpx.get(f"{base_url}/api/upload/files", timeout=1).status_code == 401:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the service did not start:\n{log.read_text()}")
+            time.sleep(0.1)
+        yield service
+    finally:
+        service.kill()
+
+
+def api_key(database_url: str) -> str:
+    engine = make_engine(database_url)
+    try:
+        with transaction(make_session_factory(engine)) as db:
+            _, key = create_account(
+                db, email=f"live-{time.time_ns()}@example.com", plan=Plan.AGENCY
+            )
+            return key
+    finally:
+        engine.dispose()
+
+
+def presign(service: LiveService, key: str, filename: str, content_type: str) -> dict[str, Any]:
+    response = httpx.post(
+        f"{service.base_url}/api/upload/presigned-url",
+        json={"filename": filename, "contentType": content_type},
+        headers={"X-API-Key": key},
+    )
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def status(service: LiveService, key: str, file_id: str) -> dict[str, Any]:
+    response = httpx.get(
+        f"{service.base_url}/api/upload/status/{file_id}", headers={"X-API-Key": key}
+    )
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def wait_for(service: LiveService, key: str, file_id: str, *states: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    while True:
+        found = status(service, key, file_id)
+        if found["status"] in states or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_256_mib_upload_streams_to_disk_in_flat_memory(database_url: str, tmp_path: Path) -> None:
+    size = 256 * MIB
+    chunk = os.urandom(MIB)
+
+    def body() -> Iterator[bytes]:
+        for _ in range(size // MIB):
+            yield chunk
+
+    with live_service(tmp_path / "data", database_url) as service:
+        key = api_key(database_url)
+        # Warm up the upload path with a small file, then take the peak so far as the baseline.
+        warm = presign(service, key, "warm.mp4", "video/mp4")
+        put = httpx.put(warm["uploadUrl"], content=chunk, headers={"Content-Type": "video/mp4"})
+        assert put.status_code == 200
+        baseline = service.memory_kib("VmHWM")
+
+        issued = presign(service, key, "big.mp4", "video/mp4")
+        response = httpx.put(
+            issued["uploadUrl"],
+            content=body(),
+            headers={"Content-Type": "video/mp4", "Content-Length": str(size)},
+            timeout=120,
+        )
+        assert response.status_code == 200, response.text
+        growth_mib = (service.memory_kib("VmHWM") - baseline) / 1024
+        assert growth_mib < 32, f"the service's peak memory grew by {growth_mib:.0f} MiB"
+
+        stored = tmp_path / "data" / "media" / "files" / issued["fileId"]
+        assert stored.stat().st_size == size
+        assert status(service, key, issued["fileId"])["size"] == size
+
+        # A client that hangs up halfway leaves nothing behind, and the URL still works.
+        cut = presign(service, key, "cut.mp4", "video/mp4")
+        abandon_put(cut["uploadUrl"], "video/mp4", declared=64 * MIB, sent=chunk * 8)
+        deadline = time.monotonic() + 30
+        while True:
+            retry = httpx.put(
+                cut["uploadUrl"], content=chunk, headers={"Content-Type": "video/mp4"}
+            )
+            if retry.status_code != 409 or time.monotonic() > deadline:
+                break  # 409 only while the server is still winding the first PUT down
+            time.sleep(0.05)
+        assert retry.status_code == 200, retry.text
+        assert status(service, key, cut["fileId"])["size"] == MIB
+        assert list((tmp_path / "data" / "media" / "tmp").glob("*.part")) == []
+
+
+def abandon_put(url: str, content_type: str, *, declared: int, sent: bytes) -> None:
+    """Start a PUT of ``declared`` bytes, send only ``sent``, and hang up."""
+    parts = httpx.URL(url)
+    with socket.create_connection((parts.host, parts.port or 80)) as sock:
+        target = parts.raw_path.decode()
+        head = (
+            f"PUT {target} HTTP/1.1\r\nHost: {parts.host}:{parts.port}\r\n"
+            f"Content-Type: {content_type}\r\nContent-Length: {declared}\r\n\r\n"
+        )
+        sock.sendall(head.encode() + sent)
+
+
+def test_a_file_left_processing_by_a_killed_service_becomes_ready_after_restart(
+    database_url: str, tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    video = make_video(tmp_path / "clip.mp4", 3)
+    with live_service(data_dir, database_url, PRESSROOM_PROCESSING_DELAY_MS="600000") as service:
+        key = api_key(database_url)
+        issued = presign(service, key, "clip.mp4", "video/mp4")
+        put = httpx.put(
+            issued["uploadUrl"], content=video.read_bytes(), headers={"Content-Type": "video/mp4"}
+        )
+        assert put.status_code == 200
+        assert status(service, key, issued["fileId"])["status"] == "processing"
+        service.kill()
+
+    with live_service(data_dir, database_url) as service:
+        found = wait_for(service, key, issued["fileId"], "ready", "failed")
+        assert found["status"] == "ready", found
+        assert abs(found["durationSeconds"] - 3.0) < 0.2
+        download = httpx.get(
+            f"{service.base_url}/api/upload/direct/{issued['fileId']}", headers={"X-API-Key": key}
+        )
+        assert download.content == video.read_bytes()

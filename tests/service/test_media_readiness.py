@@ -1,0 +1,160 @@
+"""From bytes to ``ready`` or ``failed``: real probing of real media, off the request path."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from tests.support.library import Library, MediaFiles
+
+pytest_plugins = ("tests.support.library",)
+
+pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+
+
+def test_videos_report_their_real_duration_and_size(
+    library: Library, media_files: MediaFiles
+) -> None:
+    account = library.account()
+    short = library.upload(account, media_files.video2)
+    long = library.upload(account, media_files.long_video, filename="keynote.mp4")
+    short_status, long_status = library.wait(account, short), library.wait(account, long)
+    assert short_status["status"] == long_status["status"] == "ready"
+    assert abs(short_status["durationSeconds"] - 2.0) < 0.2
+    assert (short_status["width"], short_status["height"]) == (48, 64)
+    assert long_status["durationSeconds"] == pytest.approx(720, abs=1)
+    assert (long_status["width"], long_status["height"]) == (16, 16)
+
+
+def test_jpeg_is_probed_as_an_image(library: Library, media_files: MediaFiles) -> None:
+    account = library.account()
+    status = library.wait(account, library.upload(account, media_files.jpeg))
+    assert status["status"] == "ready"
+    assert (status["kind"], status["mediaFormat"], status["width"], status["height"]) == (
+        "image",
+        "JPEG",
+        40,
+        30,
+    )
+
+
+def test_text_named_mp4_fails_with_a_reason_a_person_understands(
+    library: Library, media_files: MediaFiles
+) -> None:
+    account = library.account()
+    status = library.wait(account, library.upload(account, media_files.fake_mp4))
+    assert status["status"] == "failed"
+    assert status["failureReason"].startswith("The file is not a readable video")
+    assert status["durationSeconds"] is None and status["width"] is None
+    assert library.stored() == set()  # a refused file keeps no bytes
+
+
+@pytest.mark.parametrize(
+    ("source", "filename", "says"),
+    [
+        ("png", "photo.jpg", "is a PNG image, but its content type says image/jpeg"),
+        ("jpeg", "clip.mp4", "content type says video/mp4"),
+        ("video4", "still.png", "not a readable image"),
+    ],
+)
+def test_bytes_that_are_not_what_the_content_type_says_fail(
+    library: Library, media_files: MediaFiles, source: str, filename: str, says: str
+) -> None:
+    account = library.account()
+    path: Path = getattr(media_files, source)
+    status = library.wait(account, library.upload(account, path, filename=filename))
+    assert status["status"] == "failed"
+    assert says in status["failureReason"]
+
+
+def test_truncated_image_fails(library: Library, media_files: MediaFiles) -> None:
+    account = library.account()
+    whole = media_files.jpeg.read_bytes()
+    status = library.wait(
+        account, library.upload(account, whole[: len(whole) // 2], filename="cut.jpg")
+    )
+    assert status["status"] == "failed"
+    assert "not a readable image" in status["failureReason"]
+
+
+def test_processing_is_picked_up_again_after_a_restart(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """The first app stops while the file is held in ``processing``; the next finishes it."""
+    first = library_factory(processing_delay_ms=60_000)
+    account = first.account()
+    file_id = first.upload(account, media_files.video4)
+    assert first.wait(account, file_id, until=("processing",))["status"] == "processing"
+    first.close()
+
+    second = library_factory()
+    status = second.wait(account, file_id)
+    assert status["status"] == "ready"
+    assert abs(status["durationSeconds"] - 4.0) < 0.2
+
+
+def test_download_waits_for_ready(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    library = library_factory(processing_delay_ms=60_000)
+    account = library.account()
+    issued = library.presign(account, "clip.mp4")
+    pending = library.client.get(f"/api/upload/direct/{issued['fileId']}", headers=account.headers)
+    assert pending.status_code == 409
+    assert pending.json()["error"]["code"] == "file_not_ready"
+    library.put(issued["uploadUrl"], media_files.video4.read_bytes(), "video/mp4")
+    assert library.wait(account, issued["fileId"], until=("processing",))["status"] == "processing"
+    held = library.client.get(f"/api/upload/direct/{issued['fileId']}", headers=account.headers)
+    assert held.status_code == 409 and "processing" in held.json()["error"]["message"]
+
+
+def test_failed_file_cannot_be_downloaded(library: Library, media_files: MediaFiles) -> None:
+    account = library.account()
+    file_id = library.upload(account, media_files.fake_mp4)
+    library.wait(account, file_id)
+    response = library.client.get(f"/api/upload/direct/{file_id}", headers=account.headers)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "file_failed"
+    assert "not a readable video" in response.json()["error"]["message"]
+
+
+def check_for_publish(library: Library, account_id: str, file_id: str) -> str:
+    """What a publish request sees: ``require_ready_file`` in a write transaction."""
+    from pressroom.service.db.models import Account
+    from pressroom.service.db.session import transaction
+    from pressroom.service.errors import ServiceError
+    from pressroom.service.media.readiness import require_ready_file
+
+    try:
+        with transaction(library.service.sessions) as db:
+            account = db.get(Account, account_id)
+            assert account is not None
+            return require_ready_file(db, account, file_id, field="fileId").status
+    except ServiceError as exc:
+        assert exc.field == "fileId"
+        return exc.error.code
+
+
+def test_the_publish_check_notices_an_upload_nobody_asked_about(
+    library: Library, media_files: MediaFiles
+) -> None:
+    account = library.account()
+    issued = library.presign(account, "clip.mp4")
+    put = library.put(issued["uploadUrl"], media_files.video2.read_bytes(), "video/mp4")
+    assert put.status_code == 200
+    # No status call: on s3 only the publish check can notice the upload here.
+    assert check_for_publish(library, account.id, issued["fileId"]) == "file_not_ready"
+    deadline = time.monotonic() + 30
+    while check_for_publish(library, account.id, issued["fileId"]) != "ready":
+        assert time.monotonic() < deadline, "the upload was never noticed"
+        time.sleep(0.05)
+    other = library.account()
+    assert check_for_publish(library, other.id, issued["fileId"]) == "file_not_found"
+    failed = library.upload(account, media_files.fake_mp4)
+    library.wait(account, failed)
+    assert check_for_publish(library, account.id, failed) == "file_failed"
