@@ -31,7 +31,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from pressroom.campaign import Plan, PlannedPost, load, plan
 from pressroom.pipeline import outcomes
 from pressroom.pipeline.outcomes import PublishFailed, ResultRow, Status
-from pressroom.pipeline.retrying import backoff_delays, jittered
+from pressroom.pipeline.retrying import TransientFailure, backoff_delays, jittered
 from tasks.common import settings
 from tasks.media import resolve_folders, upload_medium, wait_ready
 from tasks.publishing import exactly_once, fetch_connections, publish_post, set_thumbnail
@@ -197,13 +197,14 @@ def _row_of(
     error = state.result(raise_on_failure=False)
     if isinstance(error, PublishFailed):
         return error.row
+    gave_up = isinstance(error, TransientFailure)
     return ResultRow(
-        post="?",
-        platform="?",
-        connection="?",
+        post=f"{planned.post_id} (thumbnail)" if thumbnail else planned.post_id,
+        platform=planned.platform.value,
+        connection=planned.connection.name,
         status=Status.FAILED,
-        error=str(error),
-        attempts=attempts,
+        error=f"gave up after {attempts} attempts: {error}" if gave_up else str(error),
+        attempts=attempts if gave_up else 1,
     )
 
 

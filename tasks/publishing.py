@@ -69,16 +69,16 @@ def exactly_once() -> dict[str, Any]:
     """
     store = settings().cache_dir
     policy = CachePolicy.from_cache_key_fn(by_idempotency_key).configure(
-        key_storage=store,
+        key_storage=store / "keys",
         lock_manager=FileSystemLockManager(store / "locks"),
         isolation_level=IsolationLevel.SERIALIZABLE,
     )
-    return {"cache_policy": policy, "result_storage": store}
+    return {"cache_policy": policy, "result_storage": store / "results"}
 
 
 @task(
     name="publish",
-    cache_key_fn=by_idempotency_key,
+    cache_policy=CachePolicy.from_cache_key_fn(by_idempotency_key),
     persist_result=True,
     cache_expiration=timedelta(days=7),
     retry_condition_fn=retry_transient,
@@ -97,7 +97,7 @@ def publish_post(planned: PlannedPost, file_ids: Mapping[str, str], key: str) ->
 
 @task(
     name="set-thumbnail",
-    cache_key_fn=by_idempotency_key,
+    cache_policy=CachePolicy.from_cache_key_fn(by_idempotency_key),
     persist_result=True,
     cache_expiration=timedelta(days=7),
     retry_condition_fn=retry_transient,

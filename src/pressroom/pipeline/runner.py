@@ -44,6 +44,9 @@ def prepare_prefect(home: Path | None = None) -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     # The ephemeral server can take 15 s to start on a cold, busy machine.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    # Fewer writers on the ephemeral server's SQLite: fewer "database is locked" stalls.
+    # Automations' triggers are not used by the pipeline.
+    os.environ.setdefault("PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED", "false")
 
 
 def ui_hint(flow_run_id: str | None) -> str:
@@ -90,6 +93,7 @@ def run_campaign_file(
             dry_run=dry_run,
             return_state=True,
         )
+    _flush_events()
     data = state.result(raise_on_failure=False)
     rows = data if isinstance(data, list) else []
     flow_run_id = state.state_details.flow_run_id
@@ -99,3 +103,11 @@ def run_campaign_file(
         flow_run_id=str(flow_run_id) if flow_run_id else None,
         rows=[row for row in rows if isinstance(row, dict)],
     )
+
+
+def _flush_events() -> None:
+    """Let the last task-run events reach the server before it stops with this process
+    (otherwise the ephemeral server logs flush errors at exit and may lose them)."""
+    from prefect.events.worker import EventsWorker
+
+    EventsWorker.drain_all(timeout=10)
