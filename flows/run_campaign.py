@@ -14,6 +14,8 @@ video_sharing thumbnail follows its video. The run ends Failed when any post fai
 from __future__ import annotations
 
 import sys
+from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from prefect.states import Completed, Failed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from pressroom.campaign import Plan, PlannedPost, load, plan
+from pressroom.client import FileStatus
 from pressroom.pipeline import outcomes
 from pressroom.pipeline.outcomes import PublishFailed, ResultRow, Status
 from pressroom.pipeline.retrying import TransientFailure, backoff_delays, jittered
@@ -90,16 +93,18 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
 
     folder_names = sorted({u.folder for u in fan_out.uploads if u.folder})
     folders = resolve_folders(folder_names) if folder_names else {}
-    uploads = {
-        u.name: upload_medium.with_options(task_run_name=f"upload · {u.name}").submit(
-            u, folders.get(u.folder or "")
-        )
-        for u in fan_out.uploads
-    }
-    ready = {
-        name: wait_ready.with_options(task_run_name=f"ready · {name}").submit(name, future)  # type: ignore[call-overload]  # Prefect resolves futures given as inputs
-        for name, future in uploads.items()
-    }
+    # One upload and one readiness wait per content, whatever names it goes by.
+    ready_by_hash: dict[str, PrefectFuture[FileStatus]] = {}
+    ready: dict[str, PrefectFuture[FileStatus]] = {}
+    for u in fan_out.uploads:
+        if u.sha256 not in ready_by_hash:
+            uploaded = upload_medium.with_options(task_run_name=f"upload · {u.name}").submit(
+                u, folders.get(u.folder or "")
+            )
+            ready_by_hash[u.sha256] = wait_ready.with_options(
+                task_run_name=f"ready · {u.name}"
+            ).submit(u.name, uploaded)  # type: ignore[call-overload]  # Prefect resolves futures given as inputs
+        ready[u.name] = ready_by_hash[u.sha256]
 
     rows: list[ResultRow] = []
     posts: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
@@ -111,20 +116,20 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
         )
         posts.append((planned, future))
 
-    waiting = [p for p in fan_out.posts if p.media or p.thumbnail]
-    for planned in fan_out.posts:
+    in_turn = round_robin(fan_out.posts)
+    waiting = [p for p in in_turn if p.media or p.thumbnail]
+    for planned in in_turn:
         if not (planned.media or planned.thumbnail):
             submit(planned, {})
 
-    wait(list(ready.values()))
+    wait(list(ready_by_hash.values()))
     file_ids: dict[str, str] = {}
     media_errors: dict[str, str] = {}
-    for name, future in ready.items():
-        state = future.state
-        if state.is_completed():
-            file_ids[name] = future.result().file_id
+    for name, readiness in ready.items():
+        if readiness.state.is_completed():
+            file_ids[name] = readiness.result().file_id
         else:
-            media_errors[name] = str(state.result(raise_on_failure=False))
+            media_errors[name] = str(readiness.state.result(raise_on_failure=False))
 
     for planned in waiting:
         missing = [
@@ -173,6 +178,18 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
         _row_of(planned, future, retries.attempts, thumbnail=True) for planned, future in thumbnails
     ]
     return rows
+
+
+def round_robin(posts: Sequence[PlannedPost]) -> list[PlannedPost]:
+    """One post per platform in turn: a task waiting for its platform's slot holds a worker
+    thread, so submitting one platform's posts in a block would idle the others."""
+    queues: dict[str, deque[PlannedPost]] = {}
+    for planned in posts:
+        queues.setdefault(planned.platform.value, deque()).append(planned)
+    ordered: list[PlannedPost] = []
+    while any(queues.values()):
+        ordered += [queue.popleft() for queue in queues.values() if queue]
+    return ordered
 
 
 def _row_of(

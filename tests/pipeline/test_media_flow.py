@@ -1,0 +1,106 @@
+"""Campaigns with media: uploads once per content, readiness, final refusals, lost media."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from pressroom.pipeline.runner import run_campaign_file
+from tests.pipeline import prefect_api
+from tests.pipeline.conftest import LiveService, WriteCampaign
+from tests.support.media import make_image, make_video
+
+
+def media_campaign(folder: Path) -> str:
+    make_video(folder / "clip.mp4", 4)
+    make_image(folder / "still.png", size=(40, 60))
+    return """\
+name: with-media
+retries: {attempts: 3, backoff_seconds: 0.1, max_delay_seconds: 0.2}
+media:
+  clip: {path: clip.mp4, folder: launch}
+  same-clip: {path: clip.mp4}
+  still: {path: still.png}
+posts:
+  - id: words
+    microblog: {text: "Coming soon."}
+  - id: film
+    media: clip
+    short_video: {caption: "Four seconds."}
+    page_social: {message: "Watch this."}
+  - id: film-again
+    media: same-clip
+    short_video: {caption: "The same four seconds."}
+  - id: still
+    media: still
+    photo_sharing: {caption: "A still."}
+"""
+
+
+def connect(live: LiveService, *, photo_account_type: str = "business") -> None:
+    live.connect("microblog", "@acme")
+    live.connect("short_video", "@acme.clips")
+    live.connect("page_social", "Acme Page")
+    live.connect("photo_sharing", "acme.photos", account_type=photo_account_type)
+
+
+def test_media_are_uploaded_once_per_content_and_posts_follow_readiness(
+    live_service: LiveService, write_campaign: WriteCampaign, tmp_path: Path
+) -> None:
+    connect(live_service)
+    campaign = write_campaign(media_campaign(tmp_path))
+
+    outcome = run_campaign_file(campaign)
+    assert outcome.ok, outcome.message
+    assert Counter(r["status"] for r in outcome.rows) == {"published": 5}
+    with_media = [d for d in live_service.deliveries() if d.payload["media"]]
+    assert len({d.payload["media"]["fileId"] for d in with_media}) == 2, "one upload per content"
+
+    runs = prefect_api.task_runs(outcome.flow_run_id or "", expected=8)
+    assert {"upload · clip", "upload · still", "ready · clip"} <= {r.name for r in runs}
+
+    # The next edition reuses the uploads it remembers: no presigned URL is spent.
+    listed = live_service.posts()
+    again = run_campaign_file(campaign, edition="next")
+    assert again.ok
+    file_ids = {p.file_id for p in live_service.posts() if p.file_id}
+    assert len(file_ids) == 2 and len(live_service.posts()) == len(listed) + 5
+
+
+def test_a_refused_post_is_final_and_does_not_stop_the_others(
+    live_service: LiveService, write_campaign: WriteCampaign, tmp_path: Path
+) -> None:
+    connect(live_service, photo_account_type="personal")
+    outcome = run_campaign_file(write_campaign(media_campaign(tmp_path)))
+
+    assert outcome.state == "FAILED"
+    [refused] = [r for r in outcome.rows if r["status"] == "failed"]
+    assert refused["platform"] == "photo_sharing" and refused["attempts"] == 1
+    assert "403 account_type_not_allowed" in refused["error"]
+    assert Counter(r["status"] for r in outcome.rows)["published"] == 4
+    assert prefect_api.flow_run(outcome.flow_run_id or "").state.type.value == "FAILED"
+
+
+def test_a_post_whose_media_never_gets_ready_fails_alone(
+    live_service: LiveService,
+    write_campaign: WriteCampaign,
+    tmp_path: Path,
+    monkeypatch: object,
+) -> None:
+    connect(live_service)
+    live_service.settings.processing_delay_ms = 60_000
+    import os
+
+    os.environ["PRESSROOM_PIPELINE_READY_TIMEOUT_SECONDS"] = "1"
+    try:
+        outcome = run_campaign_file(write_campaign(media_campaign(tmp_path)))
+    finally:
+        del os.environ["PRESSROOM_PIPELINE_READY_TIMEOUT_SECONDS"]
+
+    assert outcome.state == "FAILED"
+    by_post = {(r["post"], r["platform"]): r for r in outcome.rows}
+    assert by_post[("words", "microblog")]["status"] == "published"
+    for key in [("film", "short_video"), ("film", "page_social"), ("still", "photo_sharing")]:
+        assert by_post[key]["status"] == "failed"
+        assert "not ready" in by_post[key]["error"]
+    assert len(live_service.deliveries()) == 1
