@@ -1,0 +1,127 @@
+"""The publish step's unknown-outcome rules, without Prefect.
+
+Against our service a timed-out publish is looked up and then resent with the same key;
+against a service that neither keeps post records nor echoes ``Idempotency-Key`` (the
+hosted service's shape, recorded here with httpx's MockTransport since it cannot run
+here) the row is ``unconfirmed`` and nothing is sent again.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pressroom.campaign import PlannedPost, load, plan
+from pressroom.client import Client
+from pressroom.pipeline.outcomes import PublishFailed, Status
+from pressroom.pipeline.retrying import TransientFailure
+from pressroom.pipeline.steps import IdempotencyEvidence, publish_post
+from tests.pipeline.conftest import LiveService
+
+CAMPAIGN = "name: steps\nposts:\n  - id: hi\n    microblog: {text: 'Hello there.'}\n"
+CONNECTIONS = [{"id": "c1", "platform": "microblog", "name": "@acme"}]
+
+
+def planned_post(tmp_path: Path, connections: list[dict[str, str]]) -> PlannedPost:
+    path = tmp_path / "steps.yaml"
+    path.write_text(CAMPAIGN)
+    [planned] = plan(load(path), connections).posts
+    return planned
+
+
+def test_a_timeout_against_our_service_is_resolved_then_resent_with_the_same_key(
+    live_service: LiveService, tmp_path: Path
+) -> None:
+    connection = live_service.connect("microblog", "@acme")
+    planned = planned_post(tmp_path, [{"id": connection, "platform": "microblog", "name": "@acme"}])
+    live_service.settings.sandbox.sandbox_latency_ms = 1500
+    evidence = IdempotencyEvidence()
+    with Client(timeout=0.3) as impatient, pytest.raises(TransientFailure, match="safe to resend"):
+        publish_post(impatient, planned, {}, key="k-timeout", evidence=evidence, attempt=1)
+    with Client() as patient:
+        row = publish_post(patient, planned, {}, key="k-timeout", evidence=evidence, attempt=2)
+    assert row.status is Status.PUBLISHED
+    assert len(live_service.deliveries()) == 1
+
+
+def hosted_service(publish_calls: list[httpx.Request], *, echo: bool) -> httpx.MockTransport:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/api/v2/microblog/publish":
+            publish_calls.append(request)
+            if len(publish_calls) == 1 and not echo:
+                raise httpx.ReadTimeout("no answer", request=request)
+            headers = {"Idempotency-Key": request.headers["Idempotency-Key"]} if echo else {}
+            return httpx.Response(
+                200,
+                headers=headers,
+                json={
+                    "success": True,
+                    "platform": "microblog",
+                    "connectionId": "c1",
+                    "status": "published",
+                    "publishedAt": "2026-11-23T10:00:00Z",
+                    "url": "https://microblog.example/acme/status/1",
+                    "microblogPostId": "1",
+                },
+            )
+        # No post read-back route on the hosted service: a plain 404 page.
+        return httpx.Response(404, text="Not Found")
+
+    return httpx.MockTransport(answer)
+
+
+def test_without_echo_or_lookup_an_unknown_outcome_is_unconfirmed_and_not_resent(
+    tmp_path: Path,
+) -> None:
+    calls: list[httpx.Request] = []
+    http = httpx.Client(
+        transport=hosted_service(calls, echo=False), base_url="https://hosted.example"
+    )
+    with (
+        Client(api_key="prk_live_x", http_client=http) as hosted,
+        pytest.raises(PublishFailed) as failed,
+    ):
+        publish_post(
+            hosted,
+            planned_post(tmp_path, CONNECTIONS),
+            {},
+            key="k1",
+            evidence=IdempotencyEvidence(),
+            attempt=1,
+        )
+    assert failed.value.row.status is Status.UNCONFIRMED
+    assert "check the platform" in (failed.value.row.error or "")
+    assert len(calls) == 1
+
+
+def test_a_service_that_echoed_the_key_before_may_be_retried_after_a_timeout(
+    tmp_path: Path,
+) -> None:
+    calls: list[httpx.Request] = []
+    evidence = IdempotencyEvidence()
+    http = httpx.Client(
+        transport=hosted_service(calls, echo=True), base_url="https://hosted.example"
+    )
+    with Client(api_key="prk_live_x", http_client=http) as hosted:
+        planned = planned_post(tmp_path, CONNECTIONS)
+        publish_post(hosted, planned, {}, key="k0", evidence=evidence, attempt=1)
+    assert evidence.honoured
+
+    timeouts: list[httpx.Request] = []
+
+    def flaky(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/publish"):
+            timeouts.append(request)
+            raise httpx.ReadTimeout("no answer", request=request)
+        return httpx.Response(404, text="Not Found")
+
+    http = httpx.Client(transport=httpx.MockTransport(flaky), base_url="https://hosted.example")
+    with (
+        Client(api_key="prk_live_x", http_client=http) as hosted,
+        pytest.raises(TransientFailure, match="safe to resend"),
+    ):
+        publish_post(hosted, planned, {}, key="k1", evidence=evidence, attempt=1)
+    assert json.loads(timeouts[0].content)["text"] == "Hello there."
