@@ -138,3 +138,33 @@ def wait_for_deployment(url: str, name: str, timeout: float = 120) -> dict[str, 
             return dict(found[0])
         time.sleep(0.5)
     raise AssertionError(f"no deployment {name!r} after {timeout:.0f} s")
+
+
+def test_prefect_yaml_is_generated_from_the_campaigns_and_deploys(
+    prefect_server: str, tmp_path: Path
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    generated = subprocess.run(
+        [sys.executable, "-m", "pressroom.cli.main", "campaign", "deployments"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=True,
+    ).stdout
+    assert (root / "prefect.yaml").read_text() == generated, (
+        "prefect.yaml is stale: run `pressroom campaign deployments -o prefect.yaml`"
+    )
+    env = {**os.environ, "PREFECT_API_URL": prefect_server, "PREFECT_HOME": str(tmp_path)}
+    done = subprocess.run(
+        ["bash", "scripts/deploy", "--no-worker"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    deployment = wait_for_deployment(prefect_server, "spring-launch", timeout=10)
+    assert deployment["work_pool_name"] == "pressroom-process"
+    assert deployment["parameters"] == {"campaign_file": "pipelines/spring-launch.yaml"}
+    assert deployment["schedules"][0]["schedule"]["cron"] == "0 9 * * 1"

@@ -327,3 +327,27 @@ def run(
     typer.echo(f"see it in the Prefect UI: {ui_hint(outcome.flow_run_id)}")
     if not outcome.ok:
         raise typer.Exit(1)
+
+
+@app.command()
+def deployments(
+    pipelines: Annotated[
+        Path | None, typer.Option(help="Folder of campaign files [default: ./pipelines].")
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write to this file, not stdout.")
+    ] = None,
+) -> None:
+    """Write prefect.yaml: a deployment per scheduled campaign, on a process work pool."""
+    from pressroom.pipeline.deployments import prefect_yaml, scheduled_campaigns
+    from pressroom.pipeline.runner import project_root
+
+    root = project_root()
+    campaigns, left_out = scheduled_campaigns((pipelines or root / "pipelines").resolve())
+    for line in left_out:
+        typer.echo(f"left out: {line}", err=True)
+    text = prefect_yaml(campaigns, root)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text)
