@@ -17,9 +17,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import CachePolicy
 from prefect.context import TaskRunContext
-from prefect.locking.filesystem import FileSystemLockManager
 from prefect.runtime import task_run
-from prefect.transactions import IsolationLevel
 
 from pressroom.campaign import PlannedPost
 from pressroom.client import PressroomError
@@ -61,18 +59,16 @@ def fetch_connections() -> list[dict[str, Any]]:
 
 
 def exactly_once() -> dict[str, Any]:
-    """Task options that make a publish happen once per idempotency key.
+    """Task options that keep a publish's result under its idempotency key, in the
+    pipeline's state dir, so a later run of the same edition finds it.
 
-    The cache lives in the pipeline's state dir, and SERIALIZABLE isolation with a file
-    lock makes a second run of the same edition at the same moment wait for the first
-    and then find its result, instead of both posting.
+    No lock is taken across runs: Prefect's file locks never expire, so a run killed
+    mid-publish would block every later run. Two runs at the same moment may both try a
+    post; the service's Idempotency-Key (a database constraint) lets only one of them
+    post, and the other gets the same answer.
     """
     store = settings().cache_dir
-    policy = CachePolicy.from_cache_key_fn(by_idempotency_key).configure(
-        key_storage=store / "keys",
-        lock_manager=FileSystemLockManager(store / "locks"),
-        isolation_level=IsolationLevel.SERIALIZABLE,
-    )
+    policy = CachePolicy.from_cache_key_fn(by_idempotency_key).configure(key_storage=store / "keys")
     return {"cache_policy": policy, "result_storage": store / "results"}
 
 

@@ -125,3 +125,21 @@ def test_a_dry_run_posts_nothing(live_service: LiveService, write_campaign: Writ
     outcome = run_campaign_file(write_campaign(TEXT_CAMPAIGN), dry_run=True)
     assert outcome.ok and "11 posts planned" in outcome.message
     assert live_service.deliveries() == []
+
+
+def test_two_runs_of_one_edition_at_the_same_moment_post_once(
+    live_service: LiveService, write_campaign: WriteCampaign
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    connect_all(live_service)
+    live_service.settings.sandbox.sandbox_latency_ms = 300
+    campaign = write_campaign(TEXT_CAMPAIGN)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda _: run_campaign_file(campaign), range(2)))
+
+    assert all(outcome.ok for outcome in outcomes), [o.message for o in outcomes]
+    delivered = Counter(
+        (d.connection_id, d.payload["fields"]["text"]) for d in live_service.deliveries()
+    )
+    assert len(delivered) == 11 and set(delivered.values()) == {1}, delivered
