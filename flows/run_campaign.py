@@ -32,8 +32,9 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from pressroom.campaign import Plan, PlannedPost, load, plan
 from pressroom.client import FileStatus
-from pressroom.pipeline import outcomes
+from pressroom.pipeline import outcomes, progress
 from pressroom.pipeline.outcomes import PublishFailed, ResultRow, Status
+from pressroom.pipeline.progress import Stage
 from pressroom.pipeline.retrying import TransientFailure, backoff_delays, jittered
 from tasks.common import settings
 from tasks.media import resolve_folders, upload_medium, wait_ready
@@ -101,10 +102,15 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
             uploaded = upload_medium.with_options(task_run_name=f"upload · {u.name}").submit(
                 u, folders.get(u.folder or "")
             )
+            uploaded.add_done_callback(lambda _: progress.advanced(Stage.UPLOAD))
             ready_by_hash[u.sha256] = wait_ready.with_options(
                 task_run_name=f"ready · {u.name}"
             ).submit(u.name, uploaded)  # type: ignore[call-overload]  # Prefect resolves futures given as inputs
+            ready_by_hash[u.sha256].add_done_callback(lambda _: progress.advanced(Stage.READY))
         ready[u.name] = ready_by_hash[u.sha256]
+    progress.planned(Stage.UPLOAD, len(ready_by_hash))
+    progress.planned(Stage.READY, len(ready_by_hash))
+    progress.planned(Stage.POST, len(fan_out.posts))
 
     rows: list[ResultRow] = []
     posts: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
@@ -114,6 +120,7 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
         future = publishing.with_options(task_run_name=name).submit(
             planned, file_ids, planned.idempotency_key(edition)
         )
+        future.add_done_callback(lambda _: progress.advanced(Stage.POST))
         posts.append((planned, future))
 
     in_turn = round_robin(fan_out.posts)
@@ -138,6 +145,7 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
             if m and m not in file_ids
         ]
         if missing:
+            progress.advanced(Stage.POST)
             rows.append(
                 ResultRow(
                     post=planned.post_id,

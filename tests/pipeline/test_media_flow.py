@@ -5,10 +5,26 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from pressroom.pipeline import progress
+from pressroom.pipeline.progress import Stage
 from pressroom.pipeline.runner import run_campaign_file
 from tests.pipeline import prefect_api
 from tests.pipeline.conftest import LiveService, WriteCampaign
 from tests.support.media import make_image, make_video
+
+
+class Recorder:
+    """What a progress bar would show."""
+
+    def __init__(self) -> None:
+        self.totals: dict[Stage, int] = {}
+        self.done: Counter[Stage] = Counter()
+
+    def planned(self, stage: Stage, total: int) -> None:
+        self.totals[stage] = total
+
+    def advanced(self, stage: Stage) -> None:
+        self.done[stage] += 1
 
 
 def media_campaign(folder: Path) -> str:
@@ -49,9 +65,15 @@ def test_media_are_uploaded_once_per_content_and_posts_follow_readiness(
 ) -> None:
     connect(live_service)
     campaign = write_campaign(media_campaign(tmp_path))
-
-    outcome = run_campaign_file(campaign)
+    recorder = Recorder()
+    progress.listen(recorder)
+    try:
+        outcome = run_campaign_file(campaign)
+    finally:
+        progress.listen(None)
     assert outcome.ok, outcome.message
+    expected = {Stage.UPLOAD: 2, Stage.READY: 2, Stage.POST: 5}
+    assert recorder.totals == expected and recorder.done == expected
     assert Counter(r["status"] for r in outcome.rows) == {"published": 5}
     with_media = [d for d in live_service.deliveries() if d.payload["media"]]
     assert len({d.payload["media"]["fileId"] for d in with_media}) == 2, "one upload per content"

@@ -322,7 +322,8 @@ def run(
     from pressroom.pipeline.runner import prepare_prefect, run_campaign_file, ui_hint
 
     prepare_prefect()
-    outcome = run_campaign_file(file, edition=edition, dry_run=dry_run)
+    with progress_bars():
+        outcome = run_campaign_file(file, edition=edition, dry_run=dry_run)
     typer.echo(f"{outcome.state.lower()}: {outcome.message}")
     typer.echo(f"see it in the Prefect UI: {ui_hint(outcome.flow_run_id)}")
     if not outcome.ok:
@@ -351,3 +352,31 @@ def deployments(
         typer.echo(text, nl=False)
     else:
         output.write_text(text)
+
+
+@contextmanager
+def progress_bars() -> Iterator[None]:
+    """Bars for uploads, readiness and posts while the flow runs in this process."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from pressroom.pipeline import progress
+    from pressroom.pipeline.progress import Stage
+
+    bars = Progress(
+        TextColumn("{task.description:>8}"), BarColumn(), MofNCompleteColumn(), transient=False
+    )
+    ids = {stage: bars.add_task(stage.value, total=None, visible=False) for stage in Stage}
+
+    class Bars:
+        def planned(self, stage: Stage, total: int) -> None:
+            bars.update(ids[stage], total=total, visible=total > 0)
+
+        def advanced(self, stage: Stage) -> None:
+            bars.advance(ids[stage])
+
+    progress.listen(Bars())
+    try:
+        with bars:
+            yield
+    finally:
+        progress.listen(None)

@@ -60,8 +60,11 @@ def demo(
     os.environ.setdefault("PRESSROOM_PIPELINE_POLL_SECONDS", "1")  # tiny demo media
     prepare_prefect(home=settings.data_dir / "prefect")
     campaign_file = campaign or project_root() / DEMO_CAMPAIGN
+    from pressroom.cli.campaign import progress_bars
+
     try:
-        outcome = run_campaign_file(campaign_file)
+        with progress_bars():
+            outcome = run_campaign_file(campaign_file)
     finally:
         if not serve:
             server.should_exit = True
