@@ -13,7 +13,7 @@ from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.service.accounts import keys
 from pressroom.service.accounts.repository import AccountRepository
 from pressroom.service.db.models import Account
-from pressroom.service.db.session import begin_write
+from pressroom.service.db.session import transaction
 from pressroom.service.errors import ServiceError
 from pressroom.settings import Settings
 
@@ -32,17 +32,8 @@ def get_db(request: Request) -> Iterator[Session]:
     client that sees 200 for a key rotation can use the new key at once.
     """
     factory: sessionmaker[Session] = request.app.state.session_factory
-    session = factory()
-    if request.method not in READ_METHODS:
-        begin_write(session)
-    try:
+    with transaction(factory, write=request.method not in READ_METHODS) as session:
         yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
 
 
 DbSession = Annotated[Session, Depends(get_db, scope="function")]

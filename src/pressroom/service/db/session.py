@@ -65,7 +65,8 @@ def begin_write(session: Session) -> None:
 
 @contextmanager
 def transaction(factory: sessionmaker[Session], *, write: bool = True) -> Iterator[Session]:
-    """A unit of work outside a request (CLI, workers): commit on success, else roll back."""
+    """A unit of work: commit on success, else roll back (requests use it through
+    ``service.deps.get_db``; the CLI and the workers directly)."""
     session = factory()
     if write:
         begin_write(session)
