@@ -1,0 +1,42 @@
+"""The main job, as the README's first command runs it: twice, the second all skipped."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_the_demo_publishes_everything_once_then_skips_it_all(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "PRESSROOM_"))}
+    env["PRESSROOM_PIPELINE_RESULTS_DIR"] = str(tmp_path / "results")
+    command = [
+        sys.executable,
+        "-m",
+        "pressroom.cli.main",
+        "demo",
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--port",
+        str(free_port()),
+    ]
+
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    assert "completed: 10 posts: {'published': 10, 'skipped': 0" in first.stdout
+    assert "prefect server start" in first.stdout and "/runs/flow-run/" in first.stdout
+    assert (tmp_path / "data" / "prefect").is_dir(), "Prefect's database stays with the demo's data"
+
+    second = subprocess.run(
+        [*command[:-1], str(free_port())], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
+    assert "completed: 10 posts: {'published': 0, 'skipped': 10" in second.stdout
