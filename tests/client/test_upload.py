@@ -1,8 +1,8 @@
 """Uploads against the hosted service's recorded answers: presign, PUT to S3, wait.
 
-The media endpoints of this service are not built yet here, so these run on the
-recordings in ``hosted.py``; the same methods get contract tests against the real app
-once media lands.
+These show the client copes with the hosted service's shapes (numeric ids, ``completed``,
+S3 errors in XML); ``test_contract_media.py`` and ``test_contract_s3.py`` run the same
+methods against the real app.
 """
 
 from __future__ import annotations
