@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,11 +22,14 @@ from pressroom.client import (
     NotFoundError,
     PermissionDeniedError,
     PublishResult,
+    ServerError,
     ValidationError,
 )
 from pressroom.platforms import RULES, Platform
 from tests.client.conftest import Media
 from tests.conftest import AccountHandle, Service
+from tests.support.media import make_video
+from tests.support.publish import deliveries
 
 MakeClient = Callable[..., Client]
 
@@ -240,6 +244,37 @@ def test_the_same_key_replays_the_first_result_and_posts_nothing_new(studio: Stu
     assert (caught.value.code, caught.value.transient) == ("idempotency_key_reused", False)
 
 
+@pytest.mark.parametrize("mode", ["before", "after"])
+def test_a_platform_outage_is_transient_and_the_attempt_can_be_looked_up(
+    service: Service, client_for: MakeClient, mode: str
+) -> None:
+    account = service.account()
+    client = client_for(account)
+    connection = account.connect("microblog", "@acme")
+    knobs = service.settings.sandbox
+    knobs.sandbox_failure_rate, knobs.sandbox_failure_mode = 1.0, mode  # type: ignore[assignment]
+
+    with pytest.raises(ServerError) as caught:
+        client.publish_microblog(connection_id=connection, text="hi", idempotency_key="k")
+    outage = caught.value
+    assert (outage.status, outage.code, outage.transient) == (503, "platform_unavailable", True)
+    assert outage.retry_after is not None and outage.retry_after > 0
+    attempt = client.find_post(idempotency_key="k")
+    assert attempt is not None
+    # "failed": it never reached the platform; "unknown": it did, and may be live.
+    assert attempt.status == {"before": "failed", "after": "unknown"}[mode]
+
+    knobs.sandbox_failure_rate = 0.0
+    retried = client.publish_microblog(connection_id=connection, text="hi", idempotency_key="k")
+    assert (retried.status, retried.replayed) == ("published", False)
+    latest = client.find_post(idempotency_key="k")
+    assert latest is not None and (latest.record_id, latest.status) == (
+        retried.record_id,
+        "published",
+    )
+    assert len(deliveries(service)) == 1  # the same key never posts twice
+
+
 # --- read-back -----------------------------------------------------------------------
 
 
@@ -335,6 +370,29 @@ def test_rule_breaks_are_validation_errors_naming_the_field(studio: Studio) -> N
         NotFoundError, lambda: client.publish_microblog(connection_id="conn_unknown", text="hi")
     )
     assert unknown.code == "connection_not_found"
+
+
+def test_video_length_and_page_rules_are_refused_by_kind(studio: Studio, tmp_path: Path) -> None:
+    client, account = studio.client, studio.account
+    short = client.upload(make_video(tmp_path / "short.mp4", 2))
+    too_short = expect(
+        ValidationError,
+        lambda: client.publish_short_video(
+            connection_id=studio.connections[Platform.SHORT_VIDEO], file_id=short.file_id
+        ),
+    )
+    assert (too_short.code, too_short.field) == ("video_duration_out_of_range", "fileId")
+
+    profile = account.connect("page_social", "me", page_kind="profile")
+    no_permission = account.connect("page_social", "Acme page", pages_permission=False)
+    for connection, code in [(profile, "not_a_page"), (no_permission, "pages_permission_missing")]:
+        with pytest.raises(PermissionDeniedError) as denied:
+            client.publish_page_social(connection_id=connection, file_id=studio.video.file_id)
+        assert (denied.value.status, denied.value.code, denied.value.transient) == (
+            403,
+            code,
+            False,
+        )
 
 
 def test_a_file_still_processing_or_failed_cannot_be_published(
