@@ -114,6 +114,13 @@ def test_presign_put_file_and_wait_until_ready_are_the_upload_in_steps(
     assert (ready.status, ready.kind, ready.folder_id) == ("ready", "image", folder.id)
     assert client.file_status(upload.file_id).size == media.jpeg.stat().st_size
 
+    # An upload URL is good for one PUT.
+    with pytest.raises(ConflictError) as again:
+        client.put_file(upload, media.jpeg)
+    assert (again.value.status, again.value.code) == (409, "upload_url_used")
+    signature = httpx.URL(upload.upload_url).params["signature"]
+    assert signature not in str(again.value)  # the URL's query is its credential
+
 
 def test_upload_without_waiting_returns_the_status_after_the_put(
     service: Service, client_for: MakeClient, media: Media
