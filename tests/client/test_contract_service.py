@@ -1,4 +1,4 @@
-"""The client against the real app over HTTP: the endpoints this service has today.
+"""The client against the real app over HTTP: API key, connections and the rate limit.
 
 No mocks here: ``service.client`` is starlette's TestClient (an httpx.Client) over the
 real app and database, on SQLite and PostgreSQL.

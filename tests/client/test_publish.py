@@ -1,7 +1,6 @@
-"""Publishing against recorded answers shaped like the hosted service's.
+"""Publishing against recorded answers shaped like the hosted service's: exact bodies.
 
-The publishing endpoints of this service are not built yet here; the same helpers get
-contract tests against the real app once publishing lands.
+``test_contract_publishing.py`` runs the same helpers against the real app.
 """
 
 from __future__ import annotations

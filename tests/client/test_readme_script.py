@@ -1,29 +1,26 @@
-"""The README's client script: it runs as printed, on recordings now and on the real service.
+"""The README's client script: it runs as printed, on recordings and on the real service.
 
 The script is read from README.md itself, so the README cannot drift from what works.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import re
-import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 import pressroom.client
-from pressroom.service.app import create_app
 from pressroom.settings import Settings
 from tests.client.hosted import API_KEY, BASE_URL, Hosted, body_of
-from tests.conftest import Service
+from tests.client.live import Live, live_service
 from tests.support.media import make_video
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -37,9 +34,24 @@ def readme_script() -> str:
     return found.group(1)
 
 
-def test_the_script_is_short() -> None:
-    lines = [line for line in readme_script().splitlines() if line.strip()]
-    assert len(lines) <= 16
+def test_the_script_is_short_and_does_what_the_readme_promises() -> None:
+    tree = ast.parse(readme_script())
+    statements = [node for node in ast.walk(tree) if isinstance(node, ast.stmt)]
+    assert len(statements) <= 12, "about a dozen lines of real code"
+    calls = {
+        node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    }
+    assert {"upload", "publish", "connections_for"} <= calls
+    caught = [
+        handler.type.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Try)
+        for handler in node.handlers
+        if isinstance(handler.type, ast.Name)
+    ]
+    assert caught == ["ValidationError", "PressroomError"], "errors are caught by kind"
 
 
 def test_the_readme_script_runs_on_the_hosted_recordings(
@@ -76,60 +88,28 @@ def test_the_readme_script_runs_on_the_hosted_recordings(
     assert [body_of(r)["connectionId"] for r in publishes] == ["100", "101", "102"]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture
-def live_service(settings: Settings) -> Iterator[tuple[Service, str]]:
-    """The real app on a real socket, in a thread: the script runs in another process."""
-    port = _free_port()
-    address = f"http://127.0.0.1:{port}"
-    app = create_app(settings.model_copy(update={"base_url": address}))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started and thread.is_alive():
-        threading.Event().wait(0.02)
-    from fastapi.testclient import TestClient
-
-    yield Service(TestClient(app), app.state.session_factory, settings), address
-    server.should_exit = True
-    thread.join(timeout=10)
-    app.state.engine.dispose()
+def live(settings: Settings) -> Iterator[Live]:
+    with live_service(settings) as running:
+        yield running
 
 
-def _has_routes(service: Service, *paths: str) -> bool:
-    known = {getattr(route, "path", None) for route in service.client.app.routes}  # type: ignore[attr-defined]
-    return all(path in known for path in paths)
-
-
-def test_a_default_client_talks_to_the_service_over_a_real_socket(
-    live_service: tuple[Service, str],
-) -> None:
-    service, address = live_service
-    account = service.account()
+def test_a_default_client_talks_to_the_service_over_a_real_socket(live: Live) -> None:
+    account = live.service.account()
     ids = {account.connect(platform, f"acme {platform}") for platform in PLATFORMS}
-    with pressroom.client.Client(base_url=address, api_key=account.key) as client:
+    with pressroom.client.Client(base_url=live.address, api_key=account.key) as client:
         assert {c.id for c in client.list_connections()} == ids
         assert client.get_api_key().api_key.get_secret_value() == account.key
 
 
-def test_the_readme_script_runs_against_the_embedded_service(
-    live_service: tuple[Service, str], tmp_path: Path
-) -> None:
-    service, address = live_service
-    if not _has_routes(service, "/api/upload/presigned-url", "/api/social/post"):
-        pytest.skip("the media and publishing routes are not in this service yet")
-    account = service.account()
-    for platform in PLATFORMS:
-        account.connect(platform, f"acme {platform}")
+def test_the_readme_script_runs_against_the_embedded_service(live: Live, tmp_path: Path) -> None:
+    account = live.service.account()
+    connections = {
+        platform: account.connect(platform, f"acme {platform}") for platform in PLATFORMS
+    }
     make_video(tmp_path / "launch.mp4", 3.5)
 
-    env = {**os.environ, "PRESSROOM_BASE_URL": address, "PRESSROOM_API_KEY": account.key}
+    env = {**os.environ, "PRESSROOM_BASE_URL": live.address, "PRESSROOM_API_KEY": account.key}
     done = subprocess.run(
         [sys.executable, "-c", readme_script()],
         cwd=tmp_path,
@@ -141,4 +121,16 @@ def test_the_readme_script_runs_against_the_embedded_service(
     assert done.returncode == 0, done.stderr
     printed = done.stdout.splitlines()
     assert [line.split()[0] for line in printed] == PLATFORMS, done.stdout
-    assert all(re.match(r"\S+ https?://\S+$", line) for line in printed), done.stdout
+    assert all(re.match(r"\S+ https://\S+$", line) for line in printed), done.stdout
+
+    # What the service recorded: one post per platform, under the script's keys.
+    with pressroom.client.Client(base_url=live.address, api_key=account.key) as client:
+        posts = {post.platform: post for post in client.iter_posts()}
+        (video,) = list(client.iter_files())
+    assert set(posts) == set(PLATFORMS)
+    for platform in PLATFORMS:
+        post = posts[platform]
+        assert (post.status, post.connection_id) == ("published", connections[platform])
+        assert (post.idempotency_key, post.file_id) == (f"launch-{platform}", video.file_id)
+        assert f"{platform} {post.url}" in printed
+    assert (video.filename, video.status) == ("launch.mp4", "ready")

@@ -1,8 +1,8 @@
 """Uploads against the hosted service's recorded answers: presign, PUT to S3, wait.
 
-The media endpoints of this service are not built yet here, so these run on the
-recordings in ``hosted.py``; the same methods get contract tests against the real app
-once media lands.
+These show the client copes with the hosted service's shapes (numeric ids, ``completed``,
+S3 errors in XML); ``test_contract_media.py`` and ``test_contract_s3.py`` run the same
+methods against the real app.
 """
 
 from __future__ import annotations
@@ -216,3 +216,16 @@ def test_bad_sources_are_refused_before_anything_is_sent(
     with pytest.raises(FileNotFoundError):
         hosted_client.upload(tmp_path / "missing.mp4")
     assert hosted.requests == []
+
+
+def test_polls_start_quick_and_settle_at_the_poll_interval(
+    hosted: Hosted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small file is seen ready within a second; a long video is polled every 5 s."""
+    pauses: list[float] = []
+    monkeypatch.setattr("pressroom.client._sync.time.sleep", pauses.append)
+    hosted.answer_in_turn("GET", STATUS, [status("processing")] * 7 + [status("ready")])
+    http = httpx.Client(transport=hosted.transport())
+    with Client(base_url=BASE_URL, api_key=API_KEY, http_client=http) as client:
+        assert client.wait_until_ready(str(FILE_ID)).is_ready
+    assert pauses == [0.5, 1.0, 2.0, 4.0, 5.0, 5.0, 5.0]

@@ -578,10 +578,11 @@ class AsyncClient(ClientCore):
         connection_id: str | None = None,
         platform: Platform | str | None = None,
     ) -> Post | None:
-        """The post sent with this ``Idempotency-Key``, or None if none went out.
+        """The newest attempt made with this ``Idempotency-Key``, or None if there was none.
 
-        For the unknown outcome after a timeout. ``NotFoundError`` with code
-        ``not_found`` means the service cannot answer (no read-back route).
+        For the unknown outcome after a timeout: check its ``status`` (``published``;
+        ``failed`` never reached the platform; ``unknown`` may be live). ``NotFoundError``
+        with code ``not_found`` means the service cannot answer (no read-back route).
         """
         page = await self.list_posts(
             idempotency_key=idempotency_key, connection_id=connection_id, platform=platform, limit=1

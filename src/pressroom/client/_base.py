@@ -35,7 +35,8 @@ BASE_URL_ENV = "PRESSROOM_BASE_URL"
 API_KEY_ENV = "PRESSROOM_API_KEY"
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 DEFAULT_POLL_INTERVAL = 5.0
-"""Seconds between status polls while waiting for a file; the spec suggests about 5."""
+"""The longest pause between status polls while waiting for a file; the spec suggests about
+5 s. The first pauses are shorter (see ``pressroom.client.upload``)."""
 DEFAULT_READY_TIMEOUT = 600.0
 DEFAULT_CONNECTIONS_TTL = 300.0
 """Seconds the connection lists are cached: those calls count against the API quota."""

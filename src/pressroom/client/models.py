@@ -101,6 +101,8 @@ class FileStatus(Response):
     duration_seconds: float | None = None
     width: int | None = None
     height: int | None = None
+    media_format: str | None = None
+    """What probing found (pressroom): the image format, or the video's container / codec."""
     failure_reason: str | None = None
 
     @property
@@ -127,9 +129,15 @@ class MoveFileRequest(Request):
 
 
 class Deleted(Response):
-    """The answer to a delete; the spec shows no shape, so only ``success`` is assumed."""
+    """The answer to a delete. The spec shows no shape, so only ``success`` is assumed;
+    pressroom also names what went (``file_id`` or ``folder_id``, and ``deleted_files``
+    for a folder). ``deleted`` is left untyped: pressroom sends true, the hosted service
+    a count."""
 
     success: bool = True
+    file_id: Id | None = None
+    folder_id: Id | None = None
+    deleted_files: int | None = None
 
 
 # --- folders -------------------------------------------------------------------------
@@ -143,6 +151,7 @@ class Folder(Response):
     id: Id = Field(validation_alias=AliasChoices("id", "folderId", "folder_id"))
     name: str
     created_at: Timestamp = None
+    file_count: int | None = None
 
 
 class FolderPage(Response):
@@ -378,7 +387,12 @@ class ThumbnailResult(WithMeta):
 
 
 class Post(Response):
-    """pressroom's record of a published post (our extension, for read-back)."""
+    """pressroom's record of one publish attempt (our extension, for read-back).
+
+    ``status`` is ``published``, ``sending`` (still on its way), ``failed`` (it never
+    reached the platform) or ``unknown`` (the platform failed after receiving it: it
+    may be live).
+    """
 
     record_id: Id = Field(validation_alias=AliasChoices("recordId", "id", "record_id"))
     platform: str | None = None
@@ -386,7 +400,15 @@ class Post(Response):
     status: str | None = None
     url: str | None = None
     published_at: Timestamp = None
+    created_at: Timestamp = None
     idempotency_key: str | None = None
+    file_id: Id | None = None
+    platform_post_id: Id | None = None
+    """The platform's id of the item (what the publish result named ``videoId``, ...)."""
+    request: dict[str, Any] | None = None
+    """The publish body as sent."""
+    result: dict[str, Any] | None = None
+    """The answer given: the publish result, or the error body."""
 
 
 class PostPage(Response):

@@ -2,10 +2,12 @@
 
 The bytes go to the presigned address in chunks with an explicit ``Content-Length``:
 S3 refuses chunked transfer encoding on a presigned PUT, and a large file never sits
-in memory. Waiting for readiness polls the status (every 5 s by default, as the spec
-suggests); ``ready``, ``completed`` and ``uploaded`` all count as ready, ``failed``
-raises ``FileProcessingFailed`` with the reason, and a transient error while polling
-is waited out rather than ending the wait.
+in memory. Waiting for readiness polls the status at once, then after 0.5 s, 1 s, 2 s,
+... up to the poll interval (5 s by default, as the spec suggests for video): a small
+image is ready within a second, and a long video is still polled only every 5 s.
+``ready``, ``completed`` and ``uploaded`` all count as ready, ``failed`` raises
+``FileProcessingFailed`` with the reason, and a transient error while polling is waited
+out rather than ending the wait.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from pressroom.client.models import FileStatus
 from pressroom.probe import content_type_for
 
 CHUNK_BYTES = 1024 * 1024
+FIRST_POLL_DELAY = 0.5
+"""Seconds before the second status poll; each later pause doubles, up to the interval."""
 
 Source = str | os.PathLike[str] | bytes
 """A path to stream from disk, or the bytes themselves."""
@@ -119,6 +123,7 @@ class ReadyWait:
         self.size = size
         self.started = time.monotonic()
         self.last_status: str | None = None
+        self.next_pause = min(FIRST_POLL_DELAY, interval)
 
     def after_status(self, status: FileStatus) -> float | None:
         """None when ready; else the seconds to sleep. Raises when failed or out of time."""
@@ -131,7 +136,9 @@ class ReadyWait:
                 file_id=self.file_id, status=status.status, reason=status.failure_reason
             )
         self._report("waiting", status)
-        return self._delay(self.interval)
+        pause = self.next_pause
+        self.next_pause = min(pause * 2, self.interval)
+        return self._delay(pause)
 
     def after_error(self, exc: errors.PressroomError) -> float:
         """A poll failed: re-raise unless it is transient and time remains."""
