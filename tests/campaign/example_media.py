@@ -8,36 +8,34 @@ thumbnail, a 2:3 image for pins.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from pathlib import Path
 
-import av
 from PIL import Image, ImageDraw
+
+from tests.support.media import make_video
 
 MEDIA = Path(__file__).resolve().parents[2] / "pipelines" / "media"
 
 
 def video(path: Path, seconds: int, size: tuple[int, int], fps: int = 5) -> Path:
-    """An H.264 MP4: a bar sweeping across a flat background, one frame per step."""
+    """An H.264 MP4: a bar sweeping across a flat background, squeezed small."""
     width, height = size
-    with av.open(str(path), mode="w", format="mp4") as output:
-        stream = output.add_stream("libx264", rate=fps)
-        stream.width, stream.height = width, height
-        stream.pix_fmt = "yuv420p"
-        stream.options = {"preset": "veryslow", "crf": "40"}
-        frames = seconds * fps
-        for index in range(frames):
-            image = Image.new("RGB", size, (24, 40, 88))
-            x = index * width // frames
-            ImageDraw.Draw(image).rectangle((x, 0, x + width // 8, height), fill=(240, 180, 40))
-            frame = av.VideoFrame.from_image(image)
-            frame.pts = index
-            frame.time_base = Fraction(1, fps)
-            for packet in stream.encode(frame):
-                output.mux(packet)
-        for packet in stream.encode():
-            output.mux(packet)
-    return path
+
+    def sweep(index: int, frames: int) -> Image.Image:
+        image = Image.new("RGB", size, (24, 40, 88))
+        x = index * width // frames
+        ImageDraw.Draw(image).rectangle((x, 0, x + width // 8, height), fill=(240, 180, 40))
+        return image
+
+    return make_video(
+        path,
+        seconds,
+        width=width,
+        height=height,
+        fps=fps,
+        encoder_options={"preset": "veryslow", "crf": "40"},
+        paint=sweep,
+    )
 
 
 def picture(path: Path, size: tuple[int, int], fmt: str) -> Path:

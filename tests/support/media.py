@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
@@ -17,16 +18,24 @@ def make_video(
     height: int = 48,
     fps: int = 10,
     container: str = "mp4",
+    encoder_options: dict[str, str] | None = None,
+    paint: Callable[[int, int], Image.Image] | None = None,
 ) -> Path:
-    """An H.264 video of exactly ``seconds`` at a tiny size: fast to make and to probe."""
+    """An H.264 video of exactly ``seconds`` at a tiny size: fast to make and to probe.
+
+    ``paint(index, frames)`` draws each frame (default: a flat colour that changes).
+    """
     with av.open(str(path), mode="w", format=container) as output:
         stream = output.add_stream("libx264", rate=fps)
         stream.width, stream.height = width, height
         stream.pix_fmt = "yuv420p"
-        stream.options = {"preset": "ultrafast", "tune": "zerolatency"}
+        stream.options = encoder_options or {"preset": "ultrafast", "tune": "zerolatency"}
         frames = max(1, round(seconds * fps))
         for index in range(frames):
-            image = Image.new("RGB", (width, height), (index * 7 % 256, 80, 160))
+            if paint is not None:
+                image = paint(index, frames)
+            else:
+                image = Image.new("RGB", (width, height), (index * 7 % 256, 80, 160))
             frame = av.VideoFrame.from_image(image)
             frame.pts = index
             frame.time_base = Fraction(1, fps)
