@@ -44,13 +44,12 @@ MANUAL_EDITION = "manual"
 
 
 def current_edition(given: str | None) -> str:
-    """An explicit edition wins; a scheduled run is the occurrence it was scheduled for."""
+    """An explicit edition wins; a deployment's run is the occurrence it was scheduled for
+    (a retry of that flow run keeps its time, so it skips what the first try posted)."""
     if given:
         return given
     if deployment.id and flow_run.scheduled_start_time:
-        start = flow_run.scheduled_start_time
-        if getattr(flow_run, "auto_scheduled", False) or not flow_run.parameters.get("edition"):
-            return f"scheduled-{start.isoformat(timespec='minutes')}"
+        return f"scheduled-{flow_run.scheduled_start_time.isoformat(timespec='minutes')}"
     return MANUAL_EDITION
 
 
