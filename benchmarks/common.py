@@ -300,7 +300,9 @@ def seed_account(
     with admin_session(settings) as db:
         account, key = create_account(db, email=email, plan=Plan.AGENCY)
         for name_platform, name, extra in connections:
-            connect(db, account, NewConnection(platform=Platform(name_platform), name=name, **extra))
+            connect(
+                db, account, NewConnection(platform=Platform(name_platform), name=name, **extra)
+            )
     return key
 
 

@@ -77,6 +77,18 @@ class Config:
     real_server: bool = True
     global_first: bool = True
     profile: bool = True
+    task_overhead_runs: int = 3
+    """Runs of the no-op task flows (``task_overhead.py``) in the one-process workers."""
+    variants: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+        (
+            "ephemeral, one process, lighter Prefect settings",
+            (
+                ("PREFECT_LOGGING_TO_API_ENABLED", "false"),
+                ("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED", "false"),
+            ),
+        ),
+    )
+    """Experiments: the one-process ephemeral runs again with Prefect settings changed."""
 
     @property
     def requests(self) -> int:
@@ -88,7 +100,9 @@ class Config:
 
 
 FULL = Config()
-QUICK = Config(runs_one_process=3, fresh_processes=1, server_runs=3, global_first=True)
+QUICK = Config(
+    runs_one_process=3, fresh_processes=1, server_runs=3, task_overhead_runs=2, variants=()
+)
 SMOKE = Config(
     connections_per_platform=1,
     posts_per_kind=1,
@@ -99,6 +113,8 @@ SMOKE = Config(
     real_server=False,
     global_first=False,
     profile=False,
+    task_overhead_runs=0,
+    variants=(),
 )
 
 
@@ -124,7 +140,9 @@ def write_campaign(folder: Path, config: Config) -> Path:
                     continue
                 lines.append(f"    {platform}:")
                 for field, value in block.items():
-                    lines.append(f"      {field}: {json.dumps(value.format(n=n), ensure_ascii=False)}")
+                    lines.append(
+                        f"      {field}: {json.dumps(value.format(n=n), ensure_ascii=False)}"
+                    )
     path = folder / "fan-out.yaml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -174,6 +192,8 @@ def _worker(
         "edition_prefix": f"{name.split(',')[0].replace(' ', '-')}-{uuid.uuid4().hex[:8]}",
         "global_first": config.global_first,
         "profile_dir": str(work / "profiles" / name) if profile else None,
+        "requests": config.requests,
+        "task_overhead_runs": config.task_overhead_runs if runs > 1 else 0,
     }
     spec_file = work / f"{name.replace(', ', '-').replace(' ', '-')}-{uuid.uuid4().hex[:6]}.json"
     out_file = spec_file.with_suffix(".out.json")
@@ -243,9 +263,25 @@ def run(work: Path, config: Config = FULL) -> dict[str, Any]:
                 profile=config.profile,
             )
         )
+        for variant, settings in config.variants:
+            home = work / f"prefect-{uuid.uuid4().hex[:6]}"
+            workers.append(
+                _worker(
+                    variant,
+                    config,
+                    work,
+                    shared,
+                    {**env, "PREFECT_HOME": str(home), **dict(settings)},
+                    runs=min(3, config.runs_one_process),
+                    profile=False,
+                )
+            )
+            workers[-1]["settings"] = dict(settings)
         for _ in range(config.fresh_processes):
             workers.append(
-                _worker("ephemeral, fresh process", config, work, shared, env, runs=1, profile=False)
+                _worker(
+                    "ephemeral, fresh process", config, work, shared, env, runs=1, profile=False
+                )
             )
         if config.real_server and config.server_runs:
             workers.extend(_on_real_server(config, work, shared, env))
@@ -364,14 +400,22 @@ def aggregate(workers: list[dict[str, Any]], config: Config) -> dict[str, Any]:
         mode["sequence"].append(sequence)
         if "profiled_run" in worker:
             mode["profile"] = worker["profiled_run"].get("profiles", {})
+        if "task_overhead" in worker:
+            mode["task_overhead"] = worker["task_overhead"]
+        if "settings" in worker:
+            mode["settings"] = worker["settings"]
     requests = config.requests
     figures: dict[str, Any] = {}
     for name, mode in modes.items():
         extra_cpu = [
             (f + s - b) / requests * 1000
-            for f, s, b in zip(mode["flow_cpu"], mode["server_cpu"], mode["script_cpu"], strict=True)
+            for f, s, b in zip(
+                mode["flow_cpu"], mode["server_cpu"], mode["script_cpu"], strict=True
+            )
         ]
-        extra_wall = [(f - s) / requests * 1000 for f, s in zip(mode["flow"], mode["script"], strict=True)]
+        extra_wall = [
+            (f - s) / requests * 1000 for f, s in zip(mode["flow"], mode["script"], strict=True)
+        ]
         figures[name] = {
             "startup_seconds": summary(mode["startup"]),
             "import_seconds": summary(mode["import"]),
@@ -396,6 +440,8 @@ def aggregate(workers: list[dict[str, Any]], config: Config) -> dict[str, Any]:
             "published": mode["published"],
             "flow_seconds_in_order": mode["sequence"],
             "profile": mode.get("profile"),
+            "task_overhead": mode.get("task_overhead"),
+            "settings": mode.get("settings"),
         }
     return {
         "requests": requests,

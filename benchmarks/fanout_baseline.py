@@ -90,7 +90,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--file-ids", required=True, help="JSON: media name → fileId")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--platform-concurrency", type=int, default=4)
-    parser.add_argument("--order", choices=["platform-first", "global-first"], default="platform-first")
+    parser.add_argument(
+        "--order", choices=["platform-first", "global-first"], default="platform-first"
+    )
     args = parser.parse_args(argv)
     result = asyncio.run(
         fan_out(

@@ -26,8 +26,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import PYTHON, ROOT, cpu_seconds, descendants  # noqa: E402
-from benchmarks.profiles import summarise  # noqa: E402
+from benchmarks.common import PYTHON, ROOT, cpu_seconds, descendants
+from benchmarks.profiles import summarise
 
 
 def baseline(config: dict[str, Any], edition: str, order: str) -> dict[str, Any]:
@@ -168,6 +168,13 @@ def main(config_file: str, out_file: str) -> None:
                         config, edition + "-script-gf", "global-first"
                     )
         result["runs"].append(pair)
+
+    if config.get("task_overhead_runs"):
+        from benchmarks.task_overhead import measure
+
+        result["task_overhead"] = measure(
+            config["requests"], config["task_overhead_runs"], prefect_server_cpu
+        )
 
     if config.get("profile_dir"):
         pids = {"flow-process": os.getpid(), "service": config["service_pid"]}

@@ -85,12 +85,13 @@ class Config:
 
 FULL = Config()
 QUICK = Config(duration=3.0, warmup=1.0, runs=3, profile=False)
-SMOKE = Config(duration=0.7, warmup=0.3, runs=1, postgres=False, profile=False)
+SMOKE = Config(duration=1.0, warmup=0.5, runs=1, postgres=False, wrk=False, profile=False)
 
 
 @contextmanager
-def bench_service(work: Path, database_url: str | None) -> Iterator[tuple[Service, str, str]]:
-    """The benchmark app on a free port; yields it with an API key and a connection id."""
+def bench_service(work: Path, database_url: str | None) -> Iterator[tuple[Service, str, str, str]]:
+    """The benchmark app on a free port; yields it with an API key, a connection id and
+    its database URL."""
     data_dir = work / f"data-{uuid.uuid4().hex[:6]}"
     key = seed_account(
         data_dir,
@@ -131,7 +132,24 @@ def bench_service(work: Path, database_url: str | None) -> Iterator[tuple[Servic
             service.base_url + "/api/connections/unified", headers={"X-API-Key": key}
         ).json()
         microblog = next(c["id"] for c in listed if c["platform"] == "microblog")
-        yield service, key, microblog
+        yield service, key, microblog, database_url or f"sqlite:///{data_dir / 'pressroom.db'}"
+
+
+def stored_rows(database_url: str) -> dict[str, int]:
+    """How much the publishes left behind: the service's work per publish may grow with it."""
+    from sqlalchemy import create_engine, text
+
+    from pressroom.service.db.session import normalise_url
+
+    engine = create_engine(normalise_url(database_url))
+    try:
+        with engine.connect() as conn:
+            return {
+                table: int(conn.execute(text(f"SELECT count(*) FROM {table}")).scalar() or 0)
+                for table in ("idempotency_keys", "posts", "sandbox_deliveries")
+            }
+    finally:
+        engine.dispose()
 
 
 def _headers(endpoint: Endpoint, key: str) -> dict[str, str]:
@@ -321,7 +339,10 @@ def run(work: Path, config: Config = FULL) -> dict[str, Any]:
         result["postgres_version"] = postgres_version(server)
     for db_name, server_url in databases:
         context = postgres_database(server_url) if server_url else nullcontext(None)
-        with context as database_url, bench_service(work, database_url) as (service, key, conn):
+        with (
+            context as database_url,
+            bench_service(work, database_url) as (service, key, conn, url),
+        ):
             figures: dict[str, Any] = {}
             raw: dict[tuple[str, str], list[dict[str, Any]]] = {}
             for _ in range(config.runs):
@@ -357,6 +378,10 @@ def run(work: Path, config: Config = FULL) -> dict[str, Any]:
                     if endpoint.path == "/bench/constant-sync":
                         continue
                     profiles[endpoint.name] = profile(service, endpoint, key, conn, config, work)
-            result["databases"][db_name] = {"figures": figures, "profiles": profiles}
+            result["databases"][db_name] = {
+                "figures": figures,
+                "profiles": profiles,
+                "stored_rows": stored_rows(url),
+            }
     result["load_average"]["after"] = load_average()
     return result
