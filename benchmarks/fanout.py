@@ -364,6 +364,7 @@ def aggregate(workers: list[dict[str, Any]], config: Config) -> dict[str, Any]:
                 "script_global_first": [],
                 "ratio": [],
                 "ratio_global_first": [],
+                "ratio_interleaved": [],
                 "drain": [],
                 "flow_cpu": [],
                 "server_cpu": [],
@@ -396,6 +397,9 @@ def aggregate(workers: list[dict[str, Any]], config: Config) -> dict[str, Any]:
                 gf = pair["baseline_global_first"]["wall_seconds"]
                 mode["script_global_first"].append(gf)
                 mode["ratio_global_first"].append(gf / script["wall_seconds"])
+            if "baseline_interleaved" in pair:
+                gfi = pair["baseline_interleaved"]["wall_seconds"]
+                mode["ratio_interleaved"].append(gfi / script["wall_seconds"])
             sequence.append(round(flow["wall_seconds"], 3))
         mode["sequence"].append(sequence)
         if "profiled_run" in worker:
@@ -428,6 +432,9 @@ def aggregate(workers: list[dict[str, Any]], config: Config) -> dict[str, Any]:
             else None,
             "ratio_global_first_to_script": summary(mode["ratio_global_first"])
             if mode["ratio_global_first"]
+            else None,
+            "ratio_interleaved_to_script": summary(mode["ratio_interleaved"])
+            if mode["ratio_interleaved"]
             else None,
             "drain_seconds": summary(mode["drain"]),
             "flow_process_cpu_seconds": summary(mode["flow_cpu"]),

@@ -9,6 +9,8 @@ in flight, at most ``--platform-concurrency`` to one platform. No Prefect, no re
 global one, so a request held back by its platform never blocks another platform's.
 ``--order global-first`` takes the global slot first, as a pool of worker threads does
 when each task then waits for its platform: the difference is head-of-line blocking.
+``--order global-first-interleaved`` does the same with the requests reordered round
+robin over the platforms (one of each platform in turn), which keeps the blocking low.
 
 Run as a separate process; prints one JSON object. Reads ``PRESSROOM_BASE_URL`` and
 ``PRESSROOM_API_KEY``.
@@ -28,6 +30,19 @@ from typing import Any
 import httpx
 
 from pressroom.campaign import PlannedPost, load, plan
+
+
+def interleaved(posts: list[PlannedPost]) -> list[PlannedPost]:
+    """Round robin over the platforms, keeping each platform's own order."""
+    queues: dict[str, list[PlannedPost]] = {}
+    for post in posts:
+        queues.setdefault(post.platform.value, []).append(post)
+    ordered: list[PlannedPost] = []
+    while any(queues.values()):
+        for queue in queues.values():
+            if queue:
+                ordered.append(queue.pop(0))
+    return ordered
 
 
 async def fan_out(
@@ -74,7 +89,10 @@ async def fan_out(
                 )
             return response.status_code
 
-        statuses = await asyncio.gather(*(send(p) for p in fanned.posts))
+        posts = list(fanned.posts)
+        if order == "global-first-interleaved":
+            posts = interleaved(posts)
+        statuses = await asyncio.gather(*(send(p) for p in posts))
     return {
         "wall_seconds": time.perf_counter() - started,
         "cpu_seconds": time.process_time() - cpu_started,
@@ -91,7 +109,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--platform-concurrency", type=int, default=4)
     parser.add_argument(
-        "--order", choices=["platform-first", "global-first"], default="platform-first"
+        "--order",
+        choices=["platform-first", "global-first", "global-first-interleaved"],
+        default="platform-first",
     )
     args = parser.parse_args(argv)
     result = asyncio.run(

@@ -167,6 +167,9 @@ def main(config_file: str, out_file: str) -> None:
                     pair["baseline_global_first"] = baseline(
                         config, edition + "-script-gf", "global-first"
                     )
+                    pair["baseline_interleaved"] = baseline(
+                        config, edition + "-script-gfi", "global-first-interleaved"
+                    )
         result["runs"].append(pair)
 
     if config.get("task_overhead_runs"):

@@ -53,9 +53,10 @@ async def load(
     measure_from = started + warmup
     stop_at = measure_from + duration
     measured = 0
+    total = 0
 
     async def worker(client: httpx.AsyncClient) -> None:
-        nonlocal measured
+        nonlocal measured, total
         async with client:
             while True:
                 now = time.perf_counter()
@@ -75,6 +76,7 @@ async def load(
                     if begin >= measure_from:
                         errors[type(exc).__name__] += 1
                 end = time.perf_counter()
+                total += 1
                 if begin >= measure_from and end <= stop_at:
                     measured += 1
                     latencies.append(end - begin)
@@ -86,6 +88,7 @@ async def load(
     return {
         "generator": "httpx",
         "requests": len(latencies),
+        "total_requests": total,
         "seconds": seconds,
         "rps": len(latencies) / seconds if seconds > 0 else float("nan"),
         "p50_ms": percentile(latencies, 0.50) * 1000,

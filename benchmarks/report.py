@@ -212,7 +212,16 @@ def fanout(r: dict[str, Any]) -> list[str]:
             "",
         ]
         for mode, sample in gf:
-            lines.append(f"- runs beside {mode}: {ratio(sample)}")
+            interleaved = r["modes"][mode].get("ratio_interleaved_to_script")
+            lines.append(
+                f"- runs beside {mode}: {ratio(sample)}"
+                + (
+                    f"; the same with the requests reordered round robin over the platforms: "
+                    f"{ratio(interleaved)}"
+                    if interleaved
+                    else ""
+                )
+            )
     variants = [(mode, f["settings"]) for mode, f in r["modes"].items() if f.get("settings")]
     if variants:
         lines += ["", "Experiments (not the pipeline's defaults):", ""]
@@ -288,11 +297,20 @@ def throughput(r: dict[str, Any]) -> list[str]:
                         ratio(f["rps_ratio"]),
                         med(f["p50_ms"], 1),
                         med(f["p99_ms"], 1),
+                        med(f.get("service_cpu_ms"), 2, " ms"),
                         _errors(f),
                     ]
                 )
             lines += table(
-                ["endpoint", "requests/s", "÷ baseline", "p50 ms", "p99 ms", "non-2xx / errors"],
+                [
+                    "endpoint",
+                    "requests/s",
+                    "÷ baseline",
+                    "p50 ms",
+                    "p99 ms",
+                    "service CPU per request",
+                    "non-2xx / errors",
+                ],
                 rows,
             )
     lines += [""]
@@ -377,6 +395,33 @@ def uploads(r: dict[str, Any]) -> list[str]:
         ],
         rows,
     )
+    rows = []
+    for size, f in r["sizes"].items():
+        if "put_service_cpu_s" not in f:
+            continue
+        rows.append(
+            [
+                f"{size} MiB",
+                med(f.get("put_seconds"), unit=" s"),
+                med(f["put_service_cpu_s"], unit=" s"),
+                med(f["put_client_cpu_s"], unit=" s"),
+                med(f["get_service_cpu_s"], unit=" s"),
+                med(f["get_client_cpu_s"], unit=" s"),
+            ]
+        )
+    if rows:
+        lines += ["", "Where the time goes (CPU seconds from `/proc`, both on the same cores):", ""]
+        lines += table(
+            [
+                "file",
+                "PUT wall",
+                "PUT: service CPU",
+                "PUT: client CPU",
+                "GET: service CPU",
+                "GET: client CPU",
+            ],
+            rows,
+        )
     lines += ["", "Memory of the `pressroom api` process (`/proc/<pid>/status`):", ""]
     rows = []
     for size, f in r["sizes"].items():

@@ -29,6 +29,7 @@ from benchmarks.common import (
     PYTHON,
     ROOT,
     Service,
+    cpu_seconds,
     free_port,
     load_average,
     postgres_database,
@@ -182,12 +183,15 @@ def httpx_load(
         argv += ["--header", f"{name}: {value}"]
     if endpoint.body is not None:
         argv += ["--body", endpoint.body.replace("CONNECTION", connection)]
+    cpu = cpu_seconds(service.pid)
     out = subprocess.run(
         argv, capture_output=True, text=True, timeout=config.duration + config.warmup + 120
     )
+    cpu = cpu_seconds(service.pid) - cpu
     if out.returncode != 0:
         raise RuntimeError(f"load generator failed: {out.stderr[-2000:]}")
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    result["service_cpu_ms"] = cpu * 1000 / max(1, result["total_requests"])
     return result
 
 
@@ -263,9 +267,12 @@ def wrk_load(
         return parsed
 
     one(config.warmup)
+    cpu = cpu_seconds(service.pid)
     raw = one(config.duration)
+    cpu = cpu_seconds(service.pid) - cpu
     seconds = raw["duration_us"] / 1e6
     return {
+        "service_cpu_ms": cpu * 1000 / max(1, raw["requests"]),
         "generator": "wrk",
         "requests": raw["requests"],
         "seconds": seconds,
@@ -362,6 +369,7 @@ def run(work: Path, config: Config = FULL) -> dict[str, Any]:
                         "rps": summary([r["rps"] for r in runs]),
                         "p50_ms": summary([r["p50_ms"] for r in runs]),
                         "p99_ms": summary([r["p99_ms"] for r in runs]),
+                        "service_cpu_ms": summary([r["service_cpu_ms"] for r in runs]),
                         "rps_ratio": summary(
                             [r["rps"] / b["rps"] for r, b in zip(runs, base, strict=True)]
                         ),

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import load_average, pressroom_api, seed_account, summary
+from benchmarks.common import cpu_seconds, load_average, pressroom_api, seed_account, summary
 from benchmarks.media import TEASER, make_large_mp4
 
 MIB = 1024 * 1024
@@ -74,16 +74,22 @@ def one_run(work: Path, source: Path) -> dict[str, Any]:
         result["idle_hwm"] = idle["VmHWM"]
 
         presigned = client.presign(filename="large.mp4", content_type="video/mp4")
+        service_cpu, client_cpu = cpu_seconds(service.pid), time.process_time()
         started = time.perf_counter()
         client.put_file(presigned, source)
         result["put_seconds"] = time.perf_counter() - started
+        result["put_service_cpu"] = cpu_seconds(service.pid) - service_cpu
+        result["put_client_cpu"] = time.process_time() - client_cpu
         result["after_put_hwm"] = service.memory()["VmHWM"]
         status = client.wait_until_ready(presigned.file_id, poll_interval=0.1, timeout=600)
         assert status.status == "ready", status
         target = work / "downloaded.mp4"
+        service_cpu, client_cpu = cpu_seconds(service.pid), time.process_time()
         started = time.perf_counter()
         client.download_to(presigned.file_id, target)
         result["get_seconds"] = time.perf_counter() - started
+        result["get_service_cpu"] = cpu_seconds(service.pid) - service_cpu
+        result["get_client_cpu"] = time.process_time() - client_cpu
         memory = service.memory()
         result["peak_hwm"] = memory["VmHWM"]
         result["end_rss"] = memory["VmRSS"]
@@ -124,6 +130,7 @@ def run(work: Path, config: Config = FULL) -> dict[str, Any]:
             "bytes": each,
             "runs": len(runs),
             "put_mib_s": summary([mib_s / r["put_seconds"] for r in runs]),
+            "put_seconds": summary([r["put_seconds"] for r in runs]),
             "get_mib_s": summary([mib_s / r["get_seconds"] for r in runs]),
             "copy_mib_s": summary([mib_s / r["copy_seconds"] for r in runs]),
             "copy_fsync_mib_s": summary([mib_s / r["copy_fsync_seconds"] for r in runs]),
@@ -132,6 +139,10 @@ def run(work: Path, config: Config = FULL) -> dict[str, Any]:
                 [r["copy_fsync_seconds"] / r["put_seconds"] for r in runs]
             ),
             "get_to_copy": summary([r["copy_seconds"] / r["get_seconds"] for r in runs]),
+            "put_service_cpu_s": summary([r["put_service_cpu"] for r in runs]),
+            "put_client_cpu_s": summary([r["put_client_cpu"] for r in runs]),
+            "get_service_cpu_s": summary([r["get_service_cpu"] for r in runs]),
+            "get_client_cpu_s": summary([r["get_client_cpu"] for r in runs]),
             "idle_rss_mib": summary([r["idle_rss"] / MIB for r in runs]),
             "peak_hwm_mib": summary([r["peak_hwm"] / MIB for r in runs]),
             "growth_mib": summary([r["growth"] / MIB for r in runs]),
