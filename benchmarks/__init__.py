@@ -1,0 +1,1 @@
+"""Reproducible benchmarks of pressroom; run them with ``benchmarks/run_all.py``."""

@@ -1,0 +1,395 @@
+"""Benchmark 2, API throughput: requests per second and p50/p99 latency at 32 concurrent
+connections, for an authenticated read (``GET /api/connections/unified``) and a publish
+(microblog, sandbox latency 0, a new Idempotency-Key each), on SQLite and PostgreSQL.
+
+Baseline: a bare route of the same stack (``bench_app.py``) returning a constant body,
+served by the same process in the same run. Load comes from a separate process: the
+httpx + asyncio generator (``loadgen.py``) always, and wrk as well when it is installed.
+Both sit on the same cores as the service, so only the ratios carry over to other
+machines. The per-key rate limit is off. A py-spy profile of the service under load says
+where the time goes, when py-spy is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from benchmarks.common import (
+    PYTHON,
+    ROOT,
+    Service,
+    cpu_seconds,
+    free_port,
+    load_average,
+    postgres_database,
+    postgres_server_url,
+    postgres_version,
+    running,
+    seed_account,
+    service_env,
+    summary,
+)
+from benchmarks.profiles import summarise
+
+CONNECTIONS = 32
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    method: str
+    path: str
+    authenticated: bool = False
+    body: str | None = None
+
+    @property
+    def baseline(self) -> bool:
+        return self.path.startswith("/bench/")
+
+
+ENDPOINTS = (
+    Endpoint("constant (async def)", "GET", "/bench/constant"),
+    Endpoint("constant (def, thread pool)", "GET", "/bench/constant-sync"),
+    Endpoint("GET /api/connections/unified", "GET", "/api/connections/unified", True),
+    Endpoint(
+        "POST /api/v2/microblog/publish",
+        "POST",
+        "/api/v2/microblog/publish",
+        True,
+        '{"connectionId": "CONNECTION", "text": "Throughput {n}"}',
+    ),
+)
+BASELINE = ENDPOINTS[0].name
+
+
+@dataclass(frozen=True)
+class Config:
+    duration: float = 6.0
+    warmup: float = 1.5
+    runs: int = 3
+    postgres: bool = True
+    wrk: bool = True
+    profile: bool = True
+    profile_seconds: float = 6.0
+
+
+FULL = Config()
+QUICK = Config(duration=3.0, warmup=1.0, runs=3, profile=False)
+SMOKE = Config(duration=1.0, warmup=0.5, runs=1, postgres=False, wrk=False, profile=False)
+
+
+@contextmanager
+def bench_service(work: Path, database_url: str | None) -> Iterator[tuple[Service, str, str, str]]:
+    """The benchmark app on a free port; yields it with an API key, a connection id and
+    its database URL."""
+    data_dir = work / f"data-{uuid.uuid4().hex[:6]}"
+    key = seed_account(
+        data_dir,
+        database_url,
+        [
+            ("microblog", "@throughput", {}),
+            ("video_sharing", "Throughput Channel", {"verified": True}),
+            ("short_video", "@throughput.clips", {}),
+            ("photo_sharing", "throughput.photos", {}),
+            ("page_social", "Throughput Page", {}),
+            ("pin_board", "throughput-pins", {}),
+            ("professional_network", "Throughput Inc", {}),
+        ],
+    )
+    port = free_port()
+    overrides = {
+        "PRESSROOM_RATE_LIMIT_PER_MINUTE": "0",
+        "PRESSROOM_SANDBOX_LATENCY_MS": "0",
+    }
+    if database_url:
+        overrides["PRESSROOM_DATABASE_URL"] = database_url
+    env = service_env(data_dir, port, **overrides)
+    argv = [
+        PYTHON,
+        "-m",
+        "uvicorn",
+        "benchmarks.bench_app:create",
+        "--factory",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+    ]
+    with running(argv, env=env, port=port, log=data_dir / "service.log") as service:
+        listed = httpx.get(
+            service.base_url + "/api/connections/unified", headers={"X-API-Key": key}
+        ).json()
+        microblog = next(c["id"] for c in listed if c["platform"] == "microblog")
+        yield service, key, microblog, database_url or f"sqlite:///{data_dir / 'pressroom.db'}"
+
+
+def stored_rows(database_url: str) -> dict[str, int]:
+    """How much the publishes left behind: the service's work per publish may grow with it."""
+    from sqlalchemy import create_engine, text
+
+    from pressroom.service.db.session import normalise_url
+
+    engine = create_engine(normalise_url(database_url))
+    try:
+        with engine.connect() as conn:
+            return {
+                table: int(conn.execute(text(f"SELECT count(*) FROM {table}")).scalar() or 0)
+                for table in ("idempotency_keys", "posts", "sandbox_deliveries")
+            }
+    finally:
+        engine.dispose()
+
+
+def _headers(endpoint: Endpoint, key: str) -> dict[str, str]:
+    headers = {}
+    if endpoint.authenticated:
+        headers["X-API-Key"] = key
+    if endpoint.body is not None:
+        headers["Content-Type"] = "application/json"
+        headers["Idempotency-Key"] = f"tp-{uuid.uuid4().hex[:10]}-{{n}}"
+    return headers
+
+
+def httpx_load(
+    service: Service, endpoint: Endpoint, key: str, connection: str, config: Config
+) -> dict[str, Any]:
+    argv = [
+        PYTHON,
+        str(ROOT / "benchmarks" / "loadgen.py"),
+        service.base_url + endpoint.path,
+        "--method",
+        endpoint.method,
+        "--connections",
+        str(CONNECTIONS),
+        "--duration",
+        str(config.duration),
+        "--warmup",
+        str(config.warmup),
+    ]
+    for name, value in _headers(endpoint, key).items():
+        argv += ["--header", f"{name}: {value}"]
+    if endpoint.body is not None:
+        argv += ["--body", endpoint.body.replace("CONNECTION", connection)]
+    cpu = cpu_seconds(service.pid)
+    out = subprocess.run(
+        argv, capture_output=True, text=True, timeout=config.duration + config.warmup + 120
+    )
+    cpu = cpu_seconds(service.pid) - cpu
+    if out.returncode != 0:
+        raise RuntimeError(f"load generator failed: {out.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    result["service_cpu_ms"] = cpu * 1000 / max(1, result["total_requests"])
+    return result
+
+
+WRK_SCRIPT = """
+wrk.method = "{method}"
+{headers}
+{body}
+local counter = 0
+local prefix = "{prefix}"
+request = function()
+  counter = counter + 1
+  {per_request}
+  return wrk.format()
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'WRK-JSON {{"requests": %d, "duration_us": %d, "p50_us": %d, "p99_us": %d, ' ..
+    '"non_2xx": %d, "connect": %d, "read": %d, "write": %d, "timeout": %d}}\\n',
+    summary.requests, summary.duration, latency:percentile(50.0), latency:percentile(99.0),
+    e.status, e.connect, e.read, e.write, e.timeout))
+end
+"""
+
+
+def wrk_load(
+    service: Service,
+    endpoint: Endpoint,
+    key: str,
+    connection: str,
+    config: Config,
+    folder: Path,
+) -> dict[str, Any]:
+    """wrk with one thread and 32 connections; a warm-up run first, unmeasured."""
+    wrk = shutil.which("wrk")
+    assert wrk is not None
+    headers = _headers(endpoint, key)
+    idempotency = headers.pop("Idempotency-Key", None)
+    script = WRK_SCRIPT.format(
+        method=endpoint.method,
+        headers="\n".join(f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()),
+        body=f"wrk.body = '{endpoint.body.replace('CONNECTION', connection).replace('{n}', 'wrk')}'"
+        if endpoint.body
+        else "",
+        prefix=(idempotency or "").replace("{n}", ""),
+        per_request='wrk.headers["Idempotency-Key"] = prefix .. counter' if idempotency else "",
+    )
+    path = folder / f"wrk-{uuid.uuid4().hex[:6]}.lua"
+    path.write_text(script)
+    url = service.base_url + endpoint.path
+
+    def one(seconds: float) -> dict[str, Any]:
+        out = subprocess.run(
+            [
+                wrk,
+                "-t1",
+                f"-c{CONNECTIONS}",
+                f"-d{max(1, round(seconds))}s",
+                "--timeout",
+                "30s",
+                "-s",
+                str(path),
+                url,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=seconds + 60,
+        )
+        line = next((x for x in out.stdout.splitlines() if x.startswith("WRK-JSON ")), None)
+        if line is None:
+            raise RuntimeError(f"wrk failed: {out.stdout[-1000:]} {out.stderr[-1000:]}")
+        parsed: dict[str, Any] = json.loads(line.removeprefix("WRK-JSON "))
+        return parsed
+
+    one(config.warmup)
+    cpu = cpu_seconds(service.pid)
+    raw = one(config.duration)
+    cpu = cpu_seconds(service.pid) - cpu
+    seconds = raw["duration_us"] / 1e6
+    return {
+        "service_cpu_ms": cpu * 1000 / max(1, raw["requests"]),
+        "generator": "wrk",
+        "requests": raw["requests"],
+        "seconds": seconds,
+        "rps": raw["requests"] / seconds,
+        "p50_ms": raw["p50_us"] / 1000,
+        "p99_ms": raw["p99_us"] / 1000,
+        "errors": {k: raw[k] for k in ("non_2xx", "connect", "read", "write", "timeout") if raw[k]},
+    }
+
+
+def profile(
+    service: Service, endpoint: Endpoint, key: str, connection: str, config: Config, folder: Path
+) -> dict[str, Any] | None:
+    spy = Path(PYTHON).parent / "py-spy"
+    if not spy.exists():
+        return None
+    path = folder / f"profile-{uuid.uuid4().hex[:6]}.txt"
+    recorder = subprocess.Popen(
+        [
+            str(spy),
+            "record",
+            "-p",
+            str(service.pid),
+            "-f",
+            "raw",
+            "-o",
+            str(path),
+            "-r",
+            "100",
+            "-d",
+            str(round(config.profile_seconds + 2)),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(1.0)
+    load = httpx_load(
+        service,
+        endpoint,
+        key,
+        connection,
+        Config(duration=config.profile_seconds, warmup=0.5),
+    )
+    recorder.wait(timeout=60)
+    found = summarise(path) if path.exists() else None
+    if found is not None:
+        found["rps_while_profiled"] = load["rps"]
+    return found
+
+
+def run(work: Path, config: Config = FULL) -> dict[str, Any]:
+    work.mkdir(parents=True, exist_ok=True)
+    generators = ["httpx"] + (["wrk"] if config.wrk and shutil.which("wrk") else [])
+    databases: list[tuple[str, str | None]] = [("SQLite", None)]
+    server = postgres_server_url()
+    missing: list[str] = []
+    if config.postgres and server:
+        databases.append(("PostgreSQL", server))
+    elif config.postgres:
+        missing.append("PostgreSQL: no PRESSROOM_TEST_POSTGRES_URL / PRESSROOM_BENCH_POSTGRES_URL")
+    result: dict[str, Any] = {
+        "connections": CONNECTIONS,
+        "generators": generators,
+        "wrk_missing": shutil.which("wrk") is None,
+        "baseline": BASELINE,
+        "databases": {},
+        "missing": missing,
+        "load_average": {"before": load_average()},
+    }
+    if server and config.postgres:
+        result["postgres_version"] = postgres_version(server)
+    for db_name, server_url in databases:
+        context = postgres_database(server_url) if server_url else nullcontext(None)
+        with (
+            context as database_url,
+            bench_service(work, database_url) as (service, key, conn, url),
+        ):
+            figures: dict[str, Any] = {}
+            raw: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            for _ in range(config.runs):
+                for generator in generators:
+                    for endpoint in ENDPOINTS:
+                        if generator == "httpx":
+                            found = httpx_load(service, endpoint, key, conn, config)
+                        else:
+                            found = wrk_load(service, endpoint, key, conn, config, work)
+                        raw.setdefault((generator, endpoint.name), []).append(found)
+            for generator in generators:
+                base = raw[(generator, BASELINE)]
+                per_endpoint = {}
+                for endpoint in ENDPOINTS:
+                    runs = raw[(generator, endpoint.name)]
+                    per_endpoint[endpoint.name] = {
+                        "rps": summary([r["rps"] for r in runs]),
+                        "p50_ms": summary([r["p50_ms"] for r in runs]),
+                        "p99_ms": summary([r["p99_ms"] for r in runs]),
+                        "service_cpu_ms": summary([r["service_cpu_ms"] for r in runs]),
+                        "rps_ratio": summary(
+                            [r["rps"] / b["rps"] for r, b in zip(runs, base, strict=True)]
+                        ),
+                        "p50_ratio": summary(
+                            [r["p50_ms"] / b["p50_ms"] for r, b in zip(runs, base, strict=True)]
+                        ),
+                        "errors": [r.get("errors") for r in runs if r.get("errors")],
+                        "statuses": [r.get("statuses") for r in runs if r.get("statuses")],
+                    }
+                figures[generator] = per_endpoint
+            profiles = {}
+            if config.profile:
+                for endpoint in ENDPOINTS:
+                    if endpoint.path == "/bench/constant-sync":
+                        continue
+                    profiles[endpoint.name] = profile(service, endpoint, key, conn, config, work)
+            result["databases"][db_name] = {
+                "figures": figures,
+                "profiles": profiles,
+                "stored_rows": stored_rows(url),
+            }
+    result["load_average"]["after"] = load_average()
+    return result
