@@ -163,6 +163,17 @@ def _headers(endpoint: Endpoint, key: str) -> dict[str, str]:
     return headers
 
 
+def settle(service: Service, timeout: float = 15.0) -> None:
+    """Wait until the service is idle: requests a load generator gave up on at its deadline
+    may still be running, and must not be counted against the next measurement."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before = cpu_seconds(service.pid)
+        time.sleep(0.25)
+        if cpu_seconds(service.pid) - before < 0.03:
+            return
+
+
 def httpx_load(
     service: Service, endpoint: Endpoint, key: str, connection: str, config: Config
 ) -> dict[str, Any]:
@@ -183,6 +194,7 @@ def httpx_load(
         argv += ["--header", f"{name}: {value}"]
     if endpoint.body is not None:
         argv += ["--body", endpoint.body.replace("CONNECTION", connection)]
+    settle(service)
     cpu = cpu_seconds(service.pid)
     out = subprocess.run(
         argv, capture_output=True, text=True, timeout=config.duration + config.warmup + 120
@@ -266,6 +278,7 @@ def wrk_load(
         parsed: dict[str, Any] = json.loads(line.removeprefix("WRK-JSON "))
         return parsed
 
+    settle(service)
     one(config.warmup)
     cpu = cpu_seconds(service.pid)
     raw = one(config.duration)
@@ -290,6 +303,7 @@ def profile(
     if not spy.exists():
         return None
     path = folder / f"profile-{uuid.uuid4().hex[:6]}.txt"
+    settle(service)
     recorder = subprocess.Popen(
         [
             str(spy),
