@@ -320,13 +320,13 @@ def throughput(r: dict[str, Any]) -> list[str]:
             for generator, per_endpoint in d["figures"].items()
             if PUBLISH in per_endpoint
         )
-        rows = d.get("stored_rows") or {}
+        stored = d.get("stored_rows") or {}
         lines.append(
             f"- {db}: publish requests/s run by run ({runs})"
             + (
-                f"; left behind: {rows.get('idempotency_keys', 0):,} idempotency keys, "
-                f"{rows.get('posts', 0):,} post records"
-                if rows
+                f"; left behind: {stored.get('idempotency_keys', 0):,} idempotency keys, "
+                f"{stored.get('posts', 0):,} post records"
+                if stored
                 else ""
             )
             + "."

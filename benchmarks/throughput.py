@@ -86,7 +86,7 @@ class Config:
 
 FULL = Config()
 QUICK = Config(duration=3.0, warmup=1.0, runs=3, profile=False)
-SMOKE = Config(duration=1.0, warmup=0.5, runs=1, postgres=False, wrk=False, profile=False)
+SMOKE = Config(duration=0.6, warmup=0.3, runs=1, postgres=False, wrk=False, profile=False)
 
 
 @contextmanager
