@@ -331,6 +331,26 @@ def throughput(r: dict[str, Any]) -> list[str]:
             )
             + "."
         )
+    growth = r.get("key_growth")
+    if growth:
+        lines += [
+            "",
+            f"Experiment: publishing on SQLite with {growth['keys']:,} earlier idempotency "
+            "keys in the account (every claim purges expired keys with a query that can only "
+            "search by account), as it is and with an `(account_id, expires_at)` index added "
+            "to a copy of the database (httpx load):",
+            "",
+        ]
+        rows = [
+            [
+                name,
+                med(v["rps"], 0),
+                med(v["p99_ms"], 0),
+                med(v["service_cpu_ms"], 1, " ms"),
+            ]
+            for name, v in growth["variants"].items()
+        ]
+        lines += table(["database", "requests/s", "p99 ms", "service CPU per publish"], rows)
     for db, d in r["databases"].items():
         lines += profiles_text(
             d.get("profiles") or {},
