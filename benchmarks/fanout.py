@@ -51,7 +51,7 @@ KINDS = {
     "video_sharing": ("video", {"title": "Fan-out {n}", "privacy": "unlisted"}),
     "short_video": ("video", {"caption": "Fan-out {n} #spring"}),
 }
-CONNECTABLE = {
+CONNECTABLE: dict[str, tuple[str, dict[str, Any]]] = {
     # the seven platforms connected directly; text_thread comes with photo_sharing
     "microblog": ("@bench{i}", {}),
     "video_sharing": ("Bench Channel {i}", {"verified": True}),

@@ -118,7 +118,7 @@ def main(config_file: str, out_file: str) -> None:
     result["ephemeral_server_pids"] = ephemeral_pids
 
     mark = time.perf_counter()
-    flow = load_flow_from_entrypoint(str(project_root() / ENTRYPOINT))
+    flow: Any = load_flow_from_entrypoint(str(project_root() / ENTRYPOINT))
     result["load_flow_seconds"] = time.perf_counter() - mark
 
     server_pid: int | None = config.get("server_pid")

@@ -31,7 +31,7 @@ def make_video(
         draw = ImageDraw.Draw(image)
         x = index * width // fps
         draw.rectangle((x, height // 3, x + width // 8, 2 * height // 3), fill=(250, 220, 40))
-        frames.append(av.VideoFrame.from_image(image))
+        frames.append(av.VideoFrame.from_image(image))  # type: ignore[no-untyped-call]
     with av.open(str(path), mode="w", format="mp4") as output:
         stream = output.add_stream("libx264", rate=fps)
         stream.width, stream.height = width, height

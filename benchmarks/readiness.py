@@ -100,13 +100,12 @@ def run(work: Path, config: Config = FULL) -> dict[str, Any]:
                 samples.setdefault(f"warm {name}", []).append(
                     _ready_after_put(client, service.base_url, key, video)
                 )
-        for name, video in videos.items():
-            probes.setdefault(name, []).append(_probe_in_process(video))
+        for name, path in videos.items():
+            probes.setdefault(name, []).append(_probe_in_process(path))
         fresh.append(_probe_fresh_process(videos["4 s"]))
     figures = {}
     for name, values in samples.items():
-        video = name.split(" ", 1)[1]
-        base = fresh if name.startswith("cold") else probes[video]
+        base = fresh if name.startswith("cold") else probes[name.split(" ", 1)[1]]
         figures[name] = {
             "ready_seconds": summary(values),
             "baseline": "probe in a fresh process"

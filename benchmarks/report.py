@@ -320,17 +320,37 @@ def throughput(r: dict[str, Any]) -> list[str]:
             for generator, per_endpoint in d["figures"].items()
             if PUBLISH in per_endpoint
         )
-        rows = d.get("stored_rows") or {}
+        stored = d.get("stored_rows") or {}
         lines.append(
             f"- {db}: publish requests/s run by run ({runs})"
             + (
-                f"; left behind: {rows.get('idempotency_keys', 0):,} idempotency keys, "
-                f"{rows.get('posts', 0):,} post records"
-                if rows
+                f"; left behind: {stored.get('idempotency_keys', 0):,} idempotency keys, "
+                f"{stored.get('posts', 0):,} post records"
+                if stored
                 else ""
             )
             + "."
         )
+    growth = r.get("key_growth")
+    if growth:
+        lines += [
+            "",
+            f"Experiment: publishing on SQLite with {growth['keys']:,} earlier idempotency "
+            "keys in the account (every claim purges expired keys with a query that can only "
+            "search by account), as it is and with an `(account_id, expires_at)` index added "
+            "to a copy of the database (httpx load):",
+            "",
+        ]
+        rows = [
+            [
+                name,
+                med(v["rps"], 0),
+                med(v["p99_ms"], 0),
+                med(v["service_cpu_ms"], 1, " ms"),
+            ]
+            for name, v in growth["variants"].items()
+        ]
+        lines += table(["database", "requests/s", "p99 ms", "service CPU per publish"], rows)
     for db, d in r["databases"].items():
         lines += profiles_text(
             d.get("profiles") or {},

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import shutil
 import sys
@@ -21,6 +22,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -67,22 +69,44 @@ def run(
         "load_start": load_average(),
         "benchmarks": {},
     }
-    for name in names:
-        module = BENCHMARKS[name]
-        config = getattr(module, profile.upper())
-        log(f"[{time.strftime('%H:%M:%S')}] {name} ({profile}) …")
-        mark = time.perf_counter()
-        try:
-            found = module.run(work / name, config)
-        except Exception as exc:
-            log(traceback.format_exc())
-            found = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
-        found["seconds"] = time.perf_counter() - mark
-        results["benchmarks"][name] = found
-        log(f"[{time.strftime('%H:%M:%S')}] {name} done in {found['seconds']:.0f} s")
+
+    def one(name: str) -> None:
+        results["benchmarks"][name] = run_one(name, profile, work, log)
+
+    if profile == "smoke" and "fanout" in names:
+        # A smoke run measures nothing: the fan-out (mostly Prefect's start-up) runs in
+        # another process beside the others to keep it short. Real runs never overlap.
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as beside:
+            pending = beside.submit(run_one, "fanout", profile, work)
+            for name in names:
+                if name != "fanout":
+                    one(name)
+            results["benchmarks"]["fanout"] = pending.result()
+        results["benchmarks"] = {n: results["benchmarks"][n] for n in names}
+    else:
+        for name in names:
+            one(name)
     results["load_end"] = load_average()
     results["elapsed_seconds"] = time.perf_counter() - started
     return results
+
+
+def run_one(
+    name: str, profile: str, work: Path, log: Callable[[str], None] = print
+) -> dict[str, Any]:
+    """One benchmark; a failure is recorded as its result, so the others still run."""
+    module = BENCHMARKS[name]
+    config = getattr(module, profile.upper())
+    log(f"[{time.strftime('%H:%M:%S')}] {name} ({profile}) …")
+    mark = time.perf_counter()
+    try:
+        found: dict[str, Any] = module.run(work / name, config)
+    except Exception as exc:
+        log(traceback.format_exc())
+        found = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
+    found["seconds"] = time.perf_counter() - mark
+    log(f"[{time.strftime('%H:%M:%S')}] {name} done in {found['seconds']:.0f} s")
+    return found
 
 
 def update_readme(markdown: str, readme: Path = HERE / "README.md") -> None:

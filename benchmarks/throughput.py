@@ -82,31 +82,35 @@ class Config:
     wrk: bool = True
     profile: bool = True
     profile_seconds: float = 6.0
+    key_growth: int = 10_000
+    """Earlier idempotency keys for the SQLite experiment (``key_growth``); 0: skip it."""
 
 
 FULL = Config()
-QUICK = Config(duration=3.0, warmup=1.0, runs=3, profile=False)
-SMOKE = Config(duration=1.0, warmup=0.5, runs=1, postgres=False, wrk=False, profile=False)
+QUICK = Config(duration=3.0, warmup=1.0, runs=3, profile=False, key_growth=0)
+SMOKE = Config(duration=0.6, warmup=0.3, runs=1, postgres=False, wrk=False, profile=False)
+
+
+CONNECTIONS_SEEDED: list[tuple[str, str, dict[str, Any]]] = [
+    ("microblog", "@throughput", {}),
+    ("video_sharing", "Throughput Channel", {"verified": True}),
+    ("short_video", "@throughput.clips", {}),
+    ("photo_sharing", "throughput.photos", {}),
+    ("page_social", "Throughput Page", {}),
+    ("pin_board", "throughput-pins", {}),
+    ("professional_network", "Throughput Inc", {}),
+]
 
 
 @contextmanager
-def bench_service(work: Path, database_url: str | None) -> Iterator[tuple[Service, str, str, str]]:
+def bench_service(
+    work: Path, database_url: str | None, *, data_dir: Path | None = None, key: str | None = None
+) -> Iterator[tuple[Service, str, str, str]]:
     """The benchmark app on a free port; yields it with an API key, a connection id and
-    its database URL."""
-    data_dir = work / f"data-{uuid.uuid4().hex[:6]}"
-    key = seed_account(
-        data_dir,
-        database_url,
-        [
-            ("microblog", "@throughput", {}),
-            ("video_sharing", "Throughput Channel", {"verified": True}),
-            ("short_video", "@throughput.clips", {}),
-            ("photo_sharing", "throughput.photos", {}),
-            ("page_social", "Throughput Page", {}),
-            ("pin_board", "throughput-pins", {}),
-            ("professional_network", "Throughput Inc", {}),
-        ],
-    )
+    its database URL. Without ``data_dir`` a new one is made and an account seeded."""
+    if data_dir is None or key is None:
+        data_dir = work / f"data-{uuid.uuid4().hex[:6]}"
+        key = seed_account(data_dir, database_url, CONNECTIONS_SEEDED)
     port = free_port()
     overrides = {
         "PRESSROOM_RATE_LIMIT_PER_MINUTE": "0",
@@ -134,6 +138,87 @@ def bench_service(work: Path, database_url: str | None) -> Iterator[tuple[Servic
         ).json()
         microblog = next(c["id"] for c in listed if c["platform"] == "microblog")
         yield service, key, microblog, database_url or f"sqlite:///{data_dir / 'pressroom.db'}"
+
+
+def fill_keys(database_url: str, count: int) -> None:
+    """``count`` completed idempotency keys for the account, as earlier publishes leave."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import create_engine, insert, select
+
+    from pressroom.service.db.models import Account, IdempotencyRecord
+    from pressroom.service.db.session import normalise_url
+    from pressroom.service.publishing.repository import COMPLETED
+
+    engine = create_engine(normalise_url(database_url))
+    now = datetime.now(UTC)
+    try:
+        with engine.begin() as conn:
+            account = conn.execute(select(Account.id)).scalar_one()
+            body = {
+                "success": True,
+                "platform": "microblog",
+                "connectionId": "conn_" + "0" * 24,
+                "status": "published",
+                "publishedAt": now.isoformat(),
+                "url": "https://microblog.example/throughput/status/1234567890123456789",
+                "microblogPostId": "1234567890123456789",
+                "recordId": "post_" + "0" * 24,
+            }
+            for start in range(0, count, 2000):
+                conn.execute(
+                    insert(IdempotencyRecord),
+                    [
+                        {
+                            "account_id": account,
+                            "key": f"earlier-{i}",
+                            "endpoint": "POST /api/v2/microblog/publish",
+                            "request_hash": "0" * 64,
+                            "state": COMPLETED,
+                            "response_status": 200,
+                            "response_body": body,
+                            "created_at": now,
+                            "expires_at": now + timedelta(days=7),
+                        }
+                        for i in range(start, min(count, start + 2000))
+                    ],
+                )
+    finally:
+        engine.dispose()
+
+
+def key_growth(work: Path, config: Config) -> dict[str, Any]:
+    """Publishing on SQLite with ``config.key_growth`` earlier keys in the account, as it is
+    and with an ``(account_id, expires_at)`` index added to a copy: an experiment on the
+    database only (the service's code and schema are unchanged)."""
+    import sqlite3
+
+    plain = work / "keys-as-is"
+    key = seed_account(plain, None, CONNECTIONS_SEEDED)
+    fill_keys(f"sqlite:///{plain / 'pressroom.db'}", config.key_growth)
+    indexed = work / "keys-indexed"
+    shutil.copytree(plain, indexed)
+    with sqlite3.connect(indexed / "pressroom.db") as db:
+        db.execute("CREATE INDEX ix_bench_keys_expiry ON idempotency_keys (account_id, expires_at)")
+    publish = next(e for e in ENDPOINTS if e.method == "POST")
+    found: dict[str, list[dict[str, Any]]] = {"as is": [], "with index": []}
+    for _ in range(config.runs):
+        for name, data_dir in (("as is", plain), ("with index", indexed)):
+            with bench_service(work, None, data_dir=data_dir, key=key) as (service, _, conn, _):
+                found[name].append(httpx_load(service, publish, key, conn, config))
+    shutil.rmtree(plain, ignore_errors=True)
+    shutil.rmtree(indexed, ignore_errors=True)
+    return {
+        "keys": config.key_growth,
+        "variants": {
+            name: {
+                "rps": summary([r["rps"] for r in runs]),
+                "p99_ms": summary([r["p99_ms"] for r in runs]),
+                "service_cpu_ms": summary([r["service_cpu_ms"] for r in runs]),
+            }
+            for name, runs in found.items()
+        },
+    }
 
 
 def stored_rows(database_url: str) -> dict[str, int]:
@@ -405,5 +490,7 @@ def run(work: Path, config: Config = FULL) -> dict[str, Any]:
                 "profiles": profiles,
                 "stored_rows": stored_rows(url),
             }
+    if config.key_growth:
+        result["key_growth"] = key_growth(work, config)
     result["load_average"]["after"] = load_average()
     return result

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks import report, run_all
+from benchmarks import report, run_all, throughput
 
 
 def test_every_benchmark_runs_in_its_smoke_configuration_and_reports(tmp_path: Path) -> None:
@@ -26,13 +26,13 @@ def test_every_benchmark_runs_in_its_smoke_configuration_and_reports(tmp_path: P
     assert ephemeral["overhead_cpu_ms_per_task"]["runs"] == 1
 
     sqlite = found["throughput"]["databases"]["SQLite"]["figures"]["httpx"]
-    for endpoint in run_all.throughput.ENDPOINTS:
+    for endpoint in throughput.ENDPOINTS:
         figures = sqlite[endpoint.name]
         assert figures["rps"]["median"] > 0, endpoint.name
         assert figures["rps_ratio"]["median"] > 0, endpoint.name
         assert figures["p99_ms"]["median"] >= figures["p50_ms"]["median"], endpoint.name
         assert all(set(s) == {"200"} for s in figures["statuses"]), figures["statuses"]
-    assert sqlite[run_all.throughput.BASELINE]["rps_ratio"]["median"] == 1.0
+    assert sqlite[throughput.BASELINE]["rps_ratio"]["median"] == 1.0
 
     upload = found["uploads"]["sizes"]["8"]
     assert upload["same_bytes"] is True
