@@ -135,7 +135,12 @@ class IdempotencyRecord(Base):
     """One row per (account, key): the unique constraint is what makes replays race-safe."""
 
     __tablename__ = "idempotency_keys"
-    __table_args__ = (UniqueConstraint("account_id", "key"),)
+    __table_args__ = (
+        UniqueConstraint("account_id", "key"),
+        # Every claim purges the account's expired keys: without this index that DELETE
+        # reads all of the account's keys inside the claim's write transaction.
+        Index("ix_idempotency_keys_account_expires", "account_id", "expires_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
