@@ -9,7 +9,9 @@ still gets its verdict.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -28,8 +30,22 @@ def _current_pool(workers: int) -> ProcessPoolExecutor:
                 max_workers=workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 max_tasks_per_child=200,
+                initializer=_exit_with_parent,
+                initargs=(os.getpid(),),
             )
         return _pool
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker whose service was killed would wait forever: its task queue's pipe has a
+    writer in the worker itself, so it never reads end-of-file. Leave with the parent."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _discard(pool: ProcessPoolExecutor) -> None:
