@@ -85,11 +85,15 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     delays = jittered(
         backoff_delays(retries.attempts, retries.backoff_seconds, retries.max_delay_seconds)
     )
-    publishing = publish_post.with_options(
-        retries=max(0, retries.attempts - 1),
-        retry_delay_seconds=delays or 0,
+    # One Task per run for all posts: each with_options builds a Task anew (and reads
+    # the task's source), too slow to do per post; the task names each run itself.
+    options: dict[str, Any] = {
+        "retries": max(0, retries.attempts - 1),
+        "retry_delay_seconds": delays or 0,
         **exactly_once(),
-    )
+    }
+    publishing = publish_post.with_options(**options)
+    thumbnailing = set_thumbnail.with_options(**options)
 
     folder_names = sorted({u.folder for u in fan_out.uploads if u.folder})
     folders = resolve_folders(folder_names) if folder_names else {}
@@ -98,13 +102,9 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     ready: dict[str, PrefectFuture[FileStatus]] = {}
     for u in fan_out.uploads:
         if u.sha256 not in ready_by_hash:
-            uploaded = upload_medium.with_options(task_run_name=f"upload · {u.name}").submit(
-                u, folders.get(u.folder or "")
-            )
+            uploaded = upload_medium.submit(u, folders.get(u.folder or ""))
             uploaded.add_done_callback(lambda _: progress.advanced(Stage.UPLOAD))
-            ready_by_hash[u.sha256] = wait_ready.with_options(
-                task_run_name=f"ready · {u.name}"
-            ).submit(u.name, uploaded)  # type: ignore[call-overload]  # Prefect resolves futures given as inputs
+            ready_by_hash[u.sha256] = wait_ready.submit(u.name, uploaded)  # type: ignore[call-overload]  # Prefect resolves futures given as inputs
             ready_by_hash[u.sha256].add_done_callback(lambda _: progress.advanced(Stage.READY))
         ready[u.name] = ready_by_hash[u.sha256]
     progress.planned(Stage.UPLOAD, len(ready_by_hash))
@@ -115,10 +115,7 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     posts: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
 
     def submit(planned: PlannedPost, file_ids: dict[str, str]) -> None:
-        name = f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
-        future = publishing.with_options(task_run_name=name).submit(
-            planned, file_ids, planned.idempotency_key(edition)
-        )
+        future = publishing.submit(planned, file_ids, planned.idempotency_key(edition))
         future.add_done_callback(lambda _: progress.advanced(Stage.POST))
         posts.append((planned, future))
 
@@ -167,12 +164,7 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
             thumbnails.append(
                 (
                     planned,
-                    set_thumbnail.with_options(
-                        task_run_name=f"thumbnail · {planned.connection.name} · {planned.post_id}",
-                        retries=max(0, retries.attempts - 1),
-                        retry_delay_seconds=delays or 0,
-                        **exactly_once(),
-                    ).submit(
+                    thumbnailing.submit(
                         planned,
                         row.item_id,
                         file_ids,

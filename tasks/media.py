@@ -28,6 +28,7 @@ def resolve_folders(names: list[str]) -> dict[str, str]:
 
 @task(
     name="upload-media",
+    task_run_name="upload · {upload.name}",
     retries=3,
     retry_delay_seconds=[2, 5, 10],
     retry_condition_fn=retry_transient,
@@ -41,7 +42,13 @@ def upload_medium(upload: MediaUpload, folder_id: str | None) -> str:
     return file_id
 
 
-@task(name="wait-ready", retries=2, retry_delay_seconds=[5, 15], retry_condition_fn=retry_transient)
+@task(
+    name="wait-ready",
+    task_run_name="ready · {name}",
+    retries=2,
+    retry_delay_seconds=[5, 15],
+    retry_condition_fn=retry_transient,
+)
 def wait_ready(name: str, file_id: str) -> FileStatus:
     """Poll until the service has processed the file (a failure is final for its posts)."""
     config = settings()
