@@ -43,22 +43,6 @@ def by_idempotency_key(context: TaskRunContext, parameters: dict[str, Any]) -> s
     return str(parameters["key"])
 
 
-def publish_run_name(parameters: dict[str, Any]) -> str:
-    """``platform · connection · post``, as the Prefect UI lists a publish.
-
-    Named from the parameters in the worker thread rather than by ``with_options`` per
-    submit: each ``with_options`` builds a new Task and reads the module's source again
-    (``inspect.getsource``), which made submitting the fan-out slower than running it.
-    """
-    planned: PlannedPost = parameters["planned"]
-    return f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
-
-
-def thumbnail_run_name(parameters: dict[str, Any]) -> str:
-    planned: PlannedPost = parameters["planned"]
-    return f"thumbnail · {planned.connection.name} · {planned.post_id}"
-
-
 @task(
     name="fetch-connections",
     retries=3,
@@ -90,7 +74,10 @@ def exactly_once() -> dict[str, Any]:
 
 @task(
     name="publish",
-    task_run_name=publish_run_name,
+    # Named from the parameters in the worker thread, not by a with_options per submit:
+    # each with_options builds a new Task and reads this module's source again
+    # (inspect.getsource), which made submitting a fan-out slower than running it.
+    task_run_name="{planned.platform.value} · {planned.connection.name} · {planned.post_id}",
     cache_policy=CachePolicy.from_cache_key_fn(by_idempotency_key),
     persist_result=True,
     cache_expiration=timedelta(days=7),
@@ -110,7 +97,7 @@ def publish_post(planned: PlannedPost, file_ids: Mapping[str, str], key: str) ->
 
 @task(
     name="set-thumbnail",
-    task_run_name=thumbnail_run_name,
+    task_run_name="thumbnail · {planned.connection.name} · {planned.post_id}",
     cache_policy=CachePolicy.from_cache_key_fn(by_idempotency_key),
     persist_result=True,
     cache_expiration=timedelta(days=7),
