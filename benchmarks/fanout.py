@@ -9,7 +9,8 @@ defaults). The ideal is requests × latency / concurrency.
 Three ways of running Prefect, each with its own ``PREFECT_HOME``:
 - ephemeral, one process: start-up once, then several flow runs in a row;
 - ephemeral, fresh processes: one flow run per new process (start-up each time);
-- a real ``prefect server`` (started here), several runs in one process.
+- a real ``prefect server`` (started here with pressroom's server settings, as
+  ``pressroom serve`` starts one), several runs in one process.
 Each flow run is paired with a script run (alternating which goes first), so the ratio
 of a pair shares the machine's state at that moment.
 """
@@ -39,6 +40,7 @@ from benchmarks.common import (
     tail,
     wait_http,
 )
+from pressroom.pipeline import prefect_settings
 
 KINDS = {
     # platform: (the post kind, the block written for it)
@@ -80,6 +82,17 @@ class Config:
     task_overhead_runs: int = 3
     """Runs of the no-op task flows (``task_overhead.py``) in the one-process workers."""
     variants: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+        (
+            "ephemeral, one process, Prefect's default server settings",
+            (
+                # Prefect's own defaults, in place of pressroom's batched writes
+                # (pressroom.pipeline.prefect_settings.SERVER).
+                ("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "1"),
+                ("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_FLUSH_INTERVAL", "5"),
+                ("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE", "20"),
+                ("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_FLUSH_INTERVAL", "5"),
+            ),
+        ),
         (
             "ephemeral, one process, lighter Prefect settings",
             (
@@ -296,6 +309,7 @@ def _on_real_server(
     port = free_port()
     server_env = dict(env)
     server_env.update(PREFECT_HOME=str(work / "prefect-server"))
+    prefect_settings.apply(server_env, prefect_settings.SERVER)  # as `pressroom serve` does
     log = work / "prefect-server.log"
     started = time.perf_counter()
     with log.open("wb") as out:

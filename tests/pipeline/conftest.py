@@ -20,6 +20,7 @@ import uvicorn
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from pressroom.pipeline.runner import prepare_prefect
 from pressroom.plans import Plan
 from pressroom.platforms import Platform
 from pressroom.service.accounts.service import create_account
@@ -34,7 +35,7 @@ from pressroom.settings import DatabaseSettings, SandboxSettings, Settings, Stor
 def prefect_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     os.environ["PREFECT_HOME"] = str(tmp_path_factory.mktemp("prefect-home"))
     os.environ.pop("PREFECT_API_URL", None)
-    os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+    prepare_prefect()  # the settings a real run has, the server's batched writes included
     from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 

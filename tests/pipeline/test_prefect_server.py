@@ -15,8 +15,10 @@ from typing import Any
 import httpx
 import pytest
 
+from pressroom.pipeline import prefect_settings
 from pressroom.pipeline.serving import LocalPrefectServer, free_port
 from tests.pipeline.conftest import LiveService, WriteCampaign
+from tests.pipeline.test_prefect_settings import BATCHED, server_settings
 
 
 @pytest.fixture(scope="module")
@@ -25,12 +27,24 @@ def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     previous = os.environ.get("PREFECT_HOME")
     os.environ["PREFECT_HOME"] = str(home)
     server = LocalPrefectServer(free_port(), log_file=home / "server.log")
+    # Started without pressroom's settings in our environment: the server must add them.
+    ours = {k: os.environ.pop(k) for k in prefect_settings.SERVER if k in os.environ}
     try:
-        yield server.start(timeout=180)
+        try:
+            url = server.start(timeout=180)
+        finally:
+            os.environ.update(ours)
+        yield url
     finally:
         server.stop()
         if previous is not None:
             os.environ["PREFECT_HOME"] = previous
+
+
+def test_the_local_server_writes_task_runs_in_batches(prefect_server: str) -> None:
+    services = server_settings(prefect_server)
+    for (service, field), value in BATCHED.items():
+        assert services[service][field] == value, (service, field)
 
 
 def api(url: str, path: str, body: dict[str, Any] | None = None) -> Any:

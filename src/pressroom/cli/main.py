@@ -15,6 +15,7 @@ app = typer.Typer(
 app.command("api")(api.api)
 app.command("demo")(demo.demo)
 app.command("serve")(serve.serve)
+app.command("prefect-env")(serve.prefect_env)
 app.add_typer(admin.app, name="admin")
 app.add_typer(campaign.app, name="campaign")
 

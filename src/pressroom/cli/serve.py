@@ -42,3 +42,15 @@ def serve(
     finally:
         if server is not None:
             server.stop()
+
+
+def prefect_env() -> None:
+    """Print the Prefect server settings pressroom runs with, as shell export lines.
+
+    For a Prefect server you start yourself: eval "$(pressroom prefect-env)" and then
+    prefect server start. The ephemeral server of a run and the one `pressroom serve`
+    starts have them already.
+    """
+    from pressroom.pipeline.prefect_settings import export_lines
+
+    typer.echo(export_lines(), nl=False)

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pressroom.pipeline import prefect_settings
+
 if TYPE_CHECKING:
     from prefect import Flow
     from prefect.client.schemas.objects import State
@@ -41,12 +43,9 @@ def prepare_prefect(home: Path | None = None) -> None:
     """
     if home is not None:
         os.environ.setdefault("PREFECT_HOME", str(home.resolve()))
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    # The ephemeral server can take 15 s to start on a cold, busy machine.
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-    # Fewer writers on the ephemeral server's SQLite: fewer "database is locked" stalls.
-    # Automations' triggers are not used by the pipeline.
-    os.environ.setdefault("PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED", "false")
+    prefect_settings.apply(os.environ, prefect_settings.CLIENT)
+    # The ephemeral server is a child process: it inherits these.
+    prefect_settings.apply(os.environ, prefect_settings.SERVER)
 
 
 def ui_hint(flow_run_id: str | None) -> str:

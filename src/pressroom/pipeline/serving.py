@@ -20,6 +20,8 @@ from pathlib import Path
 
 import httpx
 
+from pressroom.pipeline import prefect_settings
+
 Snapshot = tuple[tuple[str, int, int], ...]
 
 
@@ -55,8 +57,9 @@ class LocalPrefectServer:
 
     def start(self, timeout: float = 120.0) -> str:
         out = self.log_file.open("ab") if self.log_file else subprocess.DEVNULL
-        env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+        env = dict(os.environ)
         env.pop("PREFECT_API_URL", None)
+        prefect_settings.apply(env, prefect_settings.SERVER)
         self.process = subprocess.Popen(
             [
                 sys.executable,
