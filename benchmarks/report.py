@@ -172,8 +172,8 @@ def fanout(r: dict[str, Any]) -> list[str]:
             "",
             f"Prefect's own cost per task, without the service: flows of {n} no-op tasks on "
             "the same 16-thread task runner, a bare `@task` and one with the publish task's "
-            "exactly-once options (cache key per post, persisted result, file lock, "
-            "SERIALIZABLE isolation):",
+            "exactly-once options (cache key per post, its key and result persisted to "
+            "the pipeline's state folder):",
             "",
         ]
         rows = []

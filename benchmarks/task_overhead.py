@@ -4,8 +4,8 @@ Two kinds of task, each submitted ``n`` times to the same task runner the pipeli
 (16 worker threads):
 - ``plain``: a bare ``@task``;
 - ``exactly-once``: the publish task's options (``tasks.publishing.exactly_once()``: a
-  cache key per post, results persisted to disk, a file lock and SERIALIZABLE isolation,
-  so a second run of the same edition waits and finds the result).
+  cache key per post, its key and result persisted to the pipeline's state folder, so
+  a later run of the same edition finds the result).
 Wall time and CPU (this process, and the Prefect server) per task, in ms. Imported by
 ``fanout_flow.py`` after Prefect is set up.
 """

@@ -24,6 +24,7 @@ from pressroom.client import PressroomError
 from pressroom.pipeline import steps
 from pressroom.pipeline.outcomes import ResultRow
 from tasks.common import client, retry_transient, settings
+from tasks.storage import StateFolder
 
 _slots_lock = threading.Lock()
 _platform_slots: dict[str, threading.BoundedSemaphore] = defaultdict(
@@ -68,7 +69,9 @@ def exactly_once() -> dict[str, Any]:
     post, and the other gets the same answer.
     """
     store = settings().cache_dir
-    policy = CachePolicy.from_cache_key_fn(by_idempotency_key).configure(key_storage=store / "keys")
+    policy = CachePolicy.from_cache_key_fn(by_idempotency_key).configure(
+        key_storage=StateFolder.at(store / "keys")
+    )
     return {"cache_policy": policy, "result_storage": store / "results"}
 
 

@@ -1,0 +1,43 @@
+"""Where the exactly-once record's keys are kept: a local folder, resolved once.
+
+Prefect's ``LocalFileSystem`` resolves its folder and the file's path with ``realpath``
+on every access (pure Python in 3.11, an ``lstat`` per path component): six times per
+publish task, two of them in the key storage. With 16 threads publishing, those showed
+as a quarter of the flow process's busy samples (``benchmarks/``). ``StateFolder``
+resolves its folder once and joins names to it.
+
+It serves as the cache policy's key storage only. A task's result storage must be a
+path or a block saved on the Prefect server, and a saved block would tie the record to
+that server's database (a result names its storage block by id): the results stay a
+path, in the same state folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from prefect.filesystems import LocalFileSystem
+
+
+class StateFolder(LocalFileSystem):
+    """A ``LocalFileSystem`` on a folder resolved once, for files only pressroom writes.
+
+    A name still cannot leave the folder (``..`` is refused); a symlink inside it is not
+    followed before that check, which is why this is for the pipeline's own state only.
+    """
+
+    _block_type_name = "Pressroom State Folder"
+
+    @classmethod
+    def at(cls, folder: Path) -> StateFolder:
+        return cls(basepath=str(folder.expanduser().resolve()))
+
+    def _resolve_path(self, path: str | None) -> Path:
+        base = Path(self.basepath or ".")
+        if path is None:
+            return base
+        full = Path(os.path.normpath(base / Path(path).expanduser()))
+        if full != base and base not in full.parents:
+            raise ValueError(f"{path!r} is outside the state folder {base}")
+        return full
