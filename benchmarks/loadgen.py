@@ -13,20 +13,19 @@ import argparse
 import asyncio
 import itertools
 import json
+import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
+# Run as a script by path: make `benchmarks` importable.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-def percentile(values: list[float], share: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, round(share * len(ordered) + 0.5) - 1))
-    return ordered[rank]
+from benchmarks.common import percentile
 
 
 async def load(

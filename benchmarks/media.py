@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import struct
-from fractions import Fraction
 from pathlib import Path
 
 from benchmarks.common import ROOT
@@ -21,9 +20,11 @@ TEASER = ROOT / "pipelines" / "media" / "teaser-vertical.mp4"
 def make_video(
     path: Path, seconds: float, *, width: int = 640, height: int = 360, fps: int = 25
 ) -> Path:
-    """An H.264 MP4 of exactly ``seconds`` (a moving colour pattern, 25 distinct frames)."""
-    import av
+    """An H.264 MP4 of exactly ``seconds``: a moving colour pattern of ``fps`` distinct
+    frames, drawn once and repeated (a 2-minute video would otherwise draw 3,000)."""
     from PIL import Image, ImageDraw
+
+    from tests.support.media import make_video as encode
 
     frames = []
     for index in range(fps):
@@ -31,21 +32,16 @@ def make_video(
         draw = ImageDraw.Draw(image)
         x = index * width // fps
         draw.rectangle((x, height // 3, x + width // 8, 2 * height // 3), fill=(250, 220, 40))
-        frames.append(av.VideoFrame.from_image(image))  # type: ignore[no-untyped-call]
-    with av.open(str(path), mode="w", format="mp4") as output:
-        stream = output.add_stream("libx264", rate=fps)
-        stream.width, stream.height = width, height
-        stream.pix_fmt = "yuv420p"
-        stream.options = {"preset": "ultrafast"}
-        for index in range(max(1, round(seconds * fps))):
-            frame = frames[index % fps]
-            frame.pts = index
-            frame.time_base = Fraction(1, fps)
-            for packet in stream.encode(frame):
-                output.mux(packet)
-        for packet in stream.encode():
-            output.mux(packet)
-    return path
+        frames.append(image)
+    return encode(
+        path,
+        seconds,
+        width=width,
+        height=height,
+        fps=fps,
+        encoder_options={"preset": "ultrafast"},
+        paint=lambda index, _total: frames[index % fps],
+    )
 
 
 def make_large_mp4(path: Path, size: int) -> Path:
