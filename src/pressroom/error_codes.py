@@ -95,6 +95,9 @@ UPLOAD_SIGNATURE = _code(
     "invalid_upload_signature", 403, "The upload URL's signature is wrong or expired."
 )
 UPLOAD_TOO_LARGE = _code("upload_too_large", 413, "The body is over the upload size limit.")
+REQUEST_TOO_LARGE = _code(
+    "request_too_large", 413, "The request body is over PRESSROOM_MAX_BODY_BYTES."
+)
 RANGE_NOT_SATISFIABLE = _code(
     "range_not_satisfiable", 416, "The requested byte range lies outside the file."
 )
@@ -111,6 +114,12 @@ PLATFORM_UNAVAILABLE = _code(
     transient=True,
 )
 INTERNAL_ERROR = _code("internal_error", 500, "Unexpected server error.", transient=True)
+DATABASE_BUSY = _code(
+    "database_busy",
+    503,
+    "The database stayed busy past its bound; retry after Retry-After.",
+    transient=True,
+)
 STORAGE_UNAVAILABLE = _code(
     "storage_unavailable",
     503,

@@ -21,6 +21,9 @@ class DatabaseSettings(BaseSettings):
     model_config = _ENV
     database_url: str | None = None
     """SQLAlchemy URL; default: a SQLite file in the data dir, in WAL mode."""
+    database_busy_timeout_seconds: float = Field(10.0, gt=0, le=300)
+    """How long a unit of work waits for SQLite's write lock or a pooled connection
+    before the request is answered ``503 database_busy``."""
 
 
 class StorageSettings(BaseSettings):

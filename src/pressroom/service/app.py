@@ -30,7 +30,9 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     if migrate:
         upgrade(settings.database_url)
-    engine = make_engine(settings.database_url)
+    engine = make_engine(
+        settings.database_url, busy_timeout=settings.db.database_busy_timeout_seconds
+    )
 
     app = FastAPI(title="pressroom", version=__version__, description=DESCRIPTION)
     app.state.settings = settings

@@ -1,11 +1,24 @@
-"""Dependencies that make route signatures read like documentation."""
+"""Dependencies that make route signatures read like documentation.
+
+How a request uses the database, and why:
+
+- ``CurrentAccount`` authenticates in a short read of its own, finished before the
+  route runs.
+- ``DbSession`` is the route's unit of work. It connects lazily, on the route's first
+  statement, and the route's own worker thread commits it as the route returns
+  (``routing.UnitOfWorkRoute``). A request therefore never holds SQLite's write lock,
+  or a row lock, while it waits for a worker thread, a pooled connection or anything
+  else; a request that held it while waiting was how a burst of uploads and publishes
+  used to lock each other out.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Request, Security
+from fastapi.security import APIKeyHeader
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom import error_codes
@@ -13,7 +26,7 @@ from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.service.accounts import keys
 from pressroom.service.accounts.repository import AccountRepository
 from pressroom.service.db.models import Account
-from pressroom.service.db.session import transaction
+from pressroom.service.db.session import transaction, writing_session
 from pressroom.service.errors import ServiceError
 from pressroom.settings import Settings
 
@@ -26,24 +39,27 @@ def get_settings_dep(request: Request) -> Settings:
 
 
 def get_db(request: Request) -> Iterator[Session]:
-    """The request owns the transaction: commit when the route returns, else roll back.
-
-    Used with ``scope="function"`` so the commit happens before the response is sent: a
-    client that sees 200 for a key rotation can use the new key at once.
-    """
+    """The request owns the transaction: committed when the route returns, else rolled
+    back. ``UnitOfWorkRoute`` commits on the route's thread; the close here is a
+    safety net (and commits for a route that is not one, should one exist)."""
     factory: sessionmaker[Session] = request.app.state.session_factory
-    with transaction(factory, write=request.method not in READ_METHODS) as session:
+    session = factory() if request.method in READ_METHODS else writing_session(factory)
+    try:
         yield session
+        if session.in_transaction():
+            session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
 
 
 DbSession = Annotated[Session, Depends(get_db, scope="function")]
 AppSettings = Annotated[Settings, Depends(get_settings_dep)]
 
 
-def authenticate(
-    db: DbSession,
-    x_api_key: Annotated[str | None, Header(alias="X-API-Key")] = None,
-) -> Account:
+def authenticate(db: Session, x_api_key: str | None) -> Account:
     """401 for a missing or unknown key, 403 for a plan without API access."""
     if not x_api_key:
         raise ServiceError(
@@ -62,7 +78,33 @@ def authenticate(
     return account
 
 
-CurrentAccount = Annotated[Account, Depends(authenticate)]
+def authenticate_request(request: Request) -> Account:
+    """The caller of this request, authenticated once, in a short read of its own."""
+    account: Account | None = getattr(request.state, "account", None)
+    if account is None:
+        factory: sessionmaker[Session] = request.app.state.session_factory
+        with transaction(factory, write=False) as db:
+            account = authenticate(db, request.headers.get("X-API-Key"))
+        request.state.account = account
+    return account
+
+
+API_KEY = APIKeyHeader(
+    name="X-API-Key",
+    auto_error=False,
+    description="Your API key, from the dashboard (Settings, API Keys).",
+)
+"""The OpenAPI security scheme: ``/docs`` gets its Authorize button from it."""
+
+
+def current_account(
+    request: Request, x_api_key: Annotated[str | None, Security(API_KEY)] = None
+) -> Account:
+    del x_api_key  # declared for OpenAPI; authenticate_request reads the header
+    return authenticate_request(request)
+
+
+CurrentAccount = Annotated[Account, Depends(current_account)]
 
 
 def presented_key(x_api_key: Annotated[str, Header(alias="X-API-Key")]) -> str:

@@ -15,9 +15,14 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pressroom import error_codes
 from pressroom.error_codes import ErrorCode
+from pressroom.service.db.session import is_busy
+
+BUSY_RETRY_AFTER_SECONDS = 1
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +91,29 @@ def validation_error(exc: RequestValidationError) -> ServiceError:
     return ServiceError(error_codes.VALIDATION_ERROR, message, field=field)
 
 
+def unexpected_error(exc: BaseException) -> ServiceError:
+    """What a client is told of an error no code below the routes turned into one."""
+    if is_busy(exc):
+        log.warning("database busy past its bound: %s", exc)
+        return ServiceError(
+            error_codes.DATABASE_BUSY,
+            "The database is busy; nothing was changed. Retry after Retry-After seconds.",
+            headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)},
+        )
+    log.error("unhandled error", exc_info=exc)
+    return ServiceError(error_codes.INTERNAL_ERROR)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route takes at this path (Starlette names only the first route's)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match != Match.NONE:
+            methods.update(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service_error(_: Request, exc: ServiceError) -> JSONResponse:
@@ -96,23 +124,56 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(validation_error(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if exc.status_code == 404:
             err = ServiceError(error_codes.NOT_FOUND, "No route matches this path.")
         elif exc.status_code == 405:
+            allowed = allowed_methods(request)
             err = ServiceError(
-                error_codes.METHOD_NOT_ALLOWED, "This route does not take this method."
+                error_codes.METHOD_NOT_ALLOWED,
+                f"This route does not take {request.method}; it takes {', '.join(allowed)}.",
+                headers={"Allow": ", ".join(allowed)},
             )
+            return error_response(err)
         else:
             code = ErrorCode("http_error", exc.status_code, str(exc.detail))
             err = ServiceError(code, str(exc.detail))
         err.headers.update(exc.headers or {})
         return error_response(err)
 
-    @app.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error", exc_info=exc)
-        return error_response(ServiceError(error_codes.INTERNAL_ERROR))
+    app.add_middleware(UnexpectedErrors)
+
+
+class UnexpectedErrors:
+    """Turns any exception that escaped the routes into the JSON error body.
+
+    Starlette's own last-resort handler answers too, but then re-raises, and the server
+    drops the keep-alive connection, so a client's next request on it fails. Here the
+    answer is sent and the connection stays usable. An error after the response began
+    (a broken download stream) can only end the connection, and does.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking)
+        except Exception as exc:
+            if started:
+                raise
+            await error_response(unexpected_error(exc))(scope, receive, send)
 
 
 def responses(*errors: ErrorCode) -> dict[int | str, dict[str, Any]]:

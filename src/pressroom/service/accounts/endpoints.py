@@ -8,8 +8,9 @@ from pressroom.service.accounts import service
 from pressroom.service.accounts.schemas import ApiKeyResponse
 from pressroom.service.deps import CurrentAccount, DbSession, PresentedKey
 from pressroom.service.errors import responses
+from pressroom.service.routing import UnitOfWorkRoute
 
-router = APIRouter(prefix="/api/user", tags=["api key"])
+router = APIRouter(prefix="/api/user", tags=["api key"], route_class=UnitOfWorkRoute)
 
 
 @router.get("/api-key", response_model=ApiKeyResponse, responses=responses())

@@ -15,8 +15,11 @@ from pressroom.service.connections.schemas import (
 from pressroom.service.deps import CurrentAccount, DbSession
 from pressroom.service.errors import responses
 from pressroom.service.ratelimit import rate_limit
+from pressroom.service.routing import UnitOfWorkRoute
 
-router = APIRouter(tags=["connections"], dependencies=[Depends(rate_limit)])
+router = APIRouter(
+    tags=["connections"], dependencies=[Depends(rate_limit)], route_class=UnitOfWorkRoute
+)
 
 
 @router.get(

@@ -1,4 +1,10 @@
-"""Engines and sessions. The request owns the transaction: see ``service.deps``."""
+"""Engines and sessions. The request owns the transaction: see ``service.deps``.
+
+Waiting on the database is bounded: a SQLite writer waits ``busy_timeout`` seconds for
+the write lock and any caller waits as long for a pooled connection. Past that the
+driver raises, and the service answers ``503 database_busy`` (``is_busy`` below says
+which errors those are), never a 500 and never an unbounded queue.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
+
+DEFAULT_BUSY_TIMEOUT = 10.0
+"""Seconds a unit of work waits for SQLite's write lock or a pooled connection."""
 
 
 def normalise_url(url: str) -> str:
@@ -19,28 +28,56 @@ def normalise_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Engine:
     url = normalise_url(url)
     if url.startswith("sqlite"):
+        # No cap on SQLite connections (they are a file handle each): a capped pool
+        # makes threads that hold the write lock queue behind threads that wait for it.
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_pre_ping=True
+            url,
+            connect_args={"check_same_thread": False, "timeout": busy_timeout},
+            pool_pre_ping=True,
+            pool_size=8,
+            max_overflow=-1,
         )
-        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", _sqlite_pragmas(busy_timeout))
         # pysqlite defers BEGIN on its own terms; SQLAlchemy's documented recipe hands
         # transaction control back to SQLAlchemy so isolation behaves as on PostgreSQL.
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=30, pool_timeout=busy_timeout
+    )
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    dbapi_connection.isolation_level = None  # SQLAlchemy's "begin" hook issues BEGIN
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.close()
+def _sqlite_pragmas(busy_timeout: float) -> Any:
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy's "begin" hook issues BEGIN
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    return on_connect
+
+
+_BUSY_SQLITE = ("database is locked", "database table is locked", "database is busy")
+_BUSY_POSTGRES = frozenset({"55P03", "53300", "57014"})
+"""lock_not_available, too_many_connections, query_canceled (statement/lock timeouts)."""
+
+
+def is_busy(error: BaseException) -> bool:
+    """Whether ``error`` means the database was busy past its bound, not broken."""
+    if isinstance(error, exc.TimeoutError):
+        return True  # no pooled connection within the bound
+    if isinstance(error, exc.OperationalError | exc.DBAPIError):
+        original = error.orig
+        if any(text in str(original).lower() for text in _BUSY_SQLITE):
+            return True
+        return getattr(original, "sqlstate", None) in _BUSY_POSTGRES
+    return False
 
 
 WRITE_OPTIONS = {"pressroom_write": True}
@@ -58,18 +95,21 @@ def make_session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
 
-def begin_write(session: Session) -> None:
-    """Mark the session's transaction as a writer before its first statement."""
-    session.connection(execution_options=WRITE_OPTIONS)
+def writing_session(factory: sessionmaker[Session]) -> Session:
+    """A session whose transaction, once its first statement runs, is a writer's.
+
+    Nothing is connected or locked until then, so the lock is taken by the code that
+    writes, on its own thread, and not ahead of time by whoever made the session.
+    """
+    engine = factory.kw["bind"]
+    return factory(bind=engine.execution_options(**WRITE_OPTIONS))
 
 
 @contextmanager
 def transaction(factory: sessionmaker[Session], *, write: bool = True) -> Iterator[Session]:
     """A unit of work: commit on success, else roll back (requests use it through
     ``service.deps.get_db``; the CLI and the workers directly)."""
-    session = factory()
-    if write:
-        begin_write(session)
+    session = writing_session(factory) if write else factory()
     try:
         yield session
         session.commit()

@@ -18,8 +18,9 @@ from pressroom.service.folders.schemas import (
 from pressroom.service.media.pagination import DEFAULT_LIMIT, Cursor, Limit
 from pressroom.service.media.runtime import Library
 from pressroom.service.media.schemas import FileList, FileStatus
+from pressroom.service.routing import UnitOfWorkRoute
 
-router = APIRouter(prefix="/api/upload/folders", tags=["folders"])
+router = APIRouter(prefix="/api/upload/folders", tags=["folders"], route_class=UnitOfWorkRoute)
 
 
 def _out(view: service.FolderView) -> FolderOut:

@@ -23,8 +23,9 @@ from pressroom.service.media.schemas import (
     PresignRequest,
     PresignResponse,
 )
+from pressroom.service.routing import UnitOfWorkRoute
 
-router = APIRouter(prefix="/api/upload", tags=["media"])
+router = APIRouter(prefix="/api/upload", tags=["media"], route_class=UnitOfWorkRoute)
 
 
 @router.post(

@@ -21,7 +21,7 @@ from pressroom.service.db.session import transaction
 from pressroom.service.media import states
 from pressroom.service.media.repository import FileRepository
 from pressroom.service.media.runtime import MediaLibrary, after_commit
-from pressroom.service.storage import StorageError
+from pressroom.service.storage import StorageError, StoredObject
 
 log = logging.getLogger(__name__)
 
@@ -47,22 +47,17 @@ def upload_window_closed(library: MediaLibrary, file: File) -> bool:
     return utcnow() > file.upload_expires_at + grace
 
 
-def notice(db: Session, library: MediaLibrary, file: File) -> None:
-    """Move a pending file on if its bytes have arrived, in ``db``'s transaction.
+def notice(db: Session, library: MediaLibrary, file: File, found: StoredObject | None) -> None:
+    """Move a pending file on, given what the store holds under its upload key
+    (``found``, looked up before this transaction), in ``db``'s transaction.
 
-    ``db`` must be able to write (on SQLite: a session begun with ``begin_write``).
+    ``db`` must be able to write (on SQLite: a ``writing_session``).
     """
     if file.status != states.PENDING_UPLOAD:
         return
-    storage = library.storage
     limit = library.settings.store.max_upload_bytes
     repo = FileRepository(db)
-    key = storage.upload_key(file.id)
-    try:
-        found = storage.stat(key)
-    except StorageError:
-        log.warning("cannot look for the upload of %s now", file.id, exc_info=True)
-        return
+    key = library.storage.upload_key(file.id)
     now = utcnow()
     if found is None:
         if upload_window_closed(library, file):
@@ -96,11 +91,21 @@ def notice(db: Session, library: MediaLibrary, file: File) -> None:
 
 
 def notice_in_own_transaction(library: MediaLibrary, file_id: str) -> File | None:
-    """``notice`` for callers holding only a read session; returns the fresh record."""
+    """``notice`` for callers holding only a read session; returns the fresh record.
+
+    The store is asked first, with no transaction open: an S3 HEAD may take a while,
+    and a unit of work never waits on the network while it holds the database.
+    """
+    try:
+        found = library.storage.stat(library.storage.upload_key(file_id))
+    except StorageError:
+        log.warning("cannot look for the upload of %s now", file_id, exc_info=True)
+        with transaction(library.sessions, write=False) as db:
+            return FileRepository(db).get(file_id)
     with transaction(library.sessions) as db:
         file = FileRepository(db).get(file_id)
         if file is not None:
-            notice(db, library, file)
+            notice(db, library, file, found)
         return file
 
 

@@ -14,8 +14,8 @@ from fastapi import Depends, FastAPI, Header, Request
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.service.db.models import Account
+from pressroom.service.deps import CurrentAccount
 from pressroom.service.drivers import Drivers, build_drivers
-from pressroom.service.publishing.auth import authenticate_request
 from pressroom.service.publishing.idempotency import HEADER, Claim
 from pressroom.settings import Settings
 
@@ -46,7 +46,7 @@ class PublishContext:
 
 def publish_context(
     request: Request,
-    x_api_key: Annotated[str | None, Header(alias="X-API-Key")] = None,
+    account: CurrentAccount,
     idempotency_key: Annotated[
         str | None,
         Header(
@@ -56,9 +56,9 @@ def publish_context(
         ),
     ] = None,
 ) -> PublishContext:
-    del x_api_key, idempotency_key  # declared for OpenAPI; read from the request
+    del idempotency_key  # declared for OpenAPI; IdempotentRoute reads it
     return PublishContext(
-        account=authenticate_request(request),
+        account=account,
         sessions=request.app.state.session_factory,
         drivers=drivers_of(request.app),
         settings=request.app.state.settings,

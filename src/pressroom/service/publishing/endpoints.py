@@ -36,9 +36,10 @@ from pressroom.service.publishing.schemas import (
     VideoSharingPublish,
     VideoSharingResult,
 )
+from pressroom.service.routing import UnitOfWorkRoute
 
 publish_router = APIRouter(tags=["publishing"], route_class=IdempotentRoute)
-posts_router = APIRouter(prefix="/api/posts", tags=["posts"])
+posts_router = APIRouter(prefix="/api/posts", tags=["posts"], route_class=UnitOfWorkRoute)
 
 _ALWAYS = (
     error_codes.VALIDATION_ERROR,

@@ -47,8 +47,13 @@ from pressroom import error_codes
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import IdempotencyRecord
 from pressroom.service.db.session import transaction
-from pressroom.service.errors import ServiceError, error_response, validation_error
-from pressroom.service.publishing.auth import authenticate_request
+from pressroom.service.deps import authenticate_request
+from pressroom.service.errors import (
+    ServiceError,
+    error_response,
+    unexpected_error,
+    validation_error,
+)
 from pressroom.service.publishing.repository import (
     COMPLETED,
     IdempotencyRepository,
@@ -246,9 +251,8 @@ async def _run_once(request: Request, key: str, handler: Handler) -> Response:
     except HTTPException:
         await run_in_threadpool(store.settle, claim, 0, None)  # the app's handler renders it
         raise
-    except Exception:
-        log.exception("publish failed unexpectedly")
-        error = ServiceError(error_codes.INTERNAL_ERROR)
+    except Exception as exc:
+        error = unexpected_error(exc)
     if error is not None:
         kept_body = error.body() if kept(error.status) else None
         await run_in_threadpool(store.settle, claim, error.status, kept_body)
