@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     """The address clients reach the service at; generated URLs start with it."""
     secret_key: str | None = None
     """Signs local upload URLs; default: a random key kept in the data dir."""
+    max_body_bytes: int = Field(1024 * 1024, ge=64 * 1024)
+    """The largest request body outside upload PUTs: a publish at every text limit,
+    written with JSON escapes, fits many times over."""
     rate_limit_per_minute: int = 600
     """Requests per minute per API key on rate-limited routes; 0 turns limiting off."""
     idempotency_ttl_days: int = Field(7, ge=7)

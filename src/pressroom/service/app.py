@@ -10,10 +10,12 @@ from pressroom.service.connections.endpoints import router as connections_router
 from pressroom.service.db.migrate import upgrade
 from pressroom.service.db.session import make_engine, make_session_factory
 from pressroom.service.errors import install_error_handlers
+from pressroom.service.guard import RequestGuard
 from pressroom.service.media.routes import router as media_router
 from pressroom.service.media.runtime import install_media
 from pressroom.service.publishing.endpoints import router as publishing_router
 from pressroom.service.ratelimit import FixedWindowLimiter
+from pressroom.service.storage.local import UPLOAD_PREFIX
 from pressroom.settings import Settings, get_settings
 
 DESCRIPTION = """\
@@ -40,7 +42,10 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.state.session_factory = make_session_factory(engine)
     app.state.rate_limiter = FixedWindowLimiter(settings.rate_limit_per_minute)
 
-    install_error_handlers(app)
+    app.add_middleware(
+        RequestGuard, max_body_bytes=settings.max_body_bytes, exempt_prefixes=(UPLOAD_PREFIX,)
+    )
+    install_error_handlers(app)  # its last-resort middleware goes outermost
     install_media(app)
     for router in (accounts_router, connections_router, media_router, publishing_router):
         app.include_router(router)

@@ -12,6 +12,7 @@ from pressroom.platforms import RULES, THUMBNAIL_PATH, Platform
 from pressroom.service.db.models import Post
 from pressroom.service.deps import CurrentAccount, DbSession
 from pressroom.service.errors import responses
+from pressroom.service.guard import repaired
 from pressroom.service.publishing import service
 from pressroom.service.publishing.context import Publishing
 from pressroom.service.publishing.idempotency import IdempotentRoute
@@ -180,15 +181,17 @@ def _record(post: Post) -> PostRecord:
         idempotency_key=post.idempotency_key,
         platform_post_id=post.platform_post_id,
         url=post.url,
-        request=post.request,
-        result=post.result,
+        request=repaired(post.request),
+        result=repaired(post.result),
         created_at=post.created_at,
         published_at=post.published_at,
     )
 
 
 @posts_router.get(
-    "", response_model=PostListResponse, responses=responses(error_codes.VALIDATION_ERROR)
+    "",
+    response_model=PostListResponse,
+    responses=responses(error_codes.VALIDATION_ERROR, error_codes.CONNECTION_NOT_FOUND),
 )
 def list_posts(
     account: CurrentAccount,

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from pressroom import error_codes
 from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
+from pressroom.service.connections.repository import ConnectionRepository
 from pressroom.service.connections.service import require_publishable
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, File, Post
@@ -260,6 +261,16 @@ def list_posts(
             f"platform must be one of {known}, not {platform!r}.",
             field="platform",
         )
+    if connection_id is not None:
+        connection = ConnectionRepository(db).get(connection_id)
+        if connection is None or connection.account_id != account.id:
+            # As everywhere, a foreign id is indistinguishable from one that never was.
+            # An own connection that was since removed still filters its history.
+            raise ServiceError(
+                error_codes.CONNECTION_NOT_FOUND,
+                f"No connection {connection_id!r} in this account.",
+                field="connectionId",
+            )
     posts = PostRepository(db).newest_first(
         account.id,
         limit=limit + 1,

@@ -29,7 +29,8 @@ from pressroom.service.storage.signing import UploadSigner, load_secret
 from pressroom.settings import Settings
 
 CHUNK = 256 * 1024
-UPLOAD_PATH = "/storage/upload/{file_id}"
+UPLOAD_PREFIX = "/storage/upload/"
+UPLOAD_PATH = UPLOAD_PREFIX + "{file_id}"
 
 
 class InvalidUploadUrl(Exception):
@@ -108,6 +109,8 @@ class LocalStorage:
     def claim(self, file_id: str) -> UploadSlot:
         """Lock this file's upload slot, or raise UploadUnavailable."""
         target = self._path(final_key(file_id))
+        if target.exists():
+            raise UploadUnavailable("This upload URL was already used.")
         part = self._tmp / f"{file_id}.part"
         fd = os.open(part, os.O_RDWR | os.O_CREAT, 0o600)
         handle = os.fdopen(fd, "r+b")
@@ -122,6 +125,9 @@ class LocalStorage:
         except FileNotFoundError:
             same = False
         if not same or target.exists():
+            if same:  # we made this .part (the first one became the file): remove it
+                with contextlib.suppress(FileNotFoundError):
+                    part.unlink()
             handle.close()
             raise UploadUnavailable("This upload URL was already used.")
         handle.truncate(0)
