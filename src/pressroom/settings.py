@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     """How long a request waits for a running one with the same key before a 409."""
     processing_workers: int = Field(2, ge=1)
     """Threads that process uploads, and processes that probe them."""
+    probe_timeout_seconds: float = Field(120.0, gt=0)
+    """A probe still running after this long has its worker process killed, and its
+    file fails: a file that makes a decoder hang must not hold a worker for good."""
     processing_delay_ms: int = Field(0, ge=0)
     """Test knob: hold each file this long in ``processing`` before probing it."""
     sweep_interval_seconds: int = Field(3600, ge=1)

@@ -1,9 +1,10 @@
-"""Probing in worker processes, so a decoder that crashes or leaks takes only itself down.
+"""Probing in worker processes, so a decoder that crashes, leaks or hangs costs one file.
 
 One pool per service process (spawned, not forked: the service has threads and open
-database connections that a fork would copy). A crash breaks the pool; it is rebuilt
-and the probe tried once more, so a file that crashed only because a neighbour did
-still gets its verdict.
+database connections that a fork would copy), from ``pebble``, because the standard
+library's pool can neither stop a task that runs too long nor survive a worker's
+crash. Here a probe past ``PRESSROOM_PROBE_TIMEOUT_SECONDS`` has its worker killed and
+its file fails with a reason; a worker that crashes takes only its own file with it.
 """
 
 from __future__ import annotations
@@ -12,33 +13,37 @@ import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as ProbeTimeout
 from pathlib import Path
+
+from pebble import ProcessExpired, ProcessPool
 
 from pressroom.probe import MediaInfo, ProbeError, probe
 
 _lock = threading.Lock()
-_pool: ProcessPoolExecutor | None = None
+_pool: ProcessPool | None = None
+
+Probe = Callable[[Path, str], MediaInfo]
 
 
-def _current_pool(workers: int) -> ProcessPoolExecutor:
+def _current_pool(workers: int) -> ProcessPool:
     global _pool
     with _lock:
-        if _pool is None:
-            _pool = ProcessPoolExecutor(
+        if _pool is None or not _pool.active:
+            _pool = ProcessPool(
                 max_workers=workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                max_tasks_per_child=200,
+                max_tasks=200,
                 initializer=_exit_with_parent,
                 initargs=(os.getpid(),),
+                context=multiprocessing.get_context("spawn"),
             )
         return _pool
 
 
 def _exit_with_parent(parent: int) -> None:
-    """A worker whose service was killed would wait forever: its task queue's pipe has a
-    writer in the worker itself, so it never reads end-of-file. Leave with the parent."""
+    """A worker whose service was killed would wait forever on its task pipe. Leave with
+    the parent."""
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -48,20 +53,20 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def _discard(pool: ProcessPoolExecutor) -> None:
-    global _pool
-    with _lock:
-        if _pool is pool:
-            _pool = None
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
-def probe_isolated(path: Path, content_type: str, *, workers: int) -> MediaInfo:
-    """``pressroom.probe.probe`` in a worker process; ProbeError says what is wrong."""
-    for _ in range(2):
-        pool = _current_pool(workers)
-        try:
-            return pool.submit(probe, path, content_type).result()
-        except BrokenProcessPool:
-            _discard(pool)
-    raise ProbeError("the decoder crashed while reading the file; it is damaged or not media")
+def probe_isolated(
+    path: Path, content_type: str, *, workers: int, timeout: float, run: Probe = probe
+) -> MediaInfo:
+    """``run`` (``pressroom.probe.probe``) in a worker process; ProbeError says what is
+    wrong, also when the decoder crashed or did not finish within ``timeout`` seconds."""
+    future = _current_pool(workers).schedule(run, args=(path, content_type), timeout=timeout)
+    try:
+        return future.result()
+    except ProbeTimeout:
+        raise ProbeError(
+            f"the decoder did not finish reading the file within {timeout:g} s and was "
+            "stopped; the file is damaged or not media"
+        ) from None
+    except ProcessExpired:
+        raise ProbeError(
+            "the decoder crashed while reading the file; it is damaged or not media"
+        ) from None

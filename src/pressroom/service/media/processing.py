@@ -154,7 +154,10 @@ class Processor:
         try:
             with storage.local_copy(key) as path:
                 info = probe_isolated(
-                    path, content_type, workers=self.library.settings.processing_workers
+                    path,
+                    content_type,
+                    workers=self.library.settings.processing_workers,
+                    timeout=self.library.settings.probe_timeout_seconds,
                 )
         except ObjectMissing:
             return Failed("The uploaded bytes are missing from storage; upload the file again.")
