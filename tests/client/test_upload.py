@@ -8,12 +8,15 @@ methods against the real app.
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 
 from pressroom.client import (
+    AsyncClient,
     Client,
     FileProcessingFailed,
     NotFoundError,
@@ -22,7 +25,15 @@ from pressroom.client import (
     UploadTimeout,
 )
 from pressroom.client.upload import CHUNK_BYTES
-from tests.client.hosted import API_KEY, BASE_URL, FILE_ID, SIGNATURE, STORAGE, Hosted
+from tests.client.hosted import (
+    API_KEY,
+    BASE_URL,
+    FILE_ID,
+    SIGNATURE,
+    STORAGE,
+    Handler,
+    Hosted,
+)
 
 API = re.escape(BASE_URL)
 STATUS = API + f"/api/upload/status/{FILE_ID}"
@@ -142,6 +153,78 @@ def test_transient_errors_while_polling_are_waited_out(
         ],
     )
     assert hosted_client.upload(b"...", filename="clip.mp4").is_ready
+
+
+class SleepClock:
+    """Sleeps that take no time but move ``time.monotonic`` on by what they asked for.
+
+    The clock is the real one plus the sum of the sleeps, so it never runs backwards
+    and the event loop, which reads it too, keeps working.
+    """
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.slept = 0.0
+        self.polls: list[float] = []
+        real = time.monotonic
+        monkeypatch.setattr(time, "monotonic", lambda: real() + self.slept)
+
+    def sleep(self, seconds: float) -> None:
+        self.slept += seconds
+
+    async def asleep(self, seconds: float) -> None:
+        self.slept += seconds
+
+    def status_answers(self, answers: list[httpx.Response]) -> Handler:
+        """Answer status polls in turn, noting the clock at each."""
+        queue = iter(answers)
+
+        def handler(_r: httpx.Request, _m: re.Match[str]) -> httpx.Response:
+            self.polls.append(time.monotonic())
+            return next(queue)
+
+        return handler
+
+
+def rate_limited_for_3s() -> httpx.Response:
+    return httpx.Response(
+        429,
+        headers={"Retry-After": "3"},
+        json={"success": False, "error": {"code": "rate_limited", "message": "slow down"}},
+    )
+
+
+def test_a_rate_limited_poll_waits_the_retry_after_seconds(
+    hosted: Hosted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = SleepClock(monkeypatch)
+    monkeypatch.setattr(time, "sleep", clock.sleep)
+    hosted.on("GET", STATUS, clock.status_answers([rate_limited_for_3s(), status("ready")]))
+    http = httpx.Client(transport=hosted.transport())
+    # The poll interval is far below Retry-After, so only the header can make the wait 3 s.
+    with Client(
+        base_url=BASE_URL, api_key=API_KEY, http_client=http, poll_interval=0.01, ready_timeout=60
+    ) as client:
+        assert client.wait_until_ready(str(FILE_ID)).is_ready
+    first, second = clock.polls
+    assert second - first >= 3
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_async_client_also_waits_the_retry_after_seconds(
+    hosted: Hosted, monkeypatch: pytest.MonkeyPatch, anyio_backend: str
+) -> None:
+    clock = SleepClock(monkeypatch)
+    monkeypatch.setattr(anyio, "sleep", clock.asleep)
+    hosted.on("GET", STATUS, clock.status_answers([rate_limited_for_3s(), status("ready")]))
+    http = httpx.AsyncClient(transport=hosted.transport())
+    async with AsyncClient(
+        base_url=BASE_URL, api_key=API_KEY, http_client=http, poll_interval=0.01, ready_timeout=60
+    ) as client:
+        assert (await client.wait_until_ready(str(FILE_ID))).is_ready
+    await http.aclose()
+    first, second = clock.polls
+    assert second - first >= 3
 
 
 def test_a_final_error_while_polling_ends_the_wait(hosted: Hosted, hosted_client: Client) -> None:

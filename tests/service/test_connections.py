@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pressroom.plans import PLAN_LIMITS, Plan
+from pressroom.plans import Plan
 from pressroom.service.connections.service import ConnectionRuleError
 from tests.conftest import AccountHandle, Service
 
@@ -115,12 +115,11 @@ def test_text_thread_cannot_be_connected_directly(service: Service) -> None:
         account.connect("text_thread", "@direct")
 
 
-@pytest.mark.parametrize("plan", [Plan.BUSINESS, Plan.AGENCY])
+@pytest.mark.parametrize(("plan", "cap"), [(Plan.BUSINESS, 15), (Plan.AGENCY, 30)])
 def test_profiles_per_platform_are_capped_by_plan_counting_inactive(
-    service: Service, plan: Plan
+    service: Service, plan: Plan, cap: int
 ) -> None:
     account = service.account(plan)
-    cap = PLAN_LIMITS[plan].profiles_per_platform
     ids = [account.connect("microblog", f"@m{i}") for i in range(cap)]
     account.move("expire_token", ids[0])
     with pytest.raises(ConnectionRuleError, match=f"allows {cap} microblog"):

@@ -11,9 +11,14 @@ from sqlalchemy import select, update
 
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
-from pressroom.service.db.models import File, IdempotencyRecord, Post, SandboxDelivery
+from pressroom.service.db.models import (
+    Connection,
+    File,
+    IdempotencyRecord,
+    Post,
+    SandboxDelivery,
+)
 from pressroom.service.db.session import transaction
-from pressroom.service.publishing.idempotency import fingerprint
 from tests.conftest import AccountHandle, Service
 from tests.support.files import make_file
 from tests.support.publish import deliveries, error_of, post_count, publish, valid_body
@@ -195,8 +200,8 @@ def test_a_retry_after_an_unknown_outcome_gets_the_first_post_not_a_second(
 
 def test_a_request_still_running_answers_409_in_progress(service: Service) -> None:
     account = service.account()
-    body = valid_body(account, MICRO)
-    hold_key(account, "busy", PATH, body)
+    body = held_body(account)
+    hold_key(account, "busy")
     service.settings.idempotency_wait_seconds = 0
     response = publish(account, MICRO, body, key="busy")
     assert response.status_code == 409
@@ -211,9 +216,9 @@ def test_a_request_still_running_answers_409_in_progress(service: Service) -> No
 def test_an_abandoned_claim_is_given_up_and_its_attempt_marked_unknown(service: Service) -> None:
     """A request whose process died mid-publish does not hold its key forever."""
     account = service.account()
-    body = valid_body(account, MICRO)
+    body = held_body(account)
     long_ago = utcnow() - timedelta(minutes=11)
-    hold_key(account, "orphan", PATH, body, created_at=long_ago)
+    hold_key(account, "orphan", created_at=long_ago)
     with transaction(service.sessions) as db:
         db.add(
             Post(
@@ -282,23 +287,31 @@ def test_every_answer_echoes_the_key_and_auth_comes_first(service: Service) -> N
     assert thumb.status_code == 404 and thumb.headers["Idempotency-Key"] == "t"
 
 
-def hold_key(
-    account: AccountHandle,
-    key: str,
-    path: str,
-    body: dict[str, Any],
-    *,
-    created_at: Any = None,
-) -> None:
-    """A claim as a request running in another process would hold it."""
+HELD_CONNECTION = "conn_held"
+HELD_HASH = "35d0365bcb09b91be1cc2189634cd1f2dcfaca059bb18dbc3b46fc14bfb199ad"
+"""The request hash of ``POST PATH`` with ``held_body``: sha256 of ``"POST {PATH}\\n"``
+then the body as compact JSON with sorted keys. Written out, not computed by the code
+under test, so a hash that changed (and no longer matched stored keys) would show."""
+
+
+def held_body(account: AccountHandle) -> dict[str, Any]:
+    """A microblog body that is the same in every run: its connection has a fixed id."""
+    made = account.connect("microblog", "@held")
+    with transaction(account.service.sessions) as db:
+        db.execute(update(Connection).where(Connection.id == made).values(id=HELD_CONNECTION))
+    return {"connectionId": HELD_CONNECTION, "text": "held elsewhere"}
+
+
+def hold_key(account: AccountHandle, key: str, *, created_at: Any = None) -> None:
+    """A claim on ``held_body`` as a request running in another process would hold it."""
     now = created_at or utcnow()
     with transaction(account.service.sessions) as db:
         db.add(
             IdempotencyRecord(
                 account_id=account.id,
                 key=key,
-                endpoint=path,
-                request_hash=fingerprint("POST", path, json.dumps(body).encode()),
+                endpoint=PATH,
+                request_hash=HELD_HASH,
                 state="in_progress",
                 created_at=now,
                 expires_at=now + timedelta(days=7),

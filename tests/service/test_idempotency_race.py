@@ -78,8 +78,7 @@ def _free_port() -> int:
 @pytest.fixture
 def two_services(service: Service, tmp_path: Path) -> Iterator[list[str]]:
     """Two ``pressroom api`` processes on the test's PostgreSQL database."""
-    if not service.settings.database_url.startswith("postgresql"):
-        pytest.skip("several service processes need PostgreSQL; SQLite races in threads above")
+    assert service.settings.database_url.startswith("postgresql")
     processes: list[subprocess.Popen[bytes]] = []
     urls = []
     for index in range(2):
@@ -124,7 +123,10 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
     raise AssertionError(f"the service at {url} did not start")
 
 
-@pytest.mark.postgres
+# Several service processes need PostgreSQL; on SQLite the threads above race instead.
+@pytest.mark.parametrize(
+    "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
 def test_racing_processes_on_postgres_post_once(service: Service, two_services: list[str]) -> None:
     account = service.account()
     with httpx.Client(timeout=30) as client:

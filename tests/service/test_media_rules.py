@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
+
+from pressroom.service.db.models import File
+from pressroom.service.db.session import transaction
 
 if TYPE_CHECKING:
     from tests.support.library import Library, MediaFiles
@@ -224,9 +228,56 @@ def test_body_over_the_size_limit_is_refused_and_nothing_is_kept(
     assert status["status"] == "failed"
     assert "over the 1.95 KiB limit (2000 bytes)" in status["failureReason"]
     assert library.stored() == set()
-    # A file at the limit is fine.
-    small = library.upload(account, media_files.png)
-    assert library.wait(account, small)["status"] == "ready"
+
+
+def test_a_body_of_exactly_the_limit_is_accepted_and_one_byte_more_is_refused(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    png = media_files.png.read_bytes()
+    library = library_factory(max_upload_bytes=len(png))
+    account = library.account()
+
+    at_limit = library.presign(account, "image.png")
+    assert library.put(at_limit["uploadUrl"], png, "image/png").status_code == 200
+    ready = library.wait(account, at_limit["fileId"])
+    assert (ready["status"], ready["size"]) == ("ready", len(png))
+
+    over = library.presign(account, "over.png")
+    response = library.put(over["uploadUrl"], png + b"\0", "image/png")
+    if library.backend == "local":
+        assert response.status_code == 413
+        assert error(response)["code"] == "upload_too_large"
+    else:
+        assert response.status_code == 200  # S3 cannot refuse it: the status call's HEAD does
+    status = library.status(account, over["fileId"])
+    assert status["status"] == "failed"
+    assert f"limit ({len(png)} bytes) and was refused" in status["failureReason"]
+    assert library.stored() == {f"files/{at_limit['fileId']}"}
+
+
+def _expired(library: Library, file_id: str, ago: timedelta) -> None:
+    """Move a file's upload URL expiry into the past, as if that much time had gone by."""
+    with transaction(library.service.sessions) as db:
+        file = db.get(File, file_id)
+        assert file is not None
+        file.upload_expires_at = datetime.now(UTC) - ago
+
+
+def test_a_file_is_awaited_through_the_grace_period_after_its_url_expired(
+    library_factory: Callable[..., Library],
+) -> None:
+    """A PUT begun just before the URL expired may still be arriving: no failing it yet."""
+    library = library_factory(upload_grace_seconds=600)
+    account = library.account()
+    issued = library.presign(account, "clip.mp4")
+
+    _expired(library, issued["fileId"], timedelta(seconds=300))
+    assert library.status(account, issued["fileId"])["status"] == "pending_upload"
+
+    _expired(library, issued["fileId"], timedelta(seconds=900))
+    status = library.status(account, issued["fileId"])
+    assert status["status"] == "failed"
+    assert "No upload arrived before the upload URL expired" in status["failureReason"]
 
 
 def test_status_call_notices_the_upload(library: Library, media_files: MediaFiles) -> None:
@@ -241,24 +292,25 @@ def test_local_put_without_content_length_is_counted_as_it_streams(
     library_factory: Callable[..., Library], media_files: MediaFiles
 ) -> None:
     """A chunked body has no declared size: the limit is applied to the bytes as they come."""
-    library = library_factory(max_upload_bytes=4096)
+    body = media_files.jpeg.read_bytes()
+    library = library_factory(max_upload_bytes=len(body))
     account = library.account()
 
     def chunks(data: bytes) -> Iterator[bytes]:
-        for start in range(0, len(data), 1000):
-            yield data[start : start + 1000]
+        for start in range(0, len(data), 100):
+            yield data[start : start + 100]
 
-    fits = library.presign(account, "photo.jpg")
-    body = media_files.jpeg.read_bytes()
+    fits = library.presign(account, "photo.jpg")  # exactly the limit
     put = library.client.put(
         fits["uploadUrl"], content=chunks(body), headers={"Content-Type": "image/jpeg"}
     )
     assert put.status_code == 200
-    assert library.wait(account, fits["fileId"])["size"] == len(body)
+    done = library.wait(account, fits["fileId"])
+    assert (done["status"], done["size"]) == ("ready", len(body))
 
-    big = library.presign(account, "big.mp4")
+    big = library.presign(account, "big.jpg")  # one byte more
     put = library.client.put(
-        big["uploadUrl"], content=chunks(b"\0" * 10_000), headers={"Content-Type": "video/mp4"}
+        big["uploadUrl"], content=chunks(body + b"\0"), headers={"Content-Type": "image/jpeg"}
     )
     assert put.status_code == 413 and error(put)["code"] == "upload_too_large"
     assert library.status(account, big["fileId"])["status"] == "failed"

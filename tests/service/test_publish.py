@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 
 import pytest
 
 from pressroom.platforms import RULES, Platform
+from pressroom.service.drivers import build_drivers
+from pressroom.service.drivers.base import (
+    Delivery,
+    PlatformDriver,
+    Published,
+    ThumbnailChange,
+    ThumbnailSet,
+)
 from tests.conftest import Service
 from tests.support.publish import deliveries, error_of, publish, valid_body
 
@@ -131,9 +138,34 @@ def test_social_post_takes_only_short_video(service: Service, label: str, messag
     assert deliveries(service) == []
 
 
+class HeldPlatform:
+    """A sandbox driver whose publish waits, once called, until the test lets it go."""
+
+    def __init__(self, driver: PlatformDriver) -> None:
+        self.driver = driver
+        self.platform = driver.platform
+        self.called = threading.Event()
+        self.release = threading.Event()
+
+    def publish(self, delivery: Delivery) -> Published:
+        self.called.set()
+        # Bounded, so a publish that wrongly blocks the other write ends the test, not the run.
+        self.release.wait(HOLD_SECONDS)
+        return self.driver.publish(delivery)
+
+    def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        return self.driver.set_thumbnail(change)
+
+
+HOLD_SECONDS = 30
+
+
 def test_a_slow_platform_holds_no_database_lock(service: Service) -> None:
     """While one publish waits on the platform, other requests still write."""
-    service.settings.sandbox.sandbox_latency_ms = 1500
+    drivers = dict(build_drivers(service.settings, service.sessions))
+    held = HeldPlatform(drivers[Platform.MICROBLOG])
+    drivers[Platform.MICROBLOG] = held
+    service.client.app.state.platform_drivers = drivers  # type: ignore[attr-defined]
     account = service.account()
     body = valid_body(account, Platform.MICROBLOG)
     slow: dict[str, int] = {}
@@ -142,13 +174,14 @@ def test_a_slow_platform_holds_no_database_lock(service: Service) -> None:
     )
     thread.start()
     try:
-        while not _statuses(service) and thread.is_alive():  # the attempt is recorded
-            time.sleep(0.01)
+        assert held.called.wait(HOLD_SECONDS), "the publish never reached the platform"
+        # The platform has the publish, and keeps it however long the rotation takes.
         other = service.account()
         rotated = service.client.post("/api/user/api-key", headers=other.headers)
         assert rotated.status_code == 200
         assert _statuses(service) == ["sending"], "the write waited for the platform"
     finally:
+        held.release.set()
         thread.join()
     assert slow["status"] == 200
     assert _statuses(service) == ["published"]

@@ -93,6 +93,8 @@ def test_a_disconnected_connection_is_gone(service: Service) -> None:
     account.move("disconnect", micro)
     response = publish(account, Platform.MICROBLOG, {"connectionId": micro, "text": "hi"})
     assert response.status_code == 404
+    assert error_of(response)["code"] == "connection_not_found"
+    assert error_of(response)["field"] == "connectionId"
 
 
 @pytest.mark.parametrize("loss", ["disconnect", "expire_token"])
