@@ -5,7 +5,11 @@ client exposes them, so no limit is written anywhere else.
 
 Lengths count characters as people see them (extended grapheme clusters): an emoji
 with skin tone, a flag or an accented letter written as two code points each count
-once, whatever their UTF-16 or byte length.
+once, whatever their UTF-16 or byte length. A limited text is also capped at
+``MAX_CODE_POINTS_PER_CHARACTER`` code points per allowed character: no real character
+needs more (the longest emoji sequences take 10, and Unicode's stream-safe format allows
+31 combining marks on one letter only in text built to be hostile), and the cap gives
+the OpenAPI document a ``maxLength`` in code points that never refuses a valid text.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ PRIVACY_STATUSES: tuple[str, ...] = ("public", "unlisted", "private")
 DEFAULT_PRIVACY_STATUS = "public"
 
 
+MAX_CODE_POINTS_PER_CHARACTER = 16
+
+
 @dataclass(frozen=True)
 class TextRule:
     """A text field of a publish body and its limit in characters (None: no limit)."""
@@ -43,6 +50,28 @@ class TextRule:
     name: str
     max_chars: int | None = None
     required: bool = False
+
+    @property
+    def max_code_points(self) -> int | None:
+        """The cap in code points that comes with a limit in characters."""
+        return None if self.max_chars is None else self.max_chars * MAX_CODE_POINTS_PER_CHARACTER
+
+    def excess(self, text: str) -> Excess | None:
+        """How ``text`` is over the limit (in characters, or in code points when it is
+        over the code-point cap); None when it fits."""
+        if self.max_chars is None or self.max_code_points is None:
+            return None
+        if len(text) > self.max_code_points:
+            return Excess(len(text), self.max_code_points, "code points")
+        length = count_characters(text)
+        return Excess(length, self.max_chars, "characters") if length > self.max_chars else None
+
+
+@dataclass(frozen=True)
+class Excess:
+    length: int
+    limit: int
+    unit: str
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ from pressroom.platforms import (
     MediaKind,
     Platform,
     Recommendation,
-    count_characters,
 )
 
 _SLUG = re.compile(SLUG)
@@ -230,14 +229,13 @@ class _Checker:
                 if rule.required:
                     self._missing(content, rule.name)
                 continue
-            if rule.max_chars is not None:
-                length = count_characters(value)
-                if length > rule.max_chars:
-                    self.report.error(
-                        content.origins[rule.name],
-                        f"{rule.name} is {length:,} characters; {platform} allows at most "
-                        f"{rule.max_chars:,} ({length - rule.max_chars:,} too many)",
-                    )
+            over = rule.excess(value)
+            if over is not None:
+                self.report.error(
+                    content.origins[rule.name],
+                    f"{rule.name} is {over.length:,} {over.unit}; {platform} allows at most "
+                    f"{over.limit:,} ({over.length - over.limit:,} too many)",
+                )
         if rules.requires_board and BOARD not in content.fields:
             self._missing(content, BOARD)
         privacy = content.fields.get(PRIVACY)

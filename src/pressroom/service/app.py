@@ -13,6 +13,7 @@ from pressroom.service.errors import install_error_handlers
 from pressroom.service.guard import RequestGuard
 from pressroom.service.media.routes import router as media_router
 from pressroom.service.media.runtime import install_media
+from pressroom.service.openapi import install_openapi, operation_id
 from pressroom.service.publishing.endpoints import router as publishing_router
 from pressroom.service.ratelimit import FixedWindowLimiter
 from pressroom.service.storage.local import UPLOAD_PREFIX
@@ -36,7 +37,12 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         settings.database_url, busy_timeout=settings.db.database_busy_timeout_seconds
     )
 
-    app = FastAPI(title="pressroom", version=__version__, description=DESCRIPTION)
+    app = FastAPI(
+        title="pressroom",
+        version=__version__,
+        description=DESCRIPTION,
+        generate_unique_id_function=operation_id,
+    )
     app.state.settings = settings
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
@@ -46,6 +52,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         RequestGuard, max_body_bytes=settings.max_body_bytes, exempt_prefixes=(UPLOAD_PREFIX,)
     )
     install_error_handlers(app)  # its last-resort middleware goes outermost
+    install_openapi(app)
     install_media(app)
     for router in (accounts_router, connections_router, media_router, publishing_router):
         app.include_router(router)

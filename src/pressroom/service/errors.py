@@ -187,10 +187,16 @@ class UnexpectedErrors:
             await error_response(unexpected_error(exc))(scope, receive, send)
 
 
-def responses(*errors: ErrorCode) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses=`` for a route: each status with the codes it can carry."""
+def responses(*errors: ErrorCode, authenticated: bool = True) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses=`` for a route: each status with the codes it can carry
+    (those of the API key too, unless the route takes none)."""
     by_status: dict[int, list[str]] = {}
-    for err in (error_codes.INVALID_API_KEY, error_codes.PLAN_WITHOUT_API, *errors):
+    key_errors = (
+        (error_codes.MISSING_API_KEY, error_codes.INVALID_API_KEY, error_codes.PLAN_WITHOUT_API)
+        if authenticated
+        else ()
+    )
+    for err in (*key_errors, *errors):
         by_status.setdefault(err.status, []).append(err.code)
     return {
         status: {"model": ErrorResponse, "description": "Error codes: " + ", ".join(codes)}

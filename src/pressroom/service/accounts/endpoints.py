@@ -14,7 +14,7 @@ router = APIRouter(prefix="/api/user", tags=["api key"], route_class=UnitOfWorkR
 
 
 @router.get("/api-key", response_model=ApiKeyResponse, responses=responses())
-def read_api_key(account: CurrentAccount, key: PresentedKey) -> ApiKeyResponse:
+def get_api_key(account: CurrentAccount, key: PresentedKey) -> ApiKeyResponse:
     """The key this request authenticated with (only its hash is stored)."""
     return ApiKeyResponse(api_key=key, created_at=account.api_key_created_at)
 

@@ -27,7 +27,7 @@ router = APIRouter(
     response_model=list[UnifiedConnection],
     responses=responses(error_codes.RATE_LIMITED),
 )
-def list_unified(account: CurrentAccount, db: DbSession) -> list[UnifiedConnection]:
+def list_unified_connections(account: CurrentAccount, db: DbSession) -> list[UnifiedConnection]:
     """Every connection of the account on all platforms, as a bare array."""
     return [
         UnifiedConnection(id=c.id, platform=c.platform, name=c.name, status=status)
@@ -40,7 +40,9 @@ def list_unified(account: CurrentAccount, db: DbSession) -> list[UnifiedConnecti
     response_model=MicroblogConnectionsResponse,
     responses=responses(error_codes.RATE_LIMITED),
 )
-def list_microblog(account: CurrentAccount, db: DbSession) -> MicroblogConnectionsResponse:
+def list_microblog_connections(
+    account: CurrentAccount, db: DbSession
+) -> MicroblogConnectionsResponse:
     """Active microblog connections only."""
     return MicroblogConnectionsResponse(
         connections=[

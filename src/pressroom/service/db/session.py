@@ -33,12 +33,13 @@ def make_engine(url: str, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Engi
     if url.startswith("sqlite"):
         # No cap on SQLite connections (they are a file handle each): a capped pool
         # makes threads that hold the write lock queue behind threads that wait for it.
+        in_memory = url in ("sqlite://", "sqlite:///:memory:")  # one shared connection
+        pooling: dict[str, Any] = {} if in_memory else {"pool_size": 8, "max_overflow": -1}
         engine = create_engine(
             url,
             connect_args={"check_same_thread": False, "timeout": busy_timeout},
             pool_pre_ping=True,
-            pool_size=8,
-            max_overflow=-1,
+            **pooling,
         )
         event.listen(engine, "connect", _sqlite_pragmas(busy_timeout))
         # pysqlite defers BEGIN on its own terms; SQLAlchemy's documented recipe hands

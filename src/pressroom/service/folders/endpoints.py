@@ -59,7 +59,7 @@ def create_folder(body: FolderName, account: CurrentAccount, db: DbSession) -> F
     response_model=FileList,
     responses=responses(error_codes.FOLDER_NOT_FOUND, error_codes.VALIDATION_ERROR),
 )
-def folder_files(
+def list_folder_files(
     folder_id: str,
     account: CurrentAccount,
     db: DbSession,

@@ -6,10 +6,17 @@ from pydantic import Field
 
 from pressroom.service.media.schemas import Success
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
+from pressroom.service.text_rules import NAME
+
+MAX_NAME = 200
 
 
 class FolderName(RequestModel):
-    name: str = Field(description="Display name, 1 to 200 characters.")
+    name: str = Field(
+        description=f"Display name, 1 to {MAX_NAME} characters, not all spaces, without "
+        "control characters; surrounding spaces are dropped.",
+        json_schema_extra={"minLength": 1, "maxLength": MAX_NAME, "pattern": NAME},
+    )
 
 
 class FolderOut(CamelModel):

@@ -11,12 +11,12 @@ from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, File, Folder
 from pressroom.service.errors import ServiceError
 from pressroom.service.folders.repository import FolderRepository
+from pressroom.service.folders.schemas import MAX_NAME
 from pressroom.service.media import service as media
 from pressroom.service.media.pagination import Page, Position, decode_cursor, encode_cursor
 from pressroom.service.media.repository import FileRepository
 from pressroom.service.media.runtime import MediaLibrary
-
-MAX_NAME = 200
+from pressroom.service.text_rules import CONTROL_CHARACTERS
 
 
 @dataclass(frozen=True)
@@ -26,19 +26,20 @@ class FolderView:
 
 
 def clean_name(name: str) -> str:
-    cleaned = name.strip()
-    if not cleaned:
-        raise ServiceError(error_codes.VALIDATION_ERROR, "name is empty.", field="name")
-    if len(cleaned) > MAX_NAME:
-        raise ServiceError(
-            error_codes.VALIDATION_ERROR,
-            f"name is {len(cleaned)} characters; at most {MAX_NAME} are allowed.",
-            field="name",
-        )
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in cleaned):
+    """The name without surrounding spaces; the rules apply to the name as sent."""
+    if CONTROL_CHARACTERS.search(name):
         raise ServiceError(
             error_codes.VALIDATION_ERROR, "name contains control characters.", field="name"
         )
+    if len(name) > MAX_NAME:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"name is {len(name)} characters; at most {MAX_NAME} are allowed.",
+            field="name",
+        )
+    cleaned = name.strip()
+    if not cleaned:
+        raise ServiceError(error_codes.VALIDATION_ERROR, "name is empty.", field="name")
     return cleaned
 
 

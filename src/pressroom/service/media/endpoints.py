@@ -15,6 +15,7 @@ from pressroom.service.media.download import open_download
 from pressroom.service.media.pagination import DEFAULT_LIMIT, Cursor, Limit
 from pressroom.service.media.runtime import Library
 from pressroom.service.media.schemas import (
+    ACCEPTED_TYPES,
     DeletedFile,
     FileList,
     FileStatus,
@@ -24,6 +25,8 @@ from pressroom.service.media.schemas import (
     PresignResponse,
 )
 from pressroom.service.routing import UnitOfWorkRoute
+
+_BYTES = {kind: {"schema": {"type": "string", "format": "binary"}} for kind in ACCEPTED_TYPES}
 
 router = APIRouter(prefix="/api/upload", tags=["media"], route_class=UnitOfWorkRoute)
 
@@ -38,7 +41,7 @@ router = APIRouter(prefix="/api/upload", tags=["media"], route_class=UnitOfWorkR
         error_codes.UPLOAD_QUOTA,
     ),
 )
-def presigned_url(
+def create_presigned_url(
     body: PresignRequest, account: CurrentAccount, db: DbSession, library: Library
 ) -> PresignResponse:
     """Step one of an upload: a file id and a short-lived URL to PUT the bytes to.
@@ -66,7 +69,7 @@ def presigned_url(
     response_model=FileStatusResponse,
     responses=responses(error_codes.FILE_NOT_FOUND),
 )
-def status(
+def get_upload_status(
     file_id: str, account: CurrentAccount, db: DbSession, library: Library
 ) -> FileStatusResponse:
     """pending_upload, processing, ready or failed (with failureReason), and media facts."""
@@ -83,7 +86,7 @@ def list_files(
 
 
 @router.get("/latest", response_model=FileStatusResponse, responses=responses(error_codes.NO_FILES))
-def latest(account: CurrentAccount, db: DbSession) -> FileStatusResponse:
+def get_latest_file(account: CurrentAccount, db: DbSession) -> FileStatusResponse:
     """The newest file (the first entry of the list); 404 `no_files` when there is none."""
     return FileStatusResponse.of(service.latest_file(db, account))
 
@@ -92,8 +95,8 @@ def latest(account: CurrentAccount, db: DbSession) -> FileStatusResponse:
     "/direct/{file_id}",
     response_class=StreamingResponse,
     responses={
-        200: {"content": {"application/octet-stream": {}}, "description": "The bytes."},
-        206: {"description": "The requested byte range."},
+        200: {"content": _BYTES, "description": "The bytes, with the file's Content-Type."},
+        206: {"content": _BYTES, "description": "The requested byte range."},
         **responses(
             error_codes.FILE_NOT_FOUND,
             error_codes.FILE_NOT_READY,
@@ -103,7 +106,7 @@ def latest(account: CurrentAccount, db: DbSession) -> FileStatusResponse:
         ),
     },
 )
-def download(
+def download_file(
     file_id: str,
     account: CurrentAccount,
     db: DbSession,
@@ -125,7 +128,7 @@ def download(
         error_codes.FILE_NOT_FOUND, error_codes.FOLDER_NOT_FOUND, error_codes.VALIDATION_ERROR
     ),
 )
-def move(
+def move_file(
     file_id: str, body: MoveFileRequest, account: CurrentAccount, db: DbSession
 ) -> FileStatusResponse:
     """Put the file in a folder (`folderId`), or take it out (`null`)."""
@@ -135,7 +138,9 @@ def move(
 @router.delete(
     "/file/{file_id}", response_model=DeletedFile, responses=responses(error_codes.FILE_NOT_FOUND)
 )
-def delete(file_id: str, account: CurrentAccount, db: DbSession, library: Library) -> DeletedFile:
+def delete_file(
+    file_id: str, account: CurrentAccount, db: DbSession, library: Library
+) -> DeletedFile:
     """Permanent: the record and its bytes are gone; the download then 404s."""
     service.delete_file(db, library, account, file_id)
     return DeletedFile(file_id=file_id)

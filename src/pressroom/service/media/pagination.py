@@ -16,6 +16,7 @@ from fastapi import Query
 
 from pressroom import error_codes
 from pressroom.service.errors import ServiceError
+from pressroom.service.text_rules import CURSOR
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -24,7 +25,11 @@ T = TypeVar("T")
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"Page size, 1 to {MAX_LIMIT}.")]
 Cursor = Annotated[
-    str | None, Query(description="`nextCursor` of the previous page; omit for the first.")
+    str | None,
+    Query(
+        description="`nextCursor` of the previous page, unchanged; omit for the first.",
+        json_schema_extra={"minLength": 1, "pattern": CURSOR},
+    ),
 ]
 
 

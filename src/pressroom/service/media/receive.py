@@ -43,11 +43,21 @@ router = APIRouter(tags=["storage"])
     responses={
         200: {"description": "Stored; the file moves on to processing."},
         **responses(
+            error_codes.VALIDATION_ERROR,
             error_codes.UPLOAD_SIGNATURE,
             error_codes.UPLOAD_ALREADY_USED,
             error_codes.UPLOAD_TOO_LARGE,
             error_codes.FILE_NOT_FOUND,
+            error_codes.STORAGE_UNAVAILABLE,
+            authenticated=False,
         ),
+    },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "description": "The file's raw bytes, sent with the Content-Type it was signed for.",
+            "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+        }
     },
 )
 async def receive_upload(

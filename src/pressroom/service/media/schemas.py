@@ -4,15 +4,33 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from pressroom.probe import IMAGE_TYPES, VIDEO_TYPES
 from pressroom.service.db.models import File
+from pressroom.service.media import states
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
+from pressroom.service.text_rules import filename_pattern
+
+ACCEPTED_TYPES = {**IMAGE_TYPES, **VIDEO_TYPES}
+"""Content type -> (media kind, the filename extensions that fit it)."""
+MAX_FILENAME = 255
 
 
 class PresignRequest(RequestModel):
-    filename: str = Field(description="The file's name, with an extension that fits contentType.")
+    filename: str = Field(
+        description=f"The file's name, at most {MAX_FILENAME} characters, without control "
+        "characters, with an extension that fits contentType.",
+        json_schema_extra={
+            "minLength": 1,
+            "maxLength": MAX_FILENAME,
+            "pattern": filename_pattern(
+                [ext for _, extensions in ACCEPTED_TYPES.values() for ext in extensions]
+            ),
+        },
+    )
     content_type: str = Field(
         description="image/jpeg, image/png, image/gif, image/webp, video/mp4, "
-        "video/quicktime or video/webm."
+        "video/quicktime or video/webm.",
+        json_schema_extra={"enum": list(ACCEPTED_TYPES)},
     )
     folder_id: str | None = Field(None, description="Put the file in this folder.")
 
@@ -30,8 +48,11 @@ class FileStatus(CamelModel):
     """A file record: media facts are null until the file is probed."""
 
     file_id: str
-    status: str = Field(description="pending_upload, processing, ready or failed.")
-    kind: str = Field(description="image or video.")
+    status: str = Field(
+        description="pending_upload, processing, ready or failed.",
+        json_schema_extra={"enum": list(states.ALL)},
+    )
+    kind: str = Field(description="image or video.", json_schema_extra={"enum": ["image", "video"]})
     content_type: str
     size: int | None = Field(description="Bytes, once the upload has arrived.")
     filename: str

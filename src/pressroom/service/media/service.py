@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from pressroom import error_codes
 from pressroom.plans import PLAN_LIMITS, Plan
-from pressroom.probe import IMAGE_TYPES, VIDEO_TYPES, kind_of
+from pressroom.probe import kind_of
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, File
 from pressroom.service.errors import ServiceError
@@ -20,11 +20,9 @@ from pressroom.service.media.intake import delete_bytes, refresh
 from pressroom.service.media.pagination import Page, Position, decode_cursor, encode_cursor
 from pressroom.service.media.repository import FileRepository, UsageRepository, month_of
 from pressroom.service.media.runtime import MediaLibrary, after_commit
+from pressroom.service.media.schemas import ACCEPTED_TYPES, MAX_FILENAME
 from pressroom.service.schemas import iso_utc
 from pressroom.service.storage.base import final_key
-
-ACCEPTED_TYPES = {**IMAGE_TYPES, **VIDEO_TYPES}
-MAX_FILENAME = 255
 
 
 @dataclass(frozen=True)

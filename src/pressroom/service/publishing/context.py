@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from pressroom.service.db.models import Account
 from pressroom.service.deps import CurrentAccount
 from pressroom.service.drivers import Drivers, build_drivers
-from pressroom.service.publishing.idempotency import HEADER, Claim
+from pressroom.service.publishing.idempotency import HEADER, MAX_KEY_LENGTH, Claim
+from pressroom.service.text_rules import IDEMPOTENCY_KEY
 from pressroom.settings import Settings
 
 _drivers_lock = threading.Lock()
@@ -51,8 +52,14 @@ def publish_context(
         str | None,
         Header(
             alias=HEADER,
-            description="Up to 255 characters. The same key and body within 7 days return "
-            "the first answer (header `Idempotent-Replayed: true`) and post nothing.",
+            description="1 to 255 characters, not all spaces. The same key and body "
+            "within 7 days return the first answer (header `Idempotent-Replayed: true`) and "
+            "post nothing.",
+            json_schema_extra={
+                "minLength": 1,
+                "maxLength": MAX_KEY_LENGTH,
+                "pattern": IDEMPOTENCY_KEY,
+            },
         ),
     ] = None,
 ) -> PublishContext:

@@ -13,6 +13,7 @@ from pressroom.service.db.models import Post
 from pressroom.service.deps import CurrentAccount, DbSession
 from pressroom.service.errors import responses
 from pressroom.service.guard import repaired
+from pressroom.service.media.pagination import Cursor
 from pressroom.service.publishing import service
 from pressroom.service.publishing.context import Publishing
 from pressroom.service.publishing.idempotency import IdempotentRoute
@@ -197,9 +198,17 @@ def list_posts(
     account: CurrentAccount,
     db: DbSession,
     limit: Annotated[int, Query(ge=1, le=100, description="Page size.")] = 50,
-    cursor: Annotated[str | None, Query(description="`nextCursor` of the previous page.")] = None,
-    connection_id: Annotated[str | None, Query(alias="connectionId")] = None,
-    platform: Annotated[str | None, Query(description="A platform label.")] = None,
+    cursor: Cursor = None,
+    connection_id: Annotated[
+        str | None, Query(alias="connectionId", description="Only this connection's posts.")
+    ] = None,
+    platform: Annotated[
+        str | None,
+        Query(
+            description="Only this platform's posts.",
+            json_schema_extra={"enum": [p.value for p in Platform]},
+        ),
+    ] = None,
     idempotency_key: Annotated[
         str | None,
         Query(alias="idempotencyKey", description="Every attempt made under this key."),

@@ -16,7 +16,6 @@ from pressroom.platforms import (
     RULES,
     MediaKind,
     Platform,
-    count_characters,
 )
 from pressroom.service.db.models import Connection, File
 from pressroom.service.errors import ServiceError
@@ -48,15 +47,14 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
             raise ServiceError(
                 error_codes.VALIDATION_ERROR, f"{field} must not be empty.", field=field
             )
-        if rule.max_chars is not None:
-            length = count_characters(value)
-            if length > rule.max_chars:
-                raise ServiceError(
-                    error_codes.TEXT_TOO_LONG,
-                    f"{field} is {length:,} characters; {platform.value} allows at most "
-                    f"{rule.max_chars:,}. Shorten it by {length - rule.max_chars:,}.",
-                    field=field,
-                )
+        over = rule.excess(value)
+        if over is not None:
+            raise ServiceError(
+                error_codes.TEXT_TOO_LONG,
+                f"{field} is {over.length:,} {over.unit}; {platform.value} allows at most "
+                f"{over.limit:,}. Shorten it by {over.length - over.limit:,}.",
+                field=field,
+            )
     if rules.text_only and body.media_file_id is not None:
         raise ServiceError(
             error_codes.MEDIA_NOT_ALLOWED,

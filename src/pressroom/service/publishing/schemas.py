@@ -12,8 +12,15 @@ from typing import Any
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from pressroom.platforms import DEFAULT_PRIVACY_STATUS, PRIVACY_STATUSES, RULES, Platform
+from pressroom.platforms import (
+    DEFAULT_PRIVACY_STATUS,
+    MAX_CODE_POINTS_PER_CHARACTER,
+    PRIVACY_STATUSES,
+    RULES,
+    Platform,
+)
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
+from pressroom.service.text_rules import SOME_TEXT
 
 
 def describe(platform: Platform, name: str, what: str) -> str:
@@ -23,18 +30,45 @@ def describe(platform: Platform, name: str, what: str) -> str:
     if limit is None:
         return f"{what} No length limit."
     return (
-        f"{what} At most {limit:,} characters, counted as people see them (an emoji counts once)."
+        f"{what} At most {limit:,} characters, counted as people see them (an emoji counts "
+        f"once; `x-max-graphemes`), and at most {MAX_CODE_POINTS_PER_CHARACTER} code points "
+        "per character (`maxLength`)."
     )
+
+
+def text_field(platform: Platform, name: str, what: str) -> Any:
+    """A text field: its description, and its rules as JSON Schema keywords.
+
+    The limit in characters goes in ``x-max-graphemes`` (JSON Schema counts code points),
+    beside the code-point ``maxLength`` that comes with it. The rules themselves are
+    checked in ``rules.py``, so a refusal says text_too_long, not a pydantic message.
+    """
+    rule = RULES[platform].text_rule(name)
+    assert rule is not None, f"{platform.value} has no text field {name}"
+    schema: dict[str, Any] = {}
+    if rule.required:
+        schema |= {"minLength": 1, "pattern": SOME_TEXT}
+    if rule.max_chars is not None:
+        schema["maxLength"] = rule.max_code_points
+        schema["x-max-graphemes"] = rule.max_chars
+    description = describe(platform, name, what)
+    if rule.required:
+        return Field(description=description, json_schema_extra=schema)
+    return Field(None, description=description, json_schema_extra=schema)
 
 
 def _connection() -> Any:
     return Field(
-        min_length=1, description="Id of the target connection (`GET /api/connections/unified`)."
+        min_length=1,
+        description="Id of the target connection (`GET /api/connections/unified`).",
     )
 
 
 def _file(what: str) -> Any:
-    return Field(min_length=1, description=f"Id of an uploaded, ready file: {what}.")
+    return Field(
+        min_length=1,
+        description=f"Id of an uploaded, ready file: {what}.",
+    )
 
 
 NO_MEDIA = SkipJsonSchema[str | None]
@@ -58,64 +92,60 @@ class PublishRequest(RequestModel):
 
 
 class MicroblogPublish(PublishRequest):
-    text: str = Field(description=describe(Platform.MICROBLOG, "text", "The post."))
+    text: str = text_field(Platform.MICROBLOG, "text", "The post.")
     file_id: NO_MEDIA = None
 
 
 class VideoSharingPublish(PublishRequest):
     file_id: str = _file("a video")
-    title: str = Field(description=describe(Platform.VIDEO_SHARING, "title", "Video title."))
-    description: str | None = Field(
-        None, description=describe(Platform.VIDEO_SHARING, "description", "Video description.")
+    title: str = text_field(Platform.VIDEO_SHARING, "title", "Video title.")
+    description: str | None = text_field(
+        Platform.VIDEO_SHARING, "description", "Video description."
     )
     privacy_status: str | None = Field(
         None,
         description=f"One of {', '.join(PRIVACY_STATUSES)}; default {DEFAULT_PRIVACY_STATUS}.",
         examples=[DEFAULT_PRIVACY_STATUS],
+        json_schema_extra={"enum": list(PRIVACY_STATUSES)},
     )
 
 
 class ShortVideoPost(PublishRequest):
-    platform: str = Field(description="Must be `short_video`.", examples=["short_video"])
+    platform: str = Field(
+        description="Must be `short_video`.",
+        examples=["short_video"],
+        json_schema_extra={"enum": [Platform.SHORT_VIDEO.value]},
+    )
     file_id: str = _file("a video of 3 seconds to 10 minutes")
-    caption: str | None = Field(
-        None,
-        description=describe(
-            Platform.SHORT_VIDEO, "caption", "Caption; hashtags and mentions allowed."
-        ),
+    caption: str | None = text_field(
+        Platform.SHORT_VIDEO, "caption", "Caption; hashtags and mentions allowed."
     )
 
 
 class PhotoSharingPublish(PublishRequest):
     file_id: str = _file("a photo or a video")
-    caption: str | None = Field(
-        None, description=describe(Platform.PHOTO_SHARING, "caption", "Caption.")
-    )
+    caption: str | None = text_field(Platform.PHOTO_SHARING, "caption", "Caption.")
 
 
 class PageSocialPublish(PublishRequest):
     file_id: str = _file("a photo or a video")
-    message: str | None = Field(
-        None, description=describe(Platform.PAGE_SOCIAL, "message", "Post text.")
-    )
+    message: str | None = text_field(Platform.PAGE_SOCIAL, "message", "Post text.")
 
 
 class PinBoardPublish(PublishRequest):
     file_id: str = _file("an image")
     board_id: str = Field(min_length=1, description="The board to pin to.")
-    title: str | None = Field(None, description=describe(Platform.PIN_BOARD, "title", "Pin title."))
-    description: str | None = Field(
-        None, description=describe(Platform.PIN_BOARD, "description", "Pin description.")
-    )
+    title: str | None = text_field(Platform.PIN_BOARD, "title", "Pin title.")
+    description: str | None = text_field(Platform.PIN_BOARD, "description", "Pin description.")
 
 
 class TextThreadPublish(PublishRequest):
-    text: str = Field(description=describe(Platform.TEXT_THREAD, "text", "The post."))
+    text: str = text_field(Platform.TEXT_THREAD, "text", "The post.")
     file_id: NO_MEDIA = None
 
 
 class ProfessionalNetworkPublish(PublishRequest):
-    text: str = Field(description=describe(Platform.PROFESSIONAL_NETWORK, "text", "The post."))
+    text: str = text_field(Platform.PROFESSIONAL_NETWORK, "text", "The post.")
     file_id: NO_MEDIA = None
 
 
@@ -138,11 +168,14 @@ class ThumbnailRequest(RequestModel):
 # Results. The identifier's name per platform is RULES[platform].id_field.
 
 
+PLATFORM_ENUM: dict[str, Any] = {"enum": [p.value for p in Platform]}
+
+
 class PublishResult(CamelModel):
     success: bool = True
-    platform: str
+    platform: str = Field(json_schema_extra=PLATFORM_ENUM)
     connection_id: str
-    status: str = "published"
+    status: str = Field("published", json_schema_extra={"enum": ["published"]})
     published_at: Timestamp
     url: str
     record_id: str = Field(description="Our post record: `GET /api/posts/{recordId}`.")
@@ -154,7 +187,7 @@ class MicroblogResult(PublishResult):
 
 class VideoSharingResult(PublishResult):
     video_id: str
-    privacy_status: str
+    privacy_status: str = Field(json_schema_extra={"enum": list(PRIVACY_STATUSES)})
 
 
 class PostIdResult(PublishResult):
@@ -195,11 +228,12 @@ class ThumbnailResult(CamelModel):
 
 class PostRecord(CamelModel):
     record_id: str
-    platform: str
+    platform: str = Field(json_schema_extra=PLATFORM_ENUM)
     connection_id: str
     status: str = Field(
         description="sending, published, failed (never reached the platform) or unknown "
-        "(the platform failed after receiving it: it may be live)."
+        "(the platform failed after receiving it: it may be live).",
+        json_schema_extra={"enum": ["sending", "published", "failed", "unknown"]},
     )
     file_id: str | None
     idempotency_key: str | None

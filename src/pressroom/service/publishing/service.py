@@ -274,7 +274,7 @@ def list_posts(
     posts = PostRepository(db).newest_first(
         account.id,
         limit=limit + 1,
-        after=_decode_cursor(cursor) if cursor else None,
+        after=_decode_cursor(cursor) if cursor is not None else None,
         connection_id=connection_id,
         platform=platform,
         idempotency_key=idempotency_key,
