@@ -39,6 +39,7 @@ def test_status_has_the_documented_shape(library: Library, media_files: MediaFil
         "height": None,
         "mediaFormat": None,
         "failureReason": None,
+        "sha256": None,
     }
     assert status["createdAt"].endswith("Z")
 

@@ -24,6 +24,8 @@ CONTROL_CHARACTERS = re.compile(r"[\u0000-\u001f\u007f]")
 CURSOR = r"^[A-Za-z0-9_-]+$"
 """The alphabet of our cursors (URL-safe base64 without padding)."""
 
+SHA256_HEX = r"^[0-9a-fA-F]{64}$"
+
 IDEMPOTENCY_KEY = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
 
 

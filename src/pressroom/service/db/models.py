@@ -74,6 +74,7 @@ class File(Base):
     __table_args__ = (
         Index("ix_files_account_created", "account_id", "created_at"),
         Index("ix_files_status", "status"),
+        Index("ix_files_account_sha256", "account_id", "sha256"),
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
@@ -96,6 +97,9 @@ class File(Base):
     width: Mapped[int | None] = mapped_column(Integer, nullable=True)
     height: Mapped[int | None] = mapped_column(Integer, nullable=True)
     failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """Hex SHA-256 of the bytes: taken as they stream in (local) or from processing's
+    local copy (s3, where the bytes never pass through the service)."""
 
 
 class UploadUsage(Base):

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
 
 from pressroom import error_codes
 from pressroom.service.deps import CurrentAccount, DbSession
-from pressroom.service.errors import responses
+from pressroom.service.errors import ServiceError, responses
 from pressroom.service.media import service
 from pressroom.service.media.download import open_download
 from pressroom.service.media.pagination import DEFAULT_LIMIT, Cursor, Limit
@@ -25,6 +26,7 @@ from pressroom.service.media.schemas import (
     PresignResponse,
 )
 from pressroom.service.routing import UnitOfWorkRoute
+from pressroom.service.text_rules import SHA256_HEX
 
 _BYTES = {kind: {"schema": {"type": "string", "format": "binary"}} for kind in ACCEPTED_TYPES}
 
@@ -78,10 +80,28 @@ def get_upload_status(
 
 @router.get("/files", response_model=FileList, responses=responses(error_codes.VALIDATION_ERROR))
 def list_files(
-    account: CurrentAccount, db: DbSession, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    account: CurrentAccount,
+    db: DbSession,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    sha256: Annotated[
+        str | None,
+        Query(
+            description="Our extension: only ready files whose bytes have this SHA-256 (hex). "
+            "A service without the extension ignores it and lists every file, so check each "
+            "entry's `sha256`.",
+            json_schema_extra={"pattern": SHA256_HEX},
+        ),
+    ] = None,
 ) -> FileList:
-    """Every file of the account, newest first."""
-    page = service.list_files(db, account, limit=limit, cursor=cursor)
+    """Every file of the account, newest first (or the ready ones with given bytes)."""
+    if sha256 is not None and not re.fullmatch(SHA256_HEX, sha256):
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            "sha256 must be 64 hexadecimal characters.",
+            field="sha256",
+        )
+    page = service.list_files(db, account, limit=limit, cursor=cursor, sha256=sha256)
     return FileList(files=[FileStatus.of(f) for f in page.items], next_cursor=page.next_cursor)
 
 

@@ -15,11 +15,13 @@ record owns are swept.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pressroom.probe import MediaInfo, ProbeError
@@ -48,6 +50,8 @@ PARTIAL_UPLOAD_MAX_AGE = timedelta(hours=1)
 class Ready:
     info: MediaInfo
     size: int
+    sha256: str | None = None
+    """Taken here only where the upload did not pass through the service (s3)."""
 
 
 @dataclass(frozen=True)
@@ -128,13 +132,13 @@ class Processor:
             file = FileRepository(db).get(file_id)
             if file is None or file.status != states.PROCESSING:
                 return
-            content_type = file.content_type
+            content_type, hashed = file.content_type, file.sha256 is not None
         delay = library.settings.processing_delay_ms
         if delay and self._stopping.wait(delay / 1000):
             return  # shutting down: the next start picks the file up again
-        self._record(file_id, self._examine(file_id, content_type))
+        self._record(file_id, self._examine(file_id, content_type, hashed=hashed))
 
-    def _examine(self, file_id: str, content_type: str) -> Ready | Failed:
+    def _examine(self, file_id: str, content_type: str, *, hashed: bool) -> Ready | Failed:
         storage = self.library.storage
         limit = self.library.settings.store.max_upload_bytes
         key, upload_key = f"files/{file_id}", storage.upload_key(file_id)
@@ -153,6 +157,7 @@ class Processor:
             return Failed("The upload is empty.")
         try:
             with storage.local_copy(key) as path:
+                digest = None if hashed else sha256_of(path)
                 info = probe_isolated(
                     path,
                     content_type,
@@ -163,7 +168,7 @@ class Processor:
             return Failed("The uploaded bytes are missing from storage; upload the file again.")
         except ProbeError as exc:
             return Failed(_sentence(str(exc)))
-        return Ready(info, found.size)
+        return Ready(info, found.size, digest)
 
     def _record(self, file_id: str, outcome: Ready | Failed) -> None:
         now = utcnow()
@@ -182,6 +187,7 @@ class Processor:
                     height=info.height,
                     duration_seconds=info.duration_seconds,
                     failure_reason=None,
+                    **({"sha256": outcome.sha256} if outcome.sha256 else {}),
                 )
             else:
                 moved = repo.move(
@@ -256,6 +262,11 @@ class Processor:
         if removed:
             log.info("swept %d orphaned objects", removed)
         return removed
+
+
+def sha256_of(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _sentence(text: str) -> str:

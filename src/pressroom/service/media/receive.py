@@ -100,7 +100,7 @@ async def receive_upload(
         return Response(status_code=400)  # nobody is listening; the URL stays usable
     finally:
         slot.discard()  # no-op once finished; otherwise nothing half-written stays
-    await run_in_threadpool(_accept, library, storage, file_id, size)
+    await run_in_threadpool(_accept, library, storage, file_id, size, slot.sha256)
     return Response(status_code=200)
 
 
@@ -139,7 +139,9 @@ def _refuse_too_large(library: MediaLibrary, file_id: str, size: int | None) -> 
     return ServiceError(error_codes.UPLOAD_TOO_LARGE, reason)
 
 
-def _accept(library: MediaLibrary, storage: LocalStorage, file_id: str, size: int) -> None:
+def _accept(
+    library: MediaLibrary, storage: LocalStorage, file_id: str, size: int, sha256: str
+) -> None:
     with transaction(library.sessions) as db:
         repo = FileRepository(db)
         if repo.move(
@@ -147,6 +149,7 @@ def _accept(library: MediaLibrary, storage: LocalStorage, file_id: str, size: in
             states.PENDING_UPLOAD,
             status=states.PROCESSING,
             size=size,
+            sha256=sha256,
             uploaded_at=utcnow(),
         ):
             after_commit(db, lambda: library.processor.submit(file_id))

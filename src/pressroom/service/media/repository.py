@@ -36,11 +36,15 @@ class FileRepository:
         limit: int,
         after: Position | None,
         folder_id: str | None = None,
+        ready_with_sha256: str | None = None,
     ) -> list[File]:
-        """Up to ``limit + 1`` files, newest first, after ``after``; only one folder's if given."""
+        """Up to ``limit + 1`` files, newest first, after ``after``; only one folder's if
+        given; only ready files with these bytes if ``ready_with_sha256`` is given."""
         query = select(File).where(File.account_id == account_id)
         if folder_id is not None:
             query = query.where(File.folder_id == folder_id)
+        if ready_with_sha256 is not None:
+            query = query.where(File.sha256 == ready_with_sha256, File.status == "ready")
         if after is not None:
             query = query.where(
                 or_(

@@ -65,6 +65,10 @@ class FileStatus(CamelModel):
         description="What probing found: the image format, or the video's container / codec."
     )
     failure_reason: str | None
+    sha256: str | None = Field(
+        description="Our extension: hex SHA-256 of the bytes, once they have arrived "
+        "(local storage) or been processed (S3)."
+    )
 
     @classmethod
     def of(cls, file: File) -> FileStatus:
@@ -82,6 +86,7 @@ class FileStatus(CamelModel):
             height=file.height,
             media_format=file.media_format,
             failure_reason=file.failure_reason,
+            sha256=file.sha256,
         )
 
 

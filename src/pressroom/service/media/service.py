@@ -160,9 +160,14 @@ def list_files(
     limit: int,
     cursor: str | None,
     folder_id: str | None = None,
+    sha256: str | None = None,
 ) -> Page[File]:
     rows = FileRepository(db).page(
-        account.id, limit=limit, after=decode_cursor(cursor), folder_id=folder_id
+        account.id,
+        limit=limit,
+        after=decode_cursor(cursor),
+        folder_id=folder_id,
+        ready_with_sha256=sha256.lower() if sha256 is not None else None,
     )
     items = rows[:limit]
     more = len(rows) > limit

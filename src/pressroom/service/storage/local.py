@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -48,11 +49,18 @@ class UploadSlot:
         self._handle = handle
         self._part = part
         self._target = target
+        self._digest = hashlib.sha256()
         self.size = 0
 
     def write(self, data: bytes) -> None:
         self._handle.write(data)
+        self._digest.update(data)
         self.size += len(data)
+
+    @property
+    def sha256(self) -> str:
+        """Hex SHA-256 of everything written so far."""
+        return self._digest.hexdigest()
 
     def finish(self) -> int:
         """Make the bytes durable and put them in place; returns their size."""
