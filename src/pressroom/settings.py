@@ -54,6 +54,8 @@ class SandboxSettings(BaseSettings):
     sandbox_failure_rate: float = Field(0.0, ge=0.0, le=1.0)
     sandbox_failure_mode: Literal["before", "after"] = "before"
     sandbox_seed: int | None = None
+    sandbox_dedupe: bool = True
+    """Record a post once per client token (Idempotency-Key); off in exactly-once tests."""
 
 
 class Settings(BaseSettings):
@@ -79,6 +81,8 @@ class Settings(BaseSettings):
     file fails: a file that makes a decoder hang must not hold a worker for good."""
     processing_delay_ms: int = Field(0, ge=0)
     """Test knob: hold each file this long in ``processing`` before probing it."""
+    reconcile_interval_seconds: int = Field(60, ge=1)
+    """How often posts whose outcome is unknown are looked up on their platform."""
     sweep_interval_seconds: int = Field(3600, ge=1)
     """How often orphaned bytes are swept and unnoticed S3 uploads looked for."""
 

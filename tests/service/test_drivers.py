@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from pressroom.platforms import MediaKind, Platform
+from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import build_drivers
 from pressroom.service.drivers.base import (
     Account,
@@ -107,3 +110,38 @@ def test_the_knobs_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("PRESSROOM_SANDBOX_FAILURE_RATE", "1.5")
     with pytest.raises(ValueError, match="less than or equal to 1"):
         SandboxSettings()
+
+
+@pytest.mark.parametrize(("dedupe", "expected"), [(True, 1), (False, 2)])
+def test_dedupe_by_client_token_can_be_turned_off(
+    service: Service, dedupe: bool, expected: int
+) -> None:
+    service.settings.sandbox.sandbox_dedupe = dedupe
+    driver = build_drivers(service.settings, service.sessions)[Platform.MICROBLOG]
+    tokened = Delivery(
+        Platform.MICROBLOG, Account("conn_1", "@acme"), {"text": "hi"}, None, "post_1", "tok"
+    )
+    driver.publish(tokened)
+    driver.publish(tokened)
+    assert len(deliveries(service)) == expected
+
+
+def test_find_delivery_searches_the_accounts_posts_by_content_since_the_send(
+    service: Service,
+) -> None:
+    driver = build_drivers(service.settings, service.sessions)[Platform.MICROBLOG]
+    before = utcnow()
+    sent = driver.publish(delivery("launch day"))
+    found = driver.find_delivery(delivery("launch day"), before)
+    assert found is not None and found.platform_post_id == sent.platform_post_id
+    assert driver.find_delivery(delivery("other words"), before) is None
+    elsewhere = Delivery(
+        Platform.MICROBLOG, Account("conn_2", "@x"), {"text": "launch day"}, None, "p"
+    )
+    assert driver.find_delivery(elsewhere, before) is None
+    assert driver.find_delivery(delivery("launch day"), utcnow() + timedelta(minutes=1)) is None
+
+
+def test_dedupe_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRESSROOM_SANDBOX_DEDUPE", "0")
+    assert SandboxSettings().sandbox_dedupe is False

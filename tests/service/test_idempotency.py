@@ -19,6 +19,7 @@ from pressroom.service.db.models import (
     SandboxDelivery,
 )
 from pressroom.service.db.session import transaction
+from pressroom.service.drivers import drivers_of
 from tests.conftest import AccountHandle, Service
 from tests.support.files import make_file
 from tests.support.publish import deliveries, error_of, post_count, publish, valid_body
@@ -166,6 +167,7 @@ def test_a_failure_after_the_platform_received_the_post_is_recorded_as_unknown(
     assert response.status_code == 503
     error = error_of(response)
     assert error["code"] == "platform_unavailable"
+    assert error["recordStatus"] == "unknown"
     assert "may have been published" in error["message"]
     assert len(deliveries(service)) == 1  # the platform has it
 
@@ -176,11 +178,25 @@ def test_a_failure_after_the_platform_received_the_post_is_recorded_as_unknown(
     assert record["result"] == response.json()
 
 
-def test_a_retry_after_an_unknown_outcome_gets_the_first_post_not_a_second(
+def test_a_failure_before_sending_says_not_sent_and_frees_the_key(service: Service) -> None:
+    account = service.account()
+    body = valid_body(account, MICRO)
+    service.settings.sandbox.sandbox_failure_rate = 1.0
+    response = publish(account, MICRO, body, key="not-sent")
+    assert response.status_code == 503
+    assert error_of(response)["recordStatus"] == "not_sent"
+    service.settings.sandbox.sandbox_failure_rate = 0.0
+    assert publish(account, MICRO, body, key="not-sent").status_code == 200
+    assert len(deliveries(service)) == 1
+
+
+def test_a_retry_after_an_unknown_outcome_looks_the_post_up_instead_of_resending(
     service: Service,
 ) -> None:
-    """The 503 frees the key, but the key travels to the platform as its client token:
-    the resend is answered with the post that already went out."""
+    """The key stays held after the 503; the retry finds the post on the platform and
+    answers with it. The sandbox's own dedupe by client token is off, as most networks
+    have none: a resend would show as a second delivery."""
+    service.settings.sandbox.sandbox_dedupe = False
     account = service.account()
     body = valid_body(account, MICRO)
     service.settings.sandbox.sandbox_failure_rate = 1.0
@@ -190,12 +206,97 @@ def test_a_retry_after_an_unknown_outcome_gets_the_first_post_not_a_second(
 
     service.settings.sandbox.sandbox_failure_rate = 0.0
     retried = publish(account, MICRO, body, key="resend")
-    assert retried.status_code == 200
+    assert retried.status_code == 200, retried.text
+    assert retried.headers["Idempotent-Replayed"] == "true"
     assert retried.json()["microblogPostId"] == first.platform_post_id
     assert len(deliveries(service)) == 1
-    # Without a key there is no token, and a resend is a new post.
+    [record] = posts(service)
+    assert (record.status, record.platform_post_id) == ("published", first.platform_post_id)
+    # From now on the key replays that answer without asking the platform again.
+    again = publish(account, MICRO, body, key="resend")
+    assert again.json() == retried.json()
+    assert len(deliveries(service)) == 1
+    # Without a key there is nothing to hold, and a resend is a new post.
     assert publish(account, MICRO, body).status_code == 200
     assert len(deliveries(service)) == 2
+
+
+def test_a_held_key_whose_post_never_arrived_sends_it_once(service: Service) -> None:
+    service.settings.sandbox.sandbox_dedupe = False
+    account = service.account()
+    body = held_body(account)
+    hold_key(account, "lost", state="unknown")
+    add_attempt(service, account, body, "post_lost", key="lost", status="unknown")
+    response = publish(account, MICRO, body, key="lost")
+    assert response.status_code == 200, response.text
+    assert "Idempotent-Replayed" not in response.headers
+    assert len(deliveries(service)) == 1
+    assert sorted((p.id == "post_lost", p.status) for p in posts(service)) == [
+        (False, "published"),
+        (True, "failed"),
+    ]
+
+
+def test_an_unexpected_end_after_sending_holds_the_key(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A timeout or dropped connection once the request left: 500 with recordStatus
+    unknown, and a retry looks before it sends."""
+    service.settings.sandbox.sandbox_dedupe = False
+    account = service.account()
+    body = valid_body(account, MICRO)
+    sandbox = drivers_of(service.client.app)[MICRO]  # type: ignore[arg-type]
+    sent = sandbox.publish
+
+    def times_out(delivery: Any) -> Any:
+        sent(delivery)
+        raise TimeoutError("the platform did not answer")
+
+    monkeypatch.setattr(sandbox, "publish", times_out)
+    response = publish(account, MICRO, body, key="timeout")
+    assert response.status_code == 500
+    assert error_of(response)["recordStatus"] == "unknown"
+    monkeypatch.undo()
+    retried = publish(account, MICRO, body, key="timeout")
+    assert retried.status_code == 200
+    assert retried.headers["Idempotent-Replayed"] == "true"
+    assert len(deliveries(service)) == 1
+
+
+def test_the_reconciler_settles_unknown_posts_without_a_retry(service: Service) -> None:
+    service.settings.sandbox.sandbox_dedupe = False
+    account = service.account()
+    body = valid_body(account, MICRO)
+    service.settings.sandbox.sandbox_failure_rate = 1.0
+    service.settings.sandbox.sandbox_failure_mode = "after"
+    assert publish(account, MICRO, body, key="settle").status_code == 503
+    service.settings.sandbox.sandbox_failure_rate = 0.0
+    [delivered] = deliveries(service)
+
+    reconciler = service.client.app.state.reconciler  # type: ignore[attr-defined]
+    assert reconciler.reconcile() == 1
+    [record] = posts(service)
+    assert (record.status, record.platform_post_id) == ("published", delivered.platform_post_id)
+    # The held key now replays the answer the look-up found.
+    replayed = publish(account, MICRO, body, key="settle")
+    assert replayed.headers["Idempotent-Replayed"] == "true"
+    assert replayed.json()["recordId"] == record.id
+    assert len(deliveries(service)) == 1
+    assert reconciler.reconcile() == 0
+
+
+def test_the_reconciler_gives_up_a_post_the_platform_never_got(service: Service) -> None:
+    account = service.account()
+    body = held_body(account)
+    long_ago = utcnow() - timedelta(minutes=20)
+    hold_key(account, "gone", state="unknown", created_at=long_ago)
+    add_attempt(service, account, body, "post_gone", key="gone", status="unknown", at=long_ago)
+    reconciler = service.client.app.state.reconciler  # type: ignore[attr-defined]
+    assert reconciler.reconcile() == 1
+    assert [p.status for p in posts(service)] == ["failed"]
+    # The key is free again: a retry sends the post.
+    assert publish(account, MICRO, body, key="gone").status_code == 200
+    assert len(deliveries(service)) == 1
 
 
 def test_a_request_still_running_answers_409_in_progress(service: Service) -> None:
@@ -213,31 +314,22 @@ def test_a_request_still_running_answers_409_in_progress(service: Service) -> No
     assert deliveries(service) == []
 
 
-def test_an_abandoned_claim_is_given_up_and_its_attempt_marked_unknown(service: Service) -> None:
-    """A request whose process died mid-publish does not hold its key forever."""
+def test_an_abandoned_claim_is_looked_up_then_sent_once(service: Service) -> None:
+    """A request whose process died mid-publish does not hold its key forever: after
+    ABANDONED_AFTER the next request asks the platform, which has nothing, and sends."""
+    service.settings.sandbox.sandbox_dedupe = False
     account = service.account()
     body = held_body(account)
     long_ago = utcnow() - timedelta(minutes=11)
     hold_key(account, "orphan", created_at=long_ago)
-    with transaction(service.sessions) as db:
-        db.add(
-            Post(
-                id="post_orphan",
-                account_id=account.id,
-                connection_id=body["connectionId"],
-                platform="microblog",
-                request=body,
-                status="sending",
-                idempotency_key="orphan",
-                created_at=long_ago,
-            )
-        )
+    add_attempt(service, account, body, "post_orphan", key="orphan", status="sending", at=long_ago)
     response = publish(account, MICRO, body, key="orphan")
     assert response.status_code == 200 and "Idempotent-Replayed" not in response.headers
-    assert [(p.id == "post_orphan", p.status) for p in posts(service)] == [
-        (True, "unknown"),
+    assert sorted((p.id == "post_orphan", p.status) for p in posts(service)) == [
         (False, "published"),
+        (True, "failed"),
     ]
+    assert len(deliveries(service)) == 1
 
 
 def test_keys_are_kept_seven_days_then_forgotten(service: Service) -> None:
@@ -302,8 +394,11 @@ def held_body(account: AccountHandle) -> dict[str, Any]:
     return {"connectionId": HELD_CONNECTION, "text": "held elsewhere"}
 
 
-def hold_key(account: AccountHandle, key: str, *, created_at: Any = None) -> None:
-    """A claim on ``held_body`` as a request running in another process would hold it."""
+def hold_key(
+    account: AccountHandle, key: str, *, created_at: Any = None, state: str = "in_progress"
+) -> None:
+    """A claim on ``held_body`` as a request running in another process would hold it
+    (``in_progress``), or as one that ended not knowing its outcome left it (``unknown``)."""
     now = created_at or utcnow()
     with transaction(account.service.sessions) as db:
         db.add(
@@ -312,9 +407,35 @@ def hold_key(account: AccountHandle, key: str, *, created_at: Any = None) -> Non
                 key=key,
                 endpoint=PATH,
                 request_hash=HELD_HASH,
-                state="in_progress",
+                state=state,
                 created_at=now,
                 expires_at=now + timedelta(days=7),
+            )
+        )
+
+
+def add_attempt(
+    service: Service,
+    account: AccountHandle,
+    body: dict[str, Any],
+    post_id: str,
+    *,
+    key: str,
+    status: str,
+    at: Any = None,
+) -> None:
+    """A post record of an attempt made under ``key`` by an earlier request."""
+    with transaction(service.sessions) as db:
+        db.add(
+            Post(
+                id=post_id,
+                account_id=account.id,
+                connection_id=body["connectionId"],
+                platform="microblog",
+                request=body,
+                status=status,
+                idempotency_key=key,
+                created_at=at or utcnow(),
             )
         )
 

@@ -15,6 +15,7 @@ from pressroom.service.media.routes import router as media_router
 from pressroom.service.media.runtime import install_media
 from pressroom.service.openapi import install_openapi, operation_id
 from pressroom.service.publishing.endpoints import router as publishing_router
+from pressroom.service.publishing.unknowns import install_reconciler
 from pressroom.service.ratelimit import FixedWindowLimiter
 from pressroom.service.storage.local import UPLOAD_PREFIX
 from pressroom.settings import Settings, get_settings
@@ -54,6 +55,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     install_error_handlers(app)  # its last-resort middleware goes outermost
     install_openapi(app)
     install_media(app)
+    install_reconciler(app)
     for router in (accounts_router, connections_router, media_router, publishing_router):
         app.include_router(router)
     return app

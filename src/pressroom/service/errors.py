@@ -37,11 +37,14 @@ class ServiceError(Exception):
         *,
         field: str | None = None,
         headers: Mapping[str, str] | None = None,
+        record_status: str | None = None,
     ) -> None:
         self.error = error
         self.message = message or error.summary
         self.field = field
         self.headers = dict(headers or {})
+        self.record_status = record_status
+        """Publish 5xx answers only: ``not_sent``, ``unknown`` or ``published``."""
         super().__init__(self.message)
 
     @property
@@ -49,7 +52,10 @@ class ServiceError(Exception):
         return self.error.status
 
     def body(self) -> dict[str, Any]:
-        return error_body(self.error.code, self.message, self.field)
+        body = error_body(self.error.code, self.message, self.field)
+        if self.record_status is not None:
+            body["error"]["recordStatus"] = self.record_status
+        return body
 
 
 def error_body(code: str, message: str, field: str | None = None) -> dict[str, Any]:

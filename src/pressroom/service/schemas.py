@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, PlainSerializer
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
 
 
@@ -33,6 +33,14 @@ class ErrorDetail(BaseModel):
     code: str
     message: str
     field: str | None = None
+    recordStatus: str | None = Field(
+        None,
+        description="Publish 5xx answers only: whether the post reached the platform. "
+        "`not_sent`: it did not, a retry is safe; `unknown`: it may have, and the "
+        "Idempotency-Key stays held: a retry with it makes the service look the post up "
+        "before sending again; `published`: it did.",
+        json_schema_extra={"enum": ["not_sent", "unknown", "published"]},
+    )
 
 
 class ErrorResponse(BaseModel):

@@ -8,8 +8,10 @@ family would add a module here with the same two calls, ``publish`` and
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 
+from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import Platform
@@ -27,3 +29,18 @@ def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Driver
         rng = SandboxRandom(knobs.sandbox_seed)
         return {platform: SandboxDriver(platform, knobs, sessions, rng) for platform in Platform}
     raise ValueError(f"unknown platform driver {knobs.platform_driver!r}")
+
+
+_drivers_lock = threading.Lock()
+
+
+def drivers_of(app: FastAPI) -> Drivers:
+    """The app's platform drivers, built on first use from its settings."""
+    drivers: Drivers | None = getattr(app.state, "platform_drivers", None)
+    if drivers is None:
+        with _drivers_lock:
+            drivers = getattr(app.state, "platform_drivers", None)
+            if drivers is None:
+                drivers = build_drivers(app.state.settings, app.state.session_factory)
+                app.state.platform_drivers = drivers
+    return drivers

@@ -47,8 +47,8 @@ class Delivery:
     """Our post record id: kept by the platform's record where it has room for one."""
     dedup_key: str | None = None
     """Passed through from the caller's Idempotency-Key, for platforms that accept a
-    client token: a resend after a 5xx whose post did go out gets the first post back.
-    The service frees a key on a 5xx, so this is what keeps that retry from posting twice."""
+    client token. Never relied on: most networks take none, so an unknown outcome is
+    settled by ``find_delivery``, not by resending with the token."""
 
 
 @dataclass(frozen=True)
@@ -87,5 +87,13 @@ class PlatformDriver(Protocol):
     platform: Platform
 
     def publish(self, delivery: Delivery) -> Published: ...
+
+    def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        """The post ``delivery`` became, if the platform has it: how an unknown outcome
+        (a timeout, a 5xx after sending) is settled without a blind resend. Networks
+        are searched by content among the account's posts since ``sent_at``; None when
+        the platform has no such post. Raises ``PlatformUnavailable`` when it cannot
+        tell now."""
+        ...
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet: ...

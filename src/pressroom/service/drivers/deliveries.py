@@ -61,6 +61,23 @@ class DeliveryRepository:
             .limit(1)
         )
 
+    def posts_since(
+        self, platform: str, connection_id: str, since: datetime
+    ) -> list[SandboxDelivery]:
+        """An account's posts on a platform since a moment, oldest first."""
+        return list(
+            self.db.scalars(
+                select(SandboxDelivery)
+                .where(
+                    SandboxDelivery.platform == platform,
+                    SandboxDelivery.kind == "post",
+                    SandboxDelivery.connection_id == connection_id,
+                    SandboxDelivery.created_at >= since,
+                )
+                .order_by(SandboxDelivery.id)
+            )
+        )
+
     def newest_first(
         self,
         *,

@@ -10,9 +10,12 @@ rehearse bad days (``PRESSROOM_SANDBOX_*``):
 - ``FAILURE_MODE``: ``before`` fails before anything is recorded (a resend is safe);
   ``after`` records the delivery, then fails: the post exists but the caller hears 503,
   the unknown outcome a careful client must resolve without resending blindly.
-- A delivery that carries a client token (the caller's Idempotency-Key) is recorded
-  once per token within ``TOKEN_WINDOW``, as platforms that accept such tokens do:
-  resending after an ``after`` failure returns the post that went out.
+- ``DEDUPE`` (on by default): a delivery that carries a client token (the caller's
+  Idempotency-Key) is recorded once per token within ``TOKEN_WINDOW``, as platforms
+  that accept such tokens do. Most real networks take none, so every exactly-once test
+  turns it off: otherwise a double send would hide behind it.
+- ``find_delivery`` searches the account's posts by content since the send, as a real
+  driver searches a network's recent posts.
 
 The knobs are read on every call, so a test can turn them while the service runs.
 """
@@ -22,7 +25,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -43,8 +46,16 @@ from pressroom.settings import SandboxSettings
 
 RETRY_AFTER_SECONDS = 2
 
+CLOCK_SLACK = timedelta(seconds=5)
+"""A platform's clock and ours disagree a little: search from a little before the send."""
+
 TOKEN_WINDOW = timedelta(days=7)
 """How long a client token is remembered: as long as the service keeps keys (7 days)."""
+
+
+def _same_media(recorded: Any, delivery: Delivery) -> bool:
+    recorded_id = recorded.get("fileId") if isinstance(recorded, dict) else None
+    return recorded_id == (delivery.media.file_id if delivery.media else None)
 
 
 class SandboxRandom:
@@ -84,7 +95,7 @@ class SandboxDriver:
 
     def publish(self, delivery: Delivery) -> Published:
         failing = self._begin("publishing")
-        if delivery.dedup_key is not None:
+        if delivery.dedup_key is not None and self.knobs.sandbox_dedupe:
             with transaction(self.sessions, write=False) as db:
                 earlier = DeliveryRepository(db).by_dedup_key(
                     self.platform.value, delivery.dedup_key, utcnow() - TOKEN_WINDOW
@@ -112,6 +123,20 @@ class SandboxDriver:
         if failing:
             self._fail("publishing", sent=True)
         return Published(created.post_id, created.url, now)
+
+    def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        if self.knobs.sandbox_latency_ms > 0:
+            time.sleep(self.knobs.sandbox_latency_ms / 1000)
+        with transaction(self.sessions, write=False) as db:
+            candidates = DeliveryRepository(db).posts_since(
+                self.platform.value, delivery.account.connection_id, sent_at - CLOCK_SLACK
+            )
+        for candidate in candidates:  # oldest first: the first post with these words
+            if candidate.payload.get("fields") == delivery.fields and _same_media(
+                candidate.payload.get("media"), delivery
+            ):
+                return Published(candidate.platform_post_id, candidate.url, candidate.created_at)
+        return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         failing = self._begin("setting the thumbnail")

@@ -6,33 +6,18 @@ opens a unit of work before the platform call and another after it.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, FastAPI, Header, Request
+from fastapi import Depends, Header, Request
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.service.db.models import Account
 from pressroom.service.deps import CurrentAccount
-from pressroom.service.drivers import Drivers, build_drivers
-from pressroom.service.publishing.idempotency import HEADER, MAX_KEY_LENGTH, Claim
+from pressroom.service.drivers import Drivers, drivers_of
+from pressroom.service.publishing.claims import HEADER, MAX_KEY_LENGTH, Claim
 from pressroom.service.text_rules import IDEMPOTENCY_KEY
 from pressroom.settings import Settings
-
-_drivers_lock = threading.Lock()
-
-
-def drivers_of(app: FastAPI) -> Drivers:
-    """The app's platform drivers, built on first use from its settings."""
-    drivers: Drivers | None = getattr(app.state, "platform_drivers", None)
-    if drivers is None:
-        with _drivers_lock:
-            drivers = getattr(app.state, "platform_drivers", None)
-            if drivers is None:
-                drivers = build_drivers(app.state.settings, app.state.session_factory)
-                app.state.platform_drivers = drivers
-    return drivers
 
 
 @dataclass(frozen=True)

@@ -48,36 +48,37 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import IdempotencyRecord
 from pressroom.service.db.session import transaction
 from pressroom.service.deps import authenticate_request
+from pressroom.service.drivers import drivers_of
+from pressroom.service.drivers.base import PlatformUnavailable
 from pressroom.service.errors import (
     ServiceError,
     error_response,
     unexpected_error,
     validation_error,
 )
+from pressroom.service.publishing.claims import (
+    HEADER,
+    MAX_KEY_LENGTH,
+    PUBLISHED_OUTCOME,
+    REPLAYED_HEADER,
+    UNKNOWN_OUTCOME,
+    Claim,
+    hold_in,
+    settle_in,
+)
 from pressroom.service.publishing.repository import (
     COMPLETED,
+    HELD,
+    IN_PROGRESS,
     IdempotencyRepository,
     PostRepository,
 )
+from pressroom.service.publishing.unknowns import resolve_held_key
 
 log = logging.getLogger(__name__)
 
-HEADER = "Idempotency-Key"
-REPLAYED_HEADER = "Idempotent-Replayed"
-MAX_KEY_LENGTH = 255
 ABANDONED_AFTER = timedelta(minutes=10)
 POLL_SECONDS = 0.05
-
-
-@dataclass
-class Claim:
-    """A key this request holds while it runs."""
-
-    record_id: int
-    account_id: str
-    key: str
-    settled: bool = False
-    """Set once the answer is stored (or the key freed), so it is not done twice."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,7 @@ class KeyStore:
 
     def inspect(
         self, account_id: str, key: str, endpoint: str, digest: str
-    ) -> Replay | InProgress | Absent:
+    ) -> Claim | Replay | InProgress | Absent:
         with transaction(self.sessions, write=False) as db:
             record = IdempotencyRepository(db).get(account_id, key)
         if record is None:
@@ -158,8 +159,8 @@ class KeyStore:
         now = utcnow()
         if record.expires_at <= now:
             return Absent()  # the next claim purges it
-        if record.state != COMPLETED and record.created_at <= now - ABANDONED_AFTER:
-            self._abandon(record)
+        if record.state == IN_PROGRESS and record.created_at <= now - ABANDONED_AFTER:
+            self._abandon(record)  # its request died mid-send: held, as an unknown outcome
             return Absent()
         if record.request_hash != digest:
             raise ServiceError(
@@ -170,13 +171,25 @@ class KeyStore:
             )
         if record.state == COMPLETED and record.response_body is not None:
             return Replay(record.response_status or 200, record.response_body)
+        if record.state == HELD:
+            return self._take_held(record)
         return InProgress()
 
-    def _abandon(self, record: IdempotencyRecord) -> None:
-        log.warning("giving up the abandoned claim on %s %r", HEADER, record.key)
+    def _take_held(self, record: IdempotencyRecord) -> Claim | InProgress:
+        """A held key: this request claims it to look the post up (one request wins)."""
         with transaction(self.sessions) as db:
-            if IdempotencyRepository(db).remove(record.id, record.created_at):
-                PostRepository(db).mark_interrupted(record.account_id, record.key)
+            won = IdempotencyRepository(db).take_held(record.id, utcnow())
+        if not won:
+            return InProgress()
+        return Claim(record.id, record.account_id, record.key, resolving=True)
+
+    def _abandon(self, record: IdempotencyRecord) -> None:
+        log.warning(
+            "the request holding %s %r never finished; its outcome is unknown", HEADER, record.key
+        )
+        with transaction(self.sessions) as db:
+            IdempotencyRepository(db).hold(record.id)
+            PostRepository(db).mark_interrupted(record.account_id, record.key)
 
     def settle(self, claim: Claim, status: int, body: dict[str, Any] | None) -> None:
         """Store the answer (``body``) or, with None, free the key."""
@@ -185,15 +198,12 @@ class KeyStore:
         with transaction(self.sessions) as db:
             settle_in(db, claim, status, body)
 
-
-def settle_in(db: Session, claim: Claim, status: int, body: dict[str, Any] | None) -> None:
-    """Store the answer or free the key inside the caller's unit of work."""
-    repo = IdempotencyRepository(db)
-    if body is None:
-        repo.release(claim.record_id)
-    else:
-        repo.complete(claim.record_id, status, body)
-    claim.settled = True
+    def hold(self, claim: Claim) -> None:
+        """Keep the key held: the post may be live, and a retry must look before sending."""
+        if claim.settled:
+            return
+        with transaction(self.sessions) as db:
+            hold_in(db, claim)
 
 
 def kept(status: int) -> bool:
@@ -240,6 +250,10 @@ async def _run_once(request: Request, key: str, handler: Handler) -> Response:
         return JSONResponse(outcome.body, outcome.status, headers={REPLAYED_HEADER: "true"})
 
     claim = outcome
+    if claim.resolving:
+        found = await _look_up_held(request, claim, store)
+        if found is not None:
+            return found
     request.state.idempotency_claim = claim
     error: ServiceError | None = None
     try:
@@ -254,12 +268,44 @@ async def _run_once(request: Request, key: str, handler: Handler) -> Response:
     except Exception as exc:
         error = unexpected_error(exc)
     if error is not None:
-        kept_body = error.body() if kept(error.status) else None
-        await run_in_threadpool(store.settle, claim, error.status, kept_body)
+        if error.record_status in (UNKNOWN_OUTCOME, PUBLISHED_OUTCOME):
+            await run_in_threadpool(store.hold, claim)
+        else:
+            kept_body = error.body() if kept(error.status) else None
+            await run_in_threadpool(store.settle, claim, error.status, kept_body)
         return error_response(error)
     body = json.loads(bytes(response.body)) if kept(response.status_code) else None
     await run_in_threadpool(store.settle, claim, response.status_code, body)
     return response
+
+
+async def _look_up_held(request: Request, claim: Claim, store: KeyStore) -> Response | None:
+    """Before resending under a held key, ask the platform: the answer if the post went
+    out; None when it did not, and this request sends it."""
+    try:
+        found = await run_in_threadpool(
+            resolve_held_key,
+            request.app.state.session_factory,
+            drivers_of(request.app),
+            claim.account_id,
+            claim.key,
+        )
+    except PlatformUnavailable as exc:
+        await run_in_threadpool(store.hold, claim)
+        return error_response(
+            ServiceError(
+                error_codes.PLATFORM_UNAVAILABLE,
+                "An earlier attempt under this Idempotency-Key may have been published, and "
+                "the platform cannot say yet; nothing was sent. Retry after Retry-After "
+                "seconds with the same key.",
+                headers={"Retry-After": str(exc.retry_after)},
+                record_status=UNKNOWN_OUTCOME,
+            )
+        )
+    if found is None:
+        return None
+    await run_in_threadpool(store.settle, claim, 200, found.answer)
+    return JSONResponse(found.answer, 200, headers={REPLAYED_HEADER: "true"})
 
 
 async def _claim_or_wait(

@@ -12,6 +12,8 @@ from pressroom.service.db.models import IdempotencyRecord, Post
 
 IN_PROGRESS = "in_progress"
 COMPLETED = "completed"
+HELD = "unknown"
+"""The request ended without knowing whether its post went out: the key stays taken."""
 
 
 class PostRepository:
@@ -66,6 +68,48 @@ class PostRepository:
                 Post.status == "published",
             )
         )
+
+    def unsettled_by_key(self, account_id: str, idempotency_key: str) -> list[Post]:
+        """Attempts under a key whose outcome is not known, newest first."""
+        return list(
+            self.db.scalars(
+                select(Post)
+                .where(
+                    Post.account_id == account_id,
+                    Post.idempotency_key == idempotency_key,
+                    Post.status.in_(("unknown", "sending")),
+                )
+                .order_by(Post.created_at.desc())
+            )
+        )
+
+    def unsettled(self, *, since: datetime, sending_before: datetime, limit: int) -> list[Post]:
+        """Every account's attempts to look up: unknown ones, and ones still ``sending``
+        long after any request could still be running, oldest first."""
+        return list(
+            self.db.scalars(
+                select(Post)
+                .where(
+                    Post.created_at >= since,
+                    or_(
+                        Post.status == "unknown",
+                        and_(Post.status == "sending", Post.created_at < sending_before),
+                    ),
+                )
+                .order_by(Post.created_at)
+                .limit(limit)
+            )
+        )
+
+    def settle(self, post_id: str, expected_status: str, **values: Any) -> bool:
+        """Change an attempt only if it is still in ``expected_status``."""
+        result = self.db.execute(
+            update(Post)
+            .where(Post.id == post_id, Post.status == expected_status)
+            .values(**values)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(getattr(result, "rowcount", 0) == 1)
 
     def mark_interrupted(self, account_id: str, idempotency_key: str) -> None:
         """Attempts under a key whose request never finished: their outcome is unknown."""
@@ -123,6 +167,46 @@ class IdempotencyRepository:
             .values(state=COMPLETED, response_status=status, response_body=body)
             .execution_options(synchronize_session=False)
         )
+
+    def hold(self, record_id: int) -> None:
+        self.db.execute(
+            update(IdempotencyRecord)
+            .where(IdempotencyRecord.id == record_id, IdempotencyRecord.state == IN_PROGRESS)
+            .values(state=HELD)
+            .execution_options(synchronize_session=False)
+        )
+
+    def take_held(self, record_id: int, now: datetime) -> bool:
+        """A held key becomes this request's claim again (one request wins the race)."""
+        result = self.db.execute(
+            update(IdempotencyRecord)
+            .where(IdempotencyRecord.id == record_id, IdempotencyRecord.state == HELD)
+            .values(state=IN_PROGRESS, created_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(getattr(result, "rowcount", 0) == 1)
+
+    def settle_held(
+        self, account_id: str, key: str, status: int | None, body: dict[str, Any] | None
+    ) -> None:
+        """Settle a held key from outside a request (the reconciler): store the answer
+        the look-up found, or, with None, free the key."""
+        where = (
+            IdempotencyRecord.account_id == account_id,
+            IdempotencyRecord.key == key,
+            IdempotencyRecord.state == HELD,
+        )
+        if body is None:
+            self.db.execute(
+                delete(IdempotencyRecord).where(*where).execution_options(synchronize_session=False)
+            )
+        else:
+            self.db.execute(
+                update(IdempotencyRecord)
+                .where(*where)
+                .values(state=COMPLETED, response_status=status, response_body=body)
+                .execution_options(synchronize_session=False)
+            )
 
     def release(self, record_id: int) -> None:
         """Free a key whose request ended without an answer worth replaying."""

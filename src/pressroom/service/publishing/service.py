@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import logging
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom import error_codes
 from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
@@ -30,11 +31,11 @@ from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, File, Post
 from pressroom.service.db.session import transaction
 from pressroom.service.drivers import base as driver
-from pressroom.service.errors import ServiceError
+from pressroom.service.errors import ServiceError, unexpected_error
 from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.publishing import rules
+from pressroom.service.publishing.claims import Claim, settle_in
 from pressroom.service.publishing.context import PublishContext
-from pressroom.service.publishing.idempotency import settle_in
 from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import (
     RESULTS,
@@ -46,10 +47,14 @@ from pressroom.service.publishing.schemas import (
     VideoSharingPublish,
 )
 
+log = logging.getLogger(__name__)
+
 SENDING = "sending"
 PUBLISHED = "published"
 FAILED = "failed"
 UNKNOWN = "unknown"
+NOT_SENT = "not_sent"
+"""``recordStatus`` of an attempt that never reached the platform (its record: failed)."""
 
 _NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform"})
 
@@ -61,22 +66,56 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
         published = ctx.drivers[platform].publish(delivery)
     except driver.PlatformUnavailable as exc:
         raise _record_failure(ctx, post_id, platform, exc) from exc
-    except Exception:
-        _record_outcome(ctx, post_id, status=UNKNOWN, result=None)
-        raise
-    result = _result(platform, body, published, post_id)
+    except Exception as exc:
+        # A timeout or a broken connection after the request left: it may be live.
+        log.exception("publishing %s to %s ended without an answer", post_id, platform.value)
+        error = ServiceError(
+            error_codes.INTERNAL_ERROR,
+            f"{platform.value} did not answer, so the post may have been published "
+            f"(record {post_id} is marked unknown). Retry with the same Idempotency-Key: "
+            "the service looks the post up before it sends anything again.",
+            record_status=UNKNOWN,
+        )
+        _record_outcome(ctx, post_id, status=UNKNOWN, result=error.body())
+        raise error from exc
+    result = result_of(platform, body, published, post_id)
     answer = result.model_dump(mode="json", by_alias=True)
-    with transaction(ctx.sessions) as db:
-        post = PostRepository(db).get(ctx.account.id, post_id)
+    try:
+        record_published(ctx.sessions, ctx.account.id, post_id, published, answer, ctx.claim)
+    except Exception as exc:
+        # The post is live but our record of it is not: keep the key held, so a retry
+        # finds the post instead of sending it again.
+        unexpected = unexpected_error(exc)
+        raise ServiceError(
+            unexpected.error,
+            f"{platform.value} published the post ({published.url}), but it could not be "
+            f"recorded: {unexpected.message} Retry with the same Idempotency-Key to get the "
+            "result; nothing is sent again.",
+            headers=unexpected.headers,
+            record_status=PUBLISHED,
+        ) from exc
+    return result
+
+
+def record_published(
+    sessions: sessionmaker[Session],
+    account_id: str,
+    post_id: str,
+    published: driver.Published,
+    answer: dict[str, Any],
+    claim: Claim | None,
+) -> None:
+    """The attempt went out: its platform id, and the answer stored for replays, at once."""
+    with transaction(sessions) as db:
+        post = PostRepository(db).get(account_id, post_id)
         assert post is not None
         post.status = PUBLISHED
         post.platform_post_id = published.platform_post_id
         post.url = published.url
         post.published_at = published.published_at
         post.result = answer
-        if ctx.claim is not None:
-            settle_in(db, ctx.claim, 200, answer)
-    return result
+        if claim is not None:
+            settle_in(db, claim, 200, answer)
 
 
 def _prepare(
@@ -91,7 +130,7 @@ def _prepare(
             assert body.media_file_id is not None  # required by every media body
             file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
             rules.check_media(platform, file)
-            media = _media(file)
+            media = media_of(file)
         post = PostRepository(db).add(
             Post(
                 id=new_id("post"),
@@ -109,7 +148,7 @@ def _prepare(
         delivery = driver.Delivery(
             platform=platform,
             account=driver.Account(connection.id, connection.name),
-            fields=_platform_fields(platform, body),
+            fields=platform_fields(platform, body),
             media=media,
             reference=post.id,
             dedup_key=f"{ctx.account.id}:{ctx.claim.key}" if ctx.claim else None,
@@ -117,7 +156,7 @@ def _prepare(
         return post.id, delivery
 
 
-def _media(file: File) -> driver.Media:
+def media_of(file: File) -> driver.Media:
     return driver.Media(
         file_id=file.id,
         kind=MediaKind(file.kind),
@@ -127,7 +166,7 @@ def _media(file: File) -> driver.Media:
     )
 
 
-def _platform_fields(platform: Platform, body: PublishRequest) -> dict[str, Any]:
+def platform_fields(platform: Platform, body: PublishRequest) -> dict[str, Any]:
     fields = body.model_dump(
         mode="json", by_alias=True, exclude_none=True, exclude=set(_NOT_SENT_TO_PLATFORM)
     )
@@ -136,7 +175,7 @@ def _platform_fields(platform: Platform, body: PublishRequest) -> dict[str, Any]
     return fields
 
 
-def _result(
+def result_of(
     platform: Platform, body: PublishRequest, published: driver.Published, post_id: str
 ) -> PublishResult:
     data: dict[str, Any] = {
@@ -160,8 +199,9 @@ def _record_failure(
     if exc.sent:
         message = (
             f"{platform.value} failed after receiving the post, so it may have been published "
-            f"(record {post_id} is marked unknown). Check GET /api/posts/{post_id} and the "
-            "platform before sending it again: a resend may publish it twice."
+            f"(record {post_id} is marked unknown). Retry with the same Idempotency-Key: the "
+            "service looks the post up on the platform before it sends anything again. "
+            "Without a key, check GET /api/posts/{post_id} before resending."
         )
     else:
         message = (
@@ -172,6 +212,7 @@ def _record_failure(
         error_codes.PLATFORM_UNAVAILABLE,
         message,
         headers={"Retry-After": str(exc.retry_after)},
+        record_status=UNKNOWN if exc.sent else NOT_SENT,
     )
     _record_outcome(ctx, post_id, status=UNKNOWN if exc.sent else FAILED, result=error.body())
     return error
@@ -216,7 +257,7 @@ def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) ->
         image = require_ready_file(db, ctx.account, body.thumbnail_file_id, field="thumbnailFileId")
         rules.check_image(image, field="thumbnailFileId")
         change = driver.ThumbnailChange(
-            driver.Account(channel.id, channel.name), video_id, _media(image)
+            driver.Account(channel.id, channel.name), video_id, media_of(image)
         )
     try:
         done = ctx.drivers[Platform.VIDEO_SHARING].set_thumbnail(change)
@@ -226,6 +267,7 @@ def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) ->
             f"video_sharing is unavailable; the thumbnail may not be set. Retry after "
             f"{exc.retry_after} s (setting it again is harmless).",
             headers={"Retry-After": str(exc.retry_after)},
+            record_status=UNKNOWN if exc.sent else NOT_SENT,
         ) from exc
     return ThumbnailResult(
         video_id=done.video_id, thumbnail_url=done.thumbnail_url, updated_at=done.updated_at

@@ -1,0 +1,216 @@
+"""Unknown outcomes: look the post up on its platform, then decide.
+
+A publish that failed after its request reached the platform (a 5xx, a timeout) leaves
+its record ``unknown`` and its Idempotency-Key held. Nothing is ever sent again blindly:
+
+- a retry with the key (``resolve_held_key``) asks the platform first
+  (``find_delivery``): a post it has is recorded ``published`` and answered as a
+  replay; only a post it does not have is sent again;
+- the ``Reconciler`` does the same on its own every
+  ``PRESSROOM_RECONCILE_INTERVAL_SECONDS``, so a record reads ``published``, with its
+  platform id, even if nobody retries. A post the platform still does not have after
+  ``LOOKUP_WINDOW`` is recorded ``failed`` and its key freed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from fastapi import FastAPI
+from sqlalchemy.orm import Session, sessionmaker
+
+from pressroom.platforms import RULES, Platform
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import Connection, File, Post
+from pressroom.service.db.session import transaction
+from pressroom.service.drivers import Drivers, drivers_of
+from pressroom.service.drivers import base as driver
+from pressroom.service.publishing.repository import IdempotencyRepository, PostRepository
+from pressroom.service.publishing.schemas import REQUESTS
+from pressroom.service.publishing.service import (
+    FAILED,
+    PUBLISHED,
+    media_of,
+    platform_fields,
+    result_of,
+)
+
+log = logging.getLogger(__name__)
+
+LOOKUP_WINDOW = timedelta(minutes=15)
+"""How long a network may take to show a post it received; past it, not found is final."""
+SENDING_GIVEN_UP_AFTER = timedelta(minutes=10)
+"""A record still ``sending`` this long after it was made belongs to a request that died."""
+
+
+@dataclass(frozen=True)
+class Found:
+    answer: dict[str, Any]
+    """The publish result, as the first request would have answered it."""
+
+
+@dataclass(frozen=True)
+class Missing:
+    """The platform has no such post."""
+
+
+def resolve_held_key(
+    sessions: sessionmaker[Session], drivers: Drivers, account_id: str, key: str
+) -> Found | None:
+    """Settle the attempts under a held key: the answer if one went out, else None (and
+    the attempts are marked failed), so the caller may send. Raises
+    ``PlatformUnavailable`` when the platform cannot say now."""
+    with transaction(sessions, write=False) as db:
+        attempts = PostRepository(db).unsettled_by_key(account_id, key)
+    for post in attempts:
+        outcome = look_up(sessions, drivers, post)
+        if isinstance(outcome, Found):
+            return outcome
+        _record_missing(sessions, post)
+    return None
+
+
+def look_up(sessions: sessionmaker[Session], drivers: Drivers, post: Post) -> Found | Missing:
+    """Ask the post's platform whether it has the post; record it published if so."""
+    platform = Platform(post.platform)
+    with transaction(sessions, write=False) as db:
+        delivery = delivery_of(db, post)
+    published = drivers[platform].find_delivery(delivery, post.created_at)
+    if published is None:
+        return Missing()
+    body = REQUESTS[platform].model_validate(post.request)
+    answer = result_of(platform, body, published, post.id).model_dump(mode="json", by_alias=True)
+    with transaction(sessions) as db:
+        PostRepository(db).settle(
+            post.id,
+            post.status,
+            status=PUBLISHED,
+            platform_post_id=published.platform_post_id,
+            url=published.url,
+            published_at=published.published_at,
+            result=answer,
+        )
+    log.info("post %s was found on %s: published", post.id, platform.value)
+    return Found(answer)
+
+
+def delivery_of(db: Session, post: Post) -> driver.Delivery:
+    """The delivery a record was sent as, rebuilt from what the record kept."""
+    platform = Platform(post.platform)
+    connection = db.get(Connection, post.connection_id)
+    assert connection is not None  # connections are soft-deleted, never removed
+    file = db.get(File, post.file_id) if post.file_id else None
+    body = REQUESTS[platform].model_validate(post.request)
+    return driver.Delivery(
+        platform=platform,
+        account=driver.Account(connection.id, connection.name),
+        fields=platform_fields(platform, body),
+        media=media_of(file) if file is not None and not RULES[platform].text_only else None,
+        reference=post.id,
+    )
+
+
+def _record_missing(sessions: sessionmaker[Session], post: Post) -> None:
+    with transaction(sessions) as db:
+        PostRepository(db).settle(
+            post.id,
+            post.status,
+            status=FAILED,
+            result={
+                **(post.result or {}),
+                "lookup": "The platform has no such post: it was not published.",
+            },
+        )
+    log.info("post %s was not found on %s: failed", post.id, post.platform)
+
+
+class Reconciler:
+    """Looks up every unknown outcome in the background, so none stays unknown."""
+
+    def __init__(
+        self, sessions: sessionmaker[Session], drivers: Drivers, interval_seconds: int
+    ) -> None:
+        self.sessions = sessions
+        self.drivers = drivers
+        self.interval = interval_seconds
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._loop, name="pressroom-reconciler", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None
+
+    def _loop(self) -> None:
+        while not self._stopping.wait(self.interval):
+            try:
+                self.reconcile()
+            except Exception:
+                log.exception("reconciling unknown posts failed; trying again later")
+
+    def reconcile(self, *, limit: int = 100) -> int:
+        """One pass; returns how many records it settled."""
+        now = utcnow()
+        with transaction(self.sessions, write=False) as db:
+            posts = PostRepository(db).unsettled(
+                since=now - timedelta(days=7),
+                sending_before=now - SENDING_GIVEN_UP_AFTER,
+                limit=limit,
+            )
+        settled = 0
+        for post in posts:
+            if self._stopping.is_set():
+                break
+            try:
+                outcome = look_up(self.sessions, self.drivers, post)
+            except driver.PlatformUnavailable:
+                continue  # the platform cannot say now: next pass
+            if isinstance(outcome, Found):
+                self._settle_key(post, 200, outcome.answer)
+                settled += 1
+            elif post.created_at < now - LOOKUP_WINDOW:
+                _record_missing(self.sessions, post)
+                self._settle_key(post, None, None)
+                settled += 1
+        return settled
+
+    def _settle_key(self, post: Post, status: int | None, body: dict[str, Any] | None) -> None:
+        if post.idempotency_key is None:
+            return
+        with transaction(self.sessions) as db:
+            IdempotencyRepository(db).settle_held(
+                post.account_id, post.idempotency_key, status, body
+            )
+
+
+def install_reconciler(app: FastAPI) -> Reconciler:
+    """Run the reconciler with the app's lifespan."""
+    reconciler = Reconciler(
+        app.state.session_factory, drivers_of(app), app.state.settings.reconcile_interval_seconds
+    )
+    previous: Callable[[Any], AbstractAsyncContextManager[Any]] = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app_: Any) -> AsyncIterator[Any]:
+        reconciler.start()
+        try:
+            async with previous(app_) as state:
+                yield state
+        finally:
+            reconciler.stop()
+
+    app.router.lifespan_context = lifespan
+    app.state.reconciler = reconciler
+    return reconciler
