@@ -23,7 +23,7 @@ from pressroom.campaign import PlannedPost
 from pressroom.client import PressroomError
 from pressroom.pipeline import steps
 from pressroom.pipeline.outcomes import ResultRow
-from tasks.common import client, retry_transient, settings
+from tasks.common import client, retry_transient, service_state, settings
 from tasks.storage import StateFolder
 
 _slots_lock = threading.Lock()
@@ -68,7 +68,7 @@ def exactly_once() -> dict[str, Any]:
     post; the service's Idempotency-Key (a database constraint) lets only one of them
     post, and the other gets the same answer.
     """
-    store = settings().cache_dir
+    store = service_state().cache_dir
     policy = CachePolicy.from_cache_key_fn(by_idempotency_key).configure(
         key_storage=StateFolder.at(store / "keys")
     )

@@ -73,22 +73,47 @@ def resolve_folders(client: Client, names: set[str]) -> dict[str, str]:
     return {name: existing[name] for name in names}
 
 
+def find_uploaded(client: Client, sha256: str) -> str | None:
+    """The fileId of a ready file of this account with this content, as the service knows
+    it, or None.
+
+    The seam for the service's look-up by content (``GET /api/upload/files?sha256=``, our
+    extension): the service is the truth, the local media memory only a cache. Until the
+    client has that call this answers None and the memory decides.
+    """
+    return None
+
+
+def known_file_id(client: Client, sha256: str, memory: MediaMemory, what: str) -> str | None:
+    """A fileId this content already has on the service: found there, or remembered here
+    and still usable (checked with a status call; a stale memory is forgotten)."""
+    found = find_uploaded(client, sha256)
+    if found is not None:
+        memory.remember(sha256, found)
+        return found
+    remembered = memory.recall(sha256)
+    if remembered is None:
+        return None
+    try:
+        status = client.file_status(remembered)
+    except NotFoundError:
+        memory.forget(sha256)
+        return None
+    except PressroomError as exc:
+        raise transient_or_final(exc, f"checking {what}") from exc
+    if status.status == "failed":
+        memory.forget(sha256)
+        return None
+    return status.file_id
+
+
 def upload_medium(
     client: Client, upload: MediaUpload, memory: MediaMemory, folder_id: str | None
 ) -> tuple[str, bool]:
-    """Upload once per content and service: returns (fileId, reused)."""
-    remembered = memory.recall(upload.sha256)
-    if remembered is not None:
-        try:
-            status = client.file_status(remembered)
-        except NotFoundError:
-            memory.forget(upload.sha256)
-        except PressroomError as exc:
-            raise transient_or_final(exc, f"checking {upload.name}") from exc
-        else:
-            if status.status != "failed":
-                return status.file_id, True
-            memory.forget(upload.sha256)
+    """Upload once per content, service and account: returns (fileId, reused)."""
+    known = known_file_id(client, upload.sha256, memory, upload.name)
+    if known is not None:
+        return known, True
     try:
         status = client.upload(
             upload.path,
