@@ -28,6 +28,9 @@ class Recorder:
     def advanced(self, stage: Stage) -> None:
         self.done[stage] += 1
 
+    def notice(self, text: str) -> None:
+        pass
+
 
 def media_campaign(folder: Path) -> str:
     make_video(folder / "clip.mp4", 4)
@@ -76,6 +79,7 @@ def test_media_are_uploaded_once_per_content_and_posts_follow_readiness(
     assert outcome.ok, outcome.message
     expected = {Stage.UPLOAD: 2, Stage.READY: 2, Stage.POST: 5}
     assert recorder.totals == expected and recorder.done == expected
+    assert outcome.message == "5 posts: 5 published", "the summary counts what the bar counts"
     assert Counter(r["status"] for r in outcome.rows) == {"published": 5}
     with_media = [d for d in live_service.deliveries() if d.payload["media"]]
     assert len({d.payload["media"]["fileId"] for d in with_media}) == 2, "one upload per content"

@@ -391,6 +391,9 @@ def progress_bars() -> Iterator[None]:
         def advanced(self, stage: Stage) -> None:
             bars.advance(ids[stage])
 
+        def notice(self, text: str) -> None:
+            bars.console.print(text)
+
     progress.listen(Bars())
     try:
         with bars:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from threading import Lock
 
@@ -30,8 +30,9 @@ from pressroom.client import (
     TransportError,
 )
 from pressroom.client.models import PUBLISH_REQUESTS
+from pressroom.pipeline import progress
 from pressroom.pipeline.media_memory import MediaMemory
-from pressroom.pipeline.outcomes import PublishFailed, ResultRow, Status
+from pressroom.pipeline.outcomes import ALREADY_PUBLISHED, Kind, PublishFailed, ResultRow, Status
 from pressroom.pipeline.retrying import TransientFailure, is_transient, retry_after
 
 log = logging.getLogger(__name__)
@@ -50,14 +51,38 @@ class IdempotencyEvidence:
                 self.honoured = True
 
 
-def transient_or_final(error: PressroomError, what: str) -> Exception:
+LONG_WAIT_SECONDS = 10.0
+"""A ``Retry-After`` wait this long is shown on the console, not only logged."""
+
+
+def transient_or_final(
+    error: PressroomError,
+    what: str,
+    *,
+    platform: str | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Exception:
     """Turn a client error into a retry (after any ``Retry-After``) or a final failure."""
     if is_transient(error):
         if (wait := retry_after(error)) is not None:
-            log.info("%s: the service asked to retry after %.1f s", what, wait)
-            time.sleep(wait)
+            line = f"waiting {wait:.0f} s ({wait_reason(error, platform)})"
+            if wait >= LONG_WAIT_SECONDS:
+                log.warning("%s: %s", what, line)
+                progress.notice(line)
+            else:
+                log.info("%s: %s", what, line)
+            sleep(wait)
         return TransientFailure(f"{what}: {error}", cause=error)
     return error
+
+
+def wait_reason(error: PressroomError, platform: str | None) -> str:
+    by = f" by {platform}" if platform else ""
+    if isinstance(error, APIError) and error.status == 429:
+        return f"rate limited{by}"
+    if platform and isinstance(error, APIError) and error.code == "platform_unavailable":
+        return f"{platform} unavailable"
+    return f"the service asked to retry later{by}"
 
 
 # --- media -------------------------------------------------------------------------------
@@ -155,10 +180,14 @@ def publish_post(
     key: str,
     evidence: IdempotencyEvidence,
     attempt: int,
+    started: float | None = None,
 ) -> ResultRow:
     """Publish one post × connection. Raises ``TransientFailure`` to be retried, or
-    ``PublishFailed`` carrying the row of a final failure or an unconfirmed outcome."""
-    started = time.monotonic()
+    ``PublishFailed`` carrying the row of a final failure or an unconfirmed outcome.
+
+    ``started`` is when the first attempt began (``time.monotonic()``), so a row's
+    duration covers every attempt; by default, this one's start."""
+    started = time.monotonic() if started is None else started
     request = PUBLISH_REQUESTS[planned.platform].model_validate(planned.publish_body(file_ids))
     what = f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
 
@@ -172,7 +201,7 @@ def publish_post(
             raise TransientFailure(f"{what}: {exc}", cause=exc) from exc
         return _resolve_unknown(client, planned, key, evidence, exc, attempt, took())
     except APIError as exc:
-        failure = transient_or_final(exc, what)
+        failure = transient_or_final(exc, what, platform=planned.platform.value)
         if isinstance(failure, TransientFailure):
             raise failure from exc
         raise PublishFailed(
@@ -186,6 +215,20 @@ def publish_post(
             )
         ) from exc
     evidence.saw(result)
+    if result.replayed and attempt == 1:
+        # The service answered from its record on a first attempt: an earlier run (or one
+        # beside this one) had published it, and nothing new went out. On a later attempt
+        # the replay is usually of this run's own earlier attempt, which did publish it.
+        return row_for(
+            planned,
+            key,
+            Status.SKIPPED,
+            reason=ALREADY_PUBLISHED,
+            url=result.url,
+            item_id=result.item_id,
+            attempts=attempt,
+            duration_seconds=took(),
+        )
     return row_for(
         planned,
         key,
@@ -252,18 +295,12 @@ def set_thumbnail(
     *,
     key: str,
     attempt: int,
+    started: float | None = None,
 ) -> ResultRow:
     assert planned.thumbnail is not None
-    started = time.monotonic()
+    started = time.monotonic() if started is None else started
     what = f"thumbnail · {planned.connection.name} · {planned.post_id}"
-    row = ResultRow(
-        post=f"{planned.post_id} (thumbnail)",
-        platform=planned.platform.value,
-        connection=planned.connection.name,
-        status=Status.PUBLISHED,
-        idempotency_key=key,
-        attempts=attempt,
-    )
+    row = thumbnail_row(planned, key, Status.PUBLISHED, attempts=attempt)
     try:
         result = client.set_video_thumbnail(
             video_id, thumbnail_file_id=file_ids[planned.thumbnail.media], idempotency_key=key
@@ -272,7 +309,7 @@ def set_thumbnail(
         # Setting a thumbnail twice sets the same picture: resending is harmless.
         raise TransientFailure(f"{what}: {exc}", cause=exc) from exc
     except APIError as exc:
-        failure = transient_or_final(exc, what)
+        failure = transient_or_final(exc, what, platform=planned.platform.value)
         if isinstance(failure, TransientFailure):
             raise failure from exc
         raise PublishFailed(
@@ -282,10 +319,24 @@ def set_thumbnail(
                 duration_seconds=round(time.monotonic() - started, 3),
             )
         ) from exc
+    replay = result.replayed and attempt == 1
     return row.with_status(
-        Status.PUBLISHED,
+        Status.SKIPPED if replay else Status.PUBLISHED,
+        reason=ALREADY_PUBLISHED if replay else None,
         url=result.thumbnail_url,
         duration_seconds=round(time.monotonic() - started, 3),
+    )
+
+
+def thumbnail_row(planned: PlannedPost, key: str, status: Status, **values: object) -> ResultRow:
+    return ResultRow(
+        post=f"{planned.post_id} (thumbnail)",
+        platform=planned.platform.value,
+        connection=planned.connection.name,
+        status=status,
+        idempotency_key=key,
+        kind=Kind.THUMBNAIL,
+        **values,  # type: ignore[arg-type]
     )
 
 
