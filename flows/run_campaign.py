@@ -33,7 +33,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from pressroom.campaign import Plan, PlannedPost, load, plan
 from pressroom.campaign.validate import campaign_name
 from pressroom.client import FileStatus
-from pressroom.pipeline import outcomes, progress
+from pressroom.pipeline import outcomes, progress, run_logs
 from pressroom.pipeline.outcomes import Kind, PublishFailed, ResultRow, Status
 from pressroom.pipeline.progress import Stage
 from pressroom.pipeline.retrying import TransientFailure, backoff_delays, jittered
@@ -48,6 +48,7 @@ from tasks.publishing import (
 )
 
 MANUAL_EDITION = "manual"
+run_logs.attach()
 
 
 def current_edition(given: str | None) -> str:

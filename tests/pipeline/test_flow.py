@@ -75,6 +75,12 @@ def test_a_retry_waits_for_retry_after(
     for r in retried_rows:  # the time of every attempt, the Retry-After waits included
         assert r["duration_seconds"] >= 2.0 * (r["attempts"] - 1), r
     assert all(r["idempotency_key"] for r in outcome.rows if r["kind"] == "post")
+    # pressroom's own lines reach the run's logs in Prefect (the UI), and no key does.
+    lines = prefect_api.logs(outcome.flow_run_id or "")
+    waits = [line for line in lines if line.name == "pressroom.pipeline.steps"]
+    assert any("waiting 2 s (" in line.message for line in waits), [w.message for w in waits]
+    assert all(line.task_run_id for line in waits), "tied to the task run that waited"
+    assert not any(live_service.key in line.message for line in lines)
     by_key: dict[str | None, list[object]] = {}
     for post in live_service.posts():
         by_key.setdefault(post.idempotency_key, []).append(post)
