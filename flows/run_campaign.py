@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 # Run from the checkout by file path (as Prefect's examples are): make `tasks` importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -35,6 +36,7 @@ from pressroom.campaign.validate import campaign_name
 from pressroom.client import FileStatus
 from pressroom.pipeline import outcomes, progress, run_logs
 from pressroom.pipeline.outcomes import Kind, PublishFailed, ResultRow, Status
+from pressroom.pipeline.prefect_liveness import Lease, settle_abandoned_runs
 from pressroom.pipeline.progress import Stage
 from pressroom.pipeline.retrying import TransientFailure, backoff_delays, jittered
 from tasks.common import settings
@@ -76,6 +78,16 @@ def run_name() -> str:
 def run_campaign(
     campaign_file: str, edition: str | None = None, dry_run: bool = False
 ) -> State[Any]:
+    # This process holds the run (host, pid, a renewed lease) until it ends, and settles
+    # earlier runs of the campaign whose process died, so none stays RUNNING for ever.
+    run_id = UUID(str(flow_run.id))
+    with Lease(run_id, settings().lease_seconds):
+        for line in settle_abandoned_runs(campaign_file, current=run_id):
+            print(line)
+        return _run(campaign_file, edition, dry_run)
+
+
+def _run(campaign_file: str, edition: str | None, dry_run: bool) -> State[Any]:
     campaign = load(Path(campaign_file))
     edition = current_edition(edition)
     fan_out = plan(campaign, fetch_connections())
@@ -295,6 +307,4 @@ def _report(campaign: str, edition: str, rows: list[ResultRow]) -> State[Any]:
     return Completed(message=summary, data=data)
 
 
-def _slug(name: str) -> str:
-    """Artifact keys take lowercase letters, digits and dashes only."""
-    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "campaign"
+_slug = outcomes.artifact_slug

@@ -104,6 +104,11 @@ async def serve_until_stopped(deployments: list[Any], grace_seconds: float) -> N
 
     from prefect.runner import Runner
 
+    from pressroom.pipeline.prefect_liveness import settle_abandoned_runs
+
+    # Runs whose process died while nobody was serving stay RUNNING otherwise.
+    for line in settle_abandoned_runs(None, current=None):
+        print(line, flush=True)
     runner = Runner(name="pressroom-serve")
     for item in deployments:
         await runner.aadd_deployment(item)

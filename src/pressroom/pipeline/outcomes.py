@@ -161,3 +161,8 @@ def print_table(title: str, rows: Sequence[ResultRow]) -> None:
     if not console.is_terminal:
         console = Console(width=160)  # logs and CI: do not fold URLs into 80 columns
     console.print(table)
+
+
+def artifact_slug(name: str) -> str:
+    """Artifact keys take lowercase letters, digits and dashes only."""
+    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "campaign"
