@@ -102,7 +102,9 @@ def test_a_run_on_a_real_server_shows_its_tasks_and_artifacts(
     assert "on-server-summary" in by_key
 
 
-def start_serve(folder: Path, api_url: str, home: Path, log: Path) -> subprocess.Popen[bytes]:
+def start_serve(
+    folder: Path, api_url: str, home: Path, log: Path, *extra: str
+) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "PREFECT_API_URL": api_url,
@@ -111,7 +113,15 @@ def start_serve(folder: Path, api_url: str, home: Path, log: Path) -> subprocess
     }
     with log.open("wb") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "pressroom.cli.main", "serve", "--pipelines", str(folder)],
+            [
+                sys.executable,
+                "-m",
+                "pressroom.cli.main",
+                "serve",
+                "--pipelines",
+                str(folder),
+                *extra,
+            ],
             env=env,
             # serve leads a process group of its own, as in a terminal: the test signals
             # serve alone and then checks that nothing of that group is left.
@@ -155,11 +165,13 @@ def group_exists(pgid: int) -> bool:
     return True
 
 
-def stop_with_sigterm(serve: subprocess.Popen[bytes]) -> set[int]:
-    """SIGTERM to serve alone; returns the processes it had started, for checking."""
+def stop_with_sigterm(
+    serve: subprocess.Popen[bytes], signum: signal.Signals = signal.SIGTERM
+) -> set[int]:
+    """SIGTERM (or ``signum``) to serve alone; returns the processes it had started."""
     started = descendants(serve.pid)
     groups = {os.getpgid(pid) for pid in started if alive(pid)}
-    os.kill(serve.pid, signal.SIGTERM)
+    os.kill(serve.pid, signum)
     try:
         serve.wait(timeout=120)
     finally:
@@ -226,6 +238,57 @@ def test_serve_stops_on_sigterm_and_nothing_it_started_posts_afterwards(
     assert live_service.deliveries() == []
     output = log.read_text()
     assert "never awaited" not in output and "Traceback" not in output, output
+
+
+def run_in_flight(
+    prefect_server: str, live_service: LiveService, tmp_path: Path, *serve_args: str
+) -> tuple[subprocess.Popen[bytes], str, Path]:
+    """serve with one campaign whose post takes seconds, and a run of it in flight."""
+    live_service.connect("microblog", "@acme")
+    live_service.settings.sandbox.sandbox_latency_ms = 4000
+    folder = tmp_path / "pipelines"
+    folder.mkdir()
+    (folder / "slow.yaml").write_text(
+        "name: slow\nschedule: {cron: '0 3 * * *', timezone: UTC}\n"
+        "posts: [{id: a, microblog: {text: taking its time}}]\n"
+    )
+    log = tmp_path / "serve.log"
+    serve = start_serve(folder, prefect_server, tmp_path, log, *serve_args)
+    deployment = wait_for_deployment(prefect_server, "slow")
+    run = api(prefect_server, f"/deployments/{deployment['id']}/create_flow_run", {})
+    deadline = time.monotonic() + 120
+    while not live_service.posts():  # the publish request is at the platform
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
+    return serve, str(run["id"]), log
+
+
+def flow_run_state(url: str, flow_run_id: str) -> str:
+    response = httpx.get(f"{url}/flow_runs/{flow_run_id}", timeout=30)
+    response.raise_for_status()
+    return str(response.json()["state_type"])
+
+
+def test_ctrl_c_lets_the_run_in_flight_finish_then_stops_everything(
+    prefect_server: str, live_service: LiveService, tmp_path: Path
+) -> None:
+    serve, flow_run_id, log = run_in_flight(prefect_server, live_service, tmp_path)
+    stop_with_sigterm(serve, signal.SIGINT)
+    assert serve.returncode == 0, log.read_text()
+    assert flow_run_state(prefect_server, flow_run_id) == "COMPLETED", log.read_text()
+    assert len(live_service.deliveries()) == 1
+    assert "never awaited" not in log.read_text()
+
+
+def test_a_run_still_in_flight_after_the_grace_period_is_cancelled(
+    prefect_server: str, live_service: LiveService, tmp_path: Path
+) -> None:
+    serve, flow_run_id, log = run_in_flight(
+        prefect_server, live_service, tmp_path, "--grace-seconds", "0.5"
+    )
+    stop_with_sigterm(serve)
+    assert serve.returncode == 0, log.read_text()
+    assert flow_run_state(prefect_server, flow_run_id) == "CANCELLED", log.read_text()
 
 
 def wait_for_deployment(url: str, name: str, timeout: float = 120) -> dict[str, Any]:

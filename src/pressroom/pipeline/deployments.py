@@ -144,9 +144,13 @@ async def serve_until_stopped(deployments: list[Any], grace_seconds: float) -> N
 
 
 def _runs_in_flight(runner: Any) -> int:
-    return len(getattr(runner, "_flow_run_process_map", {})) + len(
-        getattr(runner, "_submitting_flow_run_ids", ())
-    )
+    """Flow runs this runner has started or is starting (Prefect 3.8 keeps the scheduled
+    ones in its process manager, runs started otherwise in a process map)."""
+    manager = getattr(runner, "_process_manager", None)
+    tracked = set(manager.flow_run_ids()) if manager is not None else set()
+    tracked |= set(getattr(runner, "_flow_run_process_map", {}))
+    tracked |= set(getattr(runner, "_submitting_flow_run_ids", ()))
+    return len(tracked)
 
 
 def main(argv: list[str]) -> None:

@@ -42,13 +42,19 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def stop_group(process: subprocess.Popen[bytes] | None, timeout: float) -> None:
-    """SIGTERM a child's whole process group, then SIGKILL what is left after ``timeout``."""
+def stop_group(
+    process: subprocess.Popen[bytes] | None, timeout: float, *, leader_only: bool = False
+) -> None:
+    """SIGTERM a child's process group (or only its leader, which then stops the rest in
+    its own way), then SIGKILL what is left of the group after ``timeout``."""
     if process is None:
         return
     try:
         if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
+            if leader_only:
+                process.send_signal(signal.SIGTERM)
+            else:
+                os.killpg(process.pid, signal.SIGTERM)
             with suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=timeout)
         # The leader may be gone while others of its group (a flow run) are not.
@@ -164,8 +170,9 @@ class Supervisor:
         )
 
     def stop_child(self) -> None:
-        # The child's own shutdown: grace for the run in flight, then cancelling it.
-        stop_group(self.child, timeout=self.grace_seconds + 30)
+        # The child's own shutdown: grace for the run in flight (its flow-run processes
+        # share the child's group, so only the child is signalled), then cancelling it.
+        stop_group(self.child, timeout=self.grace_seconds + 30, leader_only=True)
         self.child = None
 
     def _crashed(self) -> bool:
