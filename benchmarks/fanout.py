@@ -177,7 +177,7 @@ def _upload_media(campaign: Path, base_url: str, key: str, state_dir: Path) -> d
     from pressroom.pipeline.config import PipelineSettings
     from pressroom.pipeline.media_memory import MediaMemory
 
-    state = PipelineSettings(state_dir=state_dir).state_for(base_url, key)
+    state = PipelineSettings(state_dir=state_dir).state_for(base_url)
     memory = MediaMemory(state.media_memory_file)
     file_ids = {}
     with Client(base_url=base_url, api_key=key) as client:

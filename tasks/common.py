@@ -23,8 +23,8 @@ def settings() -> PipelineSettings:
 
 
 def service_state() -> ServiceState:
-    """The state folder of the service address and account this process's client uses."""
-    return settings().state_for(client().base_url, os.environ.get("PRESSROOM_API_KEY", ""))
+    """The state folder of the service address this process's client uses."""
+    return settings().state_for(client().base_url)
 
 
 def client() -> Client:

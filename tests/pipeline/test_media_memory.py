@@ -34,25 +34,33 @@ def test_two_processes_at_once_lose_none_of_each_others_uploads(tmp_path: Path) 
         f"{prefix}-{i}"
         for prefix in ("a", "b")
         for i in range(150)
-        if memory.recall(f"{prefix}-{i}") != f"file_{prefix}_{i}"
+        if memory.recall(f"{prefix}-{i}") != [f"file_{prefix}_{i}"]
     ]
     assert missing == []
 
 
-def test_state_lives_in_the_user_state_dir_keyed_by_service_and_account(
+def test_state_lives_in_the_user_state_dir_keyed_by_service(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("PRESSROOM_PIPELINE_STATE_DIR", raising=False)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
     monkeypatch.chdir(tmp_path)
     settings = PipelineSettings()
-    one = settings.state_for("http://127.0.0.1:8000", "key-one")
+    one = settings.state_for("http://127.0.0.1:8000")
     assert one.folder.is_absolute()
     assert one.folder.is_relative_to(tmp_path / "xdg" / "pressroom")
-    assert one.folder != settings.state_for("http://127.0.0.1:8001", "key-one").folder
-    assert one.folder != settings.state_for("http://127.0.0.1:8000", "key-two").folder
-    assert "key-one" not in str(one.folder)
+    assert one.folder != settings.state_for("http://127.0.0.1:8001").folder
+    assert one.folder == settings.state_for("http://127.0.0.1:8000/").folder
 
     monkeypatch.setenv("PRESSROOM_PIPELINE_STATE_DIR", "relative/state")
-    overridden = PipelineSettings().state_for("http://127.0.0.1:8000", "key-one")
+    overridden = PipelineSettings().state_for("http://127.0.0.1:8000")
     assert overridden.folder.is_relative_to(tmp_path / "relative" / "state")
+
+
+def test_each_account_keeps_its_own_upload_of_a_content(tmp_path: Path) -> None:
+    memory = MediaMemory(tmp_path / "media-memory.json")
+    memory.remember("abc", "file_of_account_a")
+    memory.remember("abc", "file_of_account_b")
+    assert memory.recall("abc") == ["file_of_account_b", "file_of_account_a"]
+    memory.forget("abc", "file_of_account_b")
+    assert memory.recall("abc") == ["file_of_account_a"]

@@ -5,8 +5,8 @@ The key is never a flow parameter: parameters are shown in the Prefect UI.
 
 Where the pipeline keeps its state (the exactly-once record of published posts and the
 media memory): the user's state directory (``platformdirs``: ``~/.local/state/pressroom``
-on Linux), or ``PRESSROOM_PIPELINE_STATE_DIR``; under it, one folder per service address
-and account. Never relative to the working directory: a run from another directory, or a
+on Linux), or ``PRESSROOM_PIPELINE_STATE_DIR``; under it, one folder per service
+address (see ``service_folder`` for accounts). Never relative to the working directory: a run from another directory, or a
 scheduled run, finds what the last one did.
 """
 
@@ -48,21 +48,23 @@ class PipelineSettings(BaseSettings):
     def state_root(self) -> Path:
         return (self.state_dir or default_state_root()).expanduser().resolve()
 
-    def state_for(self, base_url: str, api_key: str) -> ServiceState:
-        return ServiceState(self.state_root / service_folder(base_url, api_key))
+    def state_for(self, base_url: str) -> ServiceState:
+        return ServiceState(self.state_root / service_folder(base_url))
 
 
-def service_folder(base_url: str, api_key: str) -> str:
-    """``127.0.0.1-8000-1a2b3c4d/account-…``: readable address, hashed account.
+def service_folder(base_url: str) -> str:
+    """``127.0.0.1-8000-1a2b3c4d``: the address, readable, with a hash to keep it unique.
 
-    The account is known to the pipeline only by its key, so it is named by the key's
-    hash (never the key): a rotated key starts a fresh cache.
+    Accounts of one service share the folder, since the API names no stable account (a
+    key's hash would change with every rotation, and the record with it). Nothing in it
+    can cross accounts: the exactly-once record is keyed by idempotency keys, which name
+    the account's own connection ids, and the media memory keeps each content's fileIds
+    of every account, each checked with a status call (another account's is a 404).
     """
     address = base_url.rstrip("/")
     readable = re.sub(r"[^A-Za-z0-9.]+", "-", address.split("://", 1)[-1]).strip("-")
     url_hash = hashlib.sha256(address.encode()).hexdigest()[:8]
-    account = hashlib.sha256(api_key.encode()).hexdigest()[:16]
-    return f"{readable or 'service'}-{url_hash}/account-{account}"
+    return f"{readable or 'service'}-{url_hash}"
 
 
 class ServiceState:

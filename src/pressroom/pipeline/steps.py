@@ -111,25 +111,25 @@ def find_uploaded(client: Client, sha256: str) -> str | None:
 
 def known_file_id(client: Client, sha256: str, memory: MediaMemory, what: str) -> str | None:
     """A fileId this content already has on the service: found there, or remembered here
-    and still usable (checked with a status call; a stale memory is forgotten)."""
+    and still usable (checked with a status call; a failed file is forgotten)."""
     found = find_uploaded(client, sha256)
     if found is not None:
         memory.remember(sha256, found)
         return found
-    remembered = memory.recall(sha256)
-    if remembered is None:
-        return None
-    try:
-        status = client.file_status(remembered)
-    except NotFoundError:
-        memory.forget(sha256)
-        return None
-    except PressroomError as exc:
-        raise transient_or_final(exc, f"checking {what}") from exc
-    if status.status == "failed":
-        memory.forget(sha256)
-        return None
-    return status.file_id
+    for remembered in memory.recall(sha256):
+        try:
+            status = client.file_status(remembered)
+        except NotFoundError:
+            # Deleted, or another account's on this machine: skipped, not forgotten, so
+            # that account still finds it (a content keeps only its newest few ids).
+            continue
+        except PressroomError as exc:
+            raise transient_or_final(exc, f"checking {what}") from exc
+        if status.status == "failed":
+            memory.forget(sha256, remembered)
+            continue
+        return status.file_id
+    return None
 
 
 def upload_medium(
