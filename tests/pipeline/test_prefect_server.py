@@ -291,6 +291,48 @@ def test_a_run_still_in_flight_after_the_grace_period_is_cancelled(
     assert flow_run_state(prefect_server, flow_run_id) == "CANCELLED", log.read_text()
 
 
+def test_serve_marks_a_run_whose_process_died_crashed_and_leaves_a_live_one(
+    prefect_server: str, tmp_path: Path
+) -> None:
+    import socket
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    flow = api(prefect_server, "/flows/", {"name": "run-campaign"})
+    lease = "2099-01-01T00:00:00+00:00"
+    runs = {}
+    for name, pid in (("dead", gone.pid), ("live", os.getpid())):
+        run = api(
+            prefect_server,
+            "/flow_runs/",
+            {"flow_id": flow["id"], "name": name, "state": {"type": "RUNNING"}},
+        )
+        labels = {"pressroom.host": socket.gethostname(), "pressroom.pid": str(pid)}
+        httpx.patch(
+            f"{prefect_server}/flow_runs/{run['id']}/labels",
+            json={**labels, "pressroom.lease-until": lease},
+            timeout=30,
+        ).raise_for_status()
+        runs[name] = run["id"]
+    folder = tmp_path / "pipelines"
+    folder.mkdir()
+    serve = start_serve(folder, prefect_server, tmp_path, tmp_path / "serve.log")
+    try:
+        deadline = time.monotonic() + 120
+        while flow_run_state(prefect_server, runs["dead"]) == "RUNNING":
+            assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+            time.sleep(0.5)
+    finally:
+        stop_with_sigterm(serve)
+    assert flow_run_state(prefect_server, runs["dead"]) == "CRASHED"
+    assert flow_run_state(prefect_server, runs["live"]) == "RUNNING"
+    api(
+        prefect_server,
+        f"/flow_runs/{runs['live']}/set_state",
+        {"state": {"type": "CANCELLED"}, "force": True},
+    )
+
+
 def wait_for_deployment(url: str, name: str, timeout: float = 120) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -104,11 +104,6 @@ async def serve_until_stopped(deployments: list[Any], grace_seconds: float) -> N
 
     from prefect.runner import Runner
 
-    from pressroom.pipeline.prefect_liveness import settle_abandoned_runs
-
-    # Runs whose process died while nobody was serving stay RUNNING otherwise.
-    for line in settle_abandoned_runs(None, current=None):
-        print(line, flush=True)
     runner = Runner(name="pressroom-serve")
     for item in deployments:
         await runner.aadd_deployment(item)
@@ -161,6 +156,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("directory", type=Path, nargs="?", default=project_root() / "pipelines")
     parser.add_argument("--grace-seconds", type=float, default=30.0)
     args = parser.parse_args(argv)
+    from pressroom.pipeline.prefect_liveness import settle_abandoned_runs
+
+    # Runs whose process died while nobody was serving would stay RUNNING otherwise.
+    for line in settle_abandoned_runs(None, current=None):
+        print(line, flush=True)
     campaigns, left_out = scheduled_campaigns(args.directory)
     for line in left_out:
         print(f"not served: {line}", flush=True)
