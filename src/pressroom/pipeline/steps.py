@@ -2,7 +2,8 @@
 
 Exactly once, from the publish step's side: every call carries the post's deterministic
 ``Idempotency-Key``. When an attempt's outcome is unknown (the request went out, then a
-timeout or a dropped connection) it is never simply sent again:
+timeout or a dropped connection, or a 5xx whose ``error.recordStatus`` is ``unknown``) it
+is never simply sent again:
 
 1. If the service keeps a post record (``find_post``), ask it: found means published;
    not found means nothing went out, and the retry is safe.
@@ -201,6 +202,9 @@ def publish_post(
             raise TransientFailure(f"{what}: {exc}", cause=exc) from exc
         return _resolve_unknown(client, planned, key, evidence, exc, attempt, took())
     except APIError as exc:
+        if record_status(exc) in ("unknown", "published"):
+            # The platform got the request and may have the post: look, then decide.
+            return _resolve_unknown(client, planned, key, evidence, exc, attempt, took())
         failure = transient_or_final(exc, what, platform=planned.platform.value)
         if isinstance(failure, TransientFailure):
             raise failure from exc
@@ -240,12 +244,21 @@ def publish_post(
     )
 
 
+def record_status(error: APIError) -> str | None:
+    """``error.recordStatus`` of a publish 5xx (``not_sent | unknown | published``): what
+    the service knows of its record; None from a service that does not say."""
+    body = error.body
+    detail = body.get("error") if isinstance(body, dict) else None
+    status = detail.get("recordStatus") if isinstance(detail, dict) else None
+    return status if isinstance(status, str) else None
+
+
 def _resolve_unknown(
     client: Client,
     planned: PlannedPost,
     key: str,
     evidence: IdempotencyEvidence,
-    error: TransportError,
+    error: PressroomError,
     attempt: int,
     duration: float,
 ) -> ResultRow:
