@@ -174,9 +174,11 @@ def _upload_media(campaign: Path, base_url: str, key: str, state_dir: Path) -> d
     runs measure publishing (the flow then only checks their status, as the script does)."""
     from pressroom.campaign import load, plan
     from pressroom.client import Client
+    from pressroom.pipeline.config import PipelineSettings
     from pressroom.pipeline.media_memory import MediaMemory
 
-    memory = MediaMemory(state_dir / "media-memory.json", base_url)
+    state = PipelineSettings(state_dir=state_dir).state_for(base_url)
+    memory = MediaMemory(state.media_memory_file)
     file_ids = {}
     with Client(base_url=base_url, api_key=key) as client:
         fanned = plan(load(campaign), client.list_connections())

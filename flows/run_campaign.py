@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 # Run from the checkout by file path (as Prefect's examples are): make `tasks` importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -31,16 +32,25 @@ from prefect.states import Completed, Failed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from pressroom.campaign import Plan, PlannedPost, load, plan
+from pressroom.campaign.validate import campaign_name
 from pressroom.client import FileStatus
-from pressroom.pipeline import outcomes, progress
-from pressroom.pipeline.outcomes import PublishFailed, ResultRow, Status
+from pressroom.pipeline import outcomes, progress, run_logs
+from pressroom.pipeline.outcomes import Kind, PublishFailed, ResultRow, Status
+from pressroom.pipeline.prefect_liveness import Lease, settle_abandoned_runs
 from pressroom.pipeline.progress import Stage
 from pressroom.pipeline.retrying import TransientFailure, backoff_delays, jittered
 from tasks.common import settings
 from tasks.media import resolve_folders, upload_medium, wait_ready
-from tasks.publishing import exactly_once, fetch_connections, publish_post, set_thumbnail
+from tasks.publishing import (
+    CLOCK,
+    exactly_once,
+    fetch_connections,
+    publish_post,
+    set_thumbnail,
+)
 
 MANUAL_EDITION = "manual"
+run_logs.attach()
 
 
 def current_edition(given: str | None) -> str:
@@ -53,13 +63,31 @@ def current_edition(given: str | None) -> str:
     return MANUAL_EDITION
 
 
+def run_name() -> str:
+    """``spring-launch · 2026-w48``: the campaign and edition, not a random name."""
+    parameters = flow_run.parameters
+    campaign = campaign_name(parameters.get("campaign_file", "campaign"))
+    return f"{campaign} · {current_edition(parameters.get('edition'))}"
+
+
 @flow(
     name="run-campaign",
+    flow_run_name=run_name,
     task_runner=ThreadPoolTaskRunner(max_workers=settings().concurrency),  # type: ignore[arg-type]
 )
 def run_campaign(
     campaign_file: str, edition: str | None = None, dry_run: bool = False
 ) -> State[Any]:
+    # This process holds the run (host, pid, a renewed lease) until it ends, and settles
+    # earlier runs of the campaign whose process died, so none stays RUNNING for ever.
+    run_id = UUID(str(flow_run.id))
+    with Lease(run_id, settings().lease_seconds):
+        for line in settle_abandoned_runs(campaign_file, current=run_id):
+            print(line)
+        return _run(campaign_file, edition, dry_run)
+
+
+def _run(campaign_file: str, edition: str | None, dry_run: bool) -> State[Any]:
     campaign = load(Path(campaign_file))
     edition = current_edition(edition)
     fan_out = plan(campaign, fetch_connections())
@@ -74,9 +102,11 @@ def run_campaign(
             connection=s.connection.name if s.connection else "—",
             status=Status.SKIPPED,
             error=s.message,
+            kind=Kind.NOT_POSTABLE,
         )
         for s in fan_out.skipped
     ]
+    CLOCK.finish(str(flow_run.id or "local"))
     return _report(campaign.name, edition, rows)
 
 
@@ -158,7 +188,7 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     wait([future for _, future in posts])
     thumbnails: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
     for planned, future in posts:
-        row = _row_of(planned, future, retries.attempts)
+        row = _row_of(planned, future, planned.idempotency_key(edition))
         rows.append(row)
         if planned.thumbnail and row.status in (Status.PUBLISHED, Status.SKIPPED) and row.item_id:
             thumbnails.append(
@@ -174,7 +204,8 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
             )
     wait([future for _, future in thumbnails])
     rows += [
-        _row_of(planned, future, retries.attempts, thumbnail=True) for planned, future in thumbnails
+        _row_of(planned, future, planned.idempotency_key(edition) + "-thumbnail", thumbnail=True)
+        for planned, future in thumbnails
     ]
     return rows
 
@@ -194,7 +225,7 @@ def round_robin(posts: Sequence[PlannedPost]) -> list[PlannedPost]:
 def _row_of(
     planned: PlannedPost,
     future: PrefectFuture[ResultRow],
-    attempts: int,
+    key: str,
     *,
     thumbnail: bool = False,
 ) -> ResultRow:
@@ -205,22 +236,28 @@ def _row_of(
         if state.name == "Cached":
             return row.with_status(
                 Status.SKIPPED,
+                reason=outcomes.ALREADY_PUBLISHED,
+                error=None,
                 attempts=0,
                 duration_seconds=0.0,
-                error="already published by an earlier run of this edition",
             )
         return row
     error = state.result(raise_on_failure=False)
     if isinstance(error, PublishFailed):
         return error.row
     gave_up = isinstance(error, TransientFailure)
+    attempt = CLOCK.last(str(flow_run.id or "local"), key)
+    attempts = attempt.number if attempt else 1
     return ResultRow(
         post=f"{planned.post_id} (thumbnail)" if thumbnail else planned.post_id,
         platform=planned.platform.value,
         connection=planned.connection.name,
         status=Status.FAILED,
         error=f"gave up after {attempts} attempts: {error}" if gave_up else str(error),
-        attempts=attempts if gave_up else 1,
+        attempts=attempts,
+        duration_seconds=attempt.elapsed() if attempt else 0.0,
+        idempotency_key=key,
+        kind=Kind.THUMBNAIL if thumbnail else Kind.POST,
     )
 
 
@@ -251,7 +288,8 @@ def _report(campaign: str, edition: str, rows: list[ResultRow]) -> State[Any]:
     create_table_artifact(
         key=f"{_slug(campaign)}-results",
         table=[
-            dict(zip(outcomes.COLUMNS, cells, strict=True)) for cells in outcomes.table_rows(rows)
+            dict(zip(outcomes.ARTIFACT_COLUMNS, cells, strict=True))
+            for cells in outcomes.table_rows(rows, with_key=True)
         ],
         description=f"Campaign {campaign}, edition {edition}",
     )
@@ -263,14 +301,10 @@ def _report(campaign: str, edition: str, rows: list[ResultRow]) -> State[Any]:
     outcomes.append_jsonl(config.results_dir, campaign, run_id, rows)
     outcomes.print_table(f"{campaign} · {edition}", rows)
     data = [row.to_json() for row in rows]
-    bad = [r for r in rows if r.status in (Status.FAILED, Status.UNCONFIRMED)]
-    if bad:
-        return Failed(
-            message=f"{len(bad)} of {len(rows)} posts failed or are unconfirmed", data=data
-        )
-    return Completed(message=f"{len(rows)} posts: {outcomes.counts(rows)}", data=data)
+    summary = outcomes.summary_message(rows)
+    if any(r.status in (Status.FAILED, Status.UNCONFIRMED) for r in rows):
+        return Failed(message=summary, data=data)
+    return Completed(message=summary, data=data)
 
 
-def _slug(name: str) -> str:
-    """Artifact keys take lowercase letters, digits and dashes only."""
-    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "campaign"
+_slug = outcomes.artifact_slug

@@ -10,7 +10,7 @@ from prefect import Task
 from prefect.client.schemas.objects import State, TaskRun
 
 from pressroom.client import Client
-from pressroom.pipeline.config import PipelineSettings
+from pressroom.pipeline.config import PipelineSettings, ServiceState
 from pressroom.pipeline.retrying import TransientFailure
 
 _lock = threading.Lock()
@@ -20,6 +20,11 @@ _clients: dict[tuple[str, str], Client] = {}
 def settings() -> PipelineSettings:
     """Read anew each time (cheap): a long-lived worker picks up changed settings."""
     return PipelineSettings()
+
+
+def service_state() -> ServiceState:
+    """The state folder of the service address this process's client uses."""
+    return settings().state_for(client().base_url)
 
 
 def client() -> Client:

@@ -9,7 +9,7 @@ from pressroom.client import FileStatus, PressroomError
 from pressroom.pipeline import steps
 from pressroom.pipeline.media_memory import MediaMemory
 from pressroom.pipeline.retrying import TransientFailure, is_transient
-from tasks.common import client, retry_transient, settings
+from tasks.common import client, retry_transient, service_state, settings
 
 
 @task(
@@ -35,7 +35,7 @@ def resolve_folders(names: list[str]) -> dict[str, str]:
 )
 def upload_medium(upload: MediaUpload, folder_id: str | None) -> str:
     """Upload once per content and service address; returns the fileId."""
-    memory = MediaMemory(settings().media_memory_file, client().base_url)
+    memory = MediaMemory(service_state().media_memory_file)
     file_id, reused = steps.upload_medium(client(), upload, memory, folder_id)
     if reused:
         print(f"{upload.name}: already uploaded as {file_id}, not uploaded again")

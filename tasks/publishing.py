@@ -17,13 +17,14 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import CachePolicy
 from prefect.context import TaskRunContext
-from prefect.runtime import task_run
+from prefect.runtime import flow_run
 
 from pressroom.campaign import PlannedPost
 from pressroom.client import PressroomError
 from pressroom.pipeline import steps
+from pressroom.pipeline.attempts import Attempt, AttemptClock
 from pressroom.pipeline.outcomes import ResultRow
-from tasks.common import client, retry_transient, settings
+from tasks.common import client, retry_transient, service_state, settings
 from tasks.storage import StateFolder
 
 _slots_lock = threading.Lock()
@@ -31,6 +32,12 @@ _platform_slots: dict[str, threading.BoundedSemaphore] = defaultdict(
     lambda: threading.BoundedSemaphore(settings().platform_concurrency)
 )
 _evidence = steps.IdempotencyEvidence()
+CLOCK = AttemptClock()
+"""Attempts per flow run and key: a retried row reports all its attempts' time."""
+
+
+def _attempt(key: str) -> Attempt:
+    return CLOCK.begin(str(flow_run.id or "local"), key)
 
 
 def _slot(platform: str) -> threading.BoundedSemaphore:
@@ -68,7 +75,7 @@ def exactly_once() -> dict[str, Any]:
     post; the service's Idempotency-Key (a database constraint) lets only one of them
     post, and the other gets the same answer.
     """
-    store = settings().cache_dir
+    store = service_state().cache_dir
     policy = CachePolicy.from_cache_key_fn(by_idempotency_key).configure(
         key_storage=StateFolder.at(store / "keys")
     )
@@ -87,6 +94,7 @@ def exactly_once() -> dict[str, Any]:
     retry_condition_fn=retry_transient,
 )
 def publish_post(planned: PlannedPost, file_ids: Mapping[str, str], key: str) -> ResultRow:
+    attempt = _attempt(key)
     with _slot(planned.platform.value):
         return steps.publish_post(
             client(),
@@ -94,7 +102,8 @@ def publish_post(planned: PlannedPost, file_ids: Mapping[str, str], key: str) ->
             file_ids,
             key=key,
             evidence=_evidence,
-            attempt=task_run.run_count or 1,
+            attempt=attempt.number,
+            started=attempt.first_started,
         )
 
 
@@ -109,7 +118,14 @@ def publish_post(planned: PlannedPost, file_ids: Mapping[str, str], key: str) ->
 def set_thumbnail(
     planned: PlannedPost, video_id: str, file_ids: Mapping[str, str], key: str
 ) -> ResultRow:
+    attempt = _attempt(key)
     with _slot(planned.platform.value):
         return steps.set_thumbnail(
-            client(), planned, video_id, file_ids, key=key, attempt=task_run.run_count or 1
+            client(),
+            planned,
+            video_id,
+            file_ids,
+            key=key,
+            attempt=attempt.number,
+            started=attempt.first_started,
         )

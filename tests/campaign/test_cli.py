@@ -224,3 +224,80 @@ def test_plan_reports_a_refused_key_and_a_missing_one(in_process: Service, write
     assert err.startswith("error: the service answered 401: ")
     code, _, err = run("plan", "c.yaml")
     assert code == 1 and "PRESSROOM_API_KEY" in err
+
+
+@pytest.fixture
+def no_prefect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`campaign run` must settle expected errors before Prefect starts."""
+    from pressroom.pipeline import runner as pipeline_runner
+
+    def started(*args: object, **kwargs: object) -> None:
+        raise AssertionError("Prefect was started")
+
+    monkeypatch.setattr(pipeline_runner, "prepare_prefect", started)
+    monkeypatch.setattr(pipeline_runner, "run_campaign_file", started)
+
+
+def test_run_reports_an_invalid_campaign_before_prefect_without_a_traceback(
+    write: Write, no_prefect: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PRESSROOM_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("PRESSROOM_API_KEY", "prk_live_any")
+    write(BROKEN)
+    result = runner.invoke(app, ["campaign", "run", "c.yaml"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.stdout.startswith("error: c.yaml:4:27:")
+    assert result.stderr.strip() == "error: 1 error in c.yaml: nothing was run"
+    assert "Traceback" not in result.output
+
+
+def test_run_reports_a_wrong_key_in_one_line_before_prefect(
+    in_process: Service, write: Write, no_prefect: None
+) -> None:
+    write("name: n\nposts: [{id: a, microblog: {text: hi}}]\n")
+    code, out, err = run("run", "--api-key", "prk_live_wrong", "c.yaml")
+    assert code == 1 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("error: the service answered 401: ")
+
+
+def test_run_reports_an_unreachable_service_and_debug_shows_the_traceback(
+    write: Write, no_prefect: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pressroom.client import PressroomError
+    from pressroom.pipeline.serving import free_port
+
+    monkeypatch.setenv("PRESSROOM_API_KEY", "prk_live_any")
+    write("name: n\nposts: [{id: a, microblog: {text: hi}}]\n")
+    closed = f"http://127.0.0.1:{free_port()}"
+    code, _, err = run("run", "--base-url", closed, "c.yaml")
+    assert code == 1
+    assert len(err.splitlines()) == 1 and err.startswith(
+        f"error: cannot reach the service at {closed}"
+    )
+
+    result = runner.invoke(app, ["--debug", "campaign", "run", "--base-url", closed, "c.yaml"])
+    assert isinstance(result.exception, PressroomError)
+
+
+def test_every_command_has_one_rule_for_the_service_address(
+    write: Write, no_prefect: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PRESSROOM_BASE_URL", raising=False)
+    monkeypatch.setenv("PRESSROOM_API_KEY", "prk_live_any")
+    write("name: n\nposts: [{id: a, microblog: {text: hi}}]\n")
+    answers = {command: run(command, "c.yaml") for command in ("plan", "run")}
+    for command, (code, out, err) in answers.items():
+        assert code == 1 and out == "", command
+        assert err.strip() == (
+            "error: no service address: pass --base-url or set PRESSROOM_BASE_URL "
+            "(e.g. http://127.0.0.1:8000)"
+        ), command
+
+
+@pytest.mark.parametrize(
+    ("command", "default"), [("serve", "./pipelines"), ("demo", "pipelines/demo.yaml")]
+)
+def test_help_shows_the_defaults(command: str, default: str) -> None:
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 0
+    assert f"[default: {default}]" in result.stdout

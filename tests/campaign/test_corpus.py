@@ -243,7 +243,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
         """,
         [
             "error: c.yaml:1:7: name: campaign names use lowercase letters, digits and dashes, got 'Spring Launch'; e.g. 'spring-launch'",
-            "error: c.yaml:3:9: schedule.cron: invalid cron expression: bad day-of-week",
+            "error: c.yaml:3:9: schedule.cron: day of week must be 0–7 in a cron expression; got 8",
             "error: c.yaml:4:13: schedule.timezone: unknown timezone 'Europe/Berln'; did you mean 'Europe/Berlin'?",
             "error: c.yaml:5:21: retries.attempts: must be at least 1; got 0",
             "error: c.yaml:5:41: retries.backoff_seconds: expected a number, got text ('fast')",
@@ -354,12 +354,53 @@ CASES: dict[str, tuple[str, list[str]]] = {
             "warning: c.yaml:7:13: posts.0.microblog.text: the text stops before '#spring #new': after a space, '#' starts a YAML comment; put the whole text in quotes to send it",
         ],
     ),
+    "a near miss of posts, with a mistake inside": (
+        """
+        name: typo
+        post:
+          - id: a
+            microblog: {text: hi, colour: red}
+        """,
+        [
+            "error: c.yaml:2:1: post: unknown key 'post'; did you mean 'posts'?",
+            "error: c.yaml:4:27: posts.0.microblog.colour: unknown key 'colour'; expected one of: connections, text",
+        ],
+    ),
+    "an unknown platform is one error, not also a post that goes nowhere": (
+        """
+        name: elsewhere
+        posts:
+          - id: a
+            twitter: {text: hi}
+        """,
+        [
+            "error: c.yaml:4:5: posts.0.twitter: unknown key 'twitter'; expected one of: id, media, microblog, page_social, photo_sharing, pin_board, professional_network, short_video, text_thread, video_sharing",
+        ],
+    ),
+    "a cron that never fires": (
+        """
+        name: never
+        schedule: {cron: "0 0 31 2 *"}
+        posts: [{id: a, microblog: {text: hi}}]
+        """,
+        [
+            "error: c.yaml:2:18: schedule.cron: this schedule never fires: February never has a day 31",
+        ],
+    ),
+    "a cron hour out of its range": (
+        """
+        name: late
+        schedule: {cron: "0 25 * * *"}
+        posts: [{id: a, microblog: {text: hi}}]
+        """,
+        ["error: c.yaml:2:18: schedule.cron: hour must be 0–23 in a cron expression; got 25"],
+    ),
 }
 
 SYNTAX: dict[str, tuple[str, str]] = {
     "a tab in the indentation": (
         "name: tabs\nposts:\n  - id: a\n\tmicroblog: {text: hi}\n",
-        "error: c.yaml:4:1: campaign: invalid YAML: found a tab character that violates indentation (while scanning a plain scalar at line 3); indent with spaces, not tabs",
+        "error: c.yaml:4:1: campaign: invalid YAML: a tab character here; indent with spaces, not tabs",
     ),
     "a colon inside plain text": (
         "name: colon\nposts:\n  - id: a\n    microblog:\n      text: Launch: today\n",
@@ -367,7 +408,7 @@ SYNTAX: dict[str, tuple[str, str]] = {
     ),
     "an unclosed quote": (
         'name: quote\nposts:\n  - id: a\n    microblog: {text: "hi}\n',
-        "error: c.yaml:5:1: campaign: invalid YAML: found unexpected end of stream (while scanning a quoted scalar at line 4); a quote or bracket is not closed",
+        'error: c.yaml:4:23: campaign: invalid YAML: the quote " opened here is not closed on its line; close it (or, for a quote inside the text, use the other kind of quotes around it)',
     ),
     "an alias without its anchor": (
         "name: alias\nposts:\n  - id: a\n    microblog: *missing\n",
@@ -376,6 +417,26 @@ SYNTAX: dict[str, tuple[str, str]] = {
     "a hashtag inside braces": (
         "name: flow\nposts:\n  - {id: a, microblog: {text: Hi #spring}}\n",
         "error: c.yaml:4:1: campaign: invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3); inside { } or [ ], text with ',', '#' or ': ' must be put in quotes",
+    ),
+    "an unclosed quote, noticed lines later at the next quote": (
+        'name: quotes\nposts:\n  - id: a\n    microblog:\n      text: "fine"\n'
+        "  - id: b\n    microblog:\n      text: ok\n  - id: c\n    microblog:\n"
+        '      text: ok\n      connections: ["@acme\n  - id: d\n    microblog:\n'
+        '      text: "hello"\n',
+        'error: c.yaml:12:21: campaign: invalid YAML: the quote " opened here is not closed on its line; close it (or, for a quote inside the text, use the other kind of quotes around it)',
+    ),
+    "an unclosed single quote in a block": (
+        "name: q\nposts:\n  - id: a\n    microblog:\n      text: 'it is\n"
+        "  - id: b\n    microblog: {text: 'x'}\n",
+        "error: c.yaml:5:13: campaign: invalid YAML: the quote ' opened here is not closed on its line; close it (or, for a quote inside the text, use the other kind of quotes around it)",
+    ),
+    "a tab indenting a key": (
+        "name: tabs\nposts:\n  - id: a\n    microblog:\n\ttext: hi\n",
+        "error: c.yaml:5:1: campaign: invalid YAML: a tab character here; indent with spaces, not tabs",
+    ),
+    "a tab indenting a list item": (
+        "name: tabs\nposts:\n\t- id: a\n",
+        "error: c.yaml:3:1: campaign: invalid YAML: a tab character here; indent with spaces, not tabs",
     ),
     "a misaligned list item": (
         "name: indent\nposts:\n  - id: a\n    microblog: {text: hi}\n - id: b\n",

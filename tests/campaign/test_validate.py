@@ -38,7 +38,7 @@ def test_one_run_shows_every_common_mistake_with_a_fix_hint(write: Write) -> Non
         (13, 27, "posts.1.pin_board.titel"),
     ]
     hints = [issue.message for issue in report.errors]
-    assert "bad hour" in hints[0]
+    assert "hour must be 0–23" in hints[0]
     assert hints[1] == "file not found: 'media/film.mp4'"
     assert "(20 too many)" in hints[2]
     assert "takes a video, but media 'poster' is an image" in hints[3]

@@ -31,12 +31,12 @@ def test_the_demo_publishes_everything_once_then_skips_it_all(tmp_path: Path) ->
 
     first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
-    assert "completed: 10 posts: {'published': 10, 'skipped': 0" in first.stdout
+    assert "completed: 9 posts: 9 published; 1 thumbnail: 1 published\n" in first.stdout
     assert "prefect server start" in first.stdout and "/runs/flow-run/" in first.stdout
     assert (tmp_path / "data" / "prefect").is_dir(), "Prefect's database stays with the demo's data"
 
-    second = subprocess.run(
-        [*command[:-1], str(free_port())], env=env, capture_output=True, text=True, timeout=300
-    )
+    # The same address: the pipeline's state is kept per service address.
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
-    assert "completed: 10 posts: {'published': 0, 'skipped': 10" in second.stdout
+    assert "completed: 9 posts: 9 skipped; 1 thumbnail: 1 skipped\n" in second.stdout
+    assert "skipped (already published)" in second.stdout

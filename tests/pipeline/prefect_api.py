@@ -12,6 +12,8 @@ from prefect.client.schemas.filters import (
     ArtifactFilterFlowRunId,
     FlowRunFilter,
     FlowRunFilterId,
+    LogFilter,
+    LogFilterFlowRunId,
 )
 
 
@@ -37,3 +39,18 @@ def artifacts(flow_run_id: str) -> list[Any]:
     flt = ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[UUID(flow_run_id)]))
     with get_client(sync_client=True) as client:
         return client.read_artifacts(artifact_filter=flt)
+
+
+def logs(flow_run_id: str) -> list[Any]:
+    """The run's log lines, its task runs' included."""
+    flt = LogFilter(flow_run_id=LogFilterFlowRunId(any_=[UUID(flow_run_id)]))
+    with get_client(sync_client=True) as client:
+        return client.read_logs(log_filter=flt)
+
+
+def flow_run_by_pid(pid: int) -> Any:
+    """The run a pressroom process held (its ``pressroom.pid`` label)."""
+    with get_client(sync_client=True) as client:
+        runs = client.read_flow_runs()
+    [held] = [r for r in runs if str(r.labels.get("pressroom.pid")) == str(pid)]
+    return held

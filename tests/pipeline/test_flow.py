@@ -68,7 +68,19 @@ def test_a_retry_waits_for_retry_after(
     knobs.sandbox_failure_rate = 0.6
     campaign = write_campaign(TEXT_CAMPAIGN)
 
-    assert run_campaign_file(campaign).ok
+    outcome = run_campaign_file(campaign)
+    assert outcome.ok
+    retried_rows = [r for r in outcome.rows if r["attempts"] > 1]
+    assert retried_rows, "no row was retried"
+    for r in retried_rows:  # the time of every attempt, the Retry-After waits included
+        assert r["duration_seconds"] >= 2.0 * (r["attempts"] - 1), r
+    assert all(r["idempotency_key"] for r in outcome.rows if r["kind"] == "post")
+    # pressroom's own lines reach the run's logs in Prefect (the UI), and no key does.
+    lines = prefect_api.logs(outcome.flow_run_id or "")
+    waits = [line for line in lines if line.name == "pressroom.pipeline.steps"]
+    assert any("waiting 2 s (" in line.message for line in waits), [w.message for w in waits]
+    assert all(line.task_run_id for line in waits), "tied to the task run that waited"
+    assert not any(live_service.key in line.message for line in lines)
     by_key: dict[str | None, list[object]] = {}
     for post in live_service.posts():
         by_key.setdefault(post.idempotency_key, []).append(post)
@@ -97,6 +109,9 @@ def test_a_rerun_skips_what_was_published_and_a_new_edition_posts_anew(
 
     next_week = run_campaign_file(campaign, edition="2026-w48")
     assert {row["status"] for row in next_week.rows} == {"published"}
+    named = prefect_api.flow_run(next_week.flow_run_id or "").name
+    assert named == "launch-words · 2026-w48"
+    assert prefect_api.flow_run(again.flow_run_id or "").name == "launch-words · manual"
     assert len(live_service.deliveries()) == 22
 
     log = (tmp_path / "results" / "launch-words.jsonl").read_text().splitlines()
@@ -143,3 +158,25 @@ def test_two_runs_of_one_edition_at_the_same_moment_post_once(
         (d.connection_id, d.payload["fields"]["text"]) for d in live_service.deliveries()
     )
     assert len(delivered) == 11 and set(delivered.values()) == {1}, delivered
+    # What one run published, the other reports as a replay or a cached result: never twice.
+    rows = [row for outcome in outcomes for row in outcome.rows]
+    assert Counter(row["status"] for row in rows) == {"published": 11, "skipped": 11}
+    assert {row["reason"] for row in rows if row["status"] == "skipped"} == {"already published"}
+
+
+def test_a_post_that_keeps_failing_reports_its_key_attempts_and_total_time(
+    live_service: LiveService, write_campaign: WriteCampaign
+) -> None:
+    live_service.connect("microblog", "@acme")
+    live_service.settings.sandbox.sandbox_failure_rate = 1.0
+    outcome = run_campaign_file(
+        write_campaign(
+            "name: doomed\nretries: {attempts: 2, backoff_seconds: 0.1, max_delay_seconds: 0.1}\n"
+            "posts: [{id: a, microblog: {text: 'Never.'}}]\n"
+        )
+    )
+    assert outcome.state == "FAILED"
+    [row] = outcome.rows
+    assert row["status"] == "failed" and row["error"].startswith("gave up after 2 attempts")
+    assert row["idempotency_key"] and row["attempts"] == 2
+    assert row["duration_seconds"] >= 2.0  # the first attempt waited out Retry-After: 2

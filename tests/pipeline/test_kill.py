@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from pressroom.pipeline.runner import run_campaign_file
+from tests.pipeline import prefect_api
 from tests.pipeline.conftest import LiveService, WriteCampaign
 
 HANDLES = [f"@acme{i}" for i in range(6)]
@@ -29,8 +30,10 @@ def test_a_killed_run_is_finished_by_a_rerun_without_double_posts(
     campaign = write_campaign(CAMPAIGN)
     planned = len(HANDLES) * 4
 
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect-killed")}
-    env.pop("PREFECT_API_URL", None)
+    from prefect.settings import PREFECT_API_URL
+
+    # The killed run reports to the session's Prefect server, where the rerun looks.
+    env = {**os.environ, "PREFECT_API_URL": str(PREFECT_API_URL.value())}
     run = subprocess.Popen(
         [sys.executable, "-m", "pressroom.cli.main", "campaign", "run", str(campaign)],
         env=env,
@@ -60,3 +63,11 @@ def test_a_killed_run_is_finished_by_a_rerun_without_double_posts(
     assert set(per_post.values()) == {1}
     published = [p for p in live_service.posts() if p.status == "published"]
     assert len(published) == planned
+
+    # The killed run does not stay RUNNING: the rerun found its process gone on this host
+    # and marked it Crashed, with the partial results of what it had done.
+    killed = prefect_api.flow_run_by_pid(run.pid)
+    assert killed.state.type.value == "CRASHED", killed.state
+    assert f"its process ({run.pid} on " in (killed.state.message or "")
+    [partial] = [a for a in prefect_api.artifacts(str(killed.id)) if a.key == "busy-week-results"]
+    assert "Partial results" in (partial.description or "")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from pressroom.pipeline import progress
 from pressroom.pipeline.progress import Stage
 from pressroom.pipeline.runner import run_campaign_file
@@ -25,6 +27,9 @@ class Recorder:
 
     def advanced(self, stage: Stage) -> None:
         self.done[stage] += 1
+
+    def notice(self, text: str) -> None:
+        pass
 
 
 def media_campaign(folder: Path) -> str:
@@ -74,6 +79,7 @@ def test_media_are_uploaded_once_per_content_and_posts_follow_readiness(
     assert outcome.ok, outcome.message
     expected = {Stage.UPLOAD: 2, Stage.READY: 2, Stage.POST: 5}
     assert recorder.totals == expected and recorder.done == expected
+    assert outcome.message == "5 posts: 5 published", "the summary counts what the bar counts"
     assert Counter(r["status"] for r in outcome.rows) == {"published": 5}
     with_media = [d for d in live_service.deliveries() if d.payload["media"]]
     assert len({d.payload["media"]["fileId"] for d in with_media}) == 2, "one upload per content"
@@ -107,17 +113,12 @@ def test_a_post_whose_media_never_gets_ready_fails_alone(
     live_service: LiveService,
     write_campaign: WriteCampaign,
     tmp_path: Path,
-    monkeypatch: object,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     connect(live_service)
     live_service.settings.processing_delay_ms = 60_000
-    import os
-
-    os.environ["PRESSROOM_PIPELINE_READY_TIMEOUT_SECONDS"] = "1"
-    try:
-        outcome = run_campaign_file(write_campaign(media_campaign(tmp_path)))
-    finally:
-        del os.environ["PRESSROOM_PIPELINE_READY_TIMEOUT_SECONDS"]
+    monkeypatch.setenv("PRESSROOM_PIPELINE_READY_TIMEOUT_SECONDS", "1")
+    outcome = run_campaign_file(write_campaign(media_campaign(tmp_path)))
 
     assert outcome.state == "FAILED"
     by_post = {(r["post"], r["platform"]): r for r in outcome.rows}
@@ -126,3 +127,42 @@ def test_a_post_whose_media_never_gets_ready_fails_alone(
         assert by_post[key]["status"] == "failed"
         assert "not ready" in by_post[key]["error"]
     assert len(live_service.deliveries()) == 1
+
+
+def test_a_rerun_from_another_directory_uploads_nothing_and_posts_nothing_twice(
+    live_service: LiveService,
+    write_campaign: WriteCampaign,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The state is in the user's state dir, not the working directory."""
+    connect(live_service)
+    monkeypatch.delenv("PRESSROOM_PIPELINE_STATE_DIR")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    campaign = write_campaign(media_campaign(tmp_path))
+    for folder in ("first", "second"):
+        (tmp_path / folder).mkdir()
+    monkeypatch.chdir(tmp_path / "first")
+    assert run_campaign_file(campaign).ok
+    uploads = files_of(live_service)
+    assert len(uploads) == 2
+    delivered = len(live_service.deliveries())
+
+    monkeypatch.chdir(tmp_path / "second")
+    again = run_campaign_file(campaign)
+
+    assert again.ok, again.message
+    assert {r["status"] for r in again.rows} == {"skipped"}
+    assert len(live_service.deliveries()) == delivered
+    assert files_of(live_service) == uploads, "uploaded again"
+    assert not (tmp_path / "first" / ".pressroom").exists()
+
+
+def files_of(live: LiveService) -> set[str]:
+    from sqlalchemy import select
+
+    from pressroom.service.db.models import File
+    from pressroom.service.db.session import transaction
+
+    with transaction(live.sessions, write=False) as db:
+        return set(db.scalars(select(File.id)))

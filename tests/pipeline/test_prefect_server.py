@@ -102,6 +102,93 @@ def test_a_run_on_a_real_server_shows_its_tasks_and_artifacts(
     assert "on-server-summary" in by_key
 
 
+def start_serve(
+    folder: Path, api_url: str, home: Path, log: Path, *extra: str
+) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "PREFECT_API_URL": api_url,
+        "PREFECT_HOME": str(home),
+        "PREFECT_RUNNER_POLL_FREQUENCY": "1",
+    }
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "pressroom.cli.main",
+                "serve",
+                "--pipelines",
+                str(folder),
+                *extra,
+            ],
+            env=env,
+            # serve leads a process group of its own, as in a terminal: the test signals
+            # serve alone and then checks that nothing of that group is left.
+            start_new_session=True,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def group_exists(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def stop_with_sigterm(
+    serve: subprocess.Popen[bytes], signum: signal.Signals = signal.SIGTERM
+) -> set[int]:
+    """SIGTERM (or ``signum``) to serve alone; returns the processes it had started."""
+    started = descendants(serve.pid)
+    groups = {os.getpgid(pid) for pid in started if alive(pid)}
+    os.kill(serve.pid, signum)
+    try:
+        serve.wait(timeout=120)
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = {pid for pid in started if alive(pid)}
+    for pid in left:  # clean up before failing, so no test leaves one behind
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"serve left processes behind: {left}"
+    assert not group_exists(serve.pid)
+    assert not any(group_exists(g) for g in groups), "a process group serve started remains"
+    return started
+
+
 def test_serve_picks_up_a_new_campaign_without_a_restart(
     prefect_server: str, tmp_path: Path
 ) -> None:
@@ -111,23 +198,7 @@ def test_serve_picks_up_a_new_campaign_without_a_restart(
         "name: weekly\nschedule: {cron: '0 9 * * 1', timezone: Europe/Berlin}\n"
         "posts: [{id: a, microblog: {text: hi}}]\n"
     )
-    env = {**os.environ, "PREFECT_API_URL": prefect_server, "PREFECT_HOME": str(tmp_path)}
-    serve = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "pressroom.cli.main",
-            "serve",
-            "--pipelines",
-            str(folder),
-            "--poll-seconds",
-            "0.5",
-        ],
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    serve = start_serve(folder, prefect_server, tmp_path, tmp_path / "serve.log")
     try:
         first = wait_for_deployment(prefect_server, "weekly")
         assert first["schedules"][0]["schedule"]["cron"] == "0 9 * * 1"
@@ -140,8 +211,126 @@ def test_serve_picks_up_a_new_campaign_without_a_restart(
         assert added["parameters"]["campaign_file"] == str((folder / "daily.yaml").resolve())
         assert serve.poll() is None, "serve had to restart"
     finally:
-        os.killpg(serve.pid, signal.SIGTERM)
-        serve.wait(timeout=60)
+        stop_with_sigterm(serve)
+
+
+def test_serve_stops_on_sigterm_and_nothing_it_started_posts_afterwards(
+    prefect_server: str, live_service: LiveService, tmp_path: Path
+) -> None:
+    live_service.connect("microblog", "@acme")
+    folder = tmp_path / "pipelines"
+    folder.mkdir()
+    (folder / "nightly.yaml").write_text(
+        "name: nightly\nschedule: {cron: '0 3 * * *', timezone: UTC}\n"
+        "posts: [{id: a, microblog: {text: late night}}]\n"
+    )
+    log = tmp_path / "serve.log"
+    serve = start_serve(folder, prefect_server, tmp_path, log)
+    deployment = wait_for_deployment(prefect_server, "nightly")
+    time.sleep(2)  # the runner polls for due runs every second from here on
+
+    started = stop_with_sigterm(serve)
+    assert started, "serve started no process"
+    assert serve.returncode == 0, log.read_text()
+    # A run that comes due now is picked up by nobody: nothing of serve is left to post.
+    api(prefect_server, f"/deployments/{deployment['id']}/create_flow_run", {})
+    time.sleep(6)
+    assert live_service.deliveries() == []
+    output = log.read_text()
+    assert "never awaited" not in output and "Traceback" not in output, output
+
+
+def run_in_flight(
+    prefect_server: str, live_service: LiveService, tmp_path: Path, *serve_args: str
+) -> tuple[subprocess.Popen[bytes], str, Path]:
+    """serve with one campaign whose post takes seconds, and a run of it in flight."""
+    live_service.connect("microblog", "@acme")
+    live_service.settings.sandbox.sandbox_latency_ms = 4000
+    folder = tmp_path / "pipelines"
+    folder.mkdir()
+    (folder / "slow.yaml").write_text(
+        "name: slow\nschedule: {cron: '0 3 * * *', timezone: UTC}\n"
+        "posts: [{id: a, microblog: {text: taking its time}}]\n"
+    )
+    log = tmp_path / "serve.log"
+    serve = start_serve(folder, prefect_server, tmp_path, log, *serve_args)
+    deployment = wait_for_deployment(prefect_server, "slow")
+    run = api(prefect_server, f"/deployments/{deployment['id']}/create_flow_run", {})
+    deadline = time.monotonic() + 120
+    while not live_service.posts():  # the publish request is at the platform
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
+    return serve, str(run["id"]), log
+
+
+def flow_run_state(url: str, flow_run_id: str) -> str:
+    response = httpx.get(f"{url}/flow_runs/{flow_run_id}", timeout=30)
+    response.raise_for_status()
+    return str(response.json()["state_type"])
+
+
+def test_ctrl_c_lets_the_run_in_flight_finish_then_stops_everything(
+    prefect_server: str, live_service: LiveService, tmp_path: Path
+) -> None:
+    serve, flow_run_id, log = run_in_flight(prefect_server, live_service, tmp_path)
+    stop_with_sigterm(serve, signal.SIGINT)
+    assert serve.returncode == 0, log.read_text()
+    assert flow_run_state(prefect_server, flow_run_id) == "COMPLETED", log.read_text()
+    assert len(live_service.deliveries()) == 1
+    assert "never awaited" not in log.read_text()
+
+
+def test_a_run_still_in_flight_after_the_grace_period_is_cancelled(
+    prefect_server: str, live_service: LiveService, tmp_path: Path
+) -> None:
+    serve, flow_run_id, log = run_in_flight(
+        prefect_server, live_service, tmp_path, "--grace-seconds", "0.5"
+    )
+    stop_with_sigterm(serve)
+    assert serve.returncode == 0, log.read_text()
+    assert flow_run_state(prefect_server, flow_run_id) == "CANCELLED", log.read_text()
+
+
+def test_serve_marks_a_run_whose_process_died_crashed_and_leaves_a_live_one(
+    prefect_server: str, tmp_path: Path
+) -> None:
+    import socket
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    flow = api(prefect_server, "/flows/", {"name": "run-campaign"})
+    lease = "2099-01-01T00:00:00+00:00"
+    runs = {}
+    for name, pid in (("dead", gone.pid), ("live", os.getpid())):
+        run = api(
+            prefect_server,
+            "/flow_runs/",
+            {"flow_id": flow["id"], "name": name, "state": {"type": "RUNNING"}},
+        )
+        labels = {"pressroom.host": socket.gethostname(), "pressroom.pid": str(pid)}
+        httpx.patch(
+            f"{prefect_server}/flow_runs/{run['id']}/labels",
+            json={**labels, "pressroom.lease-until": lease},
+            timeout=30,
+        ).raise_for_status()
+        runs[name] = run["id"]
+    folder = tmp_path / "pipelines"
+    folder.mkdir()
+    serve = start_serve(folder, prefect_server, tmp_path, tmp_path / "serve.log")
+    try:
+        deadline = time.monotonic() + 120
+        while flow_run_state(prefect_server, runs["dead"]) == "RUNNING":
+            assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+            time.sleep(0.5)
+    finally:
+        stop_with_sigterm(serve)
+    assert flow_run_state(prefect_server, runs["dead"]) == "CRASHED"
+    assert flow_run_state(prefect_server, runs["live"]) == "RUNNING"
+    api(
+        prefect_server,
+        f"/flow_runs/{runs['live']}/set_state",
+        {"state": {"type": "CANCELLED"}, "force": True},
+    )
 
 
 def wait_for_deployment(url: str, name: str, timeout: float = 120) -> dict[str, Any]:

@@ -125,3 +125,57 @@ def test_a_service_that_echoed_the_key_before_may_be_retried_after_a_timeout(
     ):
         publish_post(hosted, planned, {}, key="k1", evidence=evidence, attempt=1)
     assert json.loads(timeouts[0].content)["text"] == "Hello there."
+
+
+def test_a_5xx_whose_record_is_unknown_is_looked_up_not_resent(tmp_path: Path) -> None:
+    """``error.recordStatus: unknown``: the platform got the request; the pipeline asks
+    for the record before anything is sent again."""
+    publishes: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/api/v2/microblog/publish":
+            publishes.append(request)
+            return httpx.Response(
+                503,
+                headers={"Retry-After": "1"},
+                json={
+                    "success": False,
+                    "error": {
+                        "code": "platform_unavailable",
+                        "message": "the platform failed after receiving the post",
+                        "field": None,
+                        "recordStatus": "unknown",
+                    },
+                },
+            )
+        assert request.url.path == "/api/posts"
+        return httpx.Response(
+            200,
+            json={
+                "success": True,
+                "posts": [
+                    {
+                        "recordId": "post_1",
+                        "platform": "microblog",
+                        "connectionId": "c1",
+                        "status": "published",
+                        "url": "https://microblog.example/acme/status/1",
+                        "idempotencyKey": "k-unknown",
+                    }
+                ],
+                "nextCursor": None,
+            },
+        )
+
+    http = httpx.Client(transport=httpx.MockTransport(answer), base_url="https://ours.example")
+    with Client(api_key="prk_live_x", http_client=http) as ours:
+        row = publish_post(
+            ours,
+            planned_post(tmp_path, CONNECTIONS),
+            {},
+            key="k-unknown",
+            evidence=IdempotencyEvidence(),
+            attempt=1,
+        )
+    assert row.status is Status.PUBLISHED and row.url == "https://microblog.example/acme/status/1"
+    assert len(publishes) == 1

@@ -143,7 +143,12 @@ class _Checker:
                 ),
                 key=lambda content: self.report.source.key(content.path),  # file order
             )
-            if not contents and not self._has_blocks(post):
+            # A post whose only platform key is unknown (`twitter:`) was reported for that.
+            if (
+                not contents
+                and not self._has_blocks(post)
+                and not self.report.has_unknown_key_in(path)
+            ):
                 self.report.error(
                     path,
                     f"post '{post.id}' goes nowhere: add a block for at least one platform "

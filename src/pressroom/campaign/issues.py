@@ -50,6 +50,8 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
         close = [option for option in options if option.lower() == word.lower()]
     if close:
         return f"did you mean '{close[0]}'?"
+    if not options:
+        return "nothing else is expected here"
     return "expected one of: " + ", ".join(options)
 
 
@@ -65,6 +67,8 @@ class Reporter:
         self.file = file
         self.source = source
         self.issues: list[Issue] = []
+        self.unknown_keys: set[Path] = set()
+        """Keys reported as unknown: what they meant is not checked again."""
 
     def error(
         self, path: Path, message: str, *, at_key: bool = False, place: Path | None = None
@@ -92,6 +96,9 @@ class Reporter:
 
     def at(self, mark: Mark, path: str, message: str, severity: Severity = Severity.ERROR) -> None:
         self.issues.append(Issue(self.file, mark.line, mark.column, path, message, severity))
+
+    def has_unknown_key_in(self, mapping: Path) -> bool:
+        return any(key[:-1] == mapping for key in self.unknown_keys)
 
     @property
     def has_errors(self) -> bool:

@@ -77,6 +77,12 @@ class SourceMap:
                 return self.values[prefix]
         return ORIGIN
 
+    def alias(self, written: Path, read_as: Path) -> None:
+        """Positions under ``written`` also answer for ``read_as`` (a key read as another)."""
+        for table in (self.values, self.keys, self.comments):
+            for path in [p for p in table if p[: len(written)] == written]:
+                table[(*read_as, *path[len(written) :])] = table[path]  # type: ignore[assignment]
+
     def key(self, path: Path) -> Mark:
         """The key's position (list items have none: their value's), else the nearest."""
         for prefix in _prefixes(path):
@@ -120,7 +126,7 @@ def parse(text: str) -> Parsed:
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        raise _syntax_error(exc) from None
+        raise _syntax_error(exc, text) from None
     except yaml.YAMLError as exc:  # pragma: no cover - errors without a mark are rare
         raise YamlSyntaxError(ORIGIN, str(exc)) from None
     builder = _Builder(text.splitlines())
@@ -130,9 +136,20 @@ def parse(text: str) -> Parsed:
     return Parsed(builder.build(root, ()), builder.source, builder.problems)
 
 
-def _syntax_error(exc: yaml.MarkedYAMLError) -> YamlSyntaxError:
+def _syntax_error(exc: yaml.MarkedYAMLError, text: str) -> YamlSyntaxError:
+    if (quote := _unclosed_quote(exc, text)) is not None:
+        mark, char = quote
+        return YamlSyntaxError(
+            mark,
+            f"invalid YAML: the quote {char} opened here is not closed on its line; close it "
+            "(or, for a quote inside the text, use the other kind of quotes around it)",
+        )
     mark_source = exc.problem_mark or exc.context_mark
     mark = Mark.of(mark_source) if mark_source is not None else ORIGIN
+    if mark_source is not None and _char_at(text, mark_source) == "\t":
+        return YamlSyntaxError(
+            mark, "invalid YAML: a tab character here; indent with spaces, not tabs"
+        )
     problem = exc.problem or "invalid YAML"
     if exc.context:
         problem = f"{problem} ({exc.context}"
@@ -142,6 +159,43 @@ def _syntax_error(exc: yaml.MarkedYAMLError) -> YamlSyntaxError:
     hint = next((hint for needle, hint in _HINTS if needle in str(exc)), None)
     message = f"invalid YAML: {problem}" + (f"; {hint}" if hint else "")
     return YamlSyntaxError(mark, message)
+
+
+def _char_at(text: str, mark: Any) -> str:
+    line: int = mark.line
+    column: int = mark.column
+    lines = text.splitlines()
+    if line < len(lines) and column < len(lines[line]):
+        return lines[line][column]
+    return ""
+
+
+def _unclosed_quote(exc: yaml.MarkedYAMLError, text: str) -> tuple[Mark, str] | None:
+    """Where a quote that was never closed on its line opened, when that is what broke.
+
+    YAML lets a quoted text run over several lines, so a missing closing quote is only
+    noticed lines later, at the next quote (reported there as a bracket or indentation
+    problem). A campaign's quoted texts are single lines: when a quoted text spans lines
+    and ends on the line of the error, its opening quote is the mistake.
+    """
+    if exc.context == "while scanning a quoted scalar" and exc.context_mark is not None:
+        return Mark.of(exc.context_mark), _char_at(text, exc.context_mark)
+    problem = exc.problem_mark
+    if problem is None:
+        return None
+    try:
+        for token in yaml.scan(text, Loader=_Loader):
+            if token.start_mark.index >= problem.index:
+                break
+            if (
+                isinstance(token, yaml.ScalarToken)
+                and token.style in ("'", '"')
+                and token.start_mark.line < token.end_mark.line == problem.line
+            ):
+                return Mark.of(token.start_mark), str(token.style)
+    except yaml.YAMLError:
+        pass
+    return None
 
 
 class _Builder:

@@ -54,6 +54,7 @@ def check_shape(data: Any, report: Reporter) -> Shape:
         what = "empty" if data is None else f"{_describe(data)}, not a mapping"
         report.error((), f"the file is {what}; a campaign starts with 'name:' and has 'posts:'")
         return shape
+    data = _read_part_near_misses(data, report)
     header = {
         key: (_PARTS[key]() if key in _PARTS else value)
         for key, value in data.items()
@@ -124,6 +125,25 @@ def _validate(
     return None  # pragma: no cover - every round sets something aside or stops
 
 
+def _read_part_near_misses(data: dict[str, Any], report: Reporter) -> dict[str, Any]:
+    """``post:`` for ``posts:`` (a part missing, a near miss given): reported once and read
+    as that part, its mistakes placed where they are written. Otherwise the part would be
+    reported missing too, and what is inside it at the top of the file."""
+    absent = [part for part in _PARTS if part not in data]
+    for key in [k for k in data if k not in CampaignFile.model_fields]:
+        if key.startswith(EXTENSION_PREFIX) or not absent:
+            continue
+        close = difflib.get_close_matches(key, absent, n=1, cutoff=0.6)
+        if close:
+            part = close[0]
+            report.error((key,), f"unknown key '{key}'; did you mean '{part}'?", at_key=True)
+            report.unknown_keys.add((key,))
+            report.source.alias((key,), (part,))
+            data = {(part if k == key else k): v for k, v in data.items()}
+            absent.remove(part)
+    return data
+
+
 def _renames(model: type[BaseModel], work: Any, errors: list[ErrorDetails]) -> dict[Path, str]:
     """Unknown keys that are near misses of a field not given: read them as that field."""
     renames: dict[Path, str] = {}
@@ -190,6 +210,7 @@ def _report(
         if model is CampaignFile and len(loc) == 1 and hint.startswith("expected"):
             hint += f" (keys starting with '{EXTENSION_PREFIX}' are ignored: keep anchors there)"
         report.error(path, f"unknown key '{name}'; {hint}", at_key=True)
+        report.unknown_keys.add(path)
         return
     report.error(path, _message(model, error, loc))
 
@@ -242,6 +263,12 @@ def _describe(value: Any) -> str:
 def _fields_at(model: type[BaseModel], loc: Path) -> list[str]:
     current: Any = model
     for part in loc:
+        if isinstance(part, int) and typing.get_origin(current) is list:
+            current = _unwrap(typing.get_args(current)[0])
+            continue
+        if typing.get_origin(current) is dict:
+            current = _unwrap(typing.get_args(current)[1])
+            continue
         if not (isinstance(current, type) and issubclass(current, BaseModel)):
             return []
         info = current.model_fields.get(str(part))

@@ -25,6 +25,18 @@ NICKNAMES = {
     "@hourly": "0 * * * *",
 }
 _FIELDS = ("minute", "hour", "day of month", "month", "day of week")
+_RANGES = {
+    "minute": (0, 59),
+    "hour": (0, 23),
+    "day of month": (1, 31),
+    "month": (1, 12),
+    "day of week": (0, 7),
+}
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July",
+    "August", "September", "October", "November", "December",
+)  # fmt: skip
+_DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 _WEEKDAY_LAST = re.compile(r"L", re.IGNORECASE)
 
 
@@ -44,9 +56,41 @@ def cron_problem(expression: str) -> str | None:
     try:
         CronSim(text, datetime(2000, 1, 1))
     except CronSimError as exc:
-        detail = str(exc).rstrip(".")
-        return f"invalid cron expression: {detail[0].lower()}{detail[1:]}"
+        return _explain(parts, str(exc))
     return None
+
+
+def _explain(parts: list[str], detail: str) -> str:
+    """Name the field, its allowed range, or why the schedule can never fire."""
+    for name, field in zip(_FIELDS, parts, strict=True):
+        low, high = _RANGES[name]
+        for number in _numbers(field):
+            if not low <= number <= high:
+                return f"{name} must be {low}–{high} in a cron expression; got {number}"
+    if "day-of-month" in detail:
+        days, months = _numbers(parts[2]), _numbers(parts[3])
+        if days and months and all(1 <= m <= 12 for m in months):
+            named = " or ".join(_MONTHS[m - 1] for m in sorted(set(months)))
+            return (
+                f"this schedule never fires: {named} never "
+                f"{'has' if len(set(months)) == 1 else 'have'} a day {min(days)}"
+            )
+    for name in _FIELDS:
+        if name.replace(" ", "-") in detail.lower():
+            low, high = _RANGES[name]
+            return f"invalid {name} in the cron expression (allowed: {low}–{high}, ranges a-b, steps */n, lists a,b)"
+    detail = detail.rstrip(".")
+    return f"invalid cron expression: {detail[0].lower()}{detail[1:]}"
+
+
+def _numbers(field: str) -> list[int]:
+    """The plain numbers a cron field names (ranges' ends, not steps); names are skipped."""
+    found = []
+    for item in field.split(","):
+        for end in item.split("/", 1)[0].split("-"):
+            if end.isdigit():
+                found.append(int(end))
+    return found
 
 
 def timezone_problem(name: str) -> str | None:

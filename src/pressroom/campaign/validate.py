@@ -107,3 +107,17 @@ def load(file: str | Path) -> Campaign:
     if report.campaign is None:
         raise CampaignInvalid(report)
     return report.campaign
+
+
+def campaign_name(file: str | Path) -> str:
+    """The campaign's ``name:`` read cheaply (no validation, no media probing), or the
+    file's stem: for naming a run before the file is loaded."""
+    import yaml
+
+    path = Path(file)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        data = None
+    name = data.get("name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) and name.strip() else path.stem

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from pressroom.cli.errors import fail
 from pressroom.cli.options import DataDir, apply_overrides
 
 
@@ -28,6 +29,8 @@ def api(
     from pressroom.service.db.migrate import upgrade
     from pressroom.settings import get_settings
 
+    if problem := port_problem(host, port):
+        fail(f"cannot listen on {host}:{port}: {problem} (try --port)")
     if base_url is None and "PRESSROOM_BASE_URL" not in os.environ:
         base_url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
     apply_overrides(data_dir=data_dir, base_url=base_url)
@@ -38,3 +41,18 @@ def api(
     uvicorn.run(
         "pressroom.service.asgi:app", host=host, port=port, workers=workers, log_level="warning"
     )
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why the address cannot be listened on (taken, not ours), checked as uvicorn binds
+    it, before anything says the service is up."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None

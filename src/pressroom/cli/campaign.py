@@ -13,9 +13,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from pressroom.cli.errors import debugging, expected_errors, fail
+from pressroom.cli.options import ApiKey, BaseUrl, service_address, service_key
 
 if TYPE_CHECKING:
     import httpx
@@ -23,8 +26,6 @@ if TYPE_CHECKING:
     from pressroom.campaign import Campaign, Issue, Plan, Skipped
 
 app = typer.Typer(help="Campaign files: validate, schema, plan, run.", no_args_is_help=True)
-
-DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 
 
 class OutputFormat(StrEnum):
@@ -91,13 +92,8 @@ def plan(
         bool, typer.Option(help="Do not call the API: show each block's connection selector.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Service address (env: PRESSROOM_BASE_URL; default {DEFAULT_BASE_URL})."
-        ),
-    ] = None,
-    api_key: Annotated[str | None, typer.Option(help="API key (env: PRESSROOM_API_KEY).")] = None,
+    base_url: BaseUrl = None,
+    api_key: ApiKey = None,
 ) -> None:
     """Show what the campaign would publish, without posting anything."""
     from pressroom.campaign import plan as make_plan
@@ -113,8 +109,7 @@ def plan(
         _print_offline(campaign, as_json)
         return
     connections = fetch_connections(
-        base_url or os.environ.get("PRESSROOM_BASE_URL") or DEFAULT_BASE_URL,
-        api_key or os.environ.get("PRESSROOM_API_KEY"),
+        service_address(base_url), service_key(api_key, offline_hint=True)
     )
     result = make_plan(campaign, connections)
     if as_json:
@@ -136,12 +131,10 @@ def http_client(base_url: str) -> Iterator[httpx.Client]:
         yield client
 
 
-def fetch_connections(base_url: str, api_key: str | None) -> list[dict[str, Any]]:
+def fetch_connections(base_url: str, api_key: str) -> list[dict[str, Any]]:
     """The unified connection list through ``pressroom.client``; exits with its message."""
     from pressroom.client import APIError, Client, PressroomError
 
-    if not api_key:
-        _fail("set PRESSROOM_API_KEY (or --api-key) to resolve connections, or use --offline")
     try:
         with (
             http_client(base_url) as http,
@@ -149,9 +142,13 @@ def fetch_connections(base_url: str, api_key: str | None) -> list[dict[str, Any]
         ):
             entries = client.list_connections()
     except APIError as exc:
-        _fail(f"the service answered {exc.status}: {exc.message}")
+        if debugging():
+            raise
+        fail(f"the service answered {exc.status}: {exc.message}")
     except PressroomError as exc:
-        _fail(f"cannot reach the service at {base_url}: {exc}")
+        if debugging():
+            raise
+        fail(f"cannot reach the service at {base_url}: {exc}")
     return [entry.model_dump(exclude_none=True) for entry in entries]
 
 
@@ -300,11 +297,6 @@ def _size(size: int) -> str:
     return f"{size / 1024:.1f} KB" if size < 1024 * 1024 else f"{size / 1024 / 1024:.1f} MB"
 
 
-def _fail(message: str) -> NoReturn:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    raise typer.Exit(1)
-
-
 @app.command()
 def run(
     file: Annotated[Path, typer.Argument(help="The campaign file.")],
@@ -313,16 +305,21 @@ def run(
         typer.Option(help="Which edition this run is (default: manual). A new edition posts anew."),
     ] = None,
     dry_run: Annotated[bool, typer.Option(help="Plan and report; post nothing.")] = False,
+    base_url: BaseUrl = None,
+    api_key: ApiKey = None,
 ) -> None:
     """Run the campaign through Prefect (ephemeral, or the server at PREFECT_API_URL).
 
-    Every post goes out exactly once per edition: run it again and what was published is
-    skipped. Exits 1 if any post failed or is unconfirmed.
+    The file is validated and planned first, so a mistake, a wrong key or an unreachable
+    service is reported at once, before Prefect starts. Every post goes out exactly once
+    per edition: run it again and what was published is skipped. Exits 1 if any post
+    failed or is unconfirmed.
     """
+    preflight(file, service_address(base_url), service_key(api_key))
     from pressroom.pipeline.runner import prepare_prefect, run_campaign_file, ui_hint
 
     prepare_prefect()
-    with progress_bars():
+    with expected_errors(), progress_bars():
         outcome = run_campaign_file(file, edition=edition, dry_run=dry_run)
     typer.echo(f"{outcome.state.lower()}: {outcome.message}")
     typer.echo(f"see it in the Prefect UI: {ui_hint(outcome.flow_run_id)}")
@@ -330,10 +327,30 @@ def run(
         raise typer.Exit(1)
 
 
+def preflight(file: Path, base_url: str, api_key: str) -> Plan:
+    """Validate and plan without Prefect: what ``plan`` checks, in a second or two.
+
+    The flow's client reads the address and key from the environment, so they are set
+    there for it (the key is never a flow parameter: parameters show in the UI).
+    """
+    from pressroom.campaign import plan as make_plan
+    from pressroom.campaign import validate_files
+
+    if not file.is_file():
+        fail(f"{file}: no such file")
+    (report,) = validate_files([file])
+    if report.campaign is None:
+        _print_issues(report.issues, OutputFormat.TEXT)
+        fail(f"{_plural(len(report.errors), 'error')} in {file}: nothing was run")
+    os.environ["PRESSROOM_BASE_URL"] = base_url
+    os.environ["PRESSROOM_API_KEY"] = api_key
+    return make_plan(report.campaign, fetch_connections(base_url, api_key))
+
+
 @app.command()
 def deployments(
     pipelines: Annotated[
-        Path | None, typer.Option(help="Folder of campaign files [default: ./pipelines].")
+        Path | None, typer.Option(help=r"Folder of campaign files \[default: ./pipelines].")
     ] = None,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write to this file, not stdout.")
@@ -373,6 +390,9 @@ def progress_bars() -> Iterator[None]:
 
         def advanced(self, stage: Stage) -> None:
             bars.advance(ids[stage])
+
+        def notice(self, text: str) -> None:
+            bars.console.print(text)
 
     progress.listen(Bars())
     try:

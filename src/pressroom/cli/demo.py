@@ -26,7 +26,7 @@ def demo(
     port: Annotated[int, typer.Option(help="Port for the embedded service.")] = DEFAULT_PORT,
     data_dir: DataDir = None,
     campaign: Annotated[
-        Path | None, typer.Option(help="Campaign to run [default: pipelines/demo.yaml].")
+        Path | None, typer.Option(help=r"Campaign to run \[default: pipelines/demo.yaml].")
     ] = None,
     serve: Annotated[
         bool, typer.Option(help="Keep the service running afterwards (Ctrl-C stops it).")

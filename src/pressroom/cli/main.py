@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
-from pressroom.cli import admin, api, campaign, demo, serve
+from pressroom.cli import admin, api, campaign, demo, errors, serve
 
 app = typer.Typer(
     name="pressroom",
@@ -12,6 +14,18 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+@app.callback()
+def main(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the traceback of an expected error.")
+    ] = False,
+) -> None:
+    """Self-hostable social publishing: the service, its admin, and campaign pipelines."""
+    errors.set_debug(debug)
+
+
 app.command("api")(api.api)
 app.command("demo")(demo.demo)
 app.command("serve")(serve.serve)

@@ -8,40 +8,50 @@ from typing import Annotated
 
 import typer
 
+from pressroom.pipeline.serving import DEFAULT_GRACE_SECONDS
+
 
 def serve(
     pipelines: Annotated[
-        Path | None, typer.Option(help="Folder of campaign files [default: ./pipelines].")
+        Path | None,
+        typer.Option(help=r"Folder of campaign files \[default: ./pipelines]."),
     ] = None,
     port: Annotated[
         int, typer.Option(help="Port of the local Prefect server, if one is started.")
     ] = 4200,
-    poll_seconds: Annotated[float, typer.Option(help="How often to look for changed files.")] = 2.0,
+    grace_seconds: Annotated[
+        float,
+        typer.Option(help="On stop, how long a run in flight may take before it is cancelled."),
+    ] = DEFAULT_GRACE_SECONDS,
 ) -> None:
     """Serve the scheduled campaigns, picking up added or changed files without a restart.
 
     Uses the Prefect server at PREFECT_API_URL, or starts a local one (Prefect cannot
-    schedule on its ephemeral server) and prints where its UI is.
+    schedule on its ephemeral server) and prints where its UI is. SIGTERM or Ctrl-C stops
+    scheduling at once, lets a run in flight finish within the grace period, and stops
+    every process serve started.
     """
     from pressroom.pipeline.runner import prepare_prefect, project_root
-    from pressroom.pipeline.serving import LocalPrefectServer, Supervisor
+    from pressroom.pipeline.serving import LocalPrefectServer, Supervisor, stop_signals
 
     prepare_prefect()
     directory = (pipelines or project_root() / "pipelines").resolve()
+    supervisor = Supervisor(directory, grace_seconds=grace_seconds, say=typer.echo)
     server = None
-    if not os.environ.get("PREFECT_API_URL"):
-        server = LocalPrefectServer(port)
-        typer.echo("starting a local Prefect server (PREFECT_API_URL is not set)…")
-        os.environ["PREFECT_API_URL"] = server.start()
-        typer.echo(f"Prefect UI: http://127.0.0.1:{port}")
-    typer.echo(f"serving the scheduled campaigns in {directory} (Ctrl-C stops)")
-    try:
-        Supervisor(directory, poll_seconds=poll_seconds, say=typer.echo).run_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if server is not None:
-            server.stop()
+    with stop_signals(supervisor.stopping):
+        try:
+            if not os.environ.get("PREFECT_API_URL"):
+                server = LocalPrefectServer(port)
+                typer.echo("starting a local Prefect server (PREFECT_API_URL is not set)…")
+                os.environ["PREFECT_API_URL"] = server.start()
+                typer.echo(f"Prefect UI: http://127.0.0.1:{port}")
+            if not supervisor.stopping.is_set():
+                typer.echo(f"serving the scheduled campaigns in {directory} (Ctrl-C stops)")
+                supervisor.run_until_stopped()
+                typer.echo("stopped")
+        finally:
+            if server is not None:
+                server.stop()
 
 
 def prefect_env() -> None:

@@ -7,6 +7,7 @@ serve`` supervises that process and restarts it when the campaign files change.
 
 from __future__ import annotations
 
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,19 +96,80 @@ def build(campaigns: list[ScheduledCampaign]) -> list[Any]:
     ]
 
 
-def main(argv: list[str]) -> None:
-    from prefect import serve
+async def serve_until_stopped(deployments: list[Any], grace_seconds: float) -> None:
+    """Prefect's ``Runner`` until SIGTERM or SIGINT: then no new run starts, a run in flight
+    has ``grace_seconds`` to finish, and what is still running is cancelled (state
+    Cancelled in Prefect, so it does not stay RUNNING)."""
+    import asyncio
 
-    directory = Path(argv[0]) if argv else project_root() / "pipelines"
-    campaigns, left_out = scheduled_campaigns(directory)
+    from prefect.runner import Runner
+
+    runner = Runner(name="pressroom-serve")
+    for item in deployments:
+        await runner.aadd_deployment(item)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    running = asyncio.create_task(runner.start())
+    # Runner.start installs its own SIGTERM handler (exit at once) as it begins: ours
+    # replaces it after that first step, so both signals take the graceful path.
+    await asyncio.sleep(0)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait({running, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    if running.done():
+        stopped.cancel()
+        return running.result()
+
+    print("stopping: no new runs; waiting for the runs in flight", flush=True)
+    # Stop polling for scheduled runs at once (Runner.astop would also cancel the runs in
+    # flight, which is what the grace period is for).
+    runner.stopping = True
+    poller = getattr(runner, "_scheduled_run_poller", None)
+    if poller is not None:
+        poller.stopping = True
+    deadline = loop.time() + grace_seconds
+    while _runs_in_flight(runner) and loop.time() < deadline:
+        await asyncio.sleep(0.2)
+    if left := _runs_in_flight(runner):
+        print(f"cancelling {left} run(s) still in flight after {grace_seconds:.0f} s", flush=True)
+    if runner.started:
+        await runner.astop()
+    await running
+
+
+def _runs_in_flight(runner: Any) -> int:
+    """Flow runs this runner has started or is starting (Prefect 3.8 keeps the scheduled
+    ones in its process manager, runs started otherwise in a process map)."""
+    manager = getattr(runner, "_process_manager", None)
+    tracked = set(manager.flow_run_ids()) if manager is not None else set()
+    tracked |= set(getattr(runner, "_flow_run_process_map", {}))
+    tracked |= set(getattr(runner, "_submitting_flow_run_ids", ()))
+    return len(tracked)
+
+
+def main(argv: list[str]) -> None:
+    import argparse
+    import asyncio
+
+    parser = argparse.ArgumentParser(prog="python -m pressroom.pipeline.deployments")
+    parser.add_argument("directory", type=Path, nargs="?", default=project_root() / "pipelines")
+    parser.add_argument("--grace-seconds", type=float, default=30.0)
+    args = parser.parse_args(argv)
+    from pressroom.pipeline.prefect_liveness import settle_abandoned_runs
+
+    # Runs whose process died while nobody was serving would stay RUNNING otherwise.
+    for line in settle_abandoned_runs(None, current=None):
+        print(line, flush=True)
+    campaigns, left_out = scheduled_campaigns(args.directory)
     for line in left_out:
         print(f"not served: {line}", flush=True)
     if not campaigns:
-        print(f"no scheduled campaign in {directory}; waiting for one", flush=True)
+        print(f"no scheduled campaign in {args.directory}; waiting for one", flush=True)
         return
     for c in campaigns:
         print(f"serving {c.name}: {c.cron} ({c.timezone}) from {c.file}", flush=True)
-    serve(*build(campaigns))
+    asyncio.run(serve_until_stopped(build(campaigns), args.grace_seconds))
 
 
 if __name__ == "__main__":

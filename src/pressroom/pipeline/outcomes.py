@@ -20,6 +20,20 @@ class Status(StrEnum):
     """Sent, then no answer, and the service cannot say whether it went out: check by hand."""
 
 
+class Kind(StrEnum):
+    POST = "post"
+    """A publish call: what the progress bar and the summary count as posts."""
+    THUMBNAIL = "thumbnail"
+    """A video_sharing thumbnail set after its video's publish."""
+    NOT_POSTABLE = "not postable"
+    """A planned target that cannot post (inactive connection): no call was made."""
+
+
+ALREADY_PUBLISHED = "already published"
+"""Why a post was skipped when an earlier run (or attempt) had published it already: the
+exactly-once record had it, or the service replayed its answer (``Idempotent-Replayed``)."""
+
+
 @dataclass(frozen=True)
 class ResultRow:
     post: str
@@ -30,8 +44,16 @@ class ResultRow:
     error: str | None = None
     attempts: int = 0
     duration_seconds: float = 0.0
+    """All attempts together, waits between them included."""
     idempotency_key: str | None = None
     item_id: str | None = None
+    reason: str | None = None
+    """Why it was skipped (``already published``), when it was."""
+    kind: Kind = Kind.POST
+
+    @property
+    def status_text(self) -> str:
+        return f"{self.status.value} ({self.reason})" if self.reason else self.status.value
 
     def with_status(self, status: Status, **changes: Any) -> ResultRow:
         values = {**asdict(self), "status": status, **changes}
@@ -44,6 +66,7 @@ class ResultRow:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["status"] = self.status.value
+        data["kind"] = self.kind.value
         return data
 
 
@@ -56,18 +79,20 @@ class PublishFailed(Exception):
 
 
 COLUMNS = ("post", "platform", "connection", "status", "url or error", "attempts", "duration")
+ARTIFACT_COLUMNS = (*COLUMNS, "idempotency key")
 
 
-def table_rows(rows: Iterable[ResultRow]) -> list[list[str]]:
+def table_rows(rows: Iterable[ResultRow], *, with_key: bool = False) -> list[list[str]]:
     return [
         [
             r.post,
             r.platform,
             r.connection,
-            r.status.value,
+            r.status_text,
             r.detail,
             str(r.attempts),
             f"{r.duration_seconds:.2f} s",
+            *([r.idempotency_key or ""] if with_key else []),
         ]
         for r in rows
     ]
@@ -77,12 +102,31 @@ def counts(rows: Sequence[ResultRow]) -> dict[str, int]:
     return {status.value: sum(1 for r in rows if r.status is status) for status in Status}
 
 
+def summary_message(rows: Sequence[ResultRow]) -> str:
+    """``59 posts: 57 published, 2 failed; 1 thumbnail: 1 published``: posts counted as
+    the progress bar counts them (publish calls), thumbnails and targets that could not
+    post apart."""
+    parts = []
+    for kind, one, many in (
+        (Kind.POST, "post", "posts"),
+        (Kind.THUMBNAIL, "thumbnail", "thumbnails"),
+        (Kind.NOT_POSTABLE, "not postable", "not postable"),
+    ):
+        of_kind = [r for r in rows if r.kind is kind]
+        if not of_kind and kind is not Kind.POST:
+            continue
+        tally = ", ".join(f"{n} {status}" for status, n in counts(of_kind).items() if n)
+        parts.append(
+            f"{len(of_kind)} {one if len(of_kind) == 1 else many}" + (f": {tally}" if tally else "")
+        )
+    return "; ".join(parts)
+
+
 def markdown_summary(campaign: str, edition: str, rows: Sequence[ResultRow]) -> str:
-    tally = counts(rows)
     lines = [
         f"# Campaign `{campaign}` · edition `{edition}`",
         "",
-        " · ".join(f"**{n}** {status}" for status, n in tally.items() if n) or "nothing to do",
+        summary_message(rows) if rows else "nothing to do",
         "",
     ]
     problems = [r for r in rows if r.status in (Status.FAILED, Status.UNCONFIRMED)]
@@ -117,3 +161,8 @@ def print_table(title: str, rows: Sequence[ResultRow]) -> None:
     if not console.is_terminal:
         console = Console(width=160)  # logs and CI: do not fold URLs into 80 columns
     console.print(table)
+
+
+def artifact_slug(name: str) -> str:
+    """Artifact keys take lowercase letters, digits and dashes only."""
+    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "campaign"

@@ -21,6 +21,9 @@ from collections.abc import Mapping, MutableMapping
 CLIENT: Mapping[str, str] = {
     # The ephemeral server can take 15 s to start on a cold, busy machine.
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+    # pressroom's own lines of a run (uploads, waits, look-ups, retries) in its run logs
+    # in the UI; see pressroom.pipeline.run_logs.
+    "PREFECT_LOGGING_EXTRA_LOGGERS": "pressroom.client,pressroom.pipeline",
 }
 
 SERVER: Mapping[str, str] = {

@@ -23,6 +23,9 @@ class Listener(Protocol):
 
     def advanced(self, stage: Stage) -> None: ...
 
+    def notice(self, text: str) -> None:
+        """A line for the person watching (a long wait), above the bars."""
+
 
 _lock = threading.Lock()
 _listener: Listener | None = None
@@ -44,3 +47,12 @@ def advanced(stage: Stage) -> None:
     with _lock:
         if _listener is not None:
             _listener.advanced(stage)
+
+
+def notice(text: str) -> bool:
+    """Show ``text`` to the person watching this run; False when nobody listens here."""
+    with _lock:
+        if _listener is None:
+            return False
+        _listener.notice(text)
+        return True

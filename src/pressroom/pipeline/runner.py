@@ -108,5 +108,7 @@ def _flush_events() -> None:
     """Let the last task-run events reach the server before it stops with this process
     (otherwise the ephemeral server logs flush errors at exit and may lose them)."""
     from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
 
     EventsWorker.drain_all(timeout=10)
+    APILogWorker.drain_all(timeout=10)

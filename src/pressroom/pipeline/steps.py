@@ -2,7 +2,8 @@
 
 Exactly once, from the publish step's side: every call carries the post's deterministic
 ``Idempotency-Key``. When an attempt's outcome is unknown (the request went out, then a
-timeout or a dropped connection) it is never simply sent again:
+timeout or a dropped connection, or a 5xx whose ``error.recordStatus`` is ``unknown``) it
+is never simply sent again:
 
 1. If the service keeps a post record (``find_post``), ask it: found means published;
    not found means nothing went out, and the retry is safe.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from threading import Lock
 
@@ -30,8 +31,9 @@ from pressroom.client import (
     TransportError,
 )
 from pressroom.client.models import PUBLISH_REQUESTS
+from pressroom.pipeline import progress
 from pressroom.pipeline.media_memory import MediaMemory
-from pressroom.pipeline.outcomes import PublishFailed, ResultRow, Status
+from pressroom.pipeline.outcomes import ALREADY_PUBLISHED, Kind, PublishFailed, ResultRow, Status
 from pressroom.pipeline.retrying import TransientFailure, is_transient, retry_after
 
 log = logging.getLogger(__name__)
@@ -50,14 +52,38 @@ class IdempotencyEvidence:
                 self.honoured = True
 
 
-def transient_or_final(error: PressroomError, what: str) -> Exception:
+LONG_WAIT_SECONDS = 10.0
+"""A ``Retry-After`` wait this long is shown on the console, not only logged."""
+
+
+def transient_or_final(
+    error: PressroomError,
+    what: str,
+    *,
+    platform: str | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Exception:
     """Turn a client error into a retry (after any ``Retry-After``) or a final failure."""
     if is_transient(error):
         if (wait := retry_after(error)) is not None:
-            log.info("%s: the service asked to retry after %.1f s", what, wait)
-            time.sleep(wait)
+            line = f"waiting {wait:.0f} s ({wait_reason(error, platform)})"
+            if wait >= LONG_WAIT_SECONDS:
+                log.warning("%s: %s", what, line)
+                progress.notice(line)
+            else:
+                log.info("%s: %s", what, line)
+            sleep(wait)
         return TransientFailure(f"{what}: {error}", cause=error)
     return error
+
+
+def wait_reason(error: PressroomError, platform: str | None) -> str:
+    by = f" by {platform}" if platform else ""
+    if isinstance(error, APIError) and error.status == 429:
+        return f"rate limited{by}"
+    if platform and isinstance(error, APIError) and error.code == "platform_unavailable":
+        return f"{platform} unavailable"
+    return f"the service asked to retry later{by}"
 
 
 # --- media -------------------------------------------------------------------------------
@@ -73,22 +99,47 @@ def resolve_folders(client: Client, names: set[str]) -> dict[str, str]:
     return {name: existing[name] for name in names}
 
 
-def upload_medium(
-    client: Client, upload: MediaUpload, memory: MediaMemory, folder_id: str | None
-) -> tuple[str, bool]:
-    """Upload once per content and service: returns (fileId, reused)."""
-    remembered = memory.recall(upload.sha256)
-    if remembered is not None:
+def find_uploaded(client: Client, sha256: str) -> str | None:
+    """The fileId of a ready file of this account with this content, as the service knows
+    it, or None.
+
+    The seam for the service's look-up by content (``GET /api/upload/files?sha256=``, our
+    extension): the service is the truth, the local media memory only a cache. Until the
+    client has that call this answers None and the memory decides.
+    """
+    return None
+
+
+def known_file_id(client: Client, sha256: str, memory: MediaMemory, what: str) -> str | None:
+    """A fileId this content already has on the service: found there, or remembered here
+    and still usable (checked with a status call; a failed file is forgotten)."""
+    found = find_uploaded(client, sha256)
+    if found is not None:
+        memory.remember(sha256, found)
+        return found
+    for remembered in memory.recall(sha256):
         try:
             status = client.file_status(remembered)
         except NotFoundError:
-            memory.forget(upload.sha256)
+            # Deleted, or another account's on this machine: skipped, not forgotten, so
+            # that account still finds it (a content keeps only its newest few ids).
+            continue
         except PressroomError as exc:
-            raise transient_or_final(exc, f"checking {upload.name}") from exc
-        else:
-            if status.status != "failed":
-                return status.file_id, True
-            memory.forget(upload.sha256)
+            raise transient_or_final(exc, f"checking {what}") from exc
+        if status.status == "failed":
+            memory.forget(sha256, remembered)
+            continue
+        return status.file_id
+    return None
+
+
+def upload_medium(
+    client: Client, upload: MediaUpload, memory: MediaMemory, folder_id: str | None
+) -> tuple[str, bool]:
+    """Upload once per content, service and account: returns (fileId, reused)."""
+    known = known_file_id(client, upload.sha256, memory, upload.name)
+    if known is not None:
+        return known, True
     try:
         status = client.upload(
             upload.path,
@@ -130,10 +181,14 @@ def publish_post(
     key: str,
     evidence: IdempotencyEvidence,
     attempt: int,
+    started: float | None = None,
 ) -> ResultRow:
     """Publish one post × connection. Raises ``TransientFailure`` to be retried, or
-    ``PublishFailed`` carrying the row of a final failure or an unconfirmed outcome."""
-    started = time.monotonic()
+    ``PublishFailed`` carrying the row of a final failure or an unconfirmed outcome.
+
+    ``started`` is when the first attempt began (``time.monotonic()``), so a row's
+    duration covers every attempt; by default, this one's start."""
+    started = time.monotonic() if started is None else started
     request = PUBLISH_REQUESTS[planned.platform].model_validate(planned.publish_body(file_ids))
     what = f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
 
@@ -147,7 +202,10 @@ def publish_post(
             raise TransientFailure(f"{what}: {exc}", cause=exc) from exc
         return _resolve_unknown(client, planned, key, evidence, exc, attempt, took())
     except APIError as exc:
-        failure = transient_or_final(exc, what)
+        if record_status(exc) in ("unknown", "published"):
+            # The platform got the request and may have the post: look, then decide.
+            return _resolve_unknown(client, planned, key, evidence, exc, attempt, took())
+        failure = transient_or_final(exc, what, platform=planned.platform.value)
         if isinstance(failure, TransientFailure):
             raise failure from exc
         raise PublishFailed(
@@ -161,6 +219,20 @@ def publish_post(
             )
         ) from exc
     evidence.saw(result)
+    if result.replayed and attempt == 1:
+        # The service answered from its record on a first attempt: an earlier run (or one
+        # beside this one) had published it, and nothing new went out. On a later attempt
+        # the replay is usually of this run's own earlier attempt, which did publish it.
+        return row_for(
+            planned,
+            key,
+            Status.SKIPPED,
+            reason=ALREADY_PUBLISHED,
+            url=result.url,
+            item_id=result.item_id,
+            attempts=attempt,
+            duration_seconds=took(),
+        )
     return row_for(
         planned,
         key,
@@ -172,12 +244,21 @@ def publish_post(
     )
 
 
+def record_status(error: APIError) -> str | None:
+    """``error.recordStatus`` of a publish 5xx (``not_sent | unknown | published``): what
+    the service knows of its record; None from a service that does not say."""
+    body = error.body
+    detail = body.get("error") if isinstance(body, dict) else None
+    status = detail.get("recordStatus") if isinstance(detail, dict) else None
+    return status if isinstance(status, str) else None
+
+
 def _resolve_unknown(
     client: Client,
     planned: PlannedPost,
     key: str,
     evidence: IdempotencyEvidence,
-    error: TransportError,
+    error: PressroomError,
     attempt: int,
     duration: float,
 ) -> ResultRow:
@@ -227,18 +308,12 @@ def set_thumbnail(
     *,
     key: str,
     attempt: int,
+    started: float | None = None,
 ) -> ResultRow:
     assert planned.thumbnail is not None
-    started = time.monotonic()
+    started = time.monotonic() if started is None else started
     what = f"thumbnail · {planned.connection.name} · {planned.post_id}"
-    row = ResultRow(
-        post=f"{planned.post_id} (thumbnail)",
-        platform=planned.platform.value,
-        connection=planned.connection.name,
-        status=Status.PUBLISHED,
-        idempotency_key=key,
-        attempts=attempt,
-    )
+    row = thumbnail_row(planned, key, Status.PUBLISHED, attempts=attempt)
     try:
         result = client.set_video_thumbnail(
             video_id, thumbnail_file_id=file_ids[planned.thumbnail.media], idempotency_key=key
@@ -247,7 +322,7 @@ def set_thumbnail(
         # Setting a thumbnail twice sets the same picture: resending is harmless.
         raise TransientFailure(f"{what}: {exc}", cause=exc) from exc
     except APIError as exc:
-        failure = transient_or_final(exc, what)
+        failure = transient_or_final(exc, what, platform=planned.platform.value)
         if isinstance(failure, TransientFailure):
             raise failure from exc
         raise PublishFailed(
@@ -257,10 +332,24 @@ def set_thumbnail(
                 duration_seconds=round(time.monotonic() - started, 3),
             )
         ) from exc
+    replay = result.replayed and attempt == 1
     return row.with_status(
-        Status.PUBLISHED,
+        Status.SKIPPED if replay else Status.PUBLISHED,
+        reason=ALREADY_PUBLISHED if replay else None,
         url=result.thumbnail_url,
         duration_seconds=round(time.monotonic() - started, 3),
+    )
+
+
+def thumbnail_row(planned: PlannedPost, key: str, status: Status, **values: object) -> ResultRow:
+    return ResultRow(
+        post=f"{planned.post_id} (thumbnail)",
+        platform=planned.platform.value,
+        connection=planned.connection.name,
+        status=status,
+        idempotency_key=key,
+        kind=Kind.THUMBNAIL,
+        **values,  # type: ignore[arg-type]
     )
 
 
