@@ -93,7 +93,9 @@ def live_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Li
         # A fixed seed: the sandbox's transient failures fall the same way on every run, so
         # a test of retries does not pass or fail by chance (seed 4's first draws fail,
         # and no draw sequence of its first 300 fails more than 6 times in a row at 0.6).
-        sandbox=SandboxSettings(sandbox_seed=4),
+        # No dedupe by client token: most networks have none, and with it a second send
+        # of the same post would hide instead of failing the exactly-once tests.
+        sandbox=SandboxSettings(sandbox_seed=4, sandbox_dedupe=False),
     )
     app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))

@@ -37,7 +37,8 @@ def test_every_post_goes_out_once_through_transient_failures(
     live_service: LiveService, write_campaign: WriteCampaign, mode: str
 ) -> None:
     """With mode ``after`` the platform keeps the post and still answers 503: the retry
-    carries the same Idempotency-Key and gets that post back instead of a second one."""
+    carries the same Idempotency-Key, the service looks the post up on the platform and
+    answers with it instead of sending a second one (the sandbox does not dedupe here)."""
     connect_all(live_service)
     knobs = live_service.settings.sandbox
     knobs.sandbox_failure_rate, knobs.sandbox_failure_mode = 0.5, mode
