@@ -26,7 +26,7 @@ from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.service.accounts import keys
 from pressroom.service.accounts.repository import AccountRepository
 from pressroom.service.db.models import Account
-from pressroom.service.db.session import transaction, writing_session
+from pressroom.service.db.session import transaction
 from pressroom.service.errors import ServiceError
 from pressroom.settings import Settings
 
@@ -40,19 +40,11 @@ def get_settings_dep(request: Request) -> Settings:
 
 def get_db(request: Request) -> Iterator[Session]:
     """The request owns the transaction: committed when the route returns, else rolled
-    back. ``UnitOfWorkRoute`` commits on the route's thread; the close here is a
-    safety net (and commits for a route that is not one, should one exist)."""
+    back. ``UnitOfWorkRoute`` commits on the route's thread; closing here is a safety
+    net (and commits for a route that is not one, should one exist)."""
     factory: sessionmaker[Session] = request.app.state.session_factory
-    session = factory() if request.method in READ_METHODS else writing_session(factory)
-    try:
+    with transaction(factory, write=request.method not in READ_METHODS) as session:
         yield session
-        if session.in_transaction():
-            session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
 
 
 DbSession = Annotated[Session, Depends(get_db, scope="function")]

@@ -9,14 +9,14 @@ every session made by the app's session factory carries it.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated
 
 from fastapi import Depends, FastAPI, Request
 from sqlalchemy import event
 from sqlalchemy.orm import Session, sessionmaker
 
+from pressroom.service.lifespan import run_with_app
 from pressroom.service.storage import Storage, make_storage
 from pressroom.settings import Settings
 
@@ -52,18 +52,7 @@ def install_media(app: FastAPI) -> MediaLibrary:
     app.state.media = library
     sessions.configure(info={**sessions.kw.get("info", {}), _LIBRARY: library})
 
-    previous: Callable[[Any], AbstractAsyncContextManager[Any]] = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(app_: Any) -> AsyncIterator[Any]:
-        library.start()
-        try:
-            async with previous(app_) as state:
-                yield state
-        finally:
-            library.stop()
-
-    app.router.lifespan_context = lifespan
+    run_with_app(app, library.start, library.stop)
     return library
 
 

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -31,6 +29,7 @@ from pressroom.service.db.models import Connection, File, Post
 from pressroom.service.db.session import transaction
 from pressroom.service.drivers import Drivers, drivers_of
 from pressroom.service.drivers import base as driver
+from pressroom.service.lifespan import run_with_app
 from pressroom.service.publishing.repository import IdempotencyRepository, PostRepository
 from pressroom.service.publishing.schemas import REQUESTS
 from pressroom.service.publishing.service import (
@@ -200,17 +199,6 @@ def install_reconciler(app: FastAPI) -> Reconciler:
     reconciler = Reconciler(
         app.state.session_factory, drivers_of(app), app.state.settings.reconcile_interval_seconds
     )
-    previous: Callable[[Any], AbstractAsyncContextManager[Any]] = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(app_: Any) -> AsyncIterator[Any]:
-        reconciler.start()
-        try:
-            async with previous(app_) as state:
-                yield state
-        finally:
-            reconciler.stop()
-
-    app.router.lifespan_context = lifespan
+    run_with_app(app, reconciler.start, reconciler.stop)
     app.state.reconciler = reconciler
     return reconciler
