@@ -104,6 +104,8 @@ class FileStatus(Response):
     media_format: str | None = None
     """What probing found (pressroom): the image format, or the video's container / codec."""
     failure_reason: str | None = None
+    sha256: str | None = None
+    """Hex SHA-256 of the bytes (pressroom's extension; the hosted service may omit it)."""
 
     @property
     def is_ready(self) -> bool:
