@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENT = ROOT / "src" / "pressroom" / "client"
@@ -64,14 +65,15 @@ def generate(out_dir: Path) -> Path:
     return target
 
 
-def _import_unasync():  # type: ignore[no-untyped-def]
+def _import_unasync() -> ModuleType:
     # Run as a script, this file's folder is first on sys.path, and this file has the
     # package's name: look past it.
     here = Path(__file__).resolve().parent
     sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
     import unasync
 
-    return unasync
+    module: ModuleType = unasync  # the package has no type hints
+    return module
 
 
 def main(argv: list[str] | None = None) -> int:
