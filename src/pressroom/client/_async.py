@@ -1,17 +1,23 @@
-"""``AsyncClient``: the same API as ``Client``, for asyncio (or trio) code."""
+"""The client's methods, written once.
+
+``_async.py`` (``AsyncClient``, for asyncio or trio) is the source; ``_sync.py``
+(``Client``, blocking) is generated from it by ``python scripts/unasync.py``. Edit only
+``_async.py``, then run the generator; ``_synchronization.py`` holds what differs in more
+than names.
+"""
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TypeVar
 
 import anyio
 import httpx
 
-from pressroom.client import _calls, errors
+from pressroom.client import _calls, errors, models
 from pressroom.client._base import (
     DEFAULT_CONNECTIONS_TTL,
     DEFAULT_POLL_INTERVAL,
@@ -24,23 +30,7 @@ from pressroom.client._base import (
     resolve_settings,
     transport_error,
 )
-from pressroom.client.models import (
-    ApiKey,
-    Connection,
-    Deleted,
-    FilePage,
-    FileStatus,
-    Folder,
-    FolderPage,
-    MicroblogConnections,
-    Post,
-    PostPage,
-    PresignedUpload,
-    PublishRequest,
-    PublishResult,
-    ThumbnailResult,
-    build_publish_request,
-)
+from pressroom.client._synchronization import AsyncLock
 from pressroom.client.upload import (
     ProgressCallback,
     ReadyWait,
@@ -57,12 +47,14 @@ _MAX_REDIRECTS = 5
 
 
 class AsyncClient(ClientCore):
-    """The pressroom API, for async code; every method of ``Client``, awaited.
+    """The pressroom API, one method per endpoint (awaited on ``AsyncClient``).
 
     ``base_url`` and ``api_key`` default to ``PRESSROOM_BASE_URL`` and
-    ``PRESSROOM_API_KEY``. Pass ``http_client`` to bring your own ``httpx.AsyncClient`` (a
-    proxy, custom TLS, or ``httpx.ASGITransport`` over the app); it is then yours to
-    close. Use as an async context manager, or call ``aclose()``.
+    ``PRESSROOM_API_KEY``. Pass ``http_client`` to bring your own httpx client of the same
+    kind (a proxy, custom TLS, or a transport over the app in tests); it is then yours to
+    close. Use it as a context manager (``async with`` for ``AsyncClient``), or close it
+    when done (``close()``; ``aclose()`` on ``AsyncClient``). One blocking ``Client`` may
+    be shared between threads.
     """
 
     def __init__(
@@ -87,9 +79,9 @@ class AsyncClient(ClientCore):
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(timeout=self._settings.timeout)
-        self._cache_lock: anyio.Lock | None = None
-        self._unified: Cached[list[Connection]] | None = None
-        self._microblog: Cached[MicroblogConnections] | None = None
+        self._cache_lock = AsyncLock()
+        self._unified: Cached[list[models.Connection]] | None = None
+        self._microblog: Cached[models.MicroblogConnections] | None = None
 
     async def aclose(self) -> None:
         if self._owns_http:
@@ -100,12 +92,6 @@ class AsyncClient(ClientCore):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
-
-    def _lock(self) -> anyio.Lock:
-        # Made on first use, inside the event loop that will use it.
-        if self._cache_lock is None:
-            self._cache_lock = anyio.Lock()
-        return self._cache_lock
 
     # --- sending ---------------------------------------------------------------------
 
@@ -129,11 +115,27 @@ class AsyncClient(ClientCore):
         )
         return self._read(call, await self._send(request))
 
+    async def _pages(
+        self,
+        page: Callable[[str | None], Call[P]],
+        split: Callable[[P], tuple[list[Item], str | None]],
+    ) -> AsyncIterator[Item]:
+        """Items of every page; stops at a missing or repeated cursor."""
+        cursor: str | None = None
+        seen: set[str] = set()
+        while True:
+            items, cursor = split(await self._call(page(cursor)))
+            for item in items:
+                yield item
+            if not cursor or cursor in seen:
+                return
+            seen.add(cursor)
+
     # --- media (spec 4.1) ------------------------------------------------------------
 
     async def presign(
         self, *, filename: str, content_type: str, folder_id: str | None = None
-    ) -> PresignedUpload:
+    ) -> models.PresignedUpload:
         """Step one of an upload: a file id and a short-lived address to PUT the bytes to."""
         return await self._call(
             _calls.presign(filename=filename, content_type=content_type, folder_id=folder_id)
@@ -141,7 +143,7 @@ class AsyncClient(ClientCore):
 
     async def put_file(
         self,
-        upload: PresignedUpload,
+        upload: models.PresignedUpload,
         source: Source,
         *,
         filename: str | None = None,
@@ -153,7 +155,10 @@ class AsyncClient(ClientCore):
         await self._put(upload, what, on_progress)
 
     async def _put(
-        self, upload: PresignedUpload, what: UploadSource, on_progress: ProgressCallback | None
+        self,
+        upload: models.PresignedUpload,
+        what: UploadSource,
+        on_progress: ProgressCallback | None,
     ) -> None:
         sent = bytes_reporter(upload.file_id, what.size, on_progress)
         request = plain_request(
@@ -179,7 +184,7 @@ class AsyncClient(ClientCore):
         poll_interval: float | None = None,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
-    ) -> FileStatus:
+    ) -> models.FileStatus:
         """Upload a file (a path, streamed from disk, or bytes with ``filename=``).
 
         Presigns, PUTs the bytes with their Content-Type (guessed from the name unless
@@ -209,7 +214,7 @@ class AsyncClient(ClientCore):
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
         size: int = 0,
-    ) -> FileStatus:
+    ) -> models.FileStatus:
         """Poll the status until the file is ready; raise if it fails or time runs out."""
         wait = ReadyWait(
             str(file_id),
@@ -229,21 +234,23 @@ class AsyncClient(ClientCore):
                 delay = pause
             await anyio.sleep(delay)
 
-    async def file_status(self, file_id: str) -> FileStatus:
+    async def file_status(self, file_id: str) -> models.FileStatus:
         return await self._call(_calls.file_status(file_id))
 
-    async def list_files(self, *, limit: int | None = None, cursor: str | None = None) -> FilePage:
+    async def list_files(
+        self, *, limit: int | None = None, cursor: str | None = None
+    ) -> models.FilePage:
         """One page of the account's files, newest first."""
         return await self._call(_calls.list_files(limit=limit, cursor=cursor))
 
-    def iter_files(self, *, page_size: int | None = None) -> AsyncIterator[FileStatus]:
+    def iter_files(self, *, page_size: int | None = None) -> AsyncIterator[models.FileStatus]:
         """Every file, page by page."""
-        return _pages(
-            lambda cursor: self.list_files(limit=page_size, cursor=cursor),
+        return self._pages(
+            lambda cursor: _calls.list_files(limit=page_size, cursor=cursor),
             lambda page: (page.files, page.next_cursor),
         )
 
-    async def latest_file(self) -> FileStatus:
+    async def latest_file(self) -> models.FileStatus:
         """The most recent upload; ``NotFoundError`` (``no_files``) when there is none."""
         return await self._call(_calls.latest_file())
 
@@ -296,11 +303,11 @@ class AsyncClient(ClientCore):
             raise self._error(response)
         return response
 
-    async def delete_file(self, file_id: str) -> Deleted:
+    async def delete_file(self, file_id: str) -> models.Deleted:
         """Delete the file and its bytes for good."""
         return await self._call(_calls.delete_file(file_id))
 
-    async def move_file(self, file_id: str, *, folder_id: str | None) -> FileStatus:
+    async def move_file(self, file_id: str, *, folder_id: str | None) -> models.FileStatus:
         """Put the file in a folder, or take it out of any with ``folder_id=None``."""
         return await self._call(_calls.move_file(file_id, folder_id=folder_id))
 
@@ -308,59 +315,59 @@ class AsyncClient(ClientCore):
 
     async def list_folders(
         self, *, limit: int | None = None, cursor: str | None = None
-    ) -> FolderPage:
+    ) -> models.FolderPage:
         return await self._call(_calls.list_folders(limit=limit, cursor=cursor))
 
-    def iter_folders(self, *, page_size: int | None = None) -> AsyncIterator[Folder]:
-        return _pages(
-            lambda cursor: self.list_folders(limit=page_size, cursor=cursor),
+    def iter_folders(self, *, page_size: int | None = None) -> AsyncIterator[models.Folder]:
+        return self._pages(
+            lambda cursor: _calls.list_folders(limit=page_size, cursor=cursor),
             lambda page: (page.folders, page.next_cursor),
         )
 
-    async def create_folder(self, *, name: str) -> Folder:
+    async def create_folder(self, *, name: str) -> models.Folder:
         return await self._call(_calls.create_folder(name=name))
 
     async def list_folder_files(
         self, folder_id: str, *, limit: int | None = None, cursor: str | None = None
-    ) -> FilePage:
+    ) -> models.FilePage:
         return await self._call(_calls.folder_files(folder_id, limit=limit, cursor=cursor))
 
     def iter_folder_files(
         self, folder_id: str, *, page_size: int | None = None
-    ) -> AsyncIterator[FileStatus]:
-        return _pages(
-            lambda cursor: self.list_folder_files(folder_id, limit=page_size, cursor=cursor),
+    ) -> AsyncIterator[models.FileStatus]:
+        return self._pages(
+            lambda cursor: _calls.folder_files(folder_id, limit=page_size, cursor=cursor),
             lambda page: (page.files, page.next_cursor),
         )
 
-    async def rename_folder(self, folder_id: str, *, name: str) -> Folder:
+    async def rename_folder(self, folder_id: str, *, name: str) -> models.Folder:
         return await self._call(_calls.rename_folder(folder_id, name=name))
 
-    async def delete_folder(self, folder_id: str) -> Deleted:
+    async def delete_folder(self, folder_id: str) -> models.Deleted:
         """Delete the folder and every file in it, for good."""
         return await self._call(_calls.delete_folder(folder_id))
 
     # --- connections (spec 4.3), cached ------------------------------------------------
 
-    async def list_connections(self, *, refresh: bool = False) -> list[Connection]:
+    async def list_connections(self, *, refresh: bool = False) -> list[models.Connection]:
         """Every connection on all platforms, cached for ``connections_ttl`` seconds.
 
         The call counts against the API quota; ``refresh=True`` fetches anew.
         """
-        async with self._lock():
+        async with self._cache_lock:
             cached = self._unified
             if refresh or cached is None or not cached.fresh(self._settings.connections_ttl):
                 cached = Cached(await self._call(_calls.unified_connections()), time.monotonic())
                 self._unified = cached
             return list(cached.value)
 
-    async def refresh_connections(self) -> list[Connection]:
+    async def refresh_connections(self) -> list[models.Connection]:
         """Fetch the connection list anew (and cache it)."""
         return await self.list_connections(refresh=True)
 
     async def connections_for(
         self, platform: Platform | str, *, active_only: bool = True, refresh: bool = False
-    ) -> list[Connection]:
+    ) -> list[models.Connection]:
         """The cached connections of one platform; entries without a status count as active."""
         label = Platform(platform).value
         return [
@@ -369,9 +376,9 @@ class AsyncClient(ClientCore):
             if c.platform == label and (c.is_active or not active_only)
         ]
 
-    async def microblog_connections(self, *, refresh: bool = False) -> MicroblogConnections:
+    async def microblog_connections(self, *, refresh: bool = False) -> models.MicroblogConnections:
         """The active microblog connections, cached like ``list_connections``."""
-        async with self._lock():
+        async with self._cache_lock:
             cached = self._microblog
             if refresh or cached is None or not cached.fresh(self._settings.connections_ttl):
                 cached = Cached(await self._call(_calls.microblog_connections()), time.monotonic())
@@ -381,8 +388,8 @@ class AsyncClient(ClientCore):
     # --- publishing (spec 4.4) ---------------------------------------------------------
 
     async def publish_request(
-        self, request: PublishRequest, *, idempotency_key: str | None = None
-    ) -> PublishResult:
+        self, request: models.PublishRequest, *, idempotency_key: str | None = None
+    ) -> models.PublishResult:
         """Send a publish body built beforehand (see ``build_publish_request``)."""
         return await self._call(_calls.publish(request, idempotency_key=idempotency_key))
 
@@ -393,17 +400,17 @@ class AsyncClient(ClientCore):
         connection_id: str,
         idempotency_key: str | None = None,
         **fields: str | None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...).
 
         A field the platform does not take raises ``ValueError`` before anything is sent.
         """
-        request = build_publish_request(platform, connection_id=connection_id, **fields)
+        request = models.build_publish_request(platform, connection_id=connection_id, **fields)
         return await self.publish_request(request, idempotency_key=idempotency_key)
 
     async def publish_microblog(
         self, *, connection_id: str, text: str, idempotency_key: str | None = None
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return await self.publish(
             Platform.MICROBLOG,
             connection_id=connection_id,
@@ -420,7 +427,7 @@ class AsyncClient(ClientCore):
         description: str | None = None,
         privacy_status: str | None = None,
         idempotency_key: str | None = None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return await self.publish(
             Platform.VIDEO_SHARING,
             connection_id=connection_id,
@@ -433,7 +440,7 @@ class AsyncClient(ClientCore):
 
     async def set_video_thumbnail(
         self, video_id: str, *, thumbnail_file_id: str, idempotency_key: str | None = None
-    ) -> ThumbnailResult:
+    ) -> models.ThumbnailResult:
         """Set a published video's thumbnail (verified channels only)."""
         return await self._call(
             _calls.set_thumbnail(
@@ -448,7 +455,7 @@ class AsyncClient(ClientCore):
         file_id: str,
         caption: str | None = None,
         idempotency_key: str | None = None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return await self.publish(
             Platform.SHORT_VIDEO,
             connection_id=connection_id,
@@ -464,7 +471,7 @@ class AsyncClient(ClientCore):
         file_id: str,
         caption: str | None = None,
         idempotency_key: str | None = None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return await self.publish(
             Platform.PHOTO_SHARING,
             connection_id=connection_id,
@@ -480,7 +487,7 @@ class AsyncClient(ClientCore):
         file_id: str,
         message: str | None = None,
         idempotency_key: str | None = None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return await self.publish(
             Platform.PAGE_SOCIAL,
             connection_id=connection_id,
@@ -498,7 +505,7 @@ class AsyncClient(ClientCore):
         title: str | None = None,
         description: str | None = None,
         idempotency_key: str | None = None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return await self.publish(
             Platform.PIN_BOARD,
             connection_id=connection_id,
@@ -511,7 +518,7 @@ class AsyncClient(ClientCore):
 
     async def publish_text_thread(
         self, *, connection_id: str, text: str, idempotency_key: str | None = None
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return await self.publish(
             Platform.TEXT_THREAD,
             connection_id=connection_id,
@@ -521,7 +528,7 @@ class AsyncClient(ClientCore):
 
     async def publish_professional_network(
         self, *, connection_id: str, text: str, idempotency_key: str | None = None
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return await self.publish(
             Platform.PROFESSIONAL_NETWORK,
             connection_id=connection_id,
@@ -539,7 +546,7 @@ class AsyncClient(ClientCore):
         idempotency_key: str | None = None,
         limit: int | None = None,
         cursor: str | None = None,
-    ) -> PostPage:
+    ) -> models.PostPage:
         """pressroom's record of published posts, newest first.
 
         The hosted service has no such route: expect ``NotFoundError`` there.
@@ -547,7 +554,7 @@ class AsyncClient(ClientCore):
         return await self._call(
             _calls.list_posts(
                 connection_id=connection_id,
-                platform=Platform(platform).value if platform is not None else None,
+                platform=platform,
                 idempotency_key=idempotency_key,
                 limit=limit,
                 cursor=cursor,
@@ -560,15 +567,19 @@ class AsyncClient(ClientCore):
         connection_id: str | None = None,
         platform: Platform | str | None = None,
         page_size: int | None = None,
-    ) -> AsyncIterator[Post]:
-        return _pages(
-            lambda cursor: self.list_posts(
-                connection_id=connection_id, platform=platform, limit=page_size, cursor=cursor
+    ) -> AsyncIterator[models.Post]:
+        return self._pages(
+            lambda cursor: _calls.list_posts(
+                connection_id=connection_id,
+                platform=platform,
+                idempotency_key=None,
+                limit=page_size,
+                cursor=cursor,
             ),
             lambda page: (page.posts, page.next_cursor),
         )
 
-    async def get_post(self, record_id: str) -> Post:
+    async def get_post(self, record_id: str) -> models.Post:
         return await self._call(_calls.get_post(record_id))
 
     async def find_post(
@@ -577,7 +588,7 @@ class AsyncClient(ClientCore):
         idempotency_key: str,
         connection_id: str | None = None,
         platform: Platform | str | None = None,
-    ) -> Post | None:
+    ) -> models.Post | None:
         """The newest attempt made with this ``Idempotency-Key``, or None if there was none.
 
         For the unknown outcome after a timeout: check its ``status`` (``published``;
@@ -591,27 +602,11 @@ class AsyncClient(ClientCore):
 
     # --- API key (spec 4.5) ------------------------------------------------------------
 
-    async def get_api_key(self) -> ApiKey:
+    async def get_api_key(self) -> models.ApiKey:
         return await self._call(_calls.get_api_key())
 
-    async def rotate_api_key(self) -> ApiKey:
+    async def rotate_api_key(self) -> models.ApiKey:
         """A new key; the old one stops working at once, and this client switches to the new one."""
         issued = await self._call(_calls.rotate_api_key())
         self._use_key(issued.api_key.get_secret_value())
         return issued
-
-
-async def _pages(
-    fetch: Callable[[str | None], Awaitable[P]],
-    split: Callable[[P], tuple[list[Item], str | None]],
-) -> AsyncIterator[Item]:
-    """Items of every page; stops at a missing or repeated cursor."""
-    cursor: str | None = None
-    seen: set[str] = set()
-    while True:
-        items, cursor = split(await fetch(cursor))
-        for item in items:
-            yield item
-        if not cursor or cursor in seen:
-            return
-        seen.add(cursor)

@@ -31,7 +31,7 @@ from pressroom.client.models import (
     ThumbnailRequest,
     ThumbnailResult,
 )
-from pressroom.platforms import THUMBNAIL_PATH
+from pressroom.platforms import THUMBNAIL_PATH, Platform
 
 
 def _seg(value: str) -> str:
@@ -180,14 +180,14 @@ def set_thumbnail(
 def list_posts(
     *,
     connection_id: str | None,
-    platform: str | None,
+    platform: Platform | str | None,
     idempotency_key: str | None,
     limit: int | None,
     cursor: str | None,
 ) -> Call[PostPage]:
     params = page_params(
         connection_id=connection_id,
-        platform=platform,
+        platform=Platform(platform).value if platform is not None else None,
         idempotency_key=idempotency_key,
         limit=limit,
         cursor=cursor,

@@ -1,9 +1,16 @@
-"""``Client``: the blocking client, safe to share between threads."""
+# This file is generated from _async.py by scripts/unasync.py: do not edit it.
+# Change _async.py, then run `python scripts/unasync.py`.
+"""The client's methods, written once.
+
+``_async.py`` (``AsyncClient``, for asyncio or trio) is the source; ``_sync.py``
+(``Client``, blocking) is generated from it by ``python scripts/unasync.py``. Edit only
+``_async.py``, then run the generator; ``_synchronization.py`` holds what differs in more
+than names.
+"""
 
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,7 +18,7 @@ from typing import TypeVar
 
 import httpx
 
-from pressroom.client import _calls, errors
+from pressroom.client import _calls, errors, models
 from pressroom.client._base import (
     DEFAULT_CONNECTIONS_TTL,
     DEFAULT_POLL_INTERVAL,
@@ -24,23 +31,7 @@ from pressroom.client._base import (
     resolve_settings,
     transport_error,
 )
-from pressroom.client.models import (
-    ApiKey,
-    Connection,
-    Deleted,
-    FilePage,
-    FileStatus,
-    Folder,
-    FolderPage,
-    MicroblogConnections,
-    Post,
-    PostPage,
-    PresignedUpload,
-    PublishRequest,
-    PublishResult,
-    ThumbnailResult,
-    build_publish_request,
-)
+from pressroom.client._synchronization import Lock
 from pressroom.client.upload import (
     ProgressCallback,
     ReadyWait,
@@ -57,12 +48,14 @@ _MAX_REDIRECTS = 5
 
 
 class Client(ClientCore):
-    """The pressroom API, blocking.
+    """The pressroom API, one method per endpoint (awaited on ``AsyncClient``).
 
     ``base_url`` and ``api_key`` default to ``PRESSROOM_BASE_URL`` and
-    ``PRESSROOM_API_KEY``. Pass ``http_client`` to bring your own ``httpx.Client`` (a
-    proxy, custom TLS, or starlette's ``TestClient`` over the app); it is then yours to
-    close. Use as a context manager, or call ``close()``.
+    ``PRESSROOM_API_KEY``. Pass ``http_client`` to bring your own httpx client of the same
+    kind (a proxy, custom TLS, or a transport over the app in tests); it is then yours to
+    close. Use it as a context manager (``async with`` for ``AsyncClient``), or close it
+    when done (``close()``; ``aclose()`` on ``AsyncClient``). One blocking ``Client`` may
+    be shared between threads.
     """
 
     def __init__(
@@ -87,9 +80,9 @@ class Client(ClientCore):
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(timeout=self._settings.timeout)
-        self._cache_lock = threading.Lock()
-        self._unified: Cached[list[Connection]] | None = None
-        self._microblog: Cached[MicroblogConnections] | None = None
+        self._cache_lock = Lock()
+        self._unified: Cached[list[models.Connection]] | None = None
+        self._microblog: Cached[models.MicroblogConnections] | None = None
 
     def close(self) -> None:
         if self._owns_http:
@@ -123,11 +116,27 @@ class Client(ClientCore):
         )
         return self._read(call, self._send(request))
 
+    def _pages(
+        self,
+        page: Callable[[str | None], Call[P]],
+        split: Callable[[P], tuple[list[Item], str | None]],
+    ) -> Iterator[Item]:
+        """Items of every page; stops at a missing or repeated cursor."""
+        cursor: str | None = None
+        seen: set[str] = set()
+        while True:
+            items, cursor = split(self._call(page(cursor)))
+            for item in items:
+                yield item
+            if not cursor or cursor in seen:
+                return
+            seen.add(cursor)
+
     # --- media (spec 4.1) ------------------------------------------------------------
 
     def presign(
         self, *, filename: str, content_type: str, folder_id: str | None = None
-    ) -> PresignedUpload:
+    ) -> models.PresignedUpload:
         """Step one of an upload: a file id and a short-lived address to PUT the bytes to."""
         return self._call(
             _calls.presign(filename=filename, content_type=content_type, folder_id=folder_id)
@@ -135,7 +144,7 @@ class Client(ClientCore):
 
     def put_file(
         self,
-        upload: PresignedUpload,
+        upload: models.PresignedUpload,
         source: Source,
         *,
         filename: str | None = None,
@@ -147,7 +156,10 @@ class Client(ClientCore):
         self._put(upload, what, on_progress)
 
     def _put(
-        self, upload: PresignedUpload, what: UploadSource, on_progress: ProgressCallback | None
+        self,
+        upload: models.PresignedUpload,
+        what: UploadSource,
+        on_progress: ProgressCallback | None,
     ) -> None:
         sent = bytes_reporter(upload.file_id, what.size, on_progress)
         request = plain_request(
@@ -173,7 +185,7 @@ class Client(ClientCore):
         poll_interval: float | None = None,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
-    ) -> FileStatus:
+    ) -> models.FileStatus:
         """Upload a file (a path, streamed from disk, or bytes with ``filename=``).
 
         Presigns, PUTs the bytes with their Content-Type (guessed from the name unless
@@ -203,7 +215,7 @@ class Client(ClientCore):
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
         size: int = 0,
-    ) -> FileStatus:
+    ) -> models.FileStatus:
         """Poll the status until the file is ready; raise if it fails or time runs out."""
         wait = ReadyWait(
             str(file_id),
@@ -223,21 +235,21 @@ class Client(ClientCore):
                 delay = pause
             time.sleep(delay)
 
-    def file_status(self, file_id: str) -> FileStatus:
+    def file_status(self, file_id: str) -> models.FileStatus:
         return self._call(_calls.file_status(file_id))
 
-    def list_files(self, *, limit: int | None = None, cursor: str | None = None) -> FilePage:
+    def list_files(self, *, limit: int | None = None, cursor: str | None = None) -> models.FilePage:
         """One page of the account's files, newest first."""
         return self._call(_calls.list_files(limit=limit, cursor=cursor))
 
-    def iter_files(self, *, page_size: int | None = None) -> Iterator[FileStatus]:
+    def iter_files(self, *, page_size: int | None = None) -> Iterator[models.FileStatus]:
         """Every file, page by page."""
-        return _pages(
-            lambda cursor: self.list_files(limit=page_size, cursor=cursor),
+        return self._pages(
+            lambda cursor: _calls.list_files(limit=page_size, cursor=cursor),
             lambda page: (page.files, page.next_cursor),
         )
 
-    def latest_file(self) -> FileStatus:
+    def latest_file(self) -> models.FileStatus:
         """The most recent upload; ``NotFoundError`` (``no_files``) when there is none."""
         return self._call(_calls.latest_file())
 
@@ -290,51 +302,53 @@ class Client(ClientCore):
             raise self._error(response)
         return response
 
-    def delete_file(self, file_id: str) -> Deleted:
+    def delete_file(self, file_id: str) -> models.Deleted:
         """Delete the file and its bytes for good."""
         return self._call(_calls.delete_file(file_id))
 
-    def move_file(self, file_id: str, *, folder_id: str | None) -> FileStatus:
+    def move_file(self, file_id: str, *, folder_id: str | None) -> models.FileStatus:
         """Put the file in a folder, or take it out of any with ``folder_id=None``."""
         return self._call(_calls.move_file(file_id, folder_id=folder_id))
 
     # --- folders (spec 4.2) ----------------------------------------------------------
 
-    def list_folders(self, *, limit: int | None = None, cursor: str | None = None) -> FolderPage:
+    def list_folders(
+        self, *, limit: int | None = None, cursor: str | None = None
+    ) -> models.FolderPage:
         return self._call(_calls.list_folders(limit=limit, cursor=cursor))
 
-    def iter_folders(self, *, page_size: int | None = None) -> Iterator[Folder]:
-        return _pages(
-            lambda cursor: self.list_folders(limit=page_size, cursor=cursor),
+    def iter_folders(self, *, page_size: int | None = None) -> Iterator[models.Folder]:
+        return self._pages(
+            lambda cursor: _calls.list_folders(limit=page_size, cursor=cursor),
             lambda page: (page.folders, page.next_cursor),
         )
 
-    def create_folder(self, *, name: str) -> Folder:
+    def create_folder(self, *, name: str) -> models.Folder:
         return self._call(_calls.create_folder(name=name))
 
     def list_folder_files(
         self, folder_id: str, *, limit: int | None = None, cursor: str | None = None
-    ) -> FilePage:
+    ) -> models.FilePage:
         return self._call(_calls.folder_files(folder_id, limit=limit, cursor=cursor))
 
     def iter_folder_files(
         self, folder_id: str, *, page_size: int | None = None
-    ) -> Iterator[FileStatus]:
-        return _pages(
-            lambda cursor: self.list_folder_files(folder_id, limit=page_size, cursor=cursor),
+    ) -> Iterator[models.FileStatus]:
+        return self._pages(
+            lambda cursor: _calls.folder_files(folder_id, limit=page_size, cursor=cursor),
             lambda page: (page.files, page.next_cursor),
         )
 
-    def rename_folder(self, folder_id: str, *, name: str) -> Folder:
+    def rename_folder(self, folder_id: str, *, name: str) -> models.Folder:
         return self._call(_calls.rename_folder(folder_id, name=name))
 
-    def delete_folder(self, folder_id: str) -> Deleted:
+    def delete_folder(self, folder_id: str) -> models.Deleted:
         """Delete the folder and every file in it, for good."""
         return self._call(_calls.delete_folder(folder_id))
 
     # --- connections (spec 4.3), cached ------------------------------------------------
 
-    def list_connections(self, *, refresh: bool = False) -> list[Connection]:
+    def list_connections(self, *, refresh: bool = False) -> list[models.Connection]:
         """Every connection on all platforms, cached for ``connections_ttl`` seconds.
 
         The call counts against the API quota; ``refresh=True`` fetches anew.
@@ -346,13 +360,13 @@ class Client(ClientCore):
                 self._unified = cached
             return list(cached.value)
 
-    def refresh_connections(self) -> list[Connection]:
+    def refresh_connections(self) -> list[models.Connection]:
         """Fetch the connection list anew (and cache it)."""
         return self.list_connections(refresh=True)
 
     def connections_for(
         self, platform: Platform | str, *, active_only: bool = True, refresh: bool = False
-    ) -> list[Connection]:
+    ) -> list[models.Connection]:
         """The cached connections of one platform; entries without a status count as active."""
         label = Platform(platform).value
         return [
@@ -361,7 +375,7 @@ class Client(ClientCore):
             if c.platform == label and (c.is_active or not active_only)
         ]
 
-    def microblog_connections(self, *, refresh: bool = False) -> MicroblogConnections:
+    def microblog_connections(self, *, refresh: bool = False) -> models.MicroblogConnections:
         """The active microblog connections, cached like ``list_connections``."""
         with self._cache_lock:
             cached = self._microblog
@@ -373,8 +387,8 @@ class Client(ClientCore):
     # --- publishing (spec 4.4) ---------------------------------------------------------
 
     def publish_request(
-        self, request: PublishRequest, *, idempotency_key: str | None = None
-    ) -> PublishResult:
+        self, request: models.PublishRequest, *, idempotency_key: str | None = None
+    ) -> models.PublishResult:
         """Send a publish body built beforehand (see ``build_publish_request``)."""
         return self._call(_calls.publish(request, idempotency_key=idempotency_key))
 
@@ -385,17 +399,17 @@ class Client(ClientCore):
         connection_id: str,
         idempotency_key: str | None = None,
         **fields: str | None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...).
 
         A field the platform does not take raises ``ValueError`` before anything is sent.
         """
-        request = build_publish_request(platform, connection_id=connection_id, **fields)
+        request = models.build_publish_request(platform, connection_id=connection_id, **fields)
         return self.publish_request(request, idempotency_key=idempotency_key)
 
     def publish_microblog(
         self, *, connection_id: str, text: str, idempotency_key: str | None = None
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return self.publish(
             Platform.MICROBLOG,
             connection_id=connection_id,
@@ -412,7 +426,7 @@ class Client(ClientCore):
         description: str | None = None,
         privacy_status: str | None = None,
         idempotency_key: str | None = None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return self.publish(
             Platform.VIDEO_SHARING,
             connection_id=connection_id,
@@ -425,7 +439,7 @@ class Client(ClientCore):
 
     def set_video_thumbnail(
         self, video_id: str, *, thumbnail_file_id: str, idempotency_key: str | None = None
-    ) -> ThumbnailResult:
+    ) -> models.ThumbnailResult:
         """Set a published video's thumbnail (verified channels only)."""
         return self._call(
             _calls.set_thumbnail(
@@ -440,7 +454,7 @@ class Client(ClientCore):
         file_id: str,
         caption: str | None = None,
         idempotency_key: str | None = None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return self.publish(
             Platform.SHORT_VIDEO,
             connection_id=connection_id,
@@ -456,7 +470,7 @@ class Client(ClientCore):
         file_id: str,
         caption: str | None = None,
         idempotency_key: str | None = None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return self.publish(
             Platform.PHOTO_SHARING,
             connection_id=connection_id,
@@ -472,7 +486,7 @@ class Client(ClientCore):
         file_id: str,
         message: str | None = None,
         idempotency_key: str | None = None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return self.publish(
             Platform.PAGE_SOCIAL,
             connection_id=connection_id,
@@ -490,7 +504,7 @@ class Client(ClientCore):
         title: str | None = None,
         description: str | None = None,
         idempotency_key: str | None = None,
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return self.publish(
             Platform.PIN_BOARD,
             connection_id=connection_id,
@@ -503,7 +517,7 @@ class Client(ClientCore):
 
     def publish_text_thread(
         self, *, connection_id: str, text: str, idempotency_key: str | None = None
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return self.publish(
             Platform.TEXT_THREAD,
             connection_id=connection_id,
@@ -513,7 +527,7 @@ class Client(ClientCore):
 
     def publish_professional_network(
         self, *, connection_id: str, text: str, idempotency_key: str | None = None
-    ) -> PublishResult:
+    ) -> models.PublishResult:
         return self.publish(
             Platform.PROFESSIONAL_NETWORK,
             connection_id=connection_id,
@@ -531,7 +545,7 @@ class Client(ClientCore):
         idempotency_key: str | None = None,
         limit: int | None = None,
         cursor: str | None = None,
-    ) -> PostPage:
+    ) -> models.PostPage:
         """pressroom's record of published posts, newest first.
 
         The hosted service has no such route: expect ``NotFoundError`` there.
@@ -539,7 +553,7 @@ class Client(ClientCore):
         return self._call(
             _calls.list_posts(
                 connection_id=connection_id,
-                platform=Platform(platform).value if platform is not None else None,
+                platform=platform,
                 idempotency_key=idempotency_key,
                 limit=limit,
                 cursor=cursor,
@@ -552,15 +566,19 @@ class Client(ClientCore):
         connection_id: str | None = None,
         platform: Platform | str | None = None,
         page_size: int | None = None,
-    ) -> Iterator[Post]:
-        return _pages(
-            lambda cursor: self.list_posts(
-                connection_id=connection_id, platform=platform, limit=page_size, cursor=cursor
+    ) -> Iterator[models.Post]:
+        return self._pages(
+            lambda cursor: _calls.list_posts(
+                connection_id=connection_id,
+                platform=platform,
+                idempotency_key=None,
+                limit=page_size,
+                cursor=cursor,
             ),
             lambda page: (page.posts, page.next_cursor),
         )
 
-    def get_post(self, record_id: str) -> Post:
+    def get_post(self, record_id: str) -> models.Post:
         return self._call(_calls.get_post(record_id))
 
     def find_post(
@@ -569,7 +587,7 @@ class Client(ClientCore):
         idempotency_key: str,
         connection_id: str | None = None,
         platform: Platform | str | None = None,
-    ) -> Post | None:
+    ) -> models.Post | None:
         """The newest attempt made with this ``Idempotency-Key``, or None if there was none.
 
         For the unknown outcome after a timeout: check its ``status`` (``published``;
@@ -583,25 +601,11 @@ class Client(ClientCore):
 
     # --- API key (spec 4.5) ------------------------------------------------------------
 
-    def get_api_key(self) -> ApiKey:
+    def get_api_key(self) -> models.ApiKey:
         return self._call(_calls.get_api_key())
 
-    def rotate_api_key(self) -> ApiKey:
+    def rotate_api_key(self) -> models.ApiKey:
         """A new key; the old one stops working at once, and this client switches to the new one."""
         issued = self._call(_calls.rotate_api_key())
         self._use_key(issued.api_key.get_secret_value())
         return issued
-
-
-def _pages(
-    fetch: Callable[[str | None], P], split: Callable[[P], tuple[list[Item], str | None]]
-) -> Iterator[Item]:
-    """Items of every page; stops at a missing or repeated cursor."""
-    cursor: str | None = None
-    seen: set[str] = set()
-    while True:
-        items, cursor = split(fetch(cursor))
-        yield from items
-        if not cursor or cursor in seen:
-            return
-        seen.add(cursor)
