@@ -7,6 +7,7 @@ app, its local storage backend and its background processing. The local backend'
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -333,3 +334,20 @@ def test_folder_files_are_listed_and_deleted_with_the_folder(
     with pytest.raises(NotFoundError) as caught:
         client.list_folder_files(folder.id)
     assert caught.value.code == "folder_not_found"
+
+
+def test_files_are_found_by_content_and_only_ready_ones_match(
+    service: Service, client_for: MakeClient, media: Media
+) -> None:
+    account = service.account()
+    client = client_for(account)
+    digest = hashlib.sha256(media.png.read_bytes()).hexdigest()
+    assert client.find_files(sha256=digest) == []
+    uploaded = client.upload(media.png)
+    assert uploaded.sha256 == digest
+    client.upload(media.jpeg)
+    found = client.find_files(sha256=digest.upper())
+    assert [f.file_id for f in found] == [uploaded.file_id]
+    assert client.find_files(sha256="0" * 64) == []
+    # Another account's identical bytes are not this account's.
+    assert client_for(service.account()).find_files(sha256=digest) == []

@@ -183,3 +183,24 @@ def test_a_service_without_the_posts_read_back_answers_not_found(
         hosted_client.find_post(idempotency_key="k1")
     assert caught.value.status == 404 and caught.value.code is None
     assert caught.value.transient is False
+
+
+def test_finding_by_content_checks_each_entry_itself(hosted: Hosted, hosted_client: Client) -> None:
+    """The hosted service may not know ?sha256= and list every file: none of them is a
+    match unless its own sha256 says so."""
+    digest = "ab" * 32
+    hosted.answer(
+        "GET",
+        API + "/api/upload/files",
+        200,
+        {
+            "success": True,
+            "files": [
+                {"fileId": 3, "status": "ready"},
+                {"fileId": 2, "status": "processing", "sha256": digest},
+                {"fileId": 1, "status": "ready", "sha256": digest},
+            ],
+        },
+    )
+    assert [f.file_id for f in hosted_client.find_files(sha256=digest)] == ["1"]
+    assert hosted.requests[0].url.params["sha256"] == digest

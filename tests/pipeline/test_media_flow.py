@@ -166,3 +166,27 @@ def files_of(live: LiveService) -> set[str]:
 
     with transaction(live.sessions, write=False) as db:
         return set(db.scalars(select(File.id)))
+
+
+def test_a_rerun_with_the_local_state_lost_finds_its_media_on_the_service(
+    live_service: LiveService,
+    write_campaign: WriteCampaign,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another machine, or a lost state folder: the service is the truth. The media are
+    found by content (no upload, no quota spent) and every post is a replay of its key."""
+    connect(live_service)
+    campaign = write_campaign(media_campaign(tmp_path))
+    monkeypatch.setenv("PRESSROOM_PIPELINE_STATE_DIR", str(tmp_path / "machine-a"))
+    assert run_campaign_file(campaign).ok
+    uploads = files_of(live_service)
+    delivered = len(live_service.deliveries())
+
+    monkeypatch.setenv("PRESSROOM_PIPELINE_STATE_DIR", str(tmp_path / "machine-b"))
+    again = run_campaign_file(campaign)
+
+    assert again.ok, again.message
+    assert {r["status"] for r in again.rows} == {"skipped"}, again.rows
+    assert len(live_service.deliveries()) == delivered
+    assert files_of(live_service) == uploads, "uploaded again"

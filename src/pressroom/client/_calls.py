@@ -69,6 +69,20 @@ def list_files(*, limit: int | None, cursor: str | None) -> Call[FilePage]:
     )
 
 
+FIND_BY_CONTENT_PAGE = 200
+"""One page is asked for: a service without the look-up lists every file, newest first,
+and none of them carries a matching ``sha256``."""
+
+
+def find_files(*, sha256: str) -> Call[FilePage]:
+    return Call(
+        "GET",
+        "/api/upload/files",
+        model_parser(FilePage),
+        params={"sha256": sha256, "limit": FIND_BY_CONTENT_PAGE},
+    )
+
+
 def latest_file() -> Call[FileStatus]:
     return Call("GET", "/api/upload/latest", model_parser(FileStatus, key="file"))
 

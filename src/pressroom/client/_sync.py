@@ -249,6 +249,18 @@ class Client(ClientCore):
             lambda page: (page.files, page.next_cursor),
         )
 
+    def find_files(self, *, sha256: str) -> list[models.FileStatus]:
+        """Ready files whose bytes have this SHA-256, newest first: how a run finds media it
+        uploaded before, from any machine.
+
+        ``GET /api/upload/files?sha256=`` is pressroom's extension; a service without it
+        ignores the query and lists every file, so each entry's ``sha256`` is checked here
+        and an empty list is the honest answer there.
+        """
+        wanted = sha256.lower()
+        page = self._call(_calls.find_files(sha256=wanted))
+        return [f for f in page.files if f.is_ready and (f.sha256 or "").lower() == wanted]
+
     def latest_file(self) -> models.FileStatus:
         """The most recent upload; ``NotFoundError`` (``no_files``) when there is none."""
         return self._call(_calls.latest_file())

@@ -103,11 +103,17 @@ def find_uploaded(client: Client, sha256: str) -> str | None:
     """The fileId of a ready file of this account with this content, as the service knows
     it, or None.
 
-    The seam for the service's look-up by content (``GET /api/upload/files?sha256=``, our
-    extension): the service is the truth, the local media memory only a cache. Until the
-    client has that call this answers None and the memory decides.
+    The service is the truth (``GET /api/upload/files?sha256=``, our extension), the local
+    media memory only a cache: a run from another machine, or after the cache was lost,
+    finds its media here. A service without the look-up answers nothing that matches (the
+    client checks each entry), and an error leaves the decision to the memory.
     """
-    return None
+    try:
+        found = client.find_files(sha256=sha256)
+    except PressroomError as exc:
+        log.info("cannot look media up by content (%s); using the local memory", exc)
+        return None
+    return found[0].file_id if found else None
 
 
 def known_file_id(client: Client, sha256: str, memory: MediaMemory, what: str) -> str | None:
