@@ -24,6 +24,9 @@ CLIENT: Mapping[str, str] = {
     # pressroom's own lines of a run (uploads, waits, look-ups, retries) in its run logs
     # in the UI; see pressroom.pipeline.run_logs.
     "PREFECT_LOGGING_EXTRA_LOGGERS": "pressroom.client,pressroom.pipeline",
+    # The same lines outside a run (validation, the connection list fetched before
+    # Prefect starts) go to the console only, without a warning about the API.
+    "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
 }
 
 SERVER: Mapping[str, str] = {
