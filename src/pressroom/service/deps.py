@@ -14,10 +14,11 @@ How a request uses the database, and why:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import Depends, Header, Request, Security
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import APIKeyHeader
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -26,7 +27,7 @@ from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.service.accounts import keys
 from pressroom.service.accounts.repository import AccountRepository
 from pressroom.service.db.models import Account
-from pressroom.service.db.session import transaction
+from pressroom.service.db.session import transaction, writing_session
 from pressroom.service.errors import ServiceError
 from pressroom.settings import Settings
 
@@ -38,13 +39,23 @@ def get_settings_dep(request: Request) -> Settings:
     return settings
 
 
-def get_db(request: Request) -> Iterator[Session]:
+async def get_db(request: Request) -> AsyncIterator[Session]:
     """The request owns the transaction: committed when the route returns, else rolled
-    back. ``UnitOfWorkRoute`` commits on the route's thread; closing here is a safety
-    net (and commits for a route that is not one, should one exist)."""
+    back, on the route's own worker thread (``UnitOfWorkRoute``). Making the session
+    does no I/O, so this runs on the event loop and costs no thread hand-off; it only
+    finishes on a worker thread a transaction a route left open, should one."""
     factory: sessionmaker[Session] = request.app.state.session_factory
-    with transaction(factory, write=request.method not in READ_METHODS) as session:
+    session = factory() if request.method in READ_METHODS else writing_session(factory)
+    try:
         yield session
+        if session.in_transaction():
+            await run_in_threadpool(session.commit)
+    except BaseException:
+        if session.in_transaction():
+            await run_in_threadpool(session.rollback)
+        raise
+    finally:
+        session.close()
 
 
 DbSession = Annotated[Session, Depends(get_db, scope="function")]

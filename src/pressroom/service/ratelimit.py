@@ -40,7 +40,7 @@ class FixedWindowLimiter:
             return None
 
 
-def rate_limit(request: Request, account: CurrentAccount) -> None:
+async def rate_limit(request: Request, account: CurrentAccount) -> None:
     """Counted after authentication, so a bad key is a 401, never a 429."""
     limiter: FixedWindowLimiter = request.app.state.rate_limiter
     wait = limiter.hit(account.id)

@@ -15,6 +15,9 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
 
+SQLITE_POOL_SIZE = 40
+"""anyio's default number of worker threads, which run the routes."""
+
 DEFAULT_BUSY_TIMEOUT = 10.0
 """Seconds a unit of work waits for SQLite's write lock or a pooled connection."""
 
@@ -34,12 +37,14 @@ def make_engine(url: str, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Engi
         # No cap on SQLite connections (they are a file handle each): a capped pool
         # makes threads that hold the write lock queue behind threads that wait for it.
         in_memory = url in ("sqlite://", "sqlite:///:memory:")  # one shared connection
-        pooling: dict[str, Any] = {} if in_memory else {"pool_size": 8, "max_overflow": -1}
+        # As many kept connections as worker threads: a connection beyond the pool is
+        # closed on return, and opening one (file, WAL shared memory, pragmas) costs more
+        # than most queries. A local file needs no liveness ping.
+        pooling: dict[str, Any] = (
+            {} if in_memory else {"pool_size": SQLITE_POOL_SIZE, "max_overflow": -1}
+        )
         engine = create_engine(
-            url,
-            connect_args={"check_same_thread": False, "timeout": busy_timeout},
-            pool_pre_ping=True,
-            **pooling,
+            url, connect_args={"check_same_thread": False, "timeout": busy_timeout}, **pooling
         )
         event.listen(engine, "connect", _sqlite_pragmas(busy_timeout))
         # pysqlite defers BEGIN on its own terms; SQLAlchemy's documented recipe hands
