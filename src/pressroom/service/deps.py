@@ -100,11 +100,16 @@ API_KEY = APIKeyHeader(
 """The OpenAPI security scheme: ``/docs`` gets its Authorize button from it."""
 
 
-def current_account(
+async def current_account(
     request: Request, x_api_key: Annotated[str | None, Security(API_KEY)] = None
 ) -> Account:
+    """The caller: looked up on a worker thread, once per request (a publish route has
+    usually done it already)."""
     del x_api_key  # declared for OpenAPI; authenticate_request reads the header
-    return authenticate_request(request)
+    account: Account | None = getattr(request.state, "account", None)
+    if account is not None:
+        return account
+    return await run_in_threadpool(authenticate_request, request)
 
 
 CurrentAccount = Annotated[Account, Depends(current_account)]

@@ -30,7 +30,7 @@ class PublishContext:
     """The Idempotency-Key this request holds, if one was sent."""
 
 
-def publish_context(
+async def publish_context(
     request: Request,
     account: CurrentAccount,
     idempotency_key: Annotated[

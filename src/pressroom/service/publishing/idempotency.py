@@ -274,8 +274,9 @@ async def _run_once(request: Request, key: str, handler: Handler) -> Response:
             kept_body = error.body() if kept(error.status) else None
             await run_in_threadpool(store.settle, claim, error.status, kept_body)
         return error_response(error)
-    body = json.loads(bytes(response.body)) if kept(response.status_code) else None
-    await run_in_threadpool(store.settle, claim, response.status_code, body)
+    if not claim.settled:  # a publish stores its answer with its post record
+        body = json.loads(bytes(response.body)) if kept(response.status_code) else None
+        await run_in_threadpool(store.settle, claim, response.status_code, body)
     return response
 
 
