@@ -30,6 +30,7 @@ TARGET = CLIENT / "_sync.py"
 RENAMES = {
     "AsyncClient": "Client",  # ours, and httpx's
     "AsyncLock": "Lock",
+    "AsyncPageFetch": "PageFetch",
     "aclose": "close",
     "aread": "read",
     "aiter_bytes": "iter_bytes",

@@ -1,4 +1,4 @@
-"""The client's methods, written once.
+"""The client's methods, written once: one method per endpoint, its request beside it.
 
 ``_async.py`` (``AsyncClient``, for asyncio or trio) is the source; ``_sync.py``
 (``Client``, blocking) is generated from it by ``python scripts/unasync.py``. Edit only
@@ -10,27 +10,32 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
 import anyio
 import httpx
 
-from pressroom.client import _calls, errors, models
+from pressroom.client import errors, models
 from pressroom.client._base import (
     DEFAULT_CONNECTIONS_TTL,
     DEFAULT_POLL_INTERVAL,
     DEFAULT_READY_TIMEOUT,
     Cached,
-    Call,
     ClientCore,
+    idempotency_headers,
     log_response,
+    model_parser,
+    page_params,
+    parse_connections,
     plain_request,
     resolve_settings,
+    segment,
     transport_error,
+    with_meta,
 )
-from pressroom.client._synchronization import AsyncLock
+from pressroom.client._synchronization import AsyncLock, AsyncPageFetch
 from pressroom.client.upload import (
     ProgressCallback,
     ReadyWait,
@@ -38,12 +43,15 @@ from pressroom.client.upload import (
     UploadSource,
     bytes_reporter,
 )
-from pressroom.platforms import Platform
+from pressroom.platforms import THUMBNAIL_PATH, Platform
 
 T = TypeVar("T")
 P = TypeVar("P")
 Item = TypeVar("Item")
 _MAX_REDIRECTS = 5
+FIND_BY_CONTENT_PAGE = 200
+"""``find_files`` asks for one page: a service without the look-up lists every file,
+newest first, and none of them carries a matching ``sha256``."""
 
 
 class AsyncClient(ClientCore):
@@ -104,27 +112,37 @@ class AsyncClient(ClientCore):
         log_response(response, started)
         return response
 
-    async def _call(self, call: Call[T]) -> T:
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        parse: Callable[[httpx.Response], T],
+        *,
+        params: Mapping[str, str | int] | None = None,
+        json: object = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> T:
+        """Send one request to the API and read its answer with ``parse``, or raise."""
         request = self._http.build_request(
-            call.method,
-            self._url(call.path),
-            params=call.params,
-            json=call.json,
-            headers=self._headers(call.headers),
+            method,
+            self._url(path),
+            params=params,
+            json=json,
+            headers=self._headers(headers),
             timeout=self._timeout(),
         )
-        return self._read(call, await self._send(request))
+        return self._read(parse, await self._send(request))
 
     async def _pages(
         self,
-        page: Callable[[str | None], Call[P]],
+        page: AsyncPageFetch[P],
         split: Callable[[P], tuple[list[Item], str | None]],
     ) -> AsyncIterator[Item]:
         """Items of every page; stops at a missing or repeated cursor."""
         cursor: str | None = None
         seen: set[str] = set()
         while True:
-            items, cursor = split(await self._call(page(cursor)))
+            items, cursor = split(await page(cursor))
             for item in items:
                 yield item
             if not cursor or cursor in seen:
@@ -137,8 +155,14 @@ class AsyncClient(ClientCore):
         self, *, filename: str, content_type: str, folder_id: str | None = None
     ) -> models.PresignedUpload:
         """Step one of an upload: a file id and a short-lived address to PUT the bytes to."""
+        body = models.PresignRequest(
+            filename=filename, content_type=content_type, folder_id=folder_id
+        )
         return await self._call(
-            _calls.presign(filename=filename, content_type=content_type, folder_id=folder_id)
+            "POST",
+            "/api/upload/presigned-url",
+            model_parser(models.PresignedUpload),
+            json=body.body(),
         )
 
     async def put_file(
@@ -235,18 +259,27 @@ class AsyncClient(ClientCore):
             await anyio.sleep(delay)
 
     async def file_status(self, file_id: str) -> models.FileStatus:
-        return await self._call(_calls.file_status(file_id))
+        return await self._call(
+            "GET",
+            f"/api/upload/status/{segment(file_id)}",
+            model_parser(models.FileStatus, key="file", defaults={"fileId": file_id}),
+        )
 
     async def list_files(
         self, *, limit: int | None = None, cursor: str | None = None
     ) -> models.FilePage:
         """One page of the account's files, newest first."""
-        return await self._call(_calls.list_files(limit=limit, cursor=cursor))
+        return await self._call(
+            "GET",
+            "/api/upload/files",
+            model_parser(models.FilePage),
+            params=page_params(limit=limit, cursor=cursor),
+        )
 
     def iter_files(self, *, page_size: int | None = None) -> AsyncIterator[models.FileStatus]:
         """Every file, page by page."""
         return self._pages(
-            lambda cursor: _calls.list_files(limit=page_size, cursor=cursor),
+            lambda cursor: self.list_files(limit=page_size, cursor=cursor),
             lambda page: (page.files, page.next_cursor),
         )
 
@@ -259,12 +292,19 @@ class AsyncClient(ClientCore):
         and an empty list is the honest answer there.
         """
         wanted = sha256.lower()
-        page = await self._call(_calls.find_files(sha256=wanted))
+        page = await self._call(
+            "GET",
+            "/api/upload/files",
+            model_parser(models.FilePage),
+            params={"sha256": wanted, "limit": FIND_BY_CONTENT_PAGE},
+        )
         return [f for f in page.files if f.is_ready and (f.sha256 or "").lower() == wanted]
 
     async def latest_file(self) -> models.FileStatus:
         """The most recent upload; ``NotFoundError`` (``no_files``) when there is none."""
-        return await self._call(_calls.latest_file())
+        return await self._call(
+            "GET", "/api/upload/latest", model_parser(models.FileStatus, key="file")
+        )
 
     async def download(self, file_id: str) -> bytes:
         """The file's bytes, in memory; see ``download_to`` for large files."""
@@ -294,7 +334,7 @@ class AsyncClient(ClientCore):
     async def _open_download(self, file_id: str) -> httpx.Response:
         request = self._http.build_request(
             "GET",
-            self._url(_calls.download_path(file_id)),
+            self._url(f"/api/upload/direct/{segment(file_id)}"),
             headers=self._headers({"Accept": "*/*"}),
             timeout=self._timeout(),
         )
@@ -317,47 +357,80 @@ class AsyncClient(ClientCore):
 
     async def delete_file(self, file_id: str) -> models.Deleted:
         """Delete the file and its bytes for good."""
-        return await self._call(_calls.delete_file(file_id))
+        return await self._call(
+            "DELETE", f"/api/upload/file/{segment(file_id)}", model_parser(models.Deleted)
+        )
 
     async def move_file(self, file_id: str, *, folder_id: str | None) -> models.FileStatus:
         """Put the file in a folder, or take it out of any with ``folder_id=None``."""
-        return await self._call(_calls.move_file(file_id, folder_id=folder_id))
+        parse = model_parser(
+            models.FileStatus, key="file", defaults={"fileId": file_id, "folderId": folder_id}
+        )
+        return await self._call(
+            "PATCH",
+            f"/api/upload/file/{segment(file_id)}",
+            parse,
+            json=models.MoveFileRequest(folder_id=folder_id).body(),
+        )
 
     # --- folders (spec 4.2) ----------------------------------------------------------
 
     async def list_folders(
         self, *, limit: int | None = None, cursor: str | None = None
     ) -> models.FolderPage:
-        return await self._call(_calls.list_folders(limit=limit, cursor=cursor))
+        return await self._call(
+            "GET",
+            "/api/upload/folders",
+            model_parser(models.FolderPage),
+            params=page_params(limit=limit, cursor=cursor),
+        )
 
     def iter_folders(self, *, page_size: int | None = None) -> AsyncIterator[models.Folder]:
         return self._pages(
-            lambda cursor: _calls.list_folders(limit=page_size, cursor=cursor),
+            lambda cursor: self.list_folders(limit=page_size, cursor=cursor),
             lambda page: (page.folders, page.next_cursor),
         )
 
     async def create_folder(self, *, name: str) -> models.Folder:
-        return await self._call(_calls.create_folder(name=name))
+        return await self._call(
+            "POST",
+            "/api/upload/folders",
+            model_parser(models.Folder, key="folder", defaults={"name": name}),
+            json=models.FolderNameRequest(name=name).body(),
+        )
 
     async def list_folder_files(
         self, folder_id: str, *, limit: int | None = None, cursor: str | None = None
     ) -> models.FilePage:
-        return await self._call(_calls.folder_files(folder_id, limit=limit, cursor=cursor))
+        return await self._call(
+            "GET",
+            f"/api/upload/folders/{segment(folder_id)}/files",
+            model_parser(models.FilePage),
+            params=page_params(limit=limit, cursor=cursor),
+        )
 
     def iter_folder_files(
         self, folder_id: str, *, page_size: int | None = None
     ) -> AsyncIterator[models.FileStatus]:
         return self._pages(
-            lambda cursor: _calls.folder_files(folder_id, limit=page_size, cursor=cursor),
+            lambda cursor: self.list_folder_files(folder_id, limit=page_size, cursor=cursor),
             lambda page: (page.files, page.next_cursor),
         )
 
     async def rename_folder(self, folder_id: str, *, name: str) -> models.Folder:
-        return await self._call(_calls.rename_folder(folder_id, name=name))
+        parse = model_parser(models.Folder, key="folder", defaults={"id": folder_id, "name": name})
+        return await self._call(
+            "PATCH",
+            f"/api/upload/folders/{segment(folder_id)}",
+            parse,
+            json=models.FolderNameRequest(name=name).body(),
+        )
 
     async def delete_folder(self, folder_id: str) -> models.Deleted:
         """Delete the folder and every file in it, for good."""
-        return await self._call(_calls.delete_folder(folder_id))
+        return await self._call(
+            "DELETE", f"/api/upload/folders/{segment(folder_id)}", model_parser(models.Deleted)
+        )
 
     # --- connections (spec 4.3), cached ------------------------------------------------
 
@@ -369,7 +442,8 @@ class AsyncClient(ClientCore):
         async with self._cache_lock:
             cached = self._unified
             if refresh or cached is None or not cached.fresh(self._settings.connections_ttl):
-                cached = Cached(await self._call(_calls.unified_connections()), time.monotonic())
+                connections = await self._call("GET", "/api/connections/unified", parse_connections)
+                cached = Cached(connections, time.monotonic())
                 self._unified = cached
             return list(cached.value)
 
@@ -393,7 +467,12 @@ class AsyncClient(ClientCore):
         async with self._cache_lock:
             cached = self._microblog
             if refresh or cached is None or not cached.fresh(self._settings.connections_ttl):
-                cached = Cached(await self._call(_calls.microblog_connections()), time.monotonic())
+                found = await self._call(
+                    "GET",
+                    "/api/v2/microblog/connections",
+                    model_parser(models.MicroblogConnections),
+                )
+                cached = Cached(found, time.monotonic())
                 self._microblog = cached
             return cached.value.model_copy(deep=True)
 
@@ -403,7 +482,20 @@ class AsyncClient(ClientCore):
         self, request: models.PublishRequest, *, idempotency_key: str | None = None
     ) -> models.PublishResult:
         """Send a publish body built beforehand (see ``build_publish_request``)."""
-        return await self._call(_calls.publish(request, idempotency_key=idempotency_key))
+        parse = model_parser(
+            models.PublishResult,
+            defaults={
+                "platform": request.platform_label.value,
+                "connectionId": request.connection_id,
+            },
+        )
+        return await self._call(
+            "POST",
+            request.path,
+            with_meta(parse, idempotency_key),
+            json=request.body(),
+            headers=idempotency_headers(idempotency_key),
+        )
 
     async def publish(
         self,
@@ -454,10 +546,13 @@ class AsyncClient(ClientCore):
         self, video_id: str, *, thumbnail_file_id: str, idempotency_key: str | None = None
     ) -> models.ThumbnailResult:
         """Set a published video's thumbnail (verified channels only)."""
+        parse = model_parser(models.ThumbnailResult, defaults={"videoId": video_id})
         return await self._call(
-            _calls.set_thumbnail(
-                video_id, thumbnail_file_id=thumbnail_file_id, idempotency_key=idempotency_key
-            )
+            "POST",
+            THUMBNAIL_PATH.format(videoId=segment(video_id)),
+            with_meta(parse, idempotency_key),
+            json=models.ThumbnailRequest(thumbnail_file_id=thumbnail_file_id).body(),
+            headers=idempotency_headers(idempotency_key),
         )
 
     async def publish_short_video(
@@ -563,15 +658,14 @@ class AsyncClient(ClientCore):
 
         The hosted service has no such route: expect ``NotFoundError`` there.
         """
-        return await self._call(
-            _calls.list_posts(
-                connection_id=connection_id,
-                platform=platform,
-                idempotency_key=idempotency_key,
-                limit=limit,
-                cursor=cursor,
-            )
+        params = page_params(
+            connection_id=connection_id,
+            platform=Platform(platform).value if platform is not None else None,
+            idempotency_key=idempotency_key,
+            limit=limit,
+            cursor=cursor,
         )
+        return await self._call("GET", "/api/posts", model_parser(models.PostPage), params=params)
 
     def iter_posts(
         self,
@@ -581,18 +675,18 @@ class AsyncClient(ClientCore):
         page_size: int | None = None,
     ) -> AsyncIterator[models.Post]:
         return self._pages(
-            lambda cursor: _calls.list_posts(
-                connection_id=connection_id,
-                platform=platform,
-                idempotency_key=None,
-                limit=page_size,
-                cursor=cursor,
+            lambda cursor: self.list_posts(
+                connection_id=connection_id, platform=platform, limit=page_size, cursor=cursor
             ),
             lambda page: (page.posts, page.next_cursor),
         )
 
     async def get_post(self, record_id: str) -> models.Post:
-        return await self._call(_calls.get_post(record_id))
+        return await self._call(
+            "GET",
+            f"/api/posts/{segment(record_id)}",
+            model_parser(models.Post, key="post", defaults={"recordId": record_id}),
+        )
 
     async def find_post(
         self,
@@ -615,10 +709,10 @@ class AsyncClient(ClientCore):
     # --- API key (spec 4.5) ------------------------------------------------------------
 
     async def get_api_key(self) -> models.ApiKey:
-        return await self._call(_calls.get_api_key())
+        return await self._call("GET", "/api/user/api-key", model_parser(models.ApiKey))
 
     async def rotate_api_key(self) -> models.ApiKey:
         """A new key; the old one stops working at once, and this client switches to the new one."""
-        issued = await self._call(_calls.rotate_api_key())
+        issued = await self._call("POST", "/api/user/api-key", model_parser(models.ApiKey))
         self._use_key(issued.api_key.get_secret_value())
         return issued

@@ -1,7 +1,8 @@
 """What the sync and async clients share: configuration, calls, answers and errors.
 
-Every endpoint is described once as a ``Call`` (method, path, body, how to read the
-answer); ``Client`` and ``AsyncClient`` only differ in how they send it.
+Each endpoint's method in ``_async.py`` gives its request (method, path, body) and how to
+read the answer to ``_call``; ``Client`` and ``AsyncClient`` only differ in how they send
+it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
+from urllib.parse import quote
 
 import httpx
 import pydantic
@@ -52,16 +54,13 @@ _STATUS_ERRORS: dict[int, type[errors.APIError]] = {
 }
 
 
-@dataclass(frozen=True)
-class Call(Generic[T]):
-    """One request to the API and how to read its successful answer."""
+def segment(value: str) -> str:
+    """``value`` quoted to stand as one segment of a path (an id with a ``/`` stays one)."""
+    return quote(str(value), safe="")
 
-    method: str
-    path: str
-    parse: Callable[[httpx.Response], T]
-    params: Mapping[str, str | int] | None = None
-    json: Any = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+
+def idempotency_headers(key: str | None) -> dict[str, str]:
+    return {"Idempotency-Key": key} if key is not None else {}
 
 
 @dataclass
@@ -353,9 +352,9 @@ class ClientCore:
     def _error(self, response: httpx.Response) -> errors.APIError:
         return api_error(response, secret=self._settings.api_key)
 
-    def _read(self, call: Call[T], response: httpx.Response) -> T:
+    def _read(self, parse: Callable[[httpx.Response], T], response: httpx.Response) -> T:
         if response.is_success:
-            return call.parse(response)
+            return parse(response)
         raise self._error(response)
 
     def _use_key(self, key: str) -> None:

@@ -1,15 +1,26 @@
-"""Locks for the clients: where the async and the blocking client differ in more than names.
+"""Where the async and the blocking client differ in more than names: locks, page fetches.
 
 ``_sync.py`` is generated from ``_async.py`` by ``python scripts/unasync.py``, which renames
-``AsyncLock`` to ``Lock``: the code that uses a lock is written once, and what a lock is
-for each kind of client is written here, by hand (as httpcore's ``_synchronization.py``).
+``AsyncLock`` to ``Lock`` and ``AsyncPageFetch`` to ``PageFetch``: the code that uses them
+is written once, and what they are for each kind of client is written here, by hand (as
+httpcore's ``_synchronization.py``).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Awaitable, Callable
+from typing import TypeAlias, TypeVar
 
 import anyio
+
+P = TypeVar("P")
+
+AsyncPageFetch: TypeAlias = Callable[[str | None], Awaitable[P]]
+"""Fetches the page after a cursor (``None``: the first), as ``AsyncClient`` does."""
+
+PageFetch: TypeAlias = Callable[[str | None], P]
+"""Fetches the page after a cursor (``None``: the first), as ``Client`` does."""
 
 
 class AsyncLock:
