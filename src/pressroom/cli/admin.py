@@ -60,17 +60,74 @@ def create_account(
     from pressroom.service.accounts.service import AccountExists
     from pressroom.service.accounts.service import create_account as create
     from pressroom.service.admin import admin_session
+    from pressroom.service.auth.service import create_sign_in_link
 
     try:
         with admin_session() as db:
             account, key = create(db, email=email, plan=plan)
-            data = {"accountId": account.id, "email": email, "plan": plan.value, "apiKey": key}
+            link = _link(create_sign_in_link(db, email))
+            data = {
+                "accountId": account.id,
+                "email": email,
+                "plan": plan.value,
+                "apiKey": key,
+                "signInLink": link,
+            }
     except AccountExists as exc:
         _fail(str(exc))
     if as_json:
         typer.echo(json.dumps(data))
     else:
-        typer.echo(key)
+        typer.echo(key)  # alone on stdout, so KEY=$(pressroom admin create-account ...) works
+        typer.echo(f"dashboard sign-in link (one time, 24 hours): {link}", err=True)
+
+
+def _link(token: str) -> str:
+    from pressroom.settings import get_settings
+
+    return f"{get_settings().public_base_url}/sign-in/link/{token}"
+
+
+@app.command("set-password")
+def set_password(
+    email: Annotated[str, typer.Option(help="The account's email.")],
+    password: Annotated[
+        str,
+        typer.Option(
+            prompt=True,
+            hide_input=True,
+            confirmation_prompt=True,
+            envvar="PRESSROOM_NEW_PASSWORD",
+            help="The new dashboard password (prompted; env: PRESSROOM_NEW_PASSWORD).",
+        ),
+    ],
+) -> None:
+    """Set an account's dashboard password; its browsers are signed out."""
+    from pressroom.service.admin import admin_session
+    from pressroom.service.auth.schemas import FormError
+    from pressroom.service.auth.service import set_password as set_it
+
+    try:
+        with admin_session() as db:
+            set_it(db, email, password)
+    except FormError as exc:
+        _fail(" ".join(exc.errors.values()))
+    typer.echo(f"password set for {email}")
+
+
+@app.command("sign-in-link")
+def sign_in_link(email: Annotated[str, typer.Option(help="The account's email.")]) -> None:
+    """Print a one-time dashboard sign-in link for an account (valid 24 hours)."""
+    from pressroom.service.admin import admin_session
+    from pressroom.service.auth.schemas import FormError
+    from pressroom.service.auth.service import create_sign_in_link
+
+    try:
+        with admin_session() as db:
+            token = create_sign_in_link(db, email)
+    except FormError as exc:
+        _fail(" ".join(exc.errors.values()))
+    typer.echo(_link(token))
 
 
 def _connection_json(db: Any, connection: Any) -> dict[str, Any]:

@@ -64,7 +64,7 @@ def seed_demo(db: Session) -> tuple[str, str]:
     else:
         key = keys.generate_key()
         AccountRepository(db).swap_key(
-            account.id, account.api_key_hash, keys.hash_key(key), utcnow()
+            account.id, account.api_key_hash, keys.hash_key(key), utcnow(), keys.last4(key)
         )
     existing = {(c.platform, c.name) for c in ConnectionRepository(db).list_for_account(account.id)}
     for platform, name, extra in DEMO_CONNECTIONS:

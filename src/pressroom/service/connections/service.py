@@ -66,6 +66,11 @@ def list_connections(db: Session, account: Account) -> list[tuple[Connection, st
     return with_status(db, ConnectionRepository(db).list_for_account(account.id))
 
 
+def all_connections(db: Session, account: Account) -> list[Connection]:
+    """Removed ones too: the post history still names them."""
+    return ConnectionRepository(db).all_for_account(account.id)
+
+
 def status_of(db: Session, connection: Connection) -> str:
     parent = ConnectionRepository(db).get(connection.parent_id) if connection.parent_id else None
     return effective_status(connection, parent, utcnow())
