@@ -162,32 +162,29 @@ def connect(
     ] = False,
     as_json: Json = False,
 ) -> None:
-    """Link a social account to an account, as the dashboard's Connect button does."""
-    from pressroom.service.accounts.repository import AccountRepository
-    from pressroom.service.admin import admin_session
-    from pressroom.service.connections.service import ConnectionRuleError, NewConnection
-    from pressroom.service.connections.service import connect as do_connect
+    """Link a social account to an account, as the dashboard's Connect button does: the
+    sandbox platform's authorization runs programmatically, and its tokens are stored."""
+    from pressroom.service.admin import admin_session, connect_through_sandbox
+    from pressroom.service.connections.service import ConnectionRuleError
+    from pressroom.service.oauth.service import OAuthFailure
 
     try:
+        connection_id = connect_through_sandbox(
+            account,
+            platform,
+            name=name,
+            display_name=display_name,
+            account_type=account_type,
+            page_kind="profile" if profile else "page",
+            pages_permission=not no_pages_permission,
+            verified=verified,
+        )
         with admin_session() as db:
-            owner = AccountRepository(db).get_by_email(account)
-            if owner is None:
-                raise ConnectionRuleError(f"no account with email {account!r}")
-            connection = do_connect(
-                db,
-                owner,
-                NewConnection(
-                    platform=platform,
-                    name=name,
-                    display_name=display_name,
-                    account_type=account_type,
-                    page_kind="profile" if profile else "page",
-                    pages_permission=not no_pages_permission,
-                    verified=verified,
-                ),
-            )
-            data = _connection_json(db, connection)
-    except ConnectionRuleError as exc:
+            from pressroom.service.connections.repository import ConnectionRepository
+
+            found = ConnectionRepository(db).get(connection_id)
+            data = _connection_json(db, found)
+    except (ConnectionRuleError, OAuthFailure) as exc:
         _fail(str(exc))
     _emit(data, as_json)
 
@@ -198,12 +195,23 @@ def _move(action: str, connection_id: str, as_json: bool) -> None:
 
     move = {
         "disconnect": service.disconnect,
-        "expire-token": service.expire_token,
+        "expire-token": None,
         "reconnect": service.reconnect,
     }[action]
     try:
+        if move is None:
+            # At the platform: the access token expires, the refresh token is revoked, and
+            # the refresh that follows fails, as when a real network revokes access.
+            from pressroom.service.oauth.service import expire_at_platform, flow_for
+            from pressroom.settings import get_settings
+
+            expire_at_platform(flow_for(get_settings()), connection_id)
         with admin_session() as db:
-            connection = move(db, connection_id)
+            connection = (
+                service.owned_anywhere(db, connection_id)
+                if move is None
+                else move(db, connection_id)
+            )
             data = _connection_json(db, connection)
             if action == "disconnect":
                 data["status"] = "removed"

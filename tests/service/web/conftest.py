@@ -63,3 +63,34 @@ def other_browser(web_app: TestClient) -> Browser:
     """A second browser on the same server, with its own cookies."""
     client = TestClient(web_app.app, base_url="http://testserver")
     return Browser(client)
+
+
+HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
+
+
+def consent_fields(html: str) -> dict[str, str]:
+    import html as markup
+
+    return {name: markup.unescape(value) for name, value in HIDDEN.findall(html)}
+
+
+def connect(
+    browser: Browser, platform: str, name: str, decision: str = "allow", **extra: str
+) -> object:
+    """Press Connect, then Allow (or Deny) on the sandbox's consent page."""
+    page = browser.client.get("/connections").text
+    started = browser.client.post(
+        f"/connections/connect/{platform}",
+        data={"csrf_token": csrf_of(page)},
+        follow_redirects=False,
+    )
+    if started.status_code != 303:
+        return started
+    consent = browser.client.get(started.headers["location"])
+    assert consent.status_code == 200, consent.text
+    fields = consent_fields(consent.text)
+    return browser.client.post(
+        f"/sandbox/{platform}/oauth/authorize",
+        data={**fields, "decision": decision, "name": name, **extra},
+        follow_redirects=True,
+    )

@@ -26,8 +26,11 @@ class _Nosniff:
 
 
 def install_dashboard(app: FastAPI) -> None:
-    from pressroom.service.web.routes import auth, overview, settings
+    from pressroom.service.drivers import sandbox_pages
+    from pressroom.service.web.routes import auth, connections, overview, settings
 
-    for module in (auth, settings, overview):
+    for module in (auth, settings, overview, connections):
         app.include_router(module.router)
+    app.include_router(sandbox_pages.router)
+    app.include_router(sandbox_pages.api)
     app.mount("/static", _Nosniff(StaticFiles(directory=HERE / "static")), name="static")
