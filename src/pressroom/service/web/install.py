@@ -27,9 +27,9 @@ class _Nosniff:
 
 def install_dashboard(app: FastAPI) -> None:
     from pressroom.service.drivers import sandbox_pages
-    from pressroom.service.web.routes import auth, connections, overview, settings
+    from pressroom.service.web.routes import auth, connections, media, overview, settings
 
-    for module in (auth, settings, overview, connections):
+    for module in (auth, settings, overview, connections, media):
         app.include_router(module.router)
     app.include_router(sandbox_pages.router)
     app.include_router(sandbox_pages.api)

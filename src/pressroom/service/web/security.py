@@ -21,6 +21,7 @@ from fastapi.responses import RedirectResponse
 from pressroom.service.auth import service as auth
 from pressroom.service.db.models import Account, WebSession
 from pressroom.service.deps import DbSession
+from pressroom.service.errors import ServiceError
 from pressroom.service.routing import UnitOfWorkRoute
 
 SESSION_COOKIE = "pressroom_session"
@@ -129,6 +130,15 @@ class WebRoute(UnitOfWorkRoute):
                 if request.url.query:
                     target += "?" + request.url.query
                 response = RedirectResponse(f"/sign-in?next={quote(target)}", status_code=303)
+            except ServiceError as exc:
+                from pressroom.service.web.templating import render_page
+
+                response = render_page(
+                    request,
+                    "refused.html",
+                    {"title": "There is a problem", "message": exc.message, "back": "/"},
+                    status=exc.status,
+                )
             except CsrfRefused:
                 from pressroom.service.web.templating import render_page
 
