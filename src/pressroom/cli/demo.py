@@ -79,7 +79,7 @@ def demo(
     typer.echo(f"what reached the platforms: pressroom admin --data-dir {settings.data_dir} posts")
     if not serve:
         typer.echo(
-            "open the dashboard: run `.venv/bin/pressroom demo --serve` and follow the "
+            "open the dashboard: run `bash scripts/demo --serve` and follow the "
             "sign-in link it prints"
         )
     if serve:
