@@ -32,12 +32,12 @@ from __future__ import annotations
 import random
 import threading
 import time
+import warnings
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import authlib.deprecate
 import httpx
-from authlib.integrations.base_client.errors import OAuthError
-from authlib.integrations.httpx_client import OAuth2Client
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import Platform
@@ -56,6 +56,13 @@ from pressroom.service.drivers.base import (
 )
 from pressroom.service.drivers.deliveries import DeliveryRepository
 from pressroom.settings import SandboxSettings
+
+with warnings.catch_warnings():
+    # authlib announces a future move of its httpx integration to "httpx2"; the
+    # integration works with httpx today, and the notice would reach every CLI user.
+    warnings.simplefilter("ignore", authlib.deprecate.AuthlibDeprecationWarning)
+    from authlib.integrations.base_client.errors import OAuthError
+    from authlib.integrations.httpx_client import OAuth2Client
 
 RETRY_AFTER_SECONDS = 2
 

@@ -234,6 +234,22 @@ def refresh(flow: Flow, connection_id: str) -> bool:
     return True
 
 
+def due_for_refresh(db: Session, connection: Connection) -> str | None:
+    """The id of the connection whose lapsed access token must be refreshed before
+    ``connection`` is used (a text_thread's own photo_sharing account), or None."""
+    holder: Connection | None = connection
+    if connection.platform == Platform.TEXT_THREAD and connection.parent_id:
+        holder = ConnectionRepository(db).get(connection.parent_id)
+    if (
+        holder is None
+        or holder.access_expires_at is None
+        or holder.token_expires_at is not None
+        or holder.removed_at is not None
+    ):
+        return None
+    return holder.id if holder.access_expires_at <= utcnow() else None
+
+
 def refresh_due(flow: Flow, account_id: str) -> None:
     """Refresh the account's connections whose access token has lapsed (the
     Connections page calls it, so what it shows is what publishing would meet)."""
