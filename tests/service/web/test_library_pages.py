@@ -79,6 +79,7 @@ def test_presign_for_the_browser_upload(browser: Browser) -> None:
     refused = browser.client.post(
         "/media/uploads",
         data={"csrf_token": csrf_of(page), "filename": "a.exe", "content_type": "application/x"},
+        headers={"Accept": "application/json"},
     )
     assert refused.status_code == 400 and refused.json()["error"]["field"]
 

@@ -155,3 +155,28 @@ def test_blogger_sees_why_there_is_no_key(browser: Browser) -> None:
     html = browser.client.get("/settings/api-keys").text
     assert "The Blogger plan has no API access" in html
     assert "prk_live_" not in html
+
+
+def test_sign_in_is_throttled_per_address(browser: Browser) -> None:
+    for n in range(5):
+        wrong = browser.form("/sign-in", "/sign-in", email=f"nobody{n}@example.com", password="x")
+        assert wrong.status_code == 401  # type: ignore[attr-defined]
+    email = browser.sign_up(password="s3cret-enough")
+    browser.client.cookies.delete("pressroom_session")
+    throttled = browser.form("/sign-in", "/sign-in", email=email, password="s3cret-enough")
+    assert throttled.status_code == 429  # type: ignore[attr-defined]
+
+
+def test_an_operator_made_account_signs_in_whatever_the_case(
+    browser: Browser, settings: Settings
+) -> None:
+    from pressroom.plans import Plan
+    from pressroom.service.accounts.service import create_account
+    from pressroom.service.admin import admin_session
+    from pressroom.service.auth.service import set_password
+
+    with admin_session(settings) as db:
+        create_account(db, email="Ed@Example.com", plan=Plan.AGENCY)
+        set_password(db, "Ed@Example.com", "operator-chosen")
+    ok = browser.form("/sign-in", "/sign-in", email="ed@example.com", password="operator-chosen")
+    assert ok.status_code == 303  # type: ignore[attr-defined]

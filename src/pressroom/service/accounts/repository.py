@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import Account
@@ -19,6 +19,12 @@ class AccountRepository:
 
     def get_by_email(self, email: str) -> Account | None:
         return self.db.scalar(select(Account).where(Account.email == email))
+
+    def get_by_email_any_case(self, email: str) -> Account | None:
+        """A case-insensitive look-up (a scan: used only when the exact one missed)."""
+        return self.db.scalar(
+            select(Account).where(func.lower(Account.email) == email.lower()).limit(1)
+        )
 
     def get(self, account_id: str) -> Account | None:
         return self.db.get(Account, account_id)

@@ -34,6 +34,13 @@ def normalise_email(email: str) -> str:
     return email.strip().lower()
 
 
+def find_account(db: Session, email: str) -> Account | None:
+    """By email as typed, else in any case: sign-up stores lower case, while the
+    operator's CLI keeps what it was given."""
+    repo = AccountRepository(db)
+    return repo.get_by_email(email.strip()) or repo.get_by_email_any_case(email.strip())
+
+
 def sign_up(
     db: Session, *, email: str, password: str, plan: str, session_days: int
 ) -> tuple[Account, str, SignedIn]:
@@ -94,7 +101,7 @@ def throttled_for(db: Session, *, email: str, address: str, now: datetime) -> in
 def sign_in(db: Session, *, email: str, password: str, address: str, session_days: int) -> SignedIn:
     """A session for the right password; a FormError (401, or 429 with Retry-After while
     throttled) otherwise. A failure is recorded by the caller's transaction."""
-    email = normalise_email(email)
+    typed, email = email, normalise_email(email)
     now = utcnow()
     wait = throttled_for(db, email=email, address=address, now=now)
     if wait is not None:
@@ -107,7 +114,7 @@ def sign_in(db: Session, *, email: str, password: str, address: str, session_day
             status=429,
             retry_after=wait,
         )
-    account = AccountRepository(db).get_by_email(email) if email else None
+    account = find_account(db, typed) if email else None
     if account is None or not passwords.verify(password, account.password_hash):
         repo = AuthRepository(db)
         repo.purge_failures(now - THROTTLE_WINDOW)
@@ -142,6 +149,9 @@ def change_password(
     db: Session, account: Account, *, current: str, new: str, keep_session: str | None
 ) -> None:
     """Sets the new password and signs every other browser out."""
+    loaded = AccountRepository(db).get(account.id)
+    assert loaded is not None
+    account = loaded
     errors: dict[str, str] = {}
     if account.password_hash is not None and not passwords.verify(current, account.password_hash):
         errors["current_password"] = "current password is wrong."
@@ -159,7 +169,7 @@ def change_password(
 
 def set_password(db: Session, email: str, password: str) -> Account:
     """The operator's ``admin set-password``: also signs the account out everywhere."""
-    account = AccountRepository(db).get_by_email(normalise_email(email))
+    account = find_account(db, email)
     if account is None:
         raise FormError({"email": f"no account with email {email!r}."}, status=404)
     problem = passwords.problem(password)
@@ -173,7 +183,7 @@ def set_password(db: Session, email: str, password: str) -> Account:
 
 def create_sign_in_link(db: Session, email: str) -> str:
     """A one-time sign-in token for the account (the CLI prints the link)."""
-    account = AccountRepository(db).get_by_email(normalise_email(email))
+    account = find_account(db, email)
     if account is None:
         raise FormError({"email": f"no account with email {email!r}."}, status=404)
     token = secrets.token_urlsafe(32)
@@ -201,6 +211,24 @@ def use_sign_in_link(db: Session, token: str, session_days: int) -> SignedIn:
     account = AccountRepository(db).get(link.account_id)
     assert account is not None
     return start_session(db, account, session_days)
+
+
+def reveal_key(db: Session, token: str, encrypted_key: str) -> None:
+    """Keep a new API key (encrypted) on the session until a page shows it, once."""
+    row = AuthRepository(db).session(token_hash(token))
+    if row is not None:
+        row.revealed_key = encrypted_key
+        db.flush()
+
+
+def take_revealed_key(db: Session, token: str) -> str | None:
+    """The encrypted key waiting to be shown, cleared as it is taken."""
+    row = AuthRepository(db).session(token_hash(token))
+    if row is None or row.revealed_key is None:
+        return None
+    value, row.revealed_key = row.revealed_key, None
+    db.flush()
+    return value
 
 
 def active_sessions(db: Session, account: Account) -> int:

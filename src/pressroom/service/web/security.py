@@ -17,11 +17,12 @@ from urllib.parse import quote
 
 from fastapi import Depends, Form, Request, Response
 from fastapi.responses import RedirectResponse
+from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.service.auth import service as auth
 from pressroom.service.db.models import Account, WebSession
-from pressroom.service.deps import DbSession
-from pressroom.service.errors import ServiceError
+from pressroom.service.db.session import transaction
+from pressroom.service.errors import ServiceError, error_response
 from pressroom.service.routing import UnitOfWorkRoute
 
 SESSION_COOKIE = "pressroom_session"
@@ -73,21 +74,26 @@ class Visitor:
         return self.session.csrf_token
 
 
-def _visitor(request: Request, db: DbSession) -> Visitor:
+def _visitor(request: Request) -> Visitor:
+    """The signed-in visitor, read in a short unit of work of its own (as the API's key
+    is): the route's own ``DbSession`` stays unconnected until the route uses it, so a
+    route may first call a platform through units of work of its own."""
     token = request.cookies.get(SESSION_COOKIE)
-    found = auth.current_session(db, token)
+    factory: sessionmaker[Session] = request.app.state.session_factory
+    with transaction(factory, write=False) as db:
+        found = auth.current_session(db, token)
     if found is None or token is None:
         raise SignInRequired()
     session, account = found
     return Visitor(account, session, token)
 
 
-def viewer(request: Request, db: DbSession) -> Visitor:
-    return _visitor(request, db)
+def viewer(request: Request) -> Visitor:
+    return _visitor(request)
 
 
-def actor(request: Request, db: DbSession, csrf_token: Annotated[str, Form()] = "") -> Visitor:
-    visitor = _visitor(request, db)
+def actor(request: Request, csrf_token: Annotated[str, Form()] = "") -> Visitor:
+    visitor = _visitor(request)
     if not hmac.compare_digest(csrf_token.encode(), visitor.csrf_token.encode()):
         raise CsrfRefused()
     return visitor
@@ -133,6 +139,9 @@ class WebRoute(UnitOfWorkRoute):
             except ServiceError as exc:
                 from pressroom.service.web.templating import render_page
 
+                if "application/json" in request.headers.get("accept", ""):
+                    # The page's own scripts ask for JSON: the API's error body.
+                    return error_response(exc)
                 response = render_page(
                     request,
                     "refused.html",

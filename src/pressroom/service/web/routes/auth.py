@@ -73,7 +73,6 @@ def sign_in(
             db, email=email, password=password, address=address, session_days=settings.session_days
         )
     except FormError as exc:
-        db.commit()  # the failure counts even though the page is an error
         response = render_page(
             request,
             "sign_in.html",
@@ -151,17 +150,10 @@ def sign_up(
             _sign_up_page(request, email=email, plan=plan, errors=exc.errors),
             status=exc.status,
         )
-    reveal_key(db, signed.token, key, Vault.from_settings(settings))
     del account
+    auth.reveal_key(db, signed.token, Vault.from_settings(settings).encrypt(key))
     response = _signed_in(request, signed, "/settings/api-keys", settings.session_days)
     return flash(response, "Your account is ready.")
-
-
-def reveal_key(db: DbSession, token: str, key: str, vault: Vault) -> None:
-    """Keep a new key (encrypted) on the session until the API Keys page shows it once."""
-    found = auth.current_session(db, token)
-    if found is not None:
-        found[0].revealed_key = vault.encrypt(key)
 
 
 @router.post("/sign-out")

@@ -45,7 +45,6 @@ def _page(request: Request, visitor: Visitor, db: DbSession, error: str | None =
 
 @router.get("/connections")
 def connections_page(request: Request, visitor: Viewer, db: DbSession) -> Response:
-    db.commit()  # refreshing opens units of work of its own
     oauth.refresh_due(oauth.flow_of(request.app), visitor.account.id)
     return _page(request, visitor, db)
 
@@ -56,7 +55,6 @@ def connect(request: Request, visitor: Actor, db: DbSession, platform: str) -> R
         chosen = Platform(platform)
     except ValueError:
         return _page(request, visitor, db, "No platform has this name.")
-    db.commit()  # the flow opens units of work of its own
     try:
         url = oauth.start(oauth.flow_of(request.app), visitor.account.id, chosen)
     except connections.ConnectionRuleError as exc:
@@ -66,7 +64,6 @@ def connect(request: Request, visitor: Actor, db: DbSession, platform: str) -> R
 
 @router.post("/connections/{connection_id}/reconnect")
 def reconnect(request: Request, visitor: Actor, db: DbSession, connection_id: str) -> Response:
-    db.commit()
     try:
         url = oauth.start(
             oauth.flow_of(request.app),
@@ -81,7 +78,6 @@ def reconnect(request: Request, visitor: Actor, db: DbSession, connection_id: st
 
 @router.get("/oauth/callback/{platform}")
 def callback(request: Request, visitor: Viewer, db: DbSession, platform: str) -> Response:
-    db.commit()
     params = {k: request.query_params.get(k, "") for k in ("state", "code", "error")}
     try:
         connection = oauth.finish(oauth.flow_of(request.app), visitor.account.id, platform, params)

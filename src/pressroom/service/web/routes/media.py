@@ -71,19 +71,16 @@ def request_upload(
     content_type: Annotated[str, Form()] = "",
     folder_id: Annotated[str, Form()] = "",
 ) -> Response:
-    """For the page's script: a presigned URL the browser PUTs the bytes to."""
-    try:
-        issued = media.request_upload(
-            db,
-            library,
-            visitor.account,
-            filename=filename,
-            content_type=content_type,
-            folder_id=folder_id or None,
-        )
-    except ServiceError as exc:
-        db.rollback()
-        return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+    """For the page's script: a presigned URL the browser PUTs the bytes to (errors are
+    the API's JSON bodies, as the script asks for JSON)."""
+    issued = media.request_upload(
+        db,
+        library,
+        visitor.account,
+        filename=filename,
+        content_type=content_type,
+        folder_id=folder_id or None,
+    )
     return JSONResponse({"fileId": issued.file.id, "uploadUrl": issued.upload_url})
 
 
@@ -93,8 +90,7 @@ def create_folder(
 ) -> Response:
     try:
         view = folders.create_folder(db, visitor.account, name)
-    except ServiceError as exc:
-        db.rollback()
+    except ServiceError as exc:  # refused before anything was written
         return _library_page(request, visitor, db, "", {"name": exc.message}, exc.status)
     return flash(
         RedirectResponse(f"/media?folder={view.folder.id}", status_code=303),
@@ -112,8 +108,7 @@ def rename_folder(
 ) -> Response:
     try:
         view = folders.rename_folder(db, visitor.account, folder_id, rename)
-    except ServiceError as exc:
-        db.rollback()
+    except ServiceError as exc:  # refused before anything was written
         return _library_page(request, visitor, db, folder_id, {"rename": exc.message}, exc.status)
     return flash(
         RedirectResponse(f"/media?folder={folder_id}", status_code=303),

@@ -22,11 +22,8 @@ router = APIRouter(route_class=WebRoute, include_in_schema=False)
 @router.get("/settings/api-keys")
 def api_keys(request: Request, visitor: Viewer, db: DbSession, settings: AppSettings) -> Response:
     account = visitor.account
-    revealed = None
-    if visitor.session.revealed_key:
-        revealed = Vault.from_settings(settings).decrypt(visitor.session.revealed_key)
-        visitor.session.revealed_key = None  # shown once
-        db.flush()
+    waiting = auth.take_revealed_key(db, visitor.token)  # shown once
+    revealed = Vault.from_settings(settings).decrypt(waiting) if waiting else None
     return render_page(
         request,
         "api_keys.html",
@@ -60,8 +57,7 @@ def rotate_confirm(request: Request, visitor: Viewer) -> Response:
 @router.post("/settings/api-keys/rotate")
 def rotate(visitor: Actor, db: DbSession, settings: AppSettings) -> Response:
     issued = accounts.rotate_current_key(db, visitor.account)
-    visitor.session.revealed_key = Vault.from_settings(settings).encrypt(issued.api_key)
-    db.flush()
+    auth.reveal_key(db, visitor.token, Vault.from_settings(settings).encrypt(issued.api_key))
     response = RedirectResponse("/settings/api-keys", status_code=303)
     return flash(response, "Your API key was rotated: the old key no longer works.")
 

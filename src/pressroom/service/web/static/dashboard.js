@@ -33,7 +33,9 @@
       data.append("filename", file.name);
       data.append("content_type", file.type || "application/octet-stream");
       status.textContent = "Preparing upload of " + file.name + "…";
-      fetch(form.getAttribute("data-presign"), { method: "POST", body: data, credentials: "same-origin" })
+      fetch(form.getAttribute("data-presign"), {
+        method: "POST", body: data, credentials: "same-origin", headers: { "Accept": "application/json" }
+      })
         .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
         .then(function (res) {
           if (!res.ok) { status.textContent = res.body.error.message; return; }
