@@ -180,3 +180,15 @@ def test_an_operator_made_account_signs_in_whatever_the_case(
         set_password(db, "Ed@Example.com", "operator-chosen")
     ok = browser.form("/sign-in", "/sign-in", email="ed@example.com", password="operator-chosen")
     assert ok.status_code == 303  # type: ignore[attr-defined]
+
+
+def test_the_policy_lets_the_browser_upload_to_an_s3_store(settings: Settings) -> None:
+    from pressroom.service.web.security import content_security_policy
+    from pressroom.settings import StorageSettings
+
+    local = content_security_policy(settings)
+    assert "connect-src 'self';" in local and "script-src 'self';" in local
+    s3 = settings.model_copy(
+        update={"store": StorageSettings(storage="s3", s3_endpoint_url="http://127.0.0.1:8333/x")}
+    )
+    assert "connect-src 'self' http://127.0.0.1:8333;" in content_security_policy(s3)

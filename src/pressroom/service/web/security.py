@@ -13,7 +13,7 @@ import secrets
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Annotated, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from fastapi import Depends, Form, Request, Response
 from fastapi.responses import RedirectResponse
@@ -24,22 +24,36 @@ from pressroom.service.db.models import Account, WebSession
 from pressroom.service.db.session import transaction
 from pressroom.service.errors import ServiceError, error_response
 from pressroom.service.routing import UnitOfWorkRoute
+from pressroom.settings import Settings
 
 SESSION_COOKIE = "pressroom_session"
 CSRF_COOKIE = "pressroom_csrf"
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-    "media-src 'self' blob:; connect-src 'self'; form-action 'self'; "
+    "media-src 'self' blob:; connect-src {connect}; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
 )
 SECURITY_HEADERS = {
-    "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
+
+
+def content_security_policy(settings: Settings) -> str:
+    """The policy for dashboard pages. The browser uploads straight to the presigned
+    URL, so an S3 store's origin joins ``connect-src``."""
+    connect = ["'self'"]
+    if settings.store.storage == "s3":
+        endpoint = settings.store.s3_endpoint_url
+        if endpoint:
+            parts = urlsplit(endpoint)
+            connect.append(f"{parts.scheme}://{parts.netloc}")
+        else:
+            connect.append("https://*.amazonaws.com")
+    return CSP.format(connect=" ".join(connect))
 
 
 class SignInRequired(Exception):
@@ -166,6 +180,9 @@ class WebRoute(UnitOfWorkRoute):
             if new_cookie:
                 set_cookie(request, response, CSRF_COOKIE, new_cookie)
             response.headers.update(SECURITY_HEADERS)
+            response.headers["Content-Security-Policy"] = content_security_policy(
+                request.app.state.settings
+            )
             return response
 
         return run
