@@ -43,6 +43,23 @@ SCOPES: dict[Platform, tuple[str, ...]] = {
 }
 """What each sandbox platform asks for: its consent page lists them."""
 
+SCOPE_WORDS: dict[str, str] = {
+    "read": "read your profile and posts",
+    "post": "publish posts as you",
+    "channel.read": "read your channel's name and verification",
+    "video.upload": "upload videos to your channel",
+    "thumbnail.set": "set custom thumbnails on your videos",
+    "profile.read": "read your profile",
+    "video.publish": "publish videos as you",
+    "content.publish": "publish photos and videos as you",
+    "threads.publish": "publish text posts on your linked text_thread account",
+    "pages.manage_posts": "publish posts on the pages you grant",
+    "boards.read": "read your boards",
+    "pins.write": "create pins on your boards",
+    "share.write": "share posts as you",
+}
+"""Each permission in plain words, as the consent page says it."""
+
 
 def client_secret(secret: bytes) -> str:
     """The service's client secret at the sandbox, derived from the service's secret."""

@@ -106,7 +106,10 @@ def _render_consent(
             "title": f"Authorize pressroom on {PLATFORM_NAMES[platform]}",
             "platform": platform.value,
             "platform_name": PLATFORM_NAMES[platform],
-            "scopes": sandbox_oauth.SCOPES[platform],
+            "scopes": [
+                (scope, sandbox_oauth.SCOPE_WORDS.get(scope, scope))
+                for scope in sandbox_oauth.SCOPES[platform]
+            ],
             "params": params,
             "values": values,
             "errors": errors,
