@@ -64,7 +64,14 @@ class Settings(BaseSettings):
     base_url: str = "http://127.0.0.1:8000"
     """The address clients reach the service at; generated URLs start with it."""
     secret_key: str | None = None
-    """Signs local upload URLs; default: a random key kept in the data dir."""
+    """Signs local upload URLs and encrypts platform tokens; default: a random key kept
+    in the data dir."""
+    old_secret_keys: str = ""
+    """Comma-separated earlier secret keys: tokens they encrypted still decrypt."""
+    signup: Literal["open", "closed"] = "open"
+    """``closed`` leaves account creation to ``pressroom admin create-account``."""
+    session_days: int = Field(14, ge=1)
+    """How long a dashboard sign-in lasts."""
     max_body_bytes: int = Field(1024 * 1024, ge=64 * 1024)
     """The largest request body outside upload PUTs: a publish at every text limit,
     written with JSON escapes, fits many times over."""

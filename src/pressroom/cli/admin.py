@@ -60,17 +60,74 @@ def create_account(
     from pressroom.service.accounts.service import AccountExists
     from pressroom.service.accounts.service import create_account as create
     from pressroom.service.admin import admin_session
+    from pressroom.service.auth.service import create_sign_in_link
 
     try:
         with admin_session() as db:
             account, key = create(db, email=email, plan=plan)
-            data = {"accountId": account.id, "email": email, "plan": plan.value, "apiKey": key}
+            link = _link(create_sign_in_link(db, email))
+            data = {
+                "accountId": account.id,
+                "email": email,
+                "plan": plan.value,
+                "apiKey": key,
+                "signInLink": link,
+            }
     except AccountExists as exc:
         _fail(str(exc))
     if as_json:
         typer.echo(json.dumps(data))
     else:
-        typer.echo(key)
+        typer.echo(key)  # alone on stdout, so KEY=$(pressroom admin create-account ...) works
+        typer.echo(f"dashboard sign-in link (one time, 24 hours): {link}", err=True)
+
+
+def _link(token: str) -> str:
+    from pressroom.settings import get_settings
+
+    return f"{get_settings().public_base_url}/sign-in/link/{token}"
+
+
+@app.command("set-password")
+def set_password(
+    email: Annotated[str, typer.Option(help="The account's email.")],
+    password: Annotated[
+        str,
+        typer.Option(
+            prompt=True,
+            hide_input=True,
+            confirmation_prompt=True,
+            envvar="PRESSROOM_NEW_PASSWORD",
+            help="The new dashboard password (prompted; env: PRESSROOM_NEW_PASSWORD).",
+        ),
+    ],
+) -> None:
+    """Set an account's dashboard password; its browsers are signed out."""
+    from pressroom.service.admin import admin_session
+    from pressroom.service.auth.schemas import FormError
+    from pressroom.service.auth.service import set_password as set_it
+
+    try:
+        with admin_session() as db:
+            set_it(db, email, password)
+    except FormError as exc:
+        _fail(" ".join(exc.errors.values()))
+    typer.echo(f"password set for {email}")
+
+
+@app.command("sign-in-link")
+def sign_in_link(email: Annotated[str, typer.Option(help="The account's email.")]) -> None:
+    """Print a one-time dashboard sign-in link for an account (valid 24 hours)."""
+    from pressroom.service.admin import admin_session
+    from pressroom.service.auth.schemas import FormError
+    from pressroom.service.auth.service import create_sign_in_link
+
+    try:
+        with admin_session() as db:
+            token = create_sign_in_link(db, email)
+    except FormError as exc:
+        _fail(" ".join(exc.errors.values()))
+    typer.echo(_link(token))
 
 
 def _connection_json(db: Any, connection: Any) -> dict[str, Any]:
@@ -105,32 +162,29 @@ def connect(
     ] = False,
     as_json: Json = False,
 ) -> None:
-    """Link a social account to an account, as the dashboard's Connect button does."""
-    from pressroom.service.accounts.repository import AccountRepository
-    from pressroom.service.admin import admin_session
-    from pressroom.service.connections.service import ConnectionRuleError, NewConnection
-    from pressroom.service.connections.service import connect as do_connect
+    """Link a social account to an account, as the dashboard's Connect button does: the
+    sandbox platform's authorization runs programmatically, and its tokens are stored."""
+    from pressroom.service.admin import admin_session, connect_through_sandbox
+    from pressroom.service.connections.service import ConnectionRuleError
+    from pressroom.service.oauth.service import OAuthFailure
 
     try:
+        connection_id = connect_through_sandbox(
+            account,
+            platform,
+            name=name,
+            display_name=display_name,
+            account_type=account_type,
+            page_kind="profile" if profile else "page",
+            pages_permission=not no_pages_permission,
+            verified=verified,
+        )
         with admin_session() as db:
-            owner = AccountRepository(db).get_by_email(account)
-            if owner is None:
-                raise ConnectionRuleError(f"no account with email {account!r}")
-            connection = do_connect(
-                db,
-                owner,
-                NewConnection(
-                    platform=platform,
-                    name=name,
-                    display_name=display_name,
-                    account_type=account_type,
-                    page_kind="profile" if profile else "page",
-                    pages_permission=not no_pages_permission,
-                    verified=verified,
-                ),
-            )
-            data = _connection_json(db, connection)
-    except ConnectionRuleError as exc:
+            from pressroom.service.connections.repository import ConnectionRepository
+
+            found = ConnectionRepository(db).get(connection_id)
+            data = _connection_json(db, found)
+    except (ConnectionRuleError, OAuthFailure) as exc:
         _fail(str(exc))
     _emit(data, as_json)
 
@@ -141,12 +195,23 @@ def _move(action: str, connection_id: str, as_json: bool) -> None:
 
     move = {
         "disconnect": service.disconnect,
-        "expire-token": service.expire_token,
+        "expire-token": None,
         "reconnect": service.reconnect,
     }[action]
     try:
+        if move is None:
+            # At the platform: the access token expires, the refresh token is revoked, and
+            # the refresh that follows fails, as when a real network revokes access.
+            from pressroom.service.oauth.service import expire_at_platform, flow_for
+            from pressroom.settings import get_settings
+
+            expire_at_platform(flow_for(get_settings()), connection_id)
         with admin_session() as db:
-            connection = move(db, connection_id)
+            connection = (
+                service.owned_anywhere(db, connection_id)
+                if move is None
+                else move(db, connection_id)
+            )
             data = _connection_json(db, connection)
             if action == "disconnect":
                 data["status"] = "removed"

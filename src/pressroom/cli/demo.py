@@ -43,8 +43,12 @@ def demo(
     base_url = f"http://127.0.0.1:{port}"
     apply_overrides(data_dir=data_dir, base_url=base_url)
     settings = get_settings()
+    from pressroom.service.admin import DEMO_EMAIL
+    from pressroom.service.auth.service import create_sign_in_link
+
     with admin_session(settings) as db:
         _, key = seed_demo(db)
+        link = f"{base_url}/sign-in/link/{create_sign_in_link(db, DEMO_EMAIL)}"
 
     server = uvicorn.Server(
         uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
@@ -73,8 +77,14 @@ def demo(
     typer.echo(f"\n{outcome.state.lower()}: {outcome.message}")
     typer.echo(f"see the run in the Prefect UI: {ui_hint(outcome.flow_run_id)}")
     typer.echo(f"what reached the platforms: pressroom admin --data-dir {settings.data_dir} posts")
+    if not serve:
+        typer.echo(
+            "open the dashboard: run `bash scripts/demo --serve` and follow the "
+            "sign-in link it prints"
+        )
     if serve:
         typer.echo(f"\nservice still running at {base_url}; demo API key: {key}")
+        typer.echo(f"open the dashboard (one-time sign-in link): {link}")
         typer.echo(f"try: curl -H 'X-API-Key: {key}' {base_url}/api/connections/unified")
         try:
             thread.join()

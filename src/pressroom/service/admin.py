@@ -30,6 +30,65 @@ def admin_session(settings: Settings | None = None) -> Iterator[Session]:
         engine.dispose()
 
 
+def connect_through_sandbox(
+    email: str,
+    platform: object,
+    *,
+    name: str,
+    display_name: str | None = None,
+    account_type: str | None = None,
+    page_kind: str = "page",
+    pages_permission: bool = True,
+    verified: bool = False,
+    settings: Settings | None = None,
+) -> str:
+    """``admin connect``: the dashboard's OAuth flow with the consent given in code.
+
+    The same ``oauth.service`` calls as the dashboard: a state and PKCE verifier are
+    recorded, the sandbox platform approves (as its consent page's Allow does), and the
+    callback exchanges the code for tokens and makes the connection. Returns its id.
+    """
+    from urllib.parse import parse_qs, urlparse
+
+    from pressroom.platforms import Platform
+    from pressroom.service.accounts.repository import AccountRepository
+    from pressroom.service.connections.service import ConnectionRuleError
+    from pressroom.service.drivers.sandbox_pages import approve_profile
+    from pressroom.service.oauth import service as oauth
+
+    settings = settings or get_settings()
+    chosen = Platform(str(platform))
+    with admin_session(settings) as db:
+        owner = AccountRepository(db).get_by_email(email)
+        if owner is None:
+            raise ConnectionRuleError(f"no account with email {email!r}")
+        account_id = owner.id
+    if account_type is not None and account_type not in ("business", "creator", "personal"):
+        raise ConnectionRuleError("account type must be one of business, creator, personal")
+    flow = oauth.flow_for(settings)
+    url = oauth.start(flow, account_id, chosen)
+    query = {k: v[0] for k, v in parse_qs(urlparse(url).query).items()}
+    with transaction(flow.sessions) as db:
+        code = approve_profile(
+            db,
+            chosen,
+            query["redirect_uri"],
+            query["code_challenge"],
+            {
+                "name": name,
+                "display_name": display_name,
+                "account_type": account_type,
+                "page_kind": page_kind,
+                "pages_permission": pages_permission,
+                "verified": verified,
+            },
+        )
+    connection = oauth.finish(
+        flow, account_id, chosen.value, {"state": query["state"], "code": code}
+    )
+    return connection.id
+
+
 DEMO_EMAIL = "demo@pressroom.local"
 DEMO_CONNECTIONS: tuple[tuple[str, str, dict[str, object]], ...] = (
     ("microblog", "@acme", {}),
@@ -64,7 +123,7 @@ def seed_demo(db: Session) -> tuple[str, str]:
     else:
         key = keys.generate_key()
         AccountRepository(db).swap_key(
-            account.id, account.api_key_hash, keys.hash_key(key), utcnow()
+            account.id, account.api_key_hash, keys.hash_key(key), utcnow(), keys.last4(key)
         )
     existing = {(c.platform, c.name) for c in ConnectionRepository(db).list_for_account(account.id)}
     for platform, name, extra in DEMO_CONNECTIONS:

@@ -18,6 +18,7 @@ from pressroom.service.publishing.endpoints import router as publishing_router
 from pressroom.service.publishing.unknowns import install_reconciler
 from pressroom.service.ratelimit import FixedWindowLimiter
 from pressroom.service.storage.local import UPLOAD_PREFIX
+from pressroom.service.web.install import install_dashboard
 from pressroom.settings import Settings, get_settings
 
 DESCRIPTION = """\
@@ -58,4 +59,5 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     install_reconciler(app)
     for router in (accounts_router, connections_router, media_router, publishing_router):
         app.include_router(router)
+    install_dashboard(app)
     return app

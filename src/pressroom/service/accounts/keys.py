@@ -19,3 +19,7 @@ def hash_key(key: str) -> str:
 
 def matches(key: str, stored_hash: str) -> bool:
     return hmac.compare_digest(hash_key(key), stored_hash)
+
+
+def last4(key: str) -> str:
+    return key[-4:]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import Account
@@ -20,17 +20,28 @@ class AccountRepository:
     def get_by_email(self, email: str) -> Account | None:
         return self.db.scalar(select(Account).where(Account.email == email))
 
+    def get_by_email_any_case(self, email: str) -> Account | None:
+        """A case-insensitive look-up (a scan: used only when the exact one missed)."""
+        return self.db.scalar(
+            select(Account).where(func.lower(Account.email) == email.lower()).limit(1)
+        )
+
+    def get(self, account_id: str) -> Account | None:
+        return self.db.get(Account, account_id)
+
     def add(self, account: Account) -> Account:
         self.db.add(account)
         self.db.flush()
         return account
 
-    def swap_key(self, account_id: str, old_hash: str, new_hash: str, now: datetime) -> bool:
+    def swap_key(
+        self, account_id: str, old_hash: str, new_hash: str, now: datetime, last4: str | None = None
+    ) -> bool:
         """Replace the key only if it is still ``old_hash``; False when another rotation won."""
         result = self.db.execute(
             update(Account)
             .where(Account.id == account_id, Account.api_key_hash == old_hash)
-            .values(api_key_hash=new_hash, api_key_created_at=now)
+            .values(api_key_hash=new_hash, api_key_created_at=now, api_key_last4=last4)
             .execution_options(synchronize_session=False)
         )
         return bool(getattr(result, "rowcount", 0) == 1)

@@ -38,17 +38,37 @@ def create_account(db: Session, *, email: str, plan: Plan) -> tuple[Account, str
         plan=plan.value,
         api_key_hash=keys.hash_key(key),
         api_key_created_at=now,
+        api_key_last4=keys.last4(key),
         created_at=now,
     )
     return repo.add(account), key
 
 
 def rotate_key(db: Session, account: Account, presented_key: str) -> IssuedKey:
+    """The API's rotation: only the key presented may be replaced."""
+    return _rotate(db, account, keys.hash_key(presented_key))
+
+
+def rotate_current_key(db: Session, account: Account) -> IssuedKey:
+    """The dashboard's rotation (Settings, API Keys, Rotate): whatever key is current
+    is replaced, by the same compare-and-swap as the API's."""
+    return _rotate(db, account, account.api_key_hash)
+
+
+def _rotate(db: Session, account: Account, old_hash: str) -> IssuedKey:
     new_key = keys.generate_key()
     now = utcnow()
     swapped = AccountRepository(db).swap_key(
-        account.id, keys.hash_key(presented_key), keys.hash_key(new_key), now
+        account.id, old_hash, keys.hash_key(new_key), now, keys.last4(new_key)
     )
     if not swapped:
         raise ServiceError(error_codes.INVALID_API_KEY, "The API key was rotated out.")
+    account.api_key_hash = keys.hash_key(new_key)
+    account.api_key_created_at = now
+    account.api_key_last4 = keys.last4(new_key)
     return IssuedKey(new_key, now)
+
+
+def masked_key(account: Account) -> str:
+    """``prk_live_••••abcd``: enough to recognise a key, never enough to use it."""
+    return f"{keys.KEY_PREFIX}{'•' * 8}{account.api_key_last4 or '????'}"

@@ -22,6 +22,10 @@ class ConnectionRepository:
             )
         )
 
+    def all_for_account(self, account_id: str) -> list[Connection]:
+        """Every connection the account ever had, disconnected ones included."""
+        return list(self.db.scalars(select(Connection).where(Connection.account_id == account_id)))
+
     def get(self, connection_id: str) -> Connection | None:
         """Any connection by id, removed ones included (for the admin and for parents)."""
         return self.db.get(Connection, connection_id)

@@ -66,6 +66,11 @@ def list_connections(db: Session, account: Account) -> list[tuple[Connection, st
     return with_status(db, ConnectionRepository(db).list_for_account(account.id))
 
 
+def all_connections(db: Session, account: Account) -> list[Connection]:
+    """Removed ones too: the post history still names them."""
+    return ConnectionRepository(db).all_for_account(account.id)
+
+
 def status_of(db: Session, connection: Connection) -> str:
     parent = ConnectionRepository(db).get(connection.parent_id) if connection.parent_id else None
     return effective_status(connection, parent, utcnow())
@@ -103,6 +108,35 @@ def require_publishable(
             field="connectionId",
         )
     return connection
+
+
+def inactive_reason(db: Session, connection: Connection) -> str | None:
+    """Why a connection is inactive, in words for the dashboard; None when active."""
+    if status_of(db, connection) == ACTIVE:
+        return None
+    if connection.platform == Platform.TEXT_THREAD:
+        return "its photo_sharing account is disconnected or its token expired"
+    if connection.token_expires_at is not None:
+        return "its access token expired and could not be refreshed"
+    return "it was marked inactive"
+
+
+def owned(db: Session, account: Account, connection_id: str) -> Connection:
+    """The account's own visible connection, or ConnectionRuleError."""
+    connection = ConnectionRepository(db).get_visible(account.id, connection_id)
+    if connection is None:
+        raise ConnectionRuleError("No connection with this id in this account.")
+    return connection
+
+
+def check_can_connect(db: Session, account: Account, platform: Platform) -> None:
+    """The rules that refuse a Connect before the user is sent to the platform."""
+    if platform == Platform.TEXT_THREAD:
+        raise ConnectionRuleError(
+            "text_thread connections cannot be made directly: connect the photo_sharing "
+            "account and its text_thread connection appears with it."
+        )
+    _check_cap(db, account, platform)
 
 
 # The dashboard's moves (``pressroom admin``): they raise ConnectionRuleError.
@@ -148,6 +182,11 @@ def connect(db: Session, account: Account, new: NewConnection) -> Connection:
 
 def _check_cap(db: Session, account: Account, platform: Platform) -> None:
     cap = PLAN_LIMITS[Plan(account.plan)].profiles_per_platform
+    if cap == 0:
+        raise ConnectionRuleError(
+            f"the {account.plan} plan includes no social profiles; "
+            "the Business and Agency plans do."
+        )
     if ConnectionRepository(db).count_on_platform(account.id, platform) >= cap:
         raise ConnectionRuleError(
             f"the {account.plan} plan allows {cap} {platform.value} profiles and all are in use "
@@ -187,6 +226,11 @@ def _visible(db: Session, connection_id: str) -> Connection:
     if connection is None or connection.removed_at is not None:
         raise ConnectionRuleError(f"no connection {connection_id!r}")
     return connection
+
+
+def owned_anywhere(db: Session, connection_id: str) -> Connection:
+    """A visible connection of any account (the operator's CLI)."""
+    return _visible(db, connection_id)
 
 
 def _set_twin_status(db: Session, photo: Connection, status: str) -> None:

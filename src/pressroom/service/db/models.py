@@ -31,6 +31,10 @@ class Account(Base):
     api_key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     """SHA-256 of the key: keys carry 256 random bits, so a slow hash adds nothing."""
     api_key_created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    api_key_last4: Mapped[str | None] = mapped_column(String(4), nullable=True)
+    """The key's last four characters, so the dashboard can show it masked."""
+    password_hash: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """Argon2 hash of the dashboard password; None until one is set."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
@@ -57,6 +61,12 @@ class Connection(Base):
     """text_thread: the photo_sharing connection it belongs to."""
     removed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     """Disconnected: kept for the post history, invisible to the API."""
+    access_token_enc: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The platform's access token, encrypted by the token vault (``oauth.vault``)."""
+    refresh_token_enc: Mapped[str | None] = mapped_column(Text, nullable=True)
+    access_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    """When the access token lapses: refreshed then; a failed refresh sets
+    ``token_expires_at`` and the connection turns inactive."""
 
 
 class Folder(Base):
@@ -174,3 +184,82 @@ class SandboxDelivery(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     dedup_key: Mapped[str | None] = mapped_column(String(300), nullable=True)
     """The client's token for this post (account and Idempotency-Key), where one was sent."""
+
+
+class WebSession(Base):
+    """A signed-in browser. The cookie holds a random token; only its hash is kept."""
+
+    __tablename__ = "web_sessions"
+    __table_args__ = (Index("ix_web_sessions_account", "account_id"),)
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    revealed_key: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """A new API key waiting to be shown once (encrypted), cleared when shown."""
+
+
+class SignInFailure(Base):
+    """One failed sign-in, counted per email and per address for throttling."""
+
+    __tablename__ = "sign_in_failures"
+    __table_args__ = (
+        Index("ix_sign_in_failures_email_at", "email", "created_at"),
+        Index("ix_sign_in_failures_address_at", "address", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    email: Mapped[str] = mapped_column(String(320))
+    address: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class SignInLink(Base):
+    """A one-time sign-in link printed by the operator's CLI; only its hash is kept."""
+
+    __tablename__ = "sign_in_links"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class OAuthState(Base):
+    """One authorization in flight: its ``state``, PKCE verifier and what it is for."""
+
+    __tablename__ = "oauth_states"
+
+    state_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    platform: Mapped[str] = mapped_column(String(32))
+    code_verifier_enc: Mapped[str] = mapped_column(Text)
+    reconnect_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class SandboxGrant(Base):
+    """The sandbox authorization server's side: codes, access and refresh tokens."""
+
+    __tablename__ = "sandbox_grants"
+    __table_args__ = (Index("ix_sandbox_grants_grant", "grant_id"),)
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    """``code``, ``access`` or ``refresh``."""
+    grant_id: Mapped[str] = mapped_column(String(40))
+    platform: Mapped[str] = mapped_column(String(32))
+    client_id: Mapped[str] = mapped_column(String(100))
+    profile: Mapped[dict[str, Any]] = mapped_column(JSON)
+    redirect_uri: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    code_challenge: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -2,8 +2,9 @@
 
 ``settings.sandbox.platform_driver`` chooses the family; ``sandbox`` (the default and,
 for now, the only one) is a faithful stand-in with latency and failure knobs. A live
-family would add a module here with the same two calls, ``publish`` and
-``set_thumbnail``, and an entry in ``build_drivers``.
+family would add a module here with the same calls (connect: ``authorization_url``,
+``exchange_code``, ``fetch_profile``, ``refresh``; publish: ``publish``,
+``set_thumbnail``, ``find_delivery``) and an entry in ``build_drivers``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pressroom.platforms import Platform
 from pressroom.service.drivers.base import PlatformDriver
 from pressroom.service.drivers.sandbox import SandboxDriver, SandboxRandom
+from pressroom.service.storage.signing import load_secret
 from pressroom.settings import Settings
 
 Drivers = Mapping[Platform, PlatformDriver]
@@ -27,7 +29,13 @@ def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Driver
     knobs = settings.sandbox
     if knobs.platform_driver == "sandbox":
         rng = SandboxRandom(knobs.sandbox_seed)
-        return {platform: SandboxDriver(platform, knobs, sessions, rng) for platform in Platform}
+        secret = load_secret(settings.secret_key, settings.data_dir)
+        return {
+            platform: SandboxDriver(
+                platform, knobs, sessions, rng, base_url=settings.public_base_url, secret=secret
+            )
+            for platform in Platform
+        }
     raise ValueError(f"unknown platform driver {knobs.platform_driver!r}")
 
 

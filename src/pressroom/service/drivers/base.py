@@ -1,6 +1,11 @@
 """The interface every platform driver implements, and what crosses it.
 
-A driver speaks to one platform: ``publish`` sends a post, ``set_thumbnail`` replaces a
+A driver speaks to one platform. Connect: ``authorization_url`` sends the browser to the
+platform's consent page (OAuth 2.0 authorization code with PKCE and ``state``),
+``exchange_code`` trades the code for tokens at its token endpoint, ``fetch_profile``
+reads the account the tokens belong to, ``refresh`` renews an expired access token
+(``TokenRefused`` when the platform will not: the connection turns inactive).
+Publish: ``publish`` sends a post, ``set_thumbnail`` replaces a
 video's thumbnail. Both are plain blocking calls: the publish routes run in FastAPI's
 threadpool, so a slow platform holds one worker thread and never the event loop.
 
@@ -83,8 +88,50 @@ class PlatformUnavailable(Exception):
         """True when the request reached the platform before it failed: the post may exist."""
 
 
+@dataclass(frozen=True)
+class TokenSet:
+    """What a token endpoint answered. Clear text: it goes straight into the vault."""
+
+    access_token: str
+    refresh_token: str | None
+    expires_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The account the platform says the tokens belong to, and what it granted."""
+
+    name: str
+    display_name: str
+    account_type: str | None = None
+    """photo_sharing: business, creator or personal."""
+    page_kind: str | None = None
+    """page_social: page or profile."""
+    pages_permission: bool = True
+    verified: bool = False
+
+
+class TokenRefused(Exception):
+    """The platform refused a code or a refresh token (``invalid_grant`` and kin): the
+    message is the platform's error code, never a token."""
+
+
 class PlatformDriver(Protocol):
     platform: Platform
+
+    def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
+        """Where to send the browser: the platform's consent page, with PKCE (S256)."""
+        ...
+
+    def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
+        """Trade an authorization code for tokens; ``TokenRefused`` when refused."""
+        ...
+
+    def fetch_profile(self, tokens: TokenSet) -> Profile: ...
+
+    def refresh(self, refresh_token: str) -> TokenSet:
+        """New tokens for a refresh token; ``TokenRefused`` when it is expired or revoked."""
+        ...
 
     def publish(self, delivery: Delivery) -> Published: ...
 

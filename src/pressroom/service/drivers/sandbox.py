@@ -18,6 +18,13 @@ rehearse bad days (``PRESSROOM_SANDBOX_*``):
   driver searches a network's recent posts.
 
 The knobs are read on every call, so a test can turn them while the service runs.
+
+Connect runs OAuth 2.0 (authorization code, PKCE, ``state``) with authlib's httpx
+client, as a real network's driver does. The sandbox's authorization server lives in
+this service (``sandbox_oauth``; its pages under ``/sandbox/<platform>/oauth/``); the
+driver reaches its token and userinfo endpoints through an in-process httpx transport
+that calls the same functions as those HTTP routes, so the CLI connects without a
+running server and a request never waits on a call back into its own server.
 """
 
 from __future__ import annotations
@@ -25,24 +32,37 @@ from __future__ import annotations
 import random
 import threading
 import time
-from datetime import datetime, timedelta
+import warnings
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import authlib.deprecate
+import httpx
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
-from pressroom.service.drivers import shapes
+from pressroom.service.drivers import sandbox_oauth, shapes
 from pressroom.service.drivers.base import (
     Delivery,
     PlatformUnavailable,
+    Profile,
     Published,
     ThumbnailChange,
     ThumbnailSet,
+    TokenRefused,
+    TokenSet,
 )
 from pressroom.service.drivers.deliveries import DeliveryRepository
 from pressroom.settings import SandboxSettings
+
+with warnings.catch_warnings():
+    # authlib announces a future move of its httpx integration to "httpx2"; the
+    # integration works with httpx today, and the notice would reach every CLI user.
+    warnings.simplefilter("ignore", authlib.deprecate.AuthlibDeprecationWarning)
+    from authlib.integrations.base_client.errors import OAuthError
+    from authlib.integrations.httpx_client import OAuth2Client
 
 RETRY_AFTER_SECONDS = 2
 
@@ -87,11 +107,90 @@ class SandboxDriver:
         knobs: SandboxSettings,
         sessions: sessionmaker[Session],
         rng: SandboxRandom,
+        *,
+        base_url: str = "http://127.0.0.1:8000",
+        secret: bytes = b"",
     ) -> None:
         self.platform = platform
         self.knobs = knobs
         self.sessions = sessions
         self.rng = rng
+        self.base_url = base_url.rstrip("/")
+        self.secret = secret
+
+    # Connect: OAuth 2.0 against the sandbox's authorization server.
+
+    def _endpoint(self, name: str) -> str:
+        return f"{self.base_url}/sandbox/{self.platform.value}/oauth/{name}"
+
+    def _client(self, redirect_uri: str | None = None, **kwargs: Any) -> OAuth2Client:
+        return OAuth2Client(
+            client_id=sandbox_oauth.CLIENT_ID,
+            client_secret=sandbox_oauth.client_secret(self.secret),
+            token_endpoint_auth_method="client_secret_post",
+            code_challenge_method="S256",
+            scope=" ".join(sandbox_oauth.SCOPES.get(self.platform, ())),
+            redirect_uri=redirect_uri,
+            transport=httpx.MockTransport(self._serve),
+            timeout=10.0,
+            **kwargs,
+        )
+
+    def _serve(self, request: httpx.Request) -> httpx.Response:
+        """The authorization server's answer, computed in process."""
+        path = request.url.path
+        with transaction(self.sessions) as db:
+            if path.endswith("/oauth/token"):
+                form = dict(httpx.QueryParams(request.content.decode()))
+                answer = sandbox_oauth.token_endpoint(db, self.platform, form, self.secret)
+            elif path.endswith("/oauth/userinfo"):
+                bearer = request.headers.get("Authorization", "").removeprefix("Bearer ")
+                answer = sandbox_oauth.userinfo(db, self.platform, bearer)
+            else:
+                return httpx.Response(404, json={"error": "not_found"})
+        return httpx.Response(answer.status, json=answer.body)
+
+    def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
+        with self._client(redirect_uri) as client:
+            url, _ = client.create_authorization_url(
+                self._endpoint("authorize"), state=state, code_verifier=code_verifier
+            )
+        return str(url)
+
+    def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
+        with self._client(redirect_uri) as client:
+            try:
+                token = client.fetch_token(
+                    self._endpoint("token"), code=code, code_verifier=code_verifier
+                )
+            except OAuthError as exc:
+                raise TokenRefused(exc.error or "invalid_grant") from None
+        return _token_set(token)
+
+    def fetch_profile(self, tokens: TokenSet) -> Profile:
+        with self._client(
+            token={"access_token": tokens.access_token, "token_type": "Bearer"}
+        ) as client:
+            response = client.get(self._endpoint("userinfo"))
+        if response.status_code != 200:
+            raise TokenRefused(str(response.json().get("error", "invalid_token")))
+        data = response.json()
+        return Profile(
+            name=str(data["name"]),
+            display_name=str(data.get("displayName") or data["name"]),
+            account_type=data.get("accountType"),
+            page_kind=data.get("pageKind"),
+            pages_permission=bool(data.get("pagesPermission", True)),
+            verified=bool(data.get("verified", False)),
+        )
+
+    def refresh(self, refresh_token: str) -> TokenSet:
+        with self._client() as client:
+            try:
+                token = client.refresh_token(self._endpoint("token"), refresh_token=refresh_token)
+            except OAuthError as exc:
+                raise TokenRefused(exc.error or "invalid_grant") from None
+        return _token_set(token)
 
     def publish(self, delivery: Delivery) -> Published:
         failing = self._begin("publishing")
@@ -185,3 +284,12 @@ class SandboxDriver:
                 dedup_key=dedup_key,
             )
         return now
+
+
+def _token_set(token: Any) -> TokenSet:
+    expires_at = token.get("expires_at")
+    return TokenSet(
+        access_token=str(token["access_token"]),
+        refresh_token=token.get("refresh_token"),
+        expires_at=datetime.fromtimestamp(float(expires_at), UTC) if expires_at else None,
+    )

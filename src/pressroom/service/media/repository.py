@@ -148,6 +148,10 @@ class UsageRepository:
         )
         return bool(getattr(result, "rowcount", 0) == 1)
 
+    def used(self, account_id: str, month: str) -> int:
+        """Uploads counted in ``month`` (``YYYY-MM``)."""
+        return self._current(account_id, month) or 0
+
     def _current(self, account_id: str, month: str) -> int | None:
         return self.db.scalar(
             select(UploadUsage.uploads).where(

@@ -33,6 +33,8 @@ from pressroom.service.db.session import transaction
 from pressroom.service.drivers import base as driver
 from pressroom.service.errors import ServiceError, unexpected_error
 from pressroom.service.media.readiness import require_ready_file
+from pressroom.service.oauth import service as oauth
+from pressroom.service.oauth.vault import Vault
 from pressroom.service.publishing import rules
 from pressroom.service.publishing.claims import Claim, settle_in
 from pressroom.service.publishing.context import PublishContext
@@ -118,12 +120,42 @@ def record_published(
             settle_in(db, claim, 200, answer)
 
 
+class _RefreshFirst(Exception):
+    def __init__(self, connection_id: str) -> None:
+        self.connection_id = connection_id
+
+
 def _prepare(
     ctx: PublishContext, platform: Platform, body: PublishRequest
 ) -> tuple[str, driver.Delivery]:
-    """Check the connection and the file, and write the post record before sending."""
+    """Check the connection and the file, and write the post record before sending.
+
+    A connection whose access token lapsed is refreshed first, outside any transaction;
+    when the platform refuses, the connection turns inactive and the publish is refused
+    as for any inactive connection."""
+    try:
+        return _prepare_once(ctx, platform, body, refresh=True)
+    except _RefreshFirst as due:
+        oauth.refresh(
+            oauth.Flow(
+                ctx.sessions,
+                ctx.drivers,
+                Vault.from_settings(ctx.settings),
+                ctx.settings.public_base_url,
+            ),
+            due.connection_id,
+        )
+    return _prepare_once(ctx, platform, body, refresh=False)
+
+
+def _prepare_once(
+    ctx: PublishContext, platform: Platform, body: PublishRequest, *, refresh: bool
+) -> tuple[str, driver.Delivery]:
     with transaction(ctx.sessions) as db:
         connection = require_publishable(db, ctx.account, body.connection_id, platform)
+        due = oauth.due_for_refresh(db, connection) if refresh else None
+        if due is not None:
+            raise _RefreshFirst(due)
         rules.check_account(platform, connection)
         media = None
         if not RULES[platform].text_only:

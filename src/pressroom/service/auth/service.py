@@ -1,0 +1,235 @@
+"""Sign-up, sign-in, sessions and passwords: the rules, shared by the pages and the CLI."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import secrets
+from datetime import datetime, timedelta
+
+from sqlalchemy.orm import Session
+
+from pressroom.plans import Plan
+from pressroom.service.accounts.repository import AccountRepository
+from pressroom.service.accounts.service import AccountExists, create_account
+from pressroom.service.auth import passwords
+from pressroom.service.auth.repository import AuthRepository
+from pressroom.service.auth.schemas import FormError, SignedIn
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import Account, SignInFailure, SignInLink, WebSession
+
+THROTTLE_WINDOW = timedelta(minutes=15)
+THROTTLE_FAILURES = 5
+LINK_TTL = timedelta(hours=24)
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+BAD_CREDENTIALS = "The email or password is wrong."
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def normalise_email(email: str) -> str:
+    return email.strip().lower()
+
+
+def find_account(db: Session, email: str) -> Account | None:
+    """By email as typed, else in any case: sign-up stores lower case, while the
+    operator's CLI keeps what it was given."""
+    repo = AccountRepository(db)
+    return repo.get_by_email(email.strip()) or repo.get_by_email_any_case(email.strip())
+
+
+def sign_up(
+    db: Session, *, email: str, password: str, plan: str, session_days: int
+) -> tuple[Account, str, SignedIn]:
+    """A new account signed in at once; returns it, its API key (to show once) and the
+    session."""
+    email = normalise_email(email)
+    errors: dict[str, str] = {}
+    if not email:
+        errors["email"] = "email is required."
+    elif not EMAIL.match(email) or len(email) > 320:
+        errors["email"] = "email must be an address such as name@example.com."
+    problem = passwords.problem(password)
+    if problem:
+        errors["password"] = problem
+    if plan not in {p.value for p in Plan}:
+        errors["plan"] = "plan must be one of business, agency, blogger."
+    if errors:
+        raise FormError(errors)
+    try:
+        account, key = create_account(db, email=email, plan=Plan(plan))
+    except AccountExists:
+        raise FormError({"email": "an account with this email already exists; sign in."}) from None
+    account.password_hash = passwords.hash_password(password)
+    db.flush()
+    return account, key, start_session(db, account, session_days)
+
+
+def start_session(db: Session, account: Account, session_days: int) -> SignedIn:
+    token = secrets.token_urlsafe(32)
+    csrf = secrets.token_urlsafe(32)
+    now = utcnow()
+    AuthRepository(db).add(
+        WebSession(
+            token_hash=token_hash(token),
+            account_id=account.id,
+            csrf_token=csrf,
+            created_at=now,
+            expires_at=now + timedelta(days=session_days),
+        )
+    )
+    return SignedIn(account.id, token, csrf)
+
+
+def throttled_for(db: Session, *, email: str, address: str, now: datetime) -> int | None:
+    """Seconds until another try is allowed, or None when it is allowed now."""
+    repo = AuthRepository(db)
+    since = now - THROTTLE_WINDOW
+    wait = 0.0
+    for column, value in (("email", email), ("address", address)):
+        times = repo.failure_times(since, column, value)
+        if len(times) >= THROTTLE_FAILURES:
+            # Allowed again when enough of them have aged out of the window.
+            unblocks = times[len(times) - THROTTLE_FAILURES] + THROTTLE_WINDOW
+            wait = max(wait, (unblocks - now).total_seconds())
+    return max(1, math.ceil(wait)) if wait > 0 else None
+
+
+def sign_in(db: Session, *, email: str, password: str, address: str, session_days: int) -> SignedIn:
+    """A session for the right password; a FormError (401, or 429 with Retry-After while
+    throttled) otherwise. A failure is recorded by the caller's transaction."""
+    typed, email = email, normalise_email(email)
+    now = utcnow()
+    wait = throttled_for(db, email=email, address=address, now=now)
+    if wait is not None:
+        minutes = math.ceil(wait / 60)
+        raise FormError(
+            {
+                "email": f"Too many failed sign-ins: try again in {minutes} minute"
+                f"{'s' if minutes != 1 else ''}."
+            },
+            status=429,
+            retry_after=wait,
+        )
+    account = find_account(db, typed) if email else None
+    if account is None or not passwords.verify(password, account.password_hash):
+        repo = AuthRepository(db)
+        repo.purge_failures(now - THROTTLE_WINDOW)
+        repo.add(SignInFailure(email=email, address=address, created_at=now))
+        raise FormError({"email": BAD_CREDENTIALS}, status=401)
+    return start_session(db, account, session_days)
+
+
+def current_session(db: Session, token: str | None) -> tuple[WebSession, Account] | None:
+    if not token:
+        return None
+    row = AuthRepository(db).session(token_hash(token))
+    if row is None or row.revoked_at is not None or row.expires_at <= utcnow():
+        return None
+    account = AccountRepository(db).get(row.account_id)
+    return (row, account) if account is not None else None
+
+
+def sign_out(db: Session, token: str) -> None:
+    row = AuthRepository(db).session(token_hash(token))
+    if row is not None and row.revoked_at is None:
+        row.revoked_at = utcnow()
+        db.flush()
+
+
+def sign_out_everywhere(db: Session, account: Account) -> int:
+    """Every session of the account ends, this one included."""
+    return AuthRepository(db).revoke_sessions(account.id, utcnow())
+
+
+def change_password(
+    db: Session, account: Account, *, current: str, new: str, keep_session: str | None
+) -> None:
+    """Sets the new password and signs every other browser out."""
+    loaded = AccountRepository(db).get(account.id)
+    assert loaded is not None
+    account = loaded
+    errors: dict[str, str] = {}
+    if account.password_hash is not None and not passwords.verify(current, account.password_hash):
+        errors["current_password"] = "current password is wrong."
+    problem = passwords.problem(new)
+    if problem:
+        errors["new_password"] = problem.replace("password", "new password", 1)
+    if errors:
+        raise FormError(errors)
+    account.password_hash = passwords.hash_password(new)
+    AuthRepository(db).revoke_sessions(
+        account.id, utcnow(), keep=token_hash(keep_session) if keep_session else None
+    )
+    db.flush()
+
+
+def set_password(db: Session, email: str, password: str) -> Account:
+    """The operator's ``admin set-password``: also signs the account out everywhere."""
+    account = find_account(db, email)
+    if account is None:
+        raise FormError({"email": f"no account with email {email!r}."}, status=404)
+    problem = passwords.problem(password)
+    if problem:
+        raise FormError({"password": problem})
+    account.password_hash = passwords.hash_password(password)
+    AuthRepository(db).revoke_sessions(account.id, utcnow())
+    db.flush()
+    return account
+
+
+def create_sign_in_link(db: Session, email: str) -> str:
+    """A one-time sign-in token for the account (the CLI prints the link)."""
+    account = find_account(db, email)
+    if account is None:
+        raise FormError({"email": f"no account with email {email!r}."}, status=404)
+    token = secrets.token_urlsafe(32)
+    now = utcnow()
+    AuthRepository(db).add(
+        SignInLink(
+            token_hash=token_hash(token),
+            account_id=account.id,
+            created_at=now,
+            expires_at=now + LINK_TTL,
+        )
+    )
+    return token
+
+
+def use_sign_in_link(db: Session, token: str, session_days: int) -> SignedIn:
+    repo = AuthRepository(db)
+    hashed = token_hash(token)
+    link = repo.link(hashed)
+    if link is None or not repo.use_link(hashed, utcnow()):
+        raise FormError(
+            {"link": "This sign-in link is unknown, used or expired; ask for a new one."},
+            status=400,
+        )
+    account = AccountRepository(db).get(link.account_id)
+    assert account is not None
+    return start_session(db, account, session_days)
+
+
+def reveal_key(db: Session, token: str, encrypted_key: str) -> None:
+    """Keep a new API key (encrypted) on the session until a page shows it, once."""
+    row = AuthRepository(db).session(token_hash(token))
+    if row is not None:
+        row.revealed_key = encrypted_key
+        db.flush()
+
+
+def take_revealed_key(db: Session, token: str) -> str | None:
+    """The encrypted key waiting to be shown, cleared as it is taken."""
+    row = AuthRepository(db).session(token_hash(token))
+    if row is None or row.revealed_key is None:
+        return None
+    value, row.revealed_key = row.revealed_key, None
+    db.flush()
+    return value
+
+
+def active_sessions(db: Session, account: Account) -> int:
+    return AuthRepository(db).count_active_sessions(account.id, utcnow())

@@ -1,0 +1,232 @@
+"""The sandbox platforms' authorization server: what a network runs on its side.
+
+Authorization codes, access tokens and refresh tokens are rows of ``sandbox_grants``
+(hashes only), so they hold across restarts and processes: ``pressroom admin
+expire-token`` in another process revokes a grant the running service then fails to
+refresh, as a real network's revocation does. The rules are the usual ones:
+
+- a code is single use, lives ``CODE_TTL``, and is bound to its ``redirect_uri`` and its
+  PKCE challenge (S256 only): a wrong verifier is ``invalid_grant``;
+- access tokens live ``ACCESS_TTL``; refresh tokens rotate on use, and a used or
+  revoked one is ``invalid_grant``;
+- ``userinfo`` answers the profile granted on the consent page.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from pressroom.platforms import Platform
+from pressroom.service.db.base import new_id, utcnow
+from pressroom.service.db.models import SandboxGrant
+
+CLIENT_ID = "pressroom"
+CODE_TTL = timedelta(minutes=5)
+ACCESS_TTL = timedelta(hours=1)
+SCOPES: dict[Platform, tuple[str, ...]] = {
+    Platform.MICROBLOG: ("read", "post"),
+    Platform.VIDEO_SHARING: ("channel.read", "video.upload", "thumbnail.set"),
+    Platform.SHORT_VIDEO: ("profile.read", "video.publish"),
+    Platform.PHOTO_SHARING: ("profile.read", "content.publish", "threads.publish"),
+    Platform.PAGE_SOCIAL: ("profile.read", "pages.manage_posts"),
+    Platform.PIN_BOARD: ("boards.read", "pins.write"),
+    Platform.PROFESSIONAL_NETWORK: ("profile.read", "share.write"),
+}
+"""What each sandbox platform asks for: its consent page lists them."""
+
+SCOPE_WORDS: dict[str, str] = {
+    "read": "read your profile and posts",
+    "post": "publish posts as you",
+    "channel.read": "read your channel's name and verification",
+    "video.upload": "upload videos to your channel",
+    "thumbnail.set": "set custom thumbnails on your videos",
+    "profile.read": "read your profile",
+    "video.publish": "publish videos as you",
+    "content.publish": "publish photos and videos as you",
+    "threads.publish": "publish text posts on your linked text_thread account",
+    "pages.manage_posts": "publish posts on the pages you grant",
+    "boards.read": "read your boards",
+    "pins.write": "create pins on your boards",
+    "share.write": "share posts as you",
+}
+"""Each permission in plain words, as the consent page says it."""
+
+
+def client_secret(secret: bytes) -> str:
+    """The service's client secret at the sandbox, derived from the service's secret."""
+    return hmac.new(secret, b"sandbox oauth client", hashlib.sha256).hexdigest()
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def s256(verifier: str) -> str:
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+@dataclass(frozen=True)
+class TokenAnswer:
+    status: int
+    body: dict[str, Any]
+
+
+def _error(code: str, description: str, status: int = 400) -> TokenAnswer:
+    return TokenAnswer(status, {"error": code, "error_description": description})
+
+
+def approve(
+    db: Session,
+    *,
+    platform: Platform,
+    client_id: str,
+    redirect_uri: str,
+    code_challenge: str,
+    profile: dict[str, Any],
+) -> str:
+    """The user pressed Allow: a fresh authorization code bound to this request."""
+    code = secrets.token_urlsafe(32)
+    now = utcnow()
+    db.add(
+        SandboxGrant(
+            token_hash=_hash(code),
+            kind="code",
+            grant_id=new_id("grant"),
+            platform=platform.value,
+            client_id=client_id,
+            profile=profile,
+            redirect_uri=redirect_uri,
+            code_challenge=code_challenge,
+            created_at=now,
+            expires_at=now + CODE_TTL,
+        )
+    )
+    db.flush()
+    return code
+
+
+def _issue(db: Session, grant: SandboxGrant) -> dict[str, Any]:
+    access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    now = utcnow()
+    for token, kind, expires in (
+        (access, "access", now + ACCESS_TTL),
+        (refresh, "refresh", None),
+    ):
+        db.add(
+            SandboxGrant(
+                token_hash=_hash(token),
+                kind=kind,
+                grant_id=grant.grant_id,
+                platform=grant.platform,
+                client_id=grant.client_id,
+                profile=grant.profile,
+                created_at=now,
+                expires_at=expires,
+            )
+        )
+    db.flush()
+    return {
+        "access_token": access,
+        "token_type": "Bearer",
+        "expires_in": int(ACCESS_TTL.total_seconds()),
+        "refresh_token": refresh,
+        "scope": " ".join(SCOPES.get(Platform(grant.platform), ())),
+    }
+
+
+def _take(db: Session, token: str, kind: str, platform: Platform) -> SandboxGrant | None:
+    """The unused, unrevoked, unexpired row for ``token``, marked used: one winner only."""
+    now = utcnow()
+    taken = db.execute(
+        update(SandboxGrant)
+        .where(
+            SandboxGrant.token_hash == _hash(token),
+            SandboxGrant.kind == kind,
+            SandboxGrant.platform == platform.value,
+            SandboxGrant.used_at.is_(None),
+            SandboxGrant.revoked_at.is_(None),
+        )
+        .values(used_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    if getattr(taken, "rowcount", 0) != 1:
+        return None
+    row = db.get(SandboxGrant, _hash(token))
+    if row is not None:
+        db.refresh(row)
+    if row is None or (row.expires_at is not None and row.expires_at <= now):
+        return None
+    return row
+
+
+def token_endpoint(
+    db: Session, platform: Platform, form: dict[str, str], secret: bytes
+) -> TokenAnswer:
+    """RFC 6749 section 4.1.3 and 6, with RFC 7636's PKCE check."""
+    if form.get("client_id") != CLIENT_ID or not hmac.compare_digest(
+        form.get("client_secret", ""), client_secret(secret)
+    ):
+        return _error("invalid_client", "unknown client or wrong secret", 401)
+    grant_type = form.get("grant_type")
+    if grant_type == "authorization_code":
+        grant = _take(db, form.get("code", ""), "code", platform)
+        if grant is None:
+            return _error("invalid_grant", "the code is unknown, used or expired")
+        if grant.redirect_uri != form.get("redirect_uri"):
+            return _error("invalid_grant", "redirect_uri does not match the authorization")
+        verifier = form.get("code_verifier", "")
+        if not verifier or not hmac.compare_digest(s256(verifier), grant.code_challenge or ""):
+            return _error("invalid_grant", "the code verifier does not match the challenge")
+        return TokenAnswer(200, _issue(db, grant))
+    if grant_type == "refresh_token":
+        grant = _take(db, form.get("refresh_token", ""), "refresh", platform)
+        if grant is None:
+            return _error("invalid_grant", "the refresh token is unknown, used or revoked")
+        return TokenAnswer(200, _issue(db, grant))
+    return _error("unsupported_grant_type", f"grant_type {grant_type!r} is not supported")
+
+
+def userinfo(db: Session, platform: Platform, access_token: str) -> TokenAnswer:
+    row = db.get(SandboxGrant, _hash(access_token))
+    now = utcnow()
+    if (
+        row is None
+        or row.kind != "access"
+        or row.platform != platform.value
+        or row.revoked_at is not None
+        or (row.expires_at is not None and row.expires_at <= now)
+    ):
+        return _error("invalid_token", "the access token is unknown, expired or revoked", 401)
+    return TokenAnswer(200, dict(row.profile))
+
+
+def expire_grant(db: Session, access_token: str) -> bool:
+    """The operator's knob: the access token lapses now and the refresh tokens of its
+    grant are revoked, so the next refresh is refused."""
+    row = db.get(SandboxGrant, _hash(access_token))
+    if row is None:
+        return False
+    now = utcnow()
+    db.execute(
+        update(SandboxGrant)
+        .where(SandboxGrant.grant_id == row.grant_id, SandboxGrant.kind == "refresh")
+        .values(revoked_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    db.execute(
+        update(SandboxGrant)
+        .where(SandboxGrant.grant_id == row.grant_id, SandboxGrant.kind == "access")
+        .values(expires_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return True

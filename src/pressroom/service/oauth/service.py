@@ -1,0 +1,285 @@
+"""The connect flow, refreshes and token expiry, shared by the dashboard and the CLI."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from pressroom.platforms import Platform
+from pressroom.service.accounts.repository import AccountRepository
+from pressroom.service.connections import service as connections
+from pressroom.service.connections.repository import ConnectionRepository
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import Connection, OAuthState
+from pressroom.service.db.session import transaction
+from pressroom.service.drivers.base import PlatformDriver, Profile, TokenRefused, TokenSet
+from pressroom.service.oauth.repository import OAuthStateRepository
+from pressroom.service.oauth.vault import Vault
+
+STATE_TTL = timedelta(minutes=10)
+
+
+class OAuthFailure(Exception):
+    """The connect flow stopped; ``title`` and the message are for the person."""
+
+    def __init__(self, title: str, message: str) -> None:
+        super().__init__(message)
+        self.title = title
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Flow:
+    """What the flow needs from the app: its units of work, drivers, vault and address."""
+
+    sessions: sessionmaker[Session]
+    drivers: Mapping[Platform, PlatformDriver]
+    vault: Vault
+    base_url: str
+
+    def callback(self, platform: Platform) -> str:
+        return f"{self.base_url}/oauth/callback/{platform.value}"
+
+
+def flow_of(app: object) -> Flow:
+    """The flow of a running app."""
+    from pressroom.service.drivers import drivers_of
+
+    state = app.state  # type: ignore[attr-defined]
+    return Flow(
+        sessions=state.session_factory,
+        drivers=drivers_of(app),  # type: ignore[arg-type]
+        vault=Vault.from_settings(state.settings),
+        base_url=state.settings.public_base_url,
+    )
+
+
+def flow_for(settings: object) -> Flow:
+    """A flow outside the app (the operator's CLI), on the same database."""
+    from pressroom.service.db.session import make_engine, make_session_factory
+    from pressroom.service.drivers import build_drivers
+    from pressroom.settings import Settings
+
+    assert isinstance(settings, Settings)
+    sessions = make_session_factory(make_engine(settings.database_url))
+    return Flow(
+        sessions=sessions,
+        drivers=build_drivers(settings, sessions),
+        vault=Vault.from_settings(settings),
+        base_url=settings.public_base_url,
+    )
+
+
+def _hash(state: str) -> str:
+    return hashlib.sha256(state.encode()).hexdigest()
+
+
+def start(
+    flow: Flow, account_id: str, platform: Platform, *, reconnect_id: str | None = None
+) -> str:
+    """Record a state and a PKCE verifier; return where to send the browser.
+    ConnectionRuleError when the connection could not be made anyway."""
+    state = secrets.token_urlsafe(32)
+    verifier = secrets.token_urlsafe(64)  # 86 characters: within RFC 7636's 43..128
+    with transaction(flow.sessions) as db:
+        account = AccountRepository(db).get(account_id)
+        assert account is not None
+        if reconnect_id is not None:
+            target = connections.owned(db, account, reconnect_id)
+            if target.platform == Platform.TEXT_THREAD:
+                raise connections.ConnectionRuleError(
+                    "a text_thread connection follows its photo_sharing account: "
+                    "reconnect that one."
+                )
+            platform = Platform(target.platform)
+        else:
+            connections.check_can_connect(db, account, platform)
+        now = utcnow()
+        OAuthStateRepository(db).add(
+            OAuthState(
+                state_hash=_hash(state),
+                account_id=account_id,
+                platform=platform.value,
+                code_verifier_enc=flow.vault.encrypt(verifier),
+                reconnect_id=reconnect_id,
+                created_at=now,
+                expires_at=now + STATE_TTL,
+            )
+        )
+    return flow.drivers[platform].authorization_url(
+        redirect_uri=flow.callback(platform), state=state, code_verifier=verifier
+    )
+
+
+def finish(flow: Flow, account_id: str, platform_name: str, params: dict[str, str]) -> Connection:
+    """The callback: consume the state, exchange the code, read the profile, connect."""
+    try:
+        platform = Platform(platform_name)
+    except ValueError:
+        raise OAuthFailure("Unknown platform", "No platform has this name.") from None
+    with transaction(flow.sessions) as db:
+        taken = OAuthStateRepository(db).take(
+            _hash(params.get("state", "")), account_id, platform.value, utcnow()
+        )
+        verifier = flow.vault.decrypt(taken.code_verifier_enc) if taken else None
+        reconnect_id = taken.reconnect_id if taken else None
+    if verifier is None:
+        raise OAuthFailure(
+            "This authorization cannot be used",
+            "The link back from the platform is unknown, was already used, or expired, so "
+            "nothing was connected. Start again from Connections.",
+        )
+    if params.get("error"):
+        denied = params["error"] == "access_denied"
+        raise OAuthFailure(
+            "Nothing was connected",
+            "You denied pressroom access on the platform, so nothing was connected."
+            if denied
+            else f"The platform answered {params['error']!r}, so nothing was connected.",
+        )
+    driver = flow.drivers[platform]
+    try:
+        tokens = driver.exchange_code(
+            code=params.get("code", ""),
+            redirect_uri=flow.callback(platform),
+            code_verifier=verifier,
+        )
+        profile = driver.fetch_profile(tokens)
+    except TokenRefused as exc:
+        raise OAuthFailure(
+            "The platform refused the authorization",
+            f"The platform refused to issue tokens ({exc}), so nothing was connected. "
+            "Start again from Connections.",
+        ) from None
+    with transaction(flow.sessions) as db:
+        account = AccountRepository(db).get(account_id)
+        assert account is not None
+        try:
+            connection = _connect(db, account, platform, profile, reconnect_id)
+        except connections.ConnectionRuleError as exc:
+            raise OAuthFailure("Nothing was connected", str(exc)) from None
+        _store(flow.vault, connection, tokens)
+        db.flush()
+        return connection
+
+
+def _connect(
+    db: Session, account: object, platform: Platform, profile: Profile, reconnect_id: str | None
+) -> Connection:
+    from pressroom.service.db.models import Account
+
+    assert isinstance(account, Account)
+    if reconnect_id is not None:
+        target = connections.owned(db, account, reconnect_id)
+        if target.name != profile.name:
+            raise connections.ConnectionRuleError(
+                f"you authorized {profile.name!r}, but this connection is {target.name!r}: "
+                "sign in to that account on the platform and reconnect again."
+            )
+        return connections.reconnect(db, target.id)
+    return connections.connect(
+        db,
+        account,
+        connections.NewConnection(
+            platform=platform,
+            name=profile.name,
+            display_name=profile.display_name,
+            account_type=profile.account_type,
+            page_kind=profile.page_kind,
+            pages_permission=profile.pages_permission,
+            verified=profile.verified,
+        ),
+    )
+
+
+def _store(vault: Vault, connection: Connection, tokens: TokenSet) -> None:
+    connection.access_token_enc = vault.encrypt(tokens.access_token)
+    connection.refresh_token_enc = (
+        vault.encrypt(tokens.refresh_token) if tokens.refresh_token else None
+    )
+    connection.access_expires_at = tokens.expires_at
+    connection.token_expires_at = None
+
+
+def refresh(flow: Flow, connection_id: str) -> bool:
+    """Renew the access token; when the platform refuses, the connection (and a
+    photo_sharing one's twin) turns inactive. True when refreshed."""
+    with transaction(flow.sessions, write=False) as db:
+        connection = ConnectionRepository(db).get(connection_id)
+        if connection is None:
+            return False
+        platform = Platform(connection.platform)
+        refresh_token = (
+            flow.vault.decrypt(connection.refresh_token_enc)
+            if connection.refresh_token_enc
+            else None
+        )
+    try:
+        if refresh_token is None:
+            raise TokenRefused("no_refresh_token")
+        tokens = flow.drivers[platform].refresh(refresh_token)
+    except TokenRefused:
+        with transaction(flow.sessions) as db:
+            connections.expire_token(db, connection_id)
+        return False
+    with transaction(flow.sessions) as db:
+        connection = ConnectionRepository(db).get(connection_id)
+        assert connection is not None
+        _store(flow.vault, connection, tokens)
+    return True
+
+
+def due_for_refresh(db: Session, connection: Connection) -> str | None:
+    """The id of the connection whose lapsed access token must be refreshed before
+    ``connection`` is used (a text_thread's own photo_sharing account), or None."""
+    holder: Connection | None = connection
+    if connection.platform == Platform.TEXT_THREAD and connection.parent_id:
+        holder = ConnectionRepository(db).get(connection.parent_id)
+    if (
+        holder is None
+        or holder.access_expires_at is None
+        or holder.token_expires_at is not None
+        or holder.removed_at is not None
+    ):
+        return None
+    return holder.id if holder.access_expires_at <= utcnow() else None
+
+
+def refresh_due(flow: Flow, account_id: str) -> None:
+    """Refresh the account's connections whose access token has lapsed (the
+    Connections page calls it, so what it shows is what publishing would meet)."""
+    with transaction(flow.sessions, write=False) as db:
+        now = utcnow()
+        due = [
+            c.id
+            for c in ConnectionRepository(db).list_for_account(account_id)
+            if c.access_expires_at is not None
+            and c.access_expires_at <= now
+            and c.token_expires_at is None
+        ]
+    for connection_id in due:
+        refresh(flow, connection_id)
+
+
+def expire_at_platform(flow: Flow, connection_id: str) -> None:
+    """The operator's ``admin expire-token``: the sandbox platform expires the access
+    token and revokes the refresh token; the refresh that follows fails, and the
+    connection turns inactive by the path a real revocation takes. A connection made
+    before tokens were kept is simply marked expired."""
+    from pressroom.service.drivers import sandbox_oauth
+
+    with transaction(flow.sessions) as db:
+        connection = ConnectionRepository(db).get(connection_id)
+        if connection is None or connection.removed_at is not None:
+            raise connections.ConnectionRuleError(f"no connection {connection_id!r}")
+        if connection.platform == Platform.TEXT_THREAD or connection.access_token_enc is None:
+            connections.expire_token(db, connection_id)
+            return
+        sandbox_oauth.expire_grant(db, flow.vault.decrypt(connection.access_token_enc))
+        connection.access_expires_at = utcnow()
+    refresh(flow, connection_id)

@@ -1,0 +1,135 @@
+"""Connections: list with status and why, Connect (OAuth), Reconnect, Disconnect."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import RedirectResponse
+
+from pressroom.plans import PLAN_LIMITS, Plan
+from pressroom.platforms import Platform
+from pressroom.service.connections import service as connections
+from pressroom.service.deps import DbSession
+from pressroom.service.oauth import service as oauth
+from pressroom.service.web.security import Actor, Viewer, Visitor, WebRoute
+from pressroom.service.web.templating import flash, render_page
+
+router = APIRouter(route_class=WebRoute, include_in_schema=False)
+
+CONNECTABLE = [p for p in Platform if p != Platform.TEXT_THREAD]
+
+
+def _page(request: Request, visitor: Visitor, db: DbSession, error: str | None = None) -> Response:
+    rows = [
+        {
+            "connection": c,
+            "status": status,
+            "reason": connections.inactive_reason(db, c),
+        }
+        for c, status in connections.list_connections(db, visitor.account)
+    ]
+    return render_page(
+        request,
+        "connections.html",
+        {
+            "title": "Connections",
+            "visitor": visitor,
+            "active": "/connections",
+            "rows": rows,
+            "platforms": CONNECTABLE,
+            "cap": PLAN_LIMITS[Plan(visitor.account.plan)].profiles_per_platform,
+            "errors": {"connect": error} if error else {},
+        },
+        status=400 if error else 200,
+    )
+
+
+@router.get("/connections")
+def connections_page(request: Request, visitor: Viewer, db: DbSession) -> Response:
+    oauth.refresh_due(oauth.flow_of(request.app), visitor.account.id)
+    return _page(request, visitor, db)
+
+
+@router.post("/connections/connect/{platform}")
+def connect(request: Request, visitor: Actor, db: DbSession, platform: str) -> Response:
+    try:
+        chosen = Platform(platform)
+    except ValueError:
+        return _page(request, visitor, db, "No platform has this name.")
+    try:
+        url = oauth.start(oauth.flow_of(request.app), visitor.account.id, chosen)
+    except connections.ConnectionRuleError as exc:
+        return _page(request, visitor, db, _sentence(str(exc)))
+    return RedirectResponse(url, status_code=303)
+
+
+@router.post("/connections/{connection_id}/reconnect")
+def reconnect(request: Request, visitor: Actor, db: DbSession, connection_id: str) -> Response:
+    try:
+        url = oauth.start(
+            oauth.flow_of(request.app),
+            visitor.account.id,
+            Platform.MICROBLOG,  # replaced by the connection's own platform
+            reconnect_id=connection_id,
+        )
+    except connections.ConnectionRuleError as exc:
+        return _page(request, visitor, db, _sentence(str(exc)))
+    return RedirectResponse(url, status_code=303)
+
+
+@router.get("/oauth/callback/{platform}")
+def callback(request: Request, visitor: Viewer, db: DbSession, platform: str) -> Response:
+    params = {k: request.query_params.get(k, "") for k in ("state", "code", "error")}
+    try:
+        connection = oauth.finish(oauth.flow_of(request.app), visitor.account.id, platform, params)
+    except oauth.OAuthFailure as exc:
+        return render_page(
+            request,
+            "refused.html",
+            {
+                "title": exc.title,
+                "message": exc.message,
+                "visitor": visitor,
+                "active": "/connections",
+                "back": "/connections",
+                "back_label": "Back to Connections",
+            },
+            status=400,
+        )
+    response = RedirectResponse("/connections", status_code=303)
+    return flash(response, f"Connected {connection.platform} account {connection.name}.")
+
+
+@router.get("/connections/{connection_id}/disconnect")
+def disconnect_confirm(
+    request: Request, visitor: Viewer, db: DbSession, connection_id: str
+) -> Response:
+    try:
+        connection = connections.owned(db, visitor.account, connection_id)
+    except connections.ConnectionRuleError as exc:
+        return _page(request, visitor, db, str(exc))
+    return render_page(
+        request,
+        "disconnect_confirm.html",
+        {
+            "title": "Disconnect this account?",
+            "visitor": visitor,
+            "active": "/connections",
+            "connection": connection,
+        },
+    )
+
+
+@router.post("/connections/{connection_id}/disconnect")
+def disconnect(visitor: Actor, db: DbSession, connection_id: str, request: Request) -> Response:
+    try:
+        connection = connections.owned(db, visitor.account, connection_id)
+        connections.disconnect(db, connection.id)
+    except connections.ConnectionRuleError as exc:
+        return _page(request, visitor, db, str(exc))
+    response = RedirectResponse("/connections", status_code=303)
+    return flash(response, f"Disconnected {connection.platform} account {connection.name}.")
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text[:1].upper() + text[1:] if text else text

@@ -1,0 +1,189 @@
+"""Connections through a real OAuth 2.0 authorization-code flow with PKCE and state."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+from sqlalchemy import create_engine, text
+
+from pressroom.service.db.session import normalise_url
+from pressroom.settings import Settings
+from tests.service.web.conftest import Browser, connect, consent_fields, csrf_of
+
+
+def _unified(browser: Browser, key: str) -> list[dict[str, str]]:
+    response = browser.client.get("/api/connections/unified", headers={"X-API-Key": key})
+    assert response.status_code == 200
+    return response.json()  # type: ignore[no-any-return]
+
+
+def test_connect_microblog_and_photo_sharing_brings_the_twin(browser: Browser) -> None:
+    browser.sign_up()
+    key = browser.api_key_shown()
+    done = connect(browser, "microblog", "@acme")
+    assert done.status_code == 200 and "Connected microblog account @acme" in done.text  # type: ignore[attr-defined]
+    connect(browser, "photo_sharing", "acme.photos", account_type="creator")
+    found = {(c["platform"], c["name"], c["status"]) for c in _unified(browser, key)}
+    assert found == {
+        ("microblog", "@acme", "active"),
+        ("photo_sharing", "acme.photos", "active"),
+        ("text_thread", "acme.photos", "active"),
+    }
+    published = browser.client.post(
+        "/api/v2/microblog/publish",
+        headers={"X-API-Key": key},
+        json={"connectionId": _id(browser, key, "microblog"), "text": "hello"},
+    )
+    assert published.status_code == 200, published.text
+
+
+def _id(browser: Browser, key: str, platform: str) -> str:
+    return next(c["id"] for c in _unified(browser, key) if c["platform"] == platform)
+
+
+def test_tokens_are_encrypted_at_rest(browser: Browser, settings: Settings) -> None:
+    browser.sign_up()
+    connect(browser, "microblog", "@acme")
+    engine = create_engine(normalise_url(settings.database_url))
+    with engine.connect() as conn:
+        row = conn.execute(
+            text("SELECT access_token_enc, refresh_token_enc FROM connections")
+        ).one()
+    engine.dispose()
+    assert row[0] and row[1] and row[0].startswith("gAAAA")  # Fernet tokens
+
+
+def test_denied_consent_creates_nothing(browser: Browser) -> None:
+    browser.sign_up()
+    key = browser.api_key_shown()
+    denied = connect(browser, "microblog", "@acme", decision="deny")
+    assert denied.status_code == 400  # type: ignore[attr-defined]
+    assert "You denied pressroom access" in denied.text  # type: ignore[attr-defined]
+    assert _unified(browser, key) == []
+
+
+def _authorize(browser: Browser, platform: str = "microblog") -> str:
+    """Allow on the consent page and return the callback URL, not yet followed."""
+    page = browser.client.get("/connections").text
+    started = browser.client.post(
+        f"/connections/connect/{platform}",
+        data={"csrf_token": csrf_of(page)},
+        follow_redirects=False,
+    )
+    consent = browser.client.get(started.headers["location"])
+    back = browser.client.post(
+        f"/sandbox/{platform}/oauth/authorize",
+        data={**consent_fields(consent.text), "decision": "allow", "name": "@acme"},
+        follow_redirects=False,
+    )
+    assert back.status_code == 303
+    return str(back.headers["location"])
+
+
+def test_replayed_or_forged_state_creates_nothing(browser: Browser) -> None:
+    browser.sign_up()
+    key = browser.api_key_shown()
+    callback = _authorize(browser)
+    forged = re.sub(r"state=[^&]+", "state=forged", callback)
+    refused = browser.client.get(forged)
+    assert refused.status_code == 400 and "nothing was connected" in refused.text
+    assert browser.client.get(callback).status_code == 200  # the real one works once
+    replay = browser.client.get(callback)
+    assert replay.status_code == 400 and "already used" in replay.text
+    assert len(_unified(browser, key)) == 1
+
+
+def test_a_wrong_code_verifier_is_refused(browser: Browser, settings: Settings) -> None:
+    browser.sign_up()
+    key = browser.api_key_shown()
+    callback = _authorize(browser)
+    # Swap the stored verifier for another: the platform must refuse the exchange.
+    from pressroom.service.oauth.vault import Vault
+
+    engine = create_engine(normalise_url(settings.database_url))
+    with engine.begin() as conn:
+        conn.execute(
+            text("UPDATE oauth_states SET code_verifier_enc = :v"),
+            {"v": Vault.from_settings(settings).encrypt("x" * 64)},
+        )
+    engine.dispose()
+    refused = browser.client.get(callback)
+    assert refused.status_code == 400 and "refused to issue tokens" in refused.text
+    assert _unified(browser, key) == []
+
+
+def test_authorization_request_uses_pkce_and_the_registered_callback(browser: Browser) -> None:
+    browser.sign_up()
+    page = browser.client.get("/connections").text
+    started = browser.client.post(
+        "/connections/connect/pin_board",
+        data={"csrf_token": csrf_of(page)},
+        follow_redirects=False,
+    )
+    query = parse_qs(urlparse(started.headers["location"]).query)
+    assert query["code_challenge_method"] == ["S256"] and query["code_challenge"][0]
+    assert query["redirect_uri"] == ["http://testserver/oauth/callback/pin_board"]
+    assert query["state"][0] and query["response_type"] == ["code"]
+
+
+def test_disconnect_makes_the_twin_inactive_and_reconnect_restores(browser: Browser) -> None:
+    browser.sign_up()
+    key = browser.api_key_shown()
+    connect(browser, "photo_sharing", "acme.photos")
+    photo = _id(browser, key, "photo_sharing")
+    confirm = browser.client.get(f"/connections/{photo}/disconnect")
+    assert "text_thread connection turns inactive" in confirm.text
+    browser.client.post(
+        f"/connections/{photo}/disconnect", data={"csrf_token": csrf_of(confirm.text)}
+    )
+    assert [(c["platform"], c["status"]) for c in _unified(browser, key)] == [
+        ("text_thread", "inactive")
+    ]
+    connect(browser, "photo_sharing", "acme.photos")
+    assert {c["status"] for c in _unified(browser, key)} == {"active"}
+
+
+def test_profile_cap_is_a_clear_message(browser: Browser) -> None:
+    browser.sign_up(plan="blogger")
+    refused = connect(browser, "microblog", "@acme")
+    assert refused.status_code == 400  # type: ignore[attr-defined]
+    assert "includes no social profiles" in refused.text  # type: ignore[attr-defined]
+    assert 'href="#connect"' in refused.text  # type: ignore[attr-defined]
+
+
+def test_expired_unrefreshable_token_turns_inactive_and_reconnect_works(browser: Browser) -> None:
+    from pressroom.service.oauth import service as oauth
+
+    browser.sign_up()
+    key = browser.api_key_shown()
+    connect(browser, "photo_sharing", "acme.photos")
+    photo = _id(browser, key, "photo_sharing")
+    flow = oauth.flow_of(browser.client.app)
+    # A lapsed access token alone is refreshed: the connection stays active.
+    from pressroom.service.db.base import utcnow
+    from pressroom.service.db.models import Connection
+    from pressroom.service.db.session import transaction
+
+    with transaction(flow.sessions) as db:
+        row = db.get(Connection, photo)
+        assert row is not None
+        row.access_expires_at = utcnow()
+    assert "status-inactive" not in browser.client.get("/connections").text
+    # Expired and revoked at the platform: the refresh fails, both turn inactive.
+    oauth.expire_at_platform(flow, photo)
+    assert {c["status"] for c in _unified(browser, key)} == {"inactive"}
+    page = browser.client.get("/connections").text
+    assert "its access token expired and could not be refreshed" in page
+    reconnect = browser.client.post(
+        f"/connections/{photo}/reconnect",
+        data={"csrf_token": csrf_of(page)},
+        follow_redirects=False,
+    )
+    consent = browser.client.get(reconnect.headers["location"])
+    done = browser.client.post(
+        "/sandbox/photo_sharing/oauth/authorize",
+        data={**consent_fields(consent.text), "decision": "allow", "name": "acme.photos"},
+    )
+    assert done.status_code == 200
+    assert {c["status"] for c in _unified(browser, key)} == {"active"}
