@@ -10,18 +10,18 @@ import typer
 
 DataDir = Annotated[
     Path | None,
-    typer.Option("--data-dir", help="Where the database and files live (env: PRESSROOM_DATA_DIR)."),
+    typer.Option(
+        "--data-dir", envvar="PRESSROOM_DATA_DIR", help="Where the database and files live."
+    ),
 ]
 
 
 def apply_overrides(**values: object) -> None:
-    """Flags win over the environment: write them to it, then rebuild the settings."""
-    from pressroom.settings import get_settings
+    """Flags win over the environment: the settings of this process are rebuilt with them
+    (typer has already read each flag's ``envvar=`` when the flag was not given)."""
+    from pressroom.settings import override_settings
 
-    for name, value in values.items():
-        if value is not None:
-            os.environ[f"PRESSROOM_{name.upper()}"] = str(value)
-    get_settings.cache_clear()
+    override_settings(**values)
 
 
 BaseUrl = Annotated[
