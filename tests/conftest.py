@@ -156,3 +156,12 @@ def service(settings: Settings) -> Iterator[Service]:
     with TestClient(app) as client:
         yield Service(client, app.state.session_factory, settings)
     app.state.engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _no_flag_overrides() -> Iterator[None]:
+    """A command run in process leaves its flags' settings behind; each test starts clean."""
+    from pressroom.settings import override_settings
+
+    yield
+    override_settings()
