@@ -82,6 +82,11 @@ def test_exit_codes_are_the_documented_ones(
     assert code("campaign", "validate", "--no-such-flag", "good.yaml") == 2
     assert code("api", "--log-level", "loud") == 2
     assert code("no-such-command") == 2
+    monkeypatch.setenv("PRESSROOM_OPS_PORT", "9100")  # every worker would bind it
+    refused_workers = runner.invoke(app, ["api", "--workers", "2", "--port", "0"])
+    assert refused_workers.exit_code == 2
+    assert "PRESSROOM_OPS_PORT needs --workers 1" in refused_workers.stderr
+    monkeypatch.delenv("PRESSROOM_OPS_PORT")
     # no key in the environment and no terminal to ask in: a usage error, not a prompt
     refused = runner.invoke(app, ["campaign", "plan", "good.yaml"])
     assert refused.exit_code == 2

@@ -29,6 +29,9 @@ _SANE_ID = re.compile(rb"[\x20-\x7e]{1,128}")
 UNMATCHED = "unmatched"
 """The route label of a request no route matched (a 404 of the router)."""
 
+QUIET_ROUTES = frozenset({"/healthz", "/readyz", "/metrics"})
+"""Probes and scrapes come every few seconds: their access lines are debug lines."""
+
 access_log = logging.getLogger("pressroom.access")
 
 
@@ -83,9 +86,11 @@ class RequestContext:
             method = scope["method"]
             if self.record_metrics:
                 metrics.observe_request(method, route, status, seconds)
-            if access_log.isEnabledFor(logging.INFO):
+            level = logging.DEBUG if route in QUIET_ROUTES else logging.INFO
+            if access_log.isEnabledFor(level):
                 account = account_id_of(scope)
-                access_log.info(
+                access_log.log(
+                    level,
                     "%s %s %d %.1fms%s",
                     method,
                     route,
