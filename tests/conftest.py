@@ -39,6 +39,23 @@ def _require_postgres() -> str:
     )
 
 
+TESTS = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that need a server by what they use, so none is forgotten:
+    ``s3`` for the SeaweedFS fixture or the ``s3`` backend parameter, ``prefect`` for
+    everything under tests/pipeline (its Prefect harness is autouse). ``postgres`` comes
+    with the database parameter; modules that start a server themselves mark it."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params if callspec is not None else {}
+        if "seaweed" in getattr(item, "fixturenames", ()) or params.get("backend") == "s3":
+            item.add_marker(pytest.mark.s3)
+        if item.path.is_relative_to(TESTS / "pipeline"):
+            item.add_marker(pytest.mark.prefect)
+
+
 @pytest.fixture(scope="session")
 def postgres_database() -> Iterator[str]:
     """A throwaway database on the test server, migrated once for the session."""
@@ -156,3 +173,12 @@ def service(settings: Settings) -> Iterator[Service]:
     with TestClient(app) as client:
         yield Service(client, app.state.session_factory, settings)
     app.state.engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _no_flag_overrides() -> Iterator[None]:
+    """A command run in process leaves its flags' settings behind; each test starts clean."""
+    from pressroom.settings import override_settings
+
+    yield
+    override_settings()

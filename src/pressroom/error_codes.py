@@ -126,6 +126,12 @@ STORAGE_UNAVAILABLE = _code(
     "The file store failed transiently; retry after Retry-After.",
     transient=True,
 )
+NOT_READY = _code(
+    "not_ready",
+    503,
+    "/readyz: the database, the file store or the migrations are not ready.",
+    transient=True,
+)
 
 BY_CODE: dict[str, ErrorCode] = {entry.code: entry for entry in _ALL}
 

@@ -58,6 +58,21 @@ class SandboxSettings(BaseSettings):
     """Record a post once per client token (Idempotency-Key); off in exactly-once tests."""
 
 
+class OpsSettings(BaseSettings):
+    """What an operator sets: logs, metrics, and where health and metrics are served."""
+
+    model_config = _ENV
+    log_level: Literal["debug", "info", "warning", "error", "critical"] = "info"
+    log_format: Literal["plain", "json"] = "plain"
+    metrics: bool = True
+    """``/metrics`` served, and requests counted; ``PRESSROOM_METRICS=0`` turns both off."""
+    ops_port: int | None = Field(None, ge=1, le=65535)
+    """Serve ``/healthz``, ``/readyz`` and ``/metrics`` on this port instead of the API's,
+    from a second small server in the API process (one uvicorn worker only)."""
+    ops_host: str = "127.0.0.1"
+    """The interface of the ops port; they are unauthenticated, so local by default."""
+
+
 class Settings(BaseSettings):
     model_config = _ENV
     data_dir: Path = Path(".pressroom")
@@ -96,6 +111,7 @@ class Settings(BaseSettings):
     db: DatabaseSettings = Field(default_factory=DatabaseSettings)
     store: StorageSettings = Field(default_factory=StorageSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    ops: OpsSettings = Field(default_factory=OpsSettings)
 
     @property
     def database_url(self) -> str:
@@ -108,6 +124,17 @@ class Settings(BaseSettings):
         return self.base_url.rstrip("/")
 
 
+_overrides: dict[str, object] = {}
+
+
+def override_settings(**values: object) -> None:
+    """Values that win over the environment (a command's flags), for this process; each
+    call replaces the last one's."""
+    _overrides.clear()
+    _overrides.update({name: value for name, value in values.items() if value is not None})
+    get_settings.cache_clear()
+
+
 @lru_cache
 def get_settings() -> Settings:
-    return Settings()
+    return Settings(**_overrides)  # type: ignore[arg-type]

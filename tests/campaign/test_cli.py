@@ -223,7 +223,7 @@ def test_plan_reports_a_refused_key_and_a_missing_one(in_process: Service, write
     assert code == 1
     assert err.startswith("error: the service answered 401: ")
     code, _, err = run("plan", "c.yaml")
-    assert code == 1 and "PRESSROOM_API_KEY" in err
+    assert code == 2 and "PRESSROOM_API_KEY" in err  # no key: a usage error
 
 
 @pytest.fixture
@@ -287,7 +287,7 @@ def test_every_command_has_one_rule_for_the_service_address(
     write("name: n\nposts: [{id: a, microblog: {text: hi}}]\n")
     answers = {command: run(command, "c.yaml") for command in ("plan", "run")}
     for command, (code, out, err) in answers.items():
-        assert code == 1 and out == "", command
+        assert code == 2 and out == "", command  # a usage error, not a failed run
         assert err.strip() == (
             "error: no service address: pass --base-url or set PRESSROOM_BASE_URL "
             "(e.g. http://127.0.0.1:8000)"

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.prefect  # the demo runs its campaign through Prefect
+
 
 def free_port() -> int:
     with socket.socket() as sock:

@@ -73,6 +73,7 @@ def test_missing_and_invalid_keys_are_401_on_every_route(service: Service) -> No
                 "code": "invalid_api_key",
                 "message": "The API key is unknown or was rotated out.",
                 "field": None,
+                "requestId": wrong.headers["X-Request-ID"],
             },
         }
 

@@ -10,7 +10,12 @@ def test_unknown_route_has_the_error_body(service: Service) -> None:
     assert response.status_code == 404
     assert response.json() == {
         "success": False,
-        "error": {"code": "not_found", "message": "No route matches this path.", "field": None},
+        "error": {
+            "code": "not_found",
+            "message": "No route matches this path.",
+            "field": None,
+            "requestId": response.headers["X-Request-ID"],
+        },
     }
 
 

@@ -21,6 +21,7 @@ from pressroom.service.db.models import Post
 from pressroom.service.db.session import transaction
 from pressroom.service.guard import json_depth
 from pressroom.service.media import service as media_service
+from pressroom.service.ops import metrics
 from pressroom.settings import Settings
 from tests.conftest import Service
 from tests.service.test_media_live import MIB, api_key, live_service
@@ -40,6 +41,7 @@ def test_a_database_busy_past_its_bound_is_a_transient_503(
     app = create_app(settings)
     with TestClient(app) as client:
         key = Service(client, app.state.session_factory, settings).account().key
+        busy_before = metrics.DATABASE_BUSY._value.get()
         holder = sqlite3.connect(database_url.removeprefix("sqlite:///"), isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
         try:
@@ -53,6 +55,8 @@ def test_a_database_busy_past_its_bound_is_a_transient_503(
         assert response.json()["error"]["code"] == "database_busy"
         assert response.headers["Retry-After"] == "1"
         assert error_codes.is_transient(503, "database_busy")
+        scraped = client.get("/metrics").text
+        assert f"pressroom_database_busy_total {busy_before + 1}" in scraped
         # Nothing was half-done: the same request succeeds once the lock is free.
         again = client.post(
             "/api/upload/folders", json={"name": "Launch"}, headers={"X-API-Key": key}

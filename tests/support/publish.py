@@ -90,4 +90,7 @@ def error_of(response: httpx.Response) -> dict[str, Any]:
     body = response.json()
     assert body["success"] is False, body
     error: dict[str, Any] = body["error"]
+    request_id = error.pop("requestId")
+    if "Idempotent-Replayed" not in response.headers:  # a replay keeps the first answer's
+        assert request_id == response.headers["X-Request-ID"], body
     return error

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import os
+from enum import StrEnum
 from typing import Annotated
 
 import typer
 
-from pressroom.cli.errors import fail
+from pressroom.cli.errors import fail, usage_error
 from pressroom.cli.options import DataDir, apply_overrides
+
+
+class LogLevel(StrEnum):
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+    CRITICAL = "critical"
+
+
+class LogFormat(StrEnum):
+    PLAIN = "plain"
+    JSON = "json"
 
 
 def api(
@@ -18,29 +33,72 @@ def api(
         int, typer.Option(help="Worker processes (PostgreSQL for more than 1).")
     ] = 1,
     base_url: Annotated[
-        str | None, typer.Option(help="Public address (env: PRESSROOM_BASE_URL).")
+        str | None,
+        typer.Option(
+            envvar="PRESSROOM_BASE_URL", help=r"Public address \[default: http://HOST:PORT]."
+        ),
     ] = None,
+    log_level: Annotated[
+        LogLevel,
+        typer.Option(
+            envvar="PRESSROOM_LOG_LEVEL",
+            case_sensitive=False,
+            help="The least severe lines logged.",
+        ),
+    ] = LogLevel.INFO,
+    log_format: Annotated[
+        LogFormat,
+        typer.Option(
+            envvar="PRESSROOM_LOG_FORMAT",
+            case_sensitive=False,
+            help="plain lines for a terminal, or json: one object a line.",
+        ),
+    ] = LogFormat.PLAIN,
 ) -> None:
-    """Start the service (FastAPI on uvicorn), applying migrations first."""
-    import os
+    """Start the service (FastAPI on uvicorn), applying migrations first.
 
+    One access line per request (method, route, status, duration, account, request id);
+    /healthz, /readyz and /metrics on this port, or on PRESSROOM_OPS_PORT.
+    """
     import uvicorn
 
     from pressroom.service.db.migrate import upgrade
+    from pressroom.service.ops.logs import configure_logging
     from pressroom.settings import get_settings
 
+    level, fmt = log_level.value, log_format.value
     if problem := port_problem(host, port):
         fail(f"cannot listen on {host}:{port}: {problem} (try --port)")
-    if base_url is None and "PRESSROOM_BASE_URL" not in os.environ:
+    if base_url is None:
         base_url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
     apply_overrides(data_dir=data_dir, base_url=base_url)
     settings = get_settings()
+    settings.ops.log_level, settings.ops.log_format = level, fmt  # type: ignore[assignment]
+    if workers > 1 and settings.ops.ops_port is not None:
+        usage_error(
+            "PRESSROOM_OPS_PORT needs --workers 1: every worker would bind the ops port, and "
+            "only one can (or leave PRESSROOM_OPS_PORT unset to serve /metrics on --port)"
+        )
+    configure_logging(level, fmt)  # type: ignore[arg-type]
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(settings.database_url)
     typer.echo(f"pressroom service on {settings.public_base_url} (data in {settings.data_dir})")
-    uvicorn.run(
-        "pressroom.service.asgi:app", host=host, port=port, workers=workers, log_level="warning"
-    )
+    common = {"host": host, "port": port, "log_config": None, "access_log": False}
+    if workers == 1:
+        from pressroom.service.app import create_app
+
+        uvicorn.run(create_app(settings, migrate=False), log_level=level, **common)  # type: ignore[arg-type]
+        return
+    # Worker processes start afresh and build their settings from the environment, so
+    # the flags reach them there.
+    for name, value in {
+        "DATA_DIR": settings.data_dir,
+        "BASE_URL": base_url,
+        "LOG_LEVEL": level,
+        "LOG_FORMAT": fmt,
+    }.items():
+        os.environ[f"PRESSROOM_{name}"] = str(value)
+    uvicorn.run("pressroom.service.asgi:app", workers=workers, log_level=level, **common)  # type: ignore[arg-type]
 
 
 def port_problem(host: str, port: int) -> str | None:

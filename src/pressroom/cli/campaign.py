@@ -41,13 +41,21 @@ def validate(
         typer.Argument(help="Campaign files, or folders whose *.yaml / *.yml files to check."),
     ],
     strict: Annotated[bool, typer.Option(help="Fail on warnings too.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the problems as JSON.")] = False,
     output: Annotated[
         OutputFormat,
-        typer.Option("--format", help="text; github (annotations in pull requests); json."),
+        typer.Option(
+            "--format",
+            help="text, or github (annotations in pull requests); json here is the older "
+            "spelling of --json.",
+        ),
     ] = OutputFormat.TEXT,
 ) -> None:
     """Check campaign files offline and report every problem as file:line:column."""
     from pressroom.campaign import validate_files
+
+    if as_json:
+        output = OutputFormat.JSON
 
     paths = list(_expand(files))
     reports = validate_files(paths)

@@ -30,6 +30,12 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(1)
 
 
+def usage_error(message: str) -> NoReturn:
+    """A command line that cannot work as given: exit status 2, as click's own."""
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    raise typer.Exit(2)
+
+
 @contextmanager
 def expected_errors() -> Iterator[None]:
     """Turn the expected failures raised inside into ``error: …`` and exit status 1."""

@@ -16,13 +16,34 @@ app = typer.Typer(
 )
 
 
+def _version(shown: bool) -> None:
+    if shown:
+        from pressroom import __version__
+
+        typer.echo(f"pressroom {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def main(
     debug: Annotated[
-        bool, typer.Option("--debug", help="Show the traceback of an expected error.")
+        bool,
+        typer.Option(
+            "--debug", envvar="PRESSROOM_DEBUG", help="Show the traceback of an expected error."
+        ),
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
 ) -> None:
-    """Self-hostable social publishing: the service, its admin, and campaign pipelines."""
+    """Self-hostable social publishing: the service, its admin, and campaign pipelines.
+
+    Exit status: 0 when the work is done, 1 when it failed (an invalid campaign, a
+    refused request, a post not published), 2 when the command line is wrong.
+    """
     errors.set_debug(debug)
 
 

@@ -14,6 +14,9 @@ from pressroom.service.guard import RequestGuard
 from pressroom.service.media.routes import router as media_router
 from pressroom.service.media.runtime import install_media
 from pressroom.service.openapi import install_openapi, operation_id
+from pressroom.service.ops.health import health_router
+from pressroom.service.ops.requests import RequestContext
+from pressroom.service.ops.server import install_ops_server
 from pressroom.service.publishing.endpoints import router as publishing_router
 from pressroom.service.publishing.unknowns import install_reconciler
 from pressroom.service.ratelimit import FixedWindowLimiter
@@ -26,7 +29,7 @@ Media library and publishing to eight social platforms.
 
 Every request carries `X-API-Key`. Every error body is
 `{"success": false, "error": {"code": ..., "message": ..., "field": ...}}`;
-the codes are listed in the README.
+the codes are listed in the README, and `requestId` is the request's `X-Request-ID`.
 """
 
 
@@ -53,11 +56,17 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.add_middleware(
         RequestGuard, max_body_bytes=settings.max_body_bytes, exempt_prefixes=(UPLOAD_PREFIX,)
     )
-    install_error_handlers(app)  # its last-resort middleware goes outermost
+    install_error_handlers(app)  # its last-resort middleware goes outside the guard
+    # outermost: the request id is set before anything can log or answer an error
+    app.add_middleware(RequestContext, record_metrics=settings.ops.metrics)
     install_openapi(app)
     install_media(app)
     install_reconciler(app)
     for router in (accounts_router, connections_router, media_router, publishing_router):
         app.include_router(router)
     install_dashboard(app)
+    if settings.ops.ops_port is None:
+        app.include_router(health_router(with_metrics=settings.ops.metrics))
+    else:
+        install_ops_server(app, settings.ops)
     return app

@@ -1,8 +1,10 @@
 """Domain errors and the one handler that renders every error body.
 
-Every non-2xx answer is ``{"success": false, "error": {"code", "message", "field"}}``,
-FastAPI's own validation errors and unknown routes included. The codes and statuses
-live in ``pressroom.error_codes``.
+Every non-2xx answer is ``{"success": false, "error": {"code", "message", "field",
+"requestId"}}``, FastAPI's own validation errors and unknown routes included. The codes
+and statuses live in ``pressroom.error_codes``; ``requestId`` is the request's
+``X-Request-ID`` (``pressroom.service.ops.requests``), so a client's report of an error
+leads to its log lines.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from pressroom import error_codes
 from pressroom.error_codes import ErrorCode
 from pressroom.service.db.session import is_busy
+from pressroom.service.ops import metrics
+from pressroom.service.ops.context import current_request_id
 
 BUSY_RETRY_AFTER_SECONDS = 1
 
@@ -59,10 +63,14 @@ class ServiceError(Exception):
 
 
 def error_body(code: str, message: str, field: str | None = None) -> dict[str, Any]:
-    return {"success": False, "error": {"code": code, "message": message, "field": field}}
+    error = {"code": code, "message": message, "field": field}
+    error["requestId"] = current_request_id.get()
+    return {"success": False, "error": error}
 
 
 def error_response(exc: ServiceError) -> JSONResponse:
+    if exc.error is error_codes.DATABASE_BUSY:
+        metrics.DATABASE_BUSY.inc()
     return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
 
 

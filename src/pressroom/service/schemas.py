@@ -42,6 +42,12 @@ class ErrorDetail(BaseModel):
         json_schema_extra={"enum": ["not_sent", "unknown", "published"]},
     )
 
+    requestId: str | None = Field(
+        None,
+        description="The request's X-Request-ID (the one a proxy sent, or one made for "
+        "it): quote it when reporting an error, it is in every log line of the request.",
+    )
+
 
 class ErrorResponse(BaseModel):
     success: bool = False

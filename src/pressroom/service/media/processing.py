@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import logging
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
@@ -35,6 +36,7 @@ from pressroom.service.media.intake import (
 )
 from pressroom.service.media.probing import probe_isolated
 from pressroom.service.media.repository import FileRepository
+from pressroom.service.ops import metrics
 from pressroom.service.storage import ObjectMissing, StorageError
 
 if TYPE_CHECKING:
@@ -136,7 +138,12 @@ class Processor:
         delay = library.settings.processing_delay_ms
         if delay and self._stopping.wait(delay / 1000):
             return  # shutting down: the next start picks the file up again
-        self._record(file_id, self._examine(file_id, content_type, hashed=hashed))
+        started = time.perf_counter()
+        outcome = self._examine(file_id, content_type, hashed=hashed)
+        self._record(file_id, outcome)
+        metrics.PROCESSING_SECONDS.labels(
+            "ready" if isinstance(outcome, Ready) else "failed"
+        ).observe(time.perf_counter() - started)
 
     def _examine(self, file_id: str, content_type: str, *, hashed: bool) -> Ready | Failed:
         storage = self.library.storage

@@ -8,6 +8,7 @@ never while the body is streaming.
 
 from __future__ import annotations
 
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
@@ -22,6 +23,7 @@ from pressroom.service.media import states
 from pressroom.service.media.intake import too_large_reason
 from pressroom.service.media.repository import FileRepository
 from pressroom.service.media.runtime import Library, MediaLibrary, after_commit
+from pressroom.service.ops import metrics
 from pressroom.service.storage.base import final_key
 from pressroom.service.storage.local import (
     UPLOAD_PATH,
@@ -68,6 +70,19 @@ async def receive_upload(
     signature: Annotated[str, Query()],
 ) -> Response:
     """The `uploadUrl` of the local backend. No X-API-Key: the signature authorises it."""
+    started = time.perf_counter()
+    outcome = "refused"
+    try:
+        response = await _receive(file_id, request, library, expires, signature)
+        outcome = "received" if response.status_code == 200 else "abandoned"
+        return response
+    finally:
+        metrics.UPLOAD_SECONDS.labels(outcome).observe(time.perf_counter() - started)
+
+
+async def _receive(
+    file_id: str, request: Request, library: MediaLibrary, expires: int, signature: str
+) -> Response:
     storage = library.storage
     if not isinstance(storage, LocalStorage):
         raise ServiceError(error_codes.NOT_FOUND, "Uploads go to the configured S3 store.")

@@ -56,6 +56,7 @@ from pressroom.service.errors import (
     unexpected_error,
     validation_error,
 )
+from pressroom.service.ops import metrics
 from pressroom.service.publishing.claims import (
     HEADER,
     MAX_KEY_LENGTH,
@@ -247,6 +248,7 @@ async def _run_once(request: Request, key: str, handler: Handler) -> Response:
         store, account.id, key, endpoint, digest, settings.idempotency_wait_seconds
     )
     if isinstance(outcome, Replay):
+        metrics.IDEMPOTENT_REPLAYS.inc()
         return JSONResponse(outcome.body, outcome.status, headers={REPLAYED_HEADER: "true"})
 
     claim = outcome

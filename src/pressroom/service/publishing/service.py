@@ -35,6 +35,7 @@ from pressroom.service.errors import ServiceError, unexpected_error
 from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
+from pressroom.service.ops import metrics
 from pressroom.service.publishing import rules
 from pressroom.service.publishing.claims import Claim, settle_in
 from pressroom.service.publishing.context import PublishContext
@@ -67,8 +68,11 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
     try:
         published = ctx.drivers[platform].publish(delivery)
     except driver.PlatformUnavailable as exc:
-        raise _record_failure(ctx, post_id, platform, exc) from exc
+        failure = _record_failure(ctx, post_id, platform, exc)
+        metrics.PUBLISHES.labels(platform.value, failure.record_status or NOT_SENT).inc()
+        raise failure from exc
     except Exception as exc:
+        metrics.PUBLISHES.labels(platform.value, UNKNOWN).inc()
         # A timeout or a broken connection after the request left: it may be live.
         log.exception("publishing %s to %s ended without an answer", post_id, platform.value)
         error = ServiceError(
@@ -80,6 +84,7 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
         )
         _record_outcome(ctx, post_id, status=UNKNOWN, result=error.body())
         raise error from exc
+    metrics.PUBLISHES.labels(platform.value, PUBLISHED).inc()
     result = result_of(platform, body, published, post_id)
     answer = result.model_dump(mode="json", by_alias=True)
     try:

@@ -1,0 +1,101 @@
+"""``/healthz``, ``/readyz`` and ``/metrics``: unauthenticated, not in the OpenAPI document.
+
+- ``/healthz``: 200 while the process serves requests; nothing else is checked, so a
+  busy database never gets a live process restarted.
+- ``/readyz``: 200 when the database answers, the file store is reachable and the
+  database's Alembic revision is the scripts' head; else 503 ``not_ready`` with each
+  check's result under ``checks``, so the failing one is named.
+- ``/metrics``: the Prometheus text format (``pressroom.service.ops.metrics``).
+
+The routes read the app's state (engine, media library), so the ops server on
+``PRESSROOM_OPS_PORT`` serves the very same checks with the API app's state.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from alembic.script import ScriptDirectory
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+from sqlalchemy import Connection, Engine, text
+from sqlalchemy.exc import DBAPIError
+from starlette.concurrency import run_in_threadpool
+
+from pressroom import error_codes
+from pressroom.service.db.migrate import alembic_config
+from pressroom.service.errors import error_body
+from pressroom.service.ops import metrics
+from pressroom.service.storage.base import final_key
+
+HEALTH_PATHS = ("/healthz", "/readyz")
+METRICS_PATH = "/metrics"
+OK = "ok"
+PROBE_KEY = final_key("file_" + "0" * 24)
+"""Looked up to see that the store answers; no file is ever given this id."""
+
+
+@cache
+def script_head() -> str | None:
+    """The newest migration this code ships (read once: the scripts do not change)."""
+    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+
+
+def readiness(state: Any) -> dict[str, str]:
+    """Each check's result: ``ok``, or what is wrong."""
+    checks = {"database": OK, "storage": OK, "migrations": OK}
+    engine: Engine = state.engine
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+            current = _revision(conn)
+        head = script_head()
+        if current != head:
+            checks["migrations"] = f"the database is at {current or 'no revision'}, head is {head}"
+    except Exception as exc:
+        checks["database"] = f"unreachable: {type(exc).__name__}: {str(exc).splitlines()[0]}"
+        checks["migrations"] = "unknown: the database did not answer"
+    try:
+        state.media.storage.stat(PROBE_KEY)
+    except Exception as exc:
+        checks["storage"] = f"unreachable: {type(exc).__name__}: {exc}"
+    return checks
+
+
+def _revision(conn: Connection) -> str | None:
+    """The database's Alembic revision, read as Alembic stores it (quietly: Alembic's
+    own reader logs a line at each call, and probes call often)."""
+    try:
+        revisions = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    except DBAPIError:
+        return None  # no version table: never migrated
+    return ", ".join(revisions) or None
+
+
+def health_router(*, with_metrics: bool) -> APIRouter:
+    router = APIRouter(include_in_schema=False)
+
+    @router.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": OK}
+
+    @router.get("/readyz")
+    async def readyz(request: Request) -> JSONResponse:
+        checks = await run_in_threadpool(readiness, request.app.state)
+        failed = [name for name, result in checks.items() if result != OK]
+        if not failed:
+            return JSONResponse({"status": "ready", "checks": checks})
+        body = error_body(
+            error_codes.NOT_READY.code, f"Not ready: {', '.join(failed)} failed the check."
+        )
+        body["checks"] = checks
+        return JSONResponse(body, status_code=error_codes.NOT_READY.status)
+
+    if with_metrics:
+
+        @router.get(METRICS_PATH)
+        async def prometheus() -> Response:
+            return Response(metrics.render(), media_type=metrics.CONTENT_TYPE)
+
+    return router

@@ -1,0 +1,117 @@
+"""The ``pressroom`` command's habits: --version, env vars in --help, exit codes as the
+README says, secrets never required on the command line."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pressroom import __version__
+from pressroom.cli.main import app
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+def test_version_is_printed_by_the_real_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pressroom.cli.main", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (0, f"pressroom {__version__}\n")
+
+
+@pytest.mark.parametrize(
+    ("command", "variables"),
+    [
+        (
+            ["api"],
+            [
+                "PRESSROOM_DATA_DIR",
+                "PRESSROOM_BASE_URL",
+                "PRESSROOM_LOG_LEVEL",
+                "PRESSROOM_LOG_FORMAT",
+            ],
+        ),
+        (["admin"], ["PRESSROOM_DATA_DIR"]),
+        (["demo"], ["PRESSROOM_DATA_DIR"]),
+        (["campaign", "plan"], ["PRESSROOM_BASE_URL", "PRESSROOM_API_KEY"]),
+        (["campaign", "run"], ["PRESSROOM_BASE_URL", "PRESSROOM_API_KEY"]),
+        ([], ["PRESSROOM_DEBUG"]),
+    ],
+)
+def test_help_names_the_environment_variable_of_each_flag(
+    command: list[str], variables: list[str]
+) -> None:
+    shown = runner.invoke(app, [*command, "--help"])
+    assert shown.exit_code == 0
+    text = re.sub(r"[\s│]+", "", shown.stdout)  # rich wraps the table's cells
+    for variable in variables:
+        assert f"envvar:{variable}" in text, (command, variable)
+
+
+def test_flags_reach_settings_without_writing_the_environment() -> None:
+    source = (ROOT / "src/pressroom/cli/options.py").read_text()
+    assert "os.environ[" not in source
+
+
+def test_exit_codes_are_the_documented_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert re.search(r"`0`[^\n]*done", readme) and re.search(r"`1`[^\n]*failed", readme)
+    assert re.search(r"`2`[^\n]*command line", readme)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PRESSROOM_API_KEY", raising=False)
+    monkeypatch.setenv("PRESSROOM_BASE_URL", "http://127.0.0.1:9")
+    Path("good.yaml").write_text("name: n\nposts: [{id: a, microblog: {text: hi}}]\n")
+    Path("bad.yaml").write_text("name: n\nposts: [{id: a, microblog: {txt: hi}}]\n")
+
+    def code(*args: str) -> int:
+        return runner.invoke(app, list(args)).exit_code
+
+    assert code("campaign", "validate", "good.yaml") == 0
+    assert code("campaign", "validate", "bad.yaml") == 1  # the work failed
+    assert code("campaign", "validate", "--no-such-flag", "good.yaml") == 2
+    assert code("api", "--log-level", "loud") == 2
+    assert code("no-such-command") == 2
+    monkeypatch.setenv("PRESSROOM_OPS_PORT", "9100")  # every worker would bind it
+    refused_workers = runner.invoke(app, ["api", "--workers", "2", "--port", "0"])
+    assert refused_workers.exit_code == 2
+    assert "PRESSROOM_OPS_PORT needs --workers 1" in refused_workers.stderr
+    monkeypatch.delenv("PRESSROOM_OPS_PORT")
+    # no key in the environment and no terminal to ask in: a usage error, not a prompt
+    refused = runner.invoke(app, ["campaign", "plan", "good.yaml"])
+    assert refused.exit_code == 2
+    assert "set PRESSROOM_API_KEY" in refused.stderr
+
+
+def test_the_api_key_is_asked_for_in_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pressroom.cli import options
+
+    monkeypatch.delenv("PRESSROOM_API_KEY", raising=False)
+    monkeypatch.setattr(options.sys.stdin, "isatty", lambda: True, raising=False)
+    asked: list[tuple[str, bool]] = []
+
+    def prompt(text: str, hide_input: bool = False) -> str:
+        asked.append((text, hide_input))
+        return "prk_typed"
+
+    monkeypatch.setattr(options.typer, "prompt", prompt)
+    assert options.service_key(None) == "prk_typed"
+    assert asked == [("API key", True)]
+
+
+def test_validate_takes_json_and_keeps_the_older_format_json() -> None:
+    example = str(ROOT / "pipelines/demo.yaml")
+    new = runner.invoke(app, ["campaign", "validate", "--json", example])
+    old = runner.invoke(app, ["campaign", "validate", "--format", "json", example])
+    assert new.exit_code == old.exit_code == 0
+    assert new.stdout == old.stdout == "[]\n"
