@@ -85,8 +85,11 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     app.state.engine.dispose()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def chromium() -> Iterator[Any]:
+    """One browser for the browser tests, gone before any other test runs: Playwright's
+    sync API keeps an event loop running in the main thread while it lives, and Prefect
+    then runs flows as if called from async code (the pipeline tests saw no results)."""
     executable = _require_chromium()
     from playwright.sync_api import sync_playwright
 
