@@ -134,6 +134,33 @@ def _probe_video(source: str | Path | BinaryIO, content_type: str) -> MediaInfo:
     return MediaInfo(MediaKind.VIDEO, f"{container_format} / {codec}", width, height, duration)
 
 
+POSTER_MAX_SIDE = 640
+
+
+def poster_frame(source: str | Path, content_type: str) -> bytes:
+    """A JPEG of the video's first picture, at most ``POSTER_MAX_SIDE`` pixels a side:
+    the still a library shows for a video. Raises ``ProbeError`` when there is none."""
+    import io
+
+    import av
+
+    try:
+        with av.open(str(source), mode="r") as container:
+            stream = container.streams.video[0]
+            frame = next(container.decode(stream), None)
+            if frame is None:
+                raise ProbeError("the video has no picture to show")
+            image = frame.to_image()  # type: ignore[no-untyped-call]  # PyAV's stubs lack it
+    except ProbeError:
+        raise
+    except (av.error.FFmpegError, OSError, ValueError, IndexError) as exc:
+        raise ProbeError(f"no picture could be taken from the video ({exc})") from None
+    image.thumbnail((POSTER_MAX_SIDE, POSTER_MAX_SIDE))
+    out = io.BytesIO()
+    image.convert("RGB").save(out, format="JPEG", quality=80)
+    return out.getvalue()
+
+
 def _duration(container: object, stream: object) -> float | None:
     import av
 

@@ -7,6 +7,7 @@ real app and database, on SQLite and PostgreSQL.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -16,6 +17,7 @@ from pressroom.client import (
     AuthenticationError,
     Client,
     Connection,
+    NotFoundError,
     PermissionDeniedError,
     RateLimitError,
 )
@@ -179,3 +181,25 @@ def test_the_rate_limit_is_a_transient_error_with_retry_after(
     assert (error.status, error.code) == (429, "rate_limited")
     assert error.transient is True
     assert error.retry_after is not None and 0 < error.retry_after <= 60
+
+
+def test_errors_carry_the_services_request_id_code_and_response(
+    service: Service, client_for: MakeClient
+) -> None:
+    client = client_for(service.account())
+    with pytest.raises(NotFoundError) as caught:
+        client.file_status("file_" + "0" * 24)
+    error = caught.value
+    assert error.code == "file_not_found"
+    assert error.response is not None and error.response.status_code == 404
+    assert error.request_id
+    assert error.request_id == error.response.headers["X-Request-ID"]
+    assert error.request_id == error.response.json()["error"]["requestId"]
+
+
+def test_the_client_uses_no_private_httpx_module() -> None:
+    import pressroom.client
+
+    package = Path(pressroom.client.__file__).parent
+    for source in package.glob("*.py"):
+        assert "httpx._" not in source.read_text(), source.name

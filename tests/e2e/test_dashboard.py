@@ -113,13 +113,12 @@ def test_the_journey_of_a_new_user(
         with page.expect_navigation():
             page.get_by_role("button", name="Upload", exact=True).click()
         wait_ready(page, source.name)
-    image = page.locator("img.preview")
+    image = page.get_by_alt_text("Preview of poster.png")
     assert image.evaluate("i => i.complete && i.naturalWidth") == 320
-    video = page.locator("video.preview")
-    video.evaluate(
-        "v => v.readyState >= 1 || new Promise(ok => v.addEventListener('loadedmetadata', ok))"
-    )
-    assert video.evaluate("v => v.videoWidth") == 64
+    # The video's preview is its poster frame, made during processing.
+    frame = page.get_by_alt_text("Poster frame of teaser.mp4")
+    frame.evaluate("i => i.complete || new Promise(ok => i.addEventListener('load', ok))")
+    assert frame.evaluate("i => i.naturalWidth") == 64
     check_page(page, axe, "media")
 
     # Publish through the API: the post shows in the history.

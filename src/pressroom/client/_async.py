@@ -8,6 +8,7 @@ than names.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -46,6 +47,7 @@ from pressroom.client.upload import (
 from pressroom.platforms import THUMBNAIL_PATH, Platform
 
 T = TypeVar("T")
+log = logging.getLogger("pressroom.client")
 P = TypeVar("P")
 Item = TypeVar("Item")
 _MAX_REDIRECTS = 5
@@ -60,7 +62,8 @@ class AsyncClient(ClientCore):
     ``base_url`` and ``api_key`` default to ``PRESSROOM_BASE_URL`` and
     ``PRESSROOM_API_KEY``. Pass ``http_client`` to bring your own httpx client of the same
     kind (a proxy, custom TLS, or a transport over the app in tests); it is then yours to
-    close. Use it as a context manager (``async with`` for ``AsyncClient``), or close it
+    close. ``max_retries`` (default 0) retries transient errors that are safe to send
+    again, after their ``Retry-After``. Use it as a context manager (``async with`` for ``AsyncClient``), or close it
     when done (``close()``; ``aclose()`` on ``AsyncClient``). One blocking ``Client`` may
     be shared between threads.
     """
@@ -75,6 +78,7 @@ class AsyncClient(ClientCore):
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         ready_timeout: float = DEFAULT_READY_TIMEOUT,
         connections_ttl: float = DEFAULT_CONNECTIONS_TTL,
+        max_retries: int = 0,
     ) -> None:
         self._settings = resolve_settings(
             base_url=base_url,
@@ -84,6 +88,7 @@ class AsyncClient(ClientCore):
             poll_interval=poll_interval,
             ready_timeout=ready_timeout,
             connections_ttl=connections_ttl,
+            max_retries=max_retries,
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(timeout=self._settings.timeout)
@@ -102,6 +107,10 @@ class AsyncClient(ClientCore):
         await self.aclose()
 
     # --- sending ---------------------------------------------------------------------
+
+    def _timeout(self) -> httpx.Timeout:
+        """Ours, or an injected client's own when none was given."""
+        return self._settings.timeout or self._http.timeout
 
     async def _send(self, request: httpx.Request, *, stream: bool = False) -> httpx.Response:
         started = time.monotonic()
@@ -122,16 +131,27 @@ class AsyncClient(ClientCore):
         json: object = None,
         headers: Mapping[str, str] | None = None,
     ) -> T:
-        """Send one request to the API and read its answer with ``parse``, or raise."""
-        request = self._http.build_request(
-            method,
-            self._url(path),
-            params=params,
-            json=json,
-            headers=self._headers(headers),
-            timeout=self._timeout(),
-        )
-        return self._read(parse, await self._send(request))
+        """Send one request to the API and read its answer with ``parse``, or raise;
+        with ``max_retries``, retry what is transient and safe to send again."""
+        attempt = 0
+        while True:
+            request = self._http.build_request(
+                method,
+                self._url(path),
+                params=params,
+                json=json,
+                headers=self._headers(headers),
+                timeout=self._timeout(),
+            )
+            try:
+                return self._read(parse, await self._send(request))
+            except errors.PressroomError as exc:
+                delay = self._retry_delay(exc, attempt, request)
+                if delay is None:
+                    raise
+            log.info("retrying %s %s in %.1f s", method, path, delay)
+            await anyio.sleep(delay)
+            attempt += 1
 
     async def _pages(
         self,

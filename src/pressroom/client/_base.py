@@ -11,6 +11,7 @@ import email.utils
 import json
 import logging
 import os
+import random
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -21,7 +22,6 @@ from urllib.parse import quote
 
 import httpx
 import pydantic
-from httpx._client import UseClientDefault
 
 from pressroom import __version__
 from pressroom.client import errors
@@ -71,6 +71,8 @@ class ClientSettings:
     poll_interval: float
     ready_timeout: float
     connections_ttl: float
+    max_retries: int = 0
+    """Opt-in retries of transient errors that are safe to resend (see ``_retry_delay``)."""
 
 
 def resolve_settings(
@@ -82,6 +84,7 @@ def resolve_settings(
     poll_interval: float,
     ready_timeout: float,
     connections_ttl: float,
+    max_retries: int = 0,
 ) -> ClientSettings:
     """Arguments first, then an injected client's own base URL, then the environment."""
     injected_base = str(http_client.base_url).rstrip("/") if http_client is not None else ""
@@ -104,6 +107,7 @@ def resolve_settings(
         poll_interval=poll_interval,
         ready_timeout=ready_timeout,
         connections_ttl=connections_ttl,
+        max_retries=max(0, max_retries),
     )
 
 
@@ -209,6 +213,7 @@ def api_error(response: httpx.Response, *, secret: str | None) -> errors.APIErro
     code: str | None = None
     field: str | None = None
     message: str | None = None
+    request_id: str | None = None
     body: Any = None
     text = response.text
     if secret:
@@ -226,6 +231,7 @@ def api_error(response: httpx.Response, *, secret: str | None) -> errors.APIErro
             code = _str_or_none(detail.get("code"))
             message = _str_or_none(detail.get("message"))
             field = _str_or_none(detail.get("field"))
+            request_id = _str_or_none(detail.get("requestId"))
         elif isinstance(detail, str):
             message = detail
         message = message or _str_or_none(body.get("message")) or _str_or_none(body.get("detail"))
@@ -236,7 +242,8 @@ def api_error(response: httpx.Response, *, secret: str | None) -> errors.APIErro
         status=status,
         code=code,
         field=field,
-        request_id=response.headers.get("x-request-id"),
+        request_id=response.headers.get("x-request-id") or request_id,
+        response=response,
         retry_after=retry_after(response.headers.get("retry-after")),
         method=response.request.method,
         url=_display_url(response.request.url),
@@ -344,10 +351,24 @@ class ClientCore:
     def _headers(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         return request_headers(self._settings.api_key, {"User-Agent": USER_AGENT, **(extra or {})})
 
-    def _timeout(self) -> httpx.Timeout | UseClientDefault:
-        """Our timeout, or the injected client's own when none was given."""
-        timeout = self._settings.timeout
-        return timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT
+    def _retry_delay(
+        self, error: errors.PressroomError, attempt: int, request: httpx.Request
+    ) -> float | None:
+        """Seconds to wait before sending ``request`` again after ``error``, or None.
+
+        Opt-in (``max_retries``). Only what may succeed unchanged is retried
+        (``.transient``), and only when sending it again cannot do a thing twice: a read,
+        a request with an ``Idempotency-Key`` (the service replays or looks the post up),
+        or an answer that says nothing was done. ``Retry-After`` is honoured; otherwise
+        the delay doubles from half a second, lengthened by up to a quarter at random.
+        """
+        if attempt >= self._settings.max_retries or not error.transient:
+            return None
+        if not _safe_to_resend(error, request):
+            return None
+        advised = error.retry_after if isinstance(error, errors.APIError) else None
+        backoff = RETRY_BASE_SECONDS * 2**attempt * (1 + random.random() / 4)
+        return max(advised or 0.0, backoff if advised is None else 0.0)
 
     def _error(self, response: httpx.Response) -> errors.APIError:
         return api_error(response, secret=self._settings.api_key)
@@ -361,6 +382,23 @@ class ClientCore:
         self._settings.api_key = key
 
 
+RETRY_BASE_SECONDS = 0.5
+_NOTHING_DONE = frozenset({"rate_limited", "database_busy", "idempotency_request_in_progress"})
+
+
+def _safe_to_resend(error: errors.PressroomError, request: httpx.Request) -> bool:
+    if request.method in ("GET", "HEAD", "OPTIONS") or "idempotency-key" in request.headers:
+        return True
+    if isinstance(error, errors.TransportError):
+        return not error.request_sent
+    if isinstance(error, errors.APIError):
+        record = error.body.get("error", {}) if isinstance(error.body, dict) else {}
+        return error.code in _NOTHING_DONE or (
+            isinstance(record, dict) and record.get("recordStatus") == "not_sent"
+        )
+    return False
+
+
 def plain_request(
     http: httpx.Client | httpx.AsyncClient,
     method: str,
@@ -368,7 +406,7 @@ def plain_request(
     *,
     headers: Mapping[str, str] | None = None,
     content: Any = None,
-    timeout: httpx.Timeout | UseClientDefault,
+    timeout: httpx.Timeout,
 ) -> httpx.Request:
     """A request to storage (presigned PUT, download redirect): never with the API key.
 

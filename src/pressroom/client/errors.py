@@ -39,6 +39,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
+
 from pressroom import error_codes
 
 __all__ = [
@@ -95,6 +97,7 @@ class APIError(PressroomError):
         method: str | None = None,
         url: str | None = None,
         body: Any = None,
+        response: httpx.Response | None = None,
     ) -> None:
         self.message = message
         self.status = status
@@ -103,11 +106,14 @@ class APIError(PressroomError):
         self.field = field
         """The request field at fault (dotted path, e.g. ``text``), when there is one."""
         self.request_id = request_id
+        """The service's ``X-Request-ID`` for this answer: quote it when asking for help."""
         self.retry_after = retry_after
         """Seconds to wait before retrying, from ``Retry-After`` (429, 503)."""
         self.method = method
         self.url = url
         self.body = body
+        self.response = response
+        """The ``httpx.Response`` itself, for headers and anything not read here."""
         super().__init__(message)
 
     @property

@@ -29,7 +29,11 @@ def test_media_library_folders_files_move_delete(browser: Browser, tmp_path: Pat
     page = browser.client.get("/media").text
     folder = _folder_id(page, "Launch")
     assert f'<img class="preview" src="/media/files/{image["fileId"]}/download"' in page
-    assert f'src="/media/files/{video["fileId"]}/download#t=0.1"' in page
+    assert f'<img class="preview" src="/media/files/{video["fileId"]}/poster"' in page
+    poster = browser.client.get(f"/media/files/{video['fileId']}/poster")
+    assert poster.status_code == 200 and poster.headers["content-type"] == "image/jpeg"
+    assert poster.content.startswith(b"\xff\xd8")  # a JPEG
+    assert browser.client.get(f"/media/files/{image['fileId']}/poster").status_code == 404
     assert "3.0 s" in page
 
     moved = browser.client.post(

@@ -107,6 +107,8 @@ class File(Base):
     width: Mapped[int | None] = mapped_column(Integer, nullable=True)
     height: Mapped[int | None] = mapped_column(Integer, nullable=True)
     failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    poster_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """A video's poster frame (JPEG), made during processing, for the library's preview."""
     sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
     """Hex SHA-256 of the bytes: taken as they stream in (local) or from processing's
     local copy (s3, where the bytes never pass through the service)."""

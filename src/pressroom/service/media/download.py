@@ -110,3 +110,22 @@ def content_disposition(filename: str) -> str:
     """``inline`` with the name as data: an ASCII fallback and the exact UTF-8 form."""
     fallback = "".join(ch if 32 <= ord(ch) < 127 and ch not in '"\\/' else "_" for ch in filename)
     return f"inline; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
+def open_poster(library: MediaLibrary, file: File) -> Download:
+    """A ready video's poster frame (JPEG), made during processing."""
+    if file.status != states.READY or file.poster_key is None:
+        raise ServiceError(error_codes.FILE_NOT_FOUND, f"File {file.id!r} has no poster.")
+    try:
+        found = library.storage.stat(file.poster_key)
+        if found is None:
+            raise ObjectMissing(file.poster_key)
+        body = library.storage.read(file.poster_key, 0, found.size)
+    except ObjectMissing:
+        raise ServiceError(error_codes.FILE_NOT_FOUND, f"File {file.id!r} has no poster.") from None
+    except StorageError as exc:
+        raise ServiceError(
+            error_codes.STORAGE_UNAVAILABLE, str(exc), headers={"Retry-After": "2"}
+        ) from None
+    headers = {"Content-Length": str(found.size), "Cache-Control": "private, max-age=3600"}
+    return Download(200, body, headers, "image/jpeg")

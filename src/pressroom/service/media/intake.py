@@ -22,6 +22,7 @@ from pressroom.service.media import states
 from pressroom.service.media.repository import FileRepository
 from pressroom.service.media.runtime import MediaLibrary, after_commit
 from pressroom.service.storage import StorageError, StoredObject
+from pressroom.service.storage.base import poster_key
 
 log = logging.getLogger(__name__)
 
@@ -143,5 +144,5 @@ def _delete_quietly(library: MediaLibrary, key: str) -> None:
 
 def delete_bytes(library: MediaLibrary, file_id: str, storage_key: str) -> None:
     """Remove every object a file may have; failures are left to the sweep."""
-    for key in {storage_key, library.storage.upload_key(file_id)}:
+    for key in {storage_key, library.storage.upload_key(file_id), poster_key(file_id)}:
         _delete_quietly(library, key)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as ProbeTimeout
 from pathlib import Path
+from typing import TypeVar
 
 from pebble import ProcessExpired, ProcessPool
 
@@ -25,6 +26,7 @@ _lock = threading.Lock()
 _pool: ProcessPool | None = None
 
 Probe = Callable[[Path, str], MediaInfo]
+T = TypeVar("T")
 
 
 def _current_pool(workers: int) -> ProcessPool:
@@ -58,9 +60,18 @@ def probe_isolated(
 ) -> MediaInfo:
     """``run`` (``pressroom.probe.probe``) in a worker process; ProbeError says what is
     wrong, also when the decoder crashed or did not finish within ``timeout`` seconds."""
+    return run_isolated(run, path, content_type, workers=workers, timeout=timeout)
+
+
+def run_isolated(
+    run: Callable[[Path, str], T], path: Path, content_type: str, *, workers: int, timeout: float
+) -> T:
+    """Any decoding of an uploaded file, in a worker process that is killed past
+    ``timeout`` seconds."""
     future = _current_pool(workers).schedule(run, args=(path, content_type), timeout=timeout)
     try:
-        return future.result()
+        result: T = future.result()
+        return result
     except ProbeTimeout:
         raise ProbeError(
             f"the decoder did not finish reading the file within {timeout:g} s and was "

@@ -25,7 +25,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pressroom.probe import MediaInfo, ProbeError
+from pressroom.platforms import MediaKind
+from pressroom.probe import MediaInfo, ProbeError, poster_frame
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
 from pressroom.service.media import states
@@ -34,10 +35,11 @@ from pressroom.service.media.intake import (
     notice_in_own_transaction,
     too_large_reason,
 )
-from pressroom.service.media.probing import probe_isolated
+from pressroom.service.media.probing import probe_isolated, run_isolated
 from pressroom.service.media.repository import FileRepository
 from pressroom.service.ops import metrics
 from pressroom.service.storage import ObjectMissing, StorageError
+from pressroom.service.storage.base import poster_key
 
 if TYPE_CHECKING:
     from pressroom.service.media.runtime import MediaLibrary
@@ -54,6 +56,8 @@ class Ready:
     size: int
     sha256: str | None = None
     """Taken here only where the upload did not pass through the service (s3)."""
+    poster: str | None = None
+    """Storage key of the video's poster frame, when one could be made."""
 
 
 @dataclass(frozen=True)
@@ -171,11 +175,35 @@ class Processor:
                     workers=self.library.settings.processing_workers,
                     timeout=self.library.settings.probe_timeout_seconds,
                 )
+                poster = self._make_poster(file_id, path, content_type, info)
         except ObjectMissing:
             return Failed("The uploaded bytes are missing from storage; upload the file again.")
         except ProbeError as exc:
             return Failed(_sentence(str(exc)))
-        return Ready(info, found.size, digest)
+        return Ready(info, found.size, digest, poster)
+
+    def _make_poster(
+        self, file_id: str, path: Path, content_type: str, info: MediaInfo
+    ) -> str | None:
+        """A still for the library's preview of a video; without one the file is still
+        ready (a preview is a nicety, not a rule)."""
+        if info.kind is not MediaKind.VIDEO:
+            return None
+        settings = self.library.settings
+        try:
+            jpeg = run_isolated(
+                poster_frame,
+                path,
+                content_type,
+                workers=settings.processing_workers,
+                timeout=settings.probe_timeout_seconds,
+            )
+            key = poster_key(file_id)
+            self.library.storage.put(key, jpeg, "image/jpeg")
+        except (ProbeError, StorageError):
+            log.warning("no poster for %s", file_id, exc_info=True)
+            return None
+        return key
 
     def _record(self, file_id: str, outcome: Ready | Failed) -> None:
         now = utcnow()
@@ -194,6 +222,7 @@ class Processor:
                     height=info.height,
                     duration_seconds=info.duration_seconds,
                     failure_reason=None,
+                    poster_key=outcome.poster,
                     **({"sha256": outcome.sha256} if outcome.sha256 else {}),
                 )
             else:
@@ -251,6 +280,7 @@ class Processor:
             # prefix: statuses whose files may still hold bytes there
             "files/": {states.PENDING_UPLOAD, states.PROCESSING, states.READY},
             "incoming/": {states.PENDING_UPLOAD, states.PROCESSING},
+            "posters/": {states.PROCESSING, states.READY},
         }
         for prefix, keeping in keep.items():
             objects = list(storage.list(prefix))

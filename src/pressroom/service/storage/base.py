@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
 
-KEY_PATTERN = re.compile(r"(files|incoming)/file_[0-9a-f]{24}")
+KEY_PATTERN = re.compile(r"(files|incoming|posters)/file_[0-9a-f]{24}")
 """Every key the media library writes; anything else is refused before it touches a path."""
 
 
@@ -40,6 +40,11 @@ def final_key(file_id: str) -> str:
     return check_key(f"files/{file_id}")
 
 
+def poster_key(file_id: str) -> str:
+    """Where a video's poster frame (a JPEG made during processing) lives."""
+    return check_key(f"posters/{file_id}")
+
+
 class Storage(Protocol):
     backend: str
 
@@ -55,6 +60,10 @@ class Storage(Protocol):
 
     def promote(self, source: str, target: str) -> None:
         """Move the bytes at ``source`` to ``target`` (a no-op when they are the same)."""
+        ...
+
+    def put(self, key: str, data: bytes, content_type: str) -> None:
+        """Store a small object the service made itself (a poster), replacing any."""
         ...
 
     def local_copy(self, key: str) -> AbstractContextManager[Path]:

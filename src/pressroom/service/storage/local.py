@@ -169,6 +169,16 @@ class LocalStorage:
         if source != target:
             os.replace(self._path(source), self._path(target))
 
+    def put(self, key: str, data: bytes, content_type: str) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        aside = self._tmp / f"{path.name}.{os.getpid()}.put"
+        try:
+            aside.write_bytes(data)
+            os.replace(aside, path)  # readers see the old poster or the new one, whole
+        except OSError as exc:
+            raise StorageError(f"cannot write {key}: {exc}") from exc
+
     @contextlib.contextmanager
     def local_copy(self, key: str) -> Iterator[Path]:
         path = self._path(key)

@@ -103,6 +103,14 @@ class S3Storage:
             raise StorageError(f"copy {source} failed: {exc}") from exc
         self.delete(source)
 
+    def put(self, key: str, data: bytes, content_type: str) -> None:
+        try:
+            self.client.put_object(
+                Bucket=self.bucket, Key=self._name(key), Body=data, ContentType=content_type
+            )
+        except (ClientError, BotoCoreError) as exc:
+            raise StorageError(f"PUT {key} failed: {exc}") from exc
+
     @contextlib.contextmanager
     def local_copy(self, key: str) -> Iterator[Path]:
         directory = Path(tempfile.mkdtemp(prefix="probe-", dir=self._tmp))

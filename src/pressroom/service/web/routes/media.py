@@ -12,7 +12,7 @@ from pressroom.service.deps import DbSession
 from pressroom.service.errors import ServiceError
 from pressroom.service.folders import service as folders
 from pressroom.service.media import service as media
-from pressroom.service.media.download import open_download
+from pressroom.service.media.download import open_download, open_poster
 from pressroom.service.media.runtime import Library
 from pressroom.service.media.states import PENDING_UPLOAD, PROCESSING
 from pressroom.service.web.security import Actor, Viewer, Visitor, WebRoute
@@ -199,4 +199,13 @@ def download(
         )
     return StreamingResponse(
         found.body, status_code=found.status, headers=headers, media_type=found.content_type
+    )
+
+
+@router.get("/media/files/{file_id}/poster")
+def poster(visitor: Viewer, db: DbSession, library: Library, file_id: str) -> Response:
+    """The still shown for a video in the library, made when the video was processed."""
+    found = open_poster(library, media.get_file(db, visitor.account, file_id))
+    return StreamingResponse(
+        found.body, status_code=found.status, headers=found.headers, media_type=found.content_type
     )
