@@ -206,6 +206,11 @@ class Processor:
         return key
 
     def _record(self, file_id: str, outcome: Ready | Failed) -> None:
+        if isinstance(outcome, Failed):
+            # A refused file keeps no bytes, so they go before the record says failed:
+            # whoever reads "failed" finds them gone. (A crash in between leaves the file
+            # processing; the next pass finds its bytes missing and fails it again.)
+            delete_bytes(self.library, file_id, f"files/{file_id}")
         now = utcnow()
         with transaction(self.library.sessions) as db:
             repo = FileRepository(db)
@@ -234,8 +239,8 @@ class Processor:
                     processed_at=now,
                 )
             gone = not moved and repo.get(file_id) is None
-        if gone or (moved and isinstance(outcome, Failed)):
-            # Deleted while we worked, or refused: no record may keep these bytes.
+        if gone and isinstance(outcome, Ready):
+            # Deleted while we worked: no record may keep these bytes.
             delete_bytes(self.library, file_id, f"files/{file_id}")
         if moved:
             log.info("file %s is %s", file_id, "ready" if isinstance(outcome, Ready) else "failed")
