@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import sqlite3
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -338,3 +340,53 @@ def test_huge_bodies_are_refused_while_they_stream_in_flat_memory(
         assert growth_mib < 32, f"the service's peak memory grew by {growth_mib:.0f} MiB"
         listed = httpx.get(f"{live.base_url}/api/upload/folders", headers={"X-API-Key": key})
         assert listed.json()["folders"] == []
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_publish_cut_off_mid_body_never_claims_its_key(database_url: str, tmp_path: Path) -> None:
+    """A client killed while sending: the service must not run the route on half a body,
+    or the key would be held for a request nobody made, and the retry refused."""
+    with live_service(tmp_path / "data", database_url) as live:
+        key = api_key(database_url)
+        connection = connect_over_db(database_url, key)
+        body = json.dumps({"connectionId": connection, "text": "cut off"}).encode()
+        host, port = live.base_url.removeprefix("http://").split(":")
+        head = (
+            f"POST /api/v2/microblog/publish HTTP/1.1\r\nHost: {host}\r\nX-API-Key: {key}\r\n"
+            f"Idempotency-Key: cut-1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        with socket.create_connection((host, int(port))) as sock:
+            sock.sendall(head + body[:10])  # then the client dies
+        time.sleep(0.5)
+        retried = httpx.post(
+            f"{live.base_url}/api/v2/microblog/publish",
+            content=body,
+            headers={
+                "X-API-Key": key,
+                "Idempotency-Key": "cut-1",
+                "Content-Type": "application/json",
+            },
+        )
+        assert retried.status_code == 200, retried.text
+        assert "Idempotent-Replayed" not in retried.headers
+
+
+def connect_over_db(database_url: str, key: str) -> str:
+    from pressroom.service.accounts.keys import hash_key
+    from pressroom.service.accounts.repository import AccountRepository
+    from pressroom.service.connections.service import NewConnection
+    from pressroom.service.connections.service import connect as connect_account
+    from pressroom.service.db.session import make_engine, make_session_factory
+
+    engine = make_engine(database_url)
+    try:
+        with transaction(make_session_factory(engine)) as db:
+            account = AccountRepository(db).get_by_key_hash(hash_key(key))
+            assert account is not None
+            made = connect_account(
+                db, account, NewConnection(platform=Platform.MICROBLOG, name="@cut")
+            )
+            return made.id
+    finally:
+        engine.dispose()

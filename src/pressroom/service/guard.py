@@ -37,6 +37,10 @@ _BRACKET = re.compile(rb"[\[\]{}]")
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
+class ClientGone(Exception):
+    """The connection closed before the whole body arrived."""
+
+
 class RequestGuard:
     def __init__(self, app: ASGIApp, *, max_body_bytes: int, exempt_prefixes: tuple[str, ...]):
         self.app = app
@@ -56,6 +60,8 @@ class RequestGuard:
         except ServiceError as refused:
             await error_response(refused)(scope, receive, send)
             return
+        except ClientGone:
+            return  # nobody is listening, and half a body must never reach a route
         await self.app(scope, receive, send)
 
     async def _read_body(self, scope: Scope, receive: Receive) -> bytes:
@@ -67,7 +73,9 @@ class RequestGuard:
         while True:
             message = await receive()
             if message["type"] != "http.request":
-                break  # the client went away; the route sees an empty body and stops
+                # The client went away mid-body. Handing the route what arrived would let
+                # a publish claim its Idempotency-Key for half a request.
+                raise ClientGone
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
