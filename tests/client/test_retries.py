@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 
 import anyio
@@ -55,12 +56,30 @@ PUBLISHED = {
 
 @pytest.fixture
 def slept(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Every wait the client asked for, taking no real time."""
+    """Every wait the client asked for, taking no real time.
+
+    Only this test's own thread is counted: threads left running by other tests in the
+    session (a server's poller, a log handler) keep their real sleeps, so they neither add
+    to the list nor spin.
+    """
     waits: list[float] = []
-    monkeypatch.setattr(time, "sleep", waits.append)
+    test_thread = threading.get_ident()
+    real_sleep = time.sleep
+    real_asleep = anyio.sleep
+
+    def sleep(seconds: float) -> None:
+        if threading.get_ident() == test_thread:
+            waits.append(seconds)
+        else:
+            real_sleep(seconds)
 
     async def asleep(seconds: float) -> None:
-        waits.append(seconds)
+        if threading.get_ident() == test_thread:
+            waits.append(seconds)
+        else:
+            await real_asleep(seconds)
+
+    monkeypatch.setattr(time, "sleep", sleep)
 
     monkeypatch.setattr(anyio, "sleep", asleep)
     return waits
