@@ -30,8 +30,11 @@ from benchmarks.common import PYTHON, ROOT, cpu_seconds, descendants
 from benchmarks.profiles import summarise
 
 
-def baseline(config: dict[str, Any], edition: str, order: str) -> dict[str, Any]:
-    """One run of the plain script in its own process; the service's CPU around it."""
+def baseline(
+    config: dict[str, Any], edition: str, order: str, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """One run of the plain script in its own process (in ``env``, else this process's
+    environment); the service's CPU around it."""
     service_cpu = cpu_seconds(config["service_pid"])
     out = subprocess.run(
         [
@@ -54,6 +57,7 @@ def baseline(config: dict[str, Any], edition: str, order: str) -> dict[str, Any]
         text=True,
         check=False,
         timeout=600,
+        env=env,
     )
     if out.returncode != 0:
         raise RuntimeError(f"the baseline script failed: {out.stderr[-3000:]}")

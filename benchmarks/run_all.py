@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import fanout, readiness, report, throughput, uploads, validation
+from benchmarks import fanout, readiness, report, startup, throughput, uploads, validation
 from benchmarks.common import (
     ROOT,
     load_average,
@@ -45,6 +45,7 @@ BENCHMARKS: dict[str, Any] = {
     "uploads": uploads,
     "validation": validation,
     "readiness": readiness,
+    "startup": startup,
 }
 PROFILES = ("full", "quick", "smoke")
 README_START = "<!-- results:start -->"

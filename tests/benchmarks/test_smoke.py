@@ -24,6 +24,9 @@ def test_every_benchmark_runs_in_its_smoke_configuration_and_reports(tmp_path: P
     for figure in ("startup_seconds", "flow_seconds", "script_seconds", "ratio"):
         assert ephemeral[figure]["runs"] == 1 and ephemeral[figure]["median"] > 0
     assert ephemeral["overhead_cpu_ms_per_task"]["runs"] == 1
+    whole = fanout["whole_process"]
+    assert whole["ratio"]["runs"] == 1 and whole["goal_ratio"] == 1.5
+    assert whole["flow_process_seconds"]["median"] > whole["script_process_seconds"]["median"] > 0
 
     sqlite = found["throughput"]["databases"]["SQLite"]["figures"]["httpx"]
     for endpoint in throughput.ENDPOINTS:
@@ -53,6 +56,15 @@ def test_every_benchmark_runs_in_its_smoke_configuration_and_reports(tmp_path: P
         f["ready_seconds"]["median"] > 0 and f["ratio"]["runs"] == 1 for f in readiness.values()
     )
 
+    startup = found["startup"]["figures"]
+    assert {name: f["goal_seconds"] for name, f in startup.items()} == {
+        "demo_cold": 10.0,
+        "demo_warm": 5.0,
+        "run_on_server": 3.0,
+    }
+    for f in startup.values():
+        assert 0 < f["first_published"]["median"] < f["process"]["median"]
+
     markdown = report.render(results)
     for heading in (
         "## Machine",
@@ -61,6 +73,8 @@ def test_every_benchmark_runs_in_its_smoke_configuration_and_reports(tmp_path: P
         "## 3. Uploads and downloads",
         "## 4. Validation",
         "## 5. Readiness",
+        "## 6. First result",
     ):
         assert heading in markdown
     assert "flow ÷ script" in markdown and "÷ baseline" in markdown
+    assert "Whole process, what a user waits for" in markdown

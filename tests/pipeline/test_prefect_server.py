@@ -3,6 +3,7 @@ Prefect's API, and ``pressroom serve`` picking up a new campaign without a resta
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -15,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pressroom.pipeline import prefect_settings
+from pressroom.pipeline import prefect_api, prefect_settings
 from pressroom.pipeline.serving import LocalPrefectServer, free_port
 from tests.pipeline.conftest import LiveService, WriteCampaign
 from tests.pipeline.test_prefect_settings import BATCHED, server_settings
@@ -371,3 +372,31 @@ def test_prefect_yaml_is_generated_from_the_campaigns_and_deploys(
     assert deployment["work_pool_name"] == "pressroom-process"
     assert deployment["parameters"] == {"campaign_file": "pipelines/spring-launch.yaml"}
     assert deployment["schedules"][0]["schedule"]["cron"] == "0 9 * * 1"
+
+
+def test_a_run_beside_serve_uses_the_server_serve_started(
+    prefect_server: str,
+    live_service: LiveService,
+    write_campaign: WriteCampaign,
+    tmp_path: Path,
+) -> None:
+    live_service.connect("microblog", "@acme")
+    campaign = write_campaign("name: beside-serve\nposts:\n  - id: hi\n    microblog: {text: hi}\n")
+    # What `pressroom serve` writes when it starts a local server (here for this process).
+    registry = tmp_path / prefect_api.REGISTRY_NAME
+    registry.write_text(json.dumps({"api_url": prefect_server, "pid": os.getpid()}))
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path)}
+    env.pop("PREFECT_API_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "pressroom.cli.main", "campaign", "run", str(campaign)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    ui = prefect_server.removesuffix("/api") + "/runs/flow-run/"
+    assert ui in done.stdout
+    flow_run_id = done.stdout.split(ui, 1)[1].split()[0]
+    runs = api(prefect_server, "/flow_runs/filter", {"flow_runs": {"id": {"any_": [flow_run_id]}}})
+    assert [(r["name"], r["state_type"]) for r in runs] == [("beside-serve · manual", "COMPLETED")]

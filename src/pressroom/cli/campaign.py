@@ -324,13 +324,16 @@ def run(
     failed or is unconfirmed.
     """
     preflight(file, service_address(base_url), service_key(api_key))
+    from pressroom.pipeline import prefect_api
     from pressroom.pipeline.runner import prepare_prefect, run_campaign_file, ui_hint
 
     prepare_prefect()
+    # A server of our own starts now, beside importing Prefect and loading the flow.
+    prefect_api.start_early()
     with expected_errors(), progress_bars():
         outcome = run_campaign_file(file, edition=edition, dry_run=dry_run)
     typer.echo(f"{outcome.state.lower()}: {outcome.message}")
-    typer.echo(f"see it in the Prefect UI: {ui_hint(outcome.flow_run_id)}")
+    typer.echo(f"see it in the Prefect UI: {ui_hint(outcome.flow_run_id, outcome.api_url)}")
     if not outcome.ok:
         raise typer.Exit(1)
 

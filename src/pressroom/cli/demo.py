@@ -33,17 +33,22 @@ def demo(
     ] = False,
 ) -> None:
     """Start the embedded service, seed a demo account, and run the demo campaign."""
-    import uvicorn
-
-    from pressroom.pipeline.runner import prepare_prefect, project_root, run_campaign_file, ui_hint
-    from pressroom.service.admin import admin_session, seed_demo
-    from pressroom.service.app import create_app
+    from pressroom.pipeline import prefect_api
+    from pressroom.pipeline.runner import prepare_prefect
     from pressroom.settings import get_settings
 
     base_url = f"http://127.0.0.1:{port}"
     apply_overrides(data_dir=data_dir, base_url=base_url)
     settings = get_settings()
-    from pressroom.service.admin import DEMO_EMAIL
+    # Prefect's server starts now, beside the service's start and the seeding.
+    prepare_prefect(home=settings.data_dir / "prefect")
+    prefect_api.start_early()
+
+    import uvicorn
+
+    from pressroom.pipeline.runner import project_root, run_campaign_file, ui_hint
+    from pressroom.service.admin import DEMO_EMAIL, admin_session, seed_demo
+    from pressroom.service.app import create_app
     from pressroom.service.auth.service import create_sign_in_link
 
     with admin_session(settings) as db:
@@ -62,7 +67,6 @@ def demo(
     os.environ["PRESSROOM_API_KEY"] = key
     os.environ.setdefault("PRESSROOM_PIPELINE_STATE_DIR", str(settings.data_dir / "pipeline"))
     os.environ.setdefault("PRESSROOM_PIPELINE_POLL_SECONDS", "1")  # tiny demo media
-    prepare_prefect(home=settings.data_dir / "prefect")
     campaign_file = campaign or project_root() / DEMO_CAMPAIGN
     from pressroom.cli.campaign import progress_bars
 
@@ -75,7 +79,7 @@ def demo(
             thread.join(timeout=10)
 
     typer.echo(f"\n{outcome.state.lower()}: {outcome.message}")
-    typer.echo(f"see the run in the Prefect UI: {ui_hint(outcome.flow_run_id)}")
+    typer.echo(f"see the run in the Prefect UI: {ui_hint(outcome.flow_run_id, outcome.api_url)}")
     typer.echo(f"what reached the platforms: pressroom admin --data-dir {settings.data_dir} posts")
     if not serve:
         typer.echo(

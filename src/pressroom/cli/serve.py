@@ -31,6 +31,7 @@ def serve(
     scheduling at once, lets a run in flight finish within the grace period, and stops
     every process serve started.
     """
+    from pressroom.pipeline import prefect_api
     from pressroom.pipeline.runner import prepare_prefect, project_root
     from pressroom.pipeline.serving import LocalPrefectServer, Supervisor, stop_signals
 
@@ -44,6 +45,8 @@ def serve(
                 server = LocalPrefectServer(port)
                 typer.echo("starting a local Prefect server (PREFECT_API_URL is not set)…")
                 os.environ["PREFECT_API_URL"] = server.start()
+                # `pressroom campaign run` and `pressroom demo` beside us use it too.
+                prefect_api.register_server(os.environ["PREFECT_API_URL"])
                 typer.echo(f"Prefect UI: http://127.0.0.1:{port}")
             if not supervisor.stopping.is_set():
                 typer.echo(f"serving the scheduled campaigns in {directory} (Ctrl-C stops)")
@@ -51,6 +54,7 @@ def serve(
                 typer.echo("stopped")
         finally:
             if server is not None:
+                prefect_api.unregister_server()
                 server.stop()
 
 

@@ -1,5 +1,6 @@
-"""Run the ``run-campaign`` flow from Python or the CLI, on Prefect's ephemeral mode by
-default or on the server at ``PREFECT_API_URL``.
+"""Run the ``run-campaign`` flow from Python or the CLI, on the server at
+``PREFECT_API_URL``, the one ``pressroom serve`` started, or a temporary one (see
+``pressroom.pipeline.prefect_api``).
 
 The flow lives in the checkout (``flows/run_campaign.py``), as Prefect's file-path
 entrypoints expect; ``project_root()`` finds it from the working directory or from this
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pressroom.pipeline import prefect_settings
+from pressroom.pipeline import prefect_api, prefect_settings
 
 if TYPE_CHECKING:
     from prefect import Flow
@@ -48,9 +49,9 @@ def prepare_prefect(home: Path | None = None) -> None:
     prefect_settings.apply(os.environ, prefect_settings.SERVER)
 
 
-def ui_hint(flow_run_id: str | None) -> str:
-    """How to see a run in the Prefect UI."""
-    api = os.environ.get("PREFECT_API_URL")
+def ui_hint(flow_run_id: str | None, api: str | None = None) -> str:
+    """How to see a run in the Prefect UI: on the server that keeps running, else by
+    starting one on the ``PREFECT_HOME`` the temporary server wrote to."""
     if api:
         ui = api.rstrip("/").removesuffix("/api")
         return f"{ui}/runs/flow-run/{flow_run_id}" if flow_run_id else ui
@@ -68,6 +69,8 @@ class RunOutcome:
     message: str
     flow_run_id: str | None
     rows: list[dict[str, Any]] = field(default_factory=list)
+    api_url: str | None = None
+    """The Prefect API the run is kept on; None when that server stopped with the run."""
 
     @property
     def ok(self) -> bool:
@@ -77,23 +80,44 @@ class RunOutcome:
 def run_campaign_file(
     campaign_file: Path, *, edition: str | None = None, dry_run: bool = False
 ) -> RunOutcome:
-    """Run the flow once, in this process, and say how it ended."""
+    """Run the flow once, in this process, and say how it ended.
+
+    Call ``prefect_api.start_early()`` first thing in a command, so that a temporary
+    server is already starting while the command does its own work.
+    """
     from prefect.flows import load_flow_from_entrypoint
-    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+    from prefect.settings import (
+        PREFECT_API_URL,
+        PREFECT_FLOWS_HEARTBEAT_FREQUENCY,
+        PREFECT_UI_URL,
+        temporary_settings,
+    )
+    from prefect.settings.legacy import Setting
 
     root = project_root()
     flow: Flow[..., Any] = load_flow_from_entrypoint(str(root / ENTRYPOINT))
-    # A heartbeat helps a worker notice a crashed run; a run in this process needs none,
-    # and it costs about a second per run.
-    with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
-        state: State[Any] = flow(  # type: ignore[assignment]  # return_state=True gives a State
-            campaign_file=str(campaign_file.resolve()),
-            edition=edition,
-            dry_run=dry_run,
-            return_state=True,
-        )
-    _flush_events()
-    data = state.result(raise_on_failure=False)
+    api = prefect_api.resolve()
+    try:
+        # A heartbeat helps a worker notice a crashed run; a run in this process needs
+        # none, and it costs about a second per run.
+        updates: dict[Setting, Any] = {
+            PREFECT_API_URL: api.url,
+            PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None,
+        }
+        if api.temporary is not None:
+            # No "View at" line for a server that has no UI and stops with the run.
+            updates[PREFECT_UI_URL] = ""
+        with temporary_settings(updates=updates):
+            state: State[Any] = flow(  # type: ignore[assignment]  # return_state=True gives a State
+                campaign_file=str(campaign_file.resolve()),
+                edition=edition,
+                dry_run=dry_run,
+                return_state=True,
+            )
+            data = state.result(raise_on_failure=False)
+            _flush_events()
+    finally:
+        api.close()
     rows = data if isinstance(data, list) else []
     flow_run_id = state.state_details.flow_run_id
     return RunOutcome(
@@ -101,6 +125,7 @@ def run_campaign_file(
         message=state.message or "",
         flow_run_id=str(flow_run_id) if flow_run_id else None,
         rows=[row for row in rows if isinstance(row, dict)],
+        api_url=None if api.temporary else api.url,
     )
 
 

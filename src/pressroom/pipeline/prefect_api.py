@@ -1,0 +1,215 @@
+"""Which Prefect API a run in this process talks to, found (or started) as early as possible.
+
+In order:
+
+1. The one Prefect's own settings name (``PREFECT_API_URL`` in the environment, a
+   profile, ``prefect.toml``): always, as Prefect itself would.
+2. The local server ``pressroom serve`` started, if it is still answering: ``serve``
+   writes its address to ``$PREFECT_HOME/pressroom-server.json`` and removes it when it
+   stops. The run then shows in the UI ``serve`` runs, and nothing starts.
+3. Else a temporary server, as Prefect's ephemeral mode would start it (Prefect's server
+   app under uvicorn, no UI, flagged ephemeral, its database in ``PREFECT_HOME``), but
+   started by :func:`start_early` in the command's first milliseconds, so that its start
+   (2–3 s on a warm ``PREFECT_HOME``, 6–7 s on a fresh one, most of it Prefect's
+   migrations) runs beside pressroom's own start, the plan and the service, instead of
+   after them. Prefect's ephemeral mode starts its server only at the first API call,
+   after the ~2 s it takes to import Prefect's server package into the caller's process;
+   this process never imports it.
+
+Step 1 needs Prefect's settings, and importing Prefect is part of what the early start
+overlaps, so :func:`start_early` decides from the environment and the active profile
+alone; :func:`resolve` checks again with Prefect's settings and stops the temporary
+server when something it could not see names another API.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+logger = logging.getLogger("pressroom.pipeline")
+
+REGISTRY_NAME = "pressroom-server.json"
+"""In ``PREFECT_HOME``: the local server ``pressroom serve`` started (``api_url``, ``pid``)."""
+START_TIMEOUT_SECONDS = 120.0
+"""A fresh Prefect database takes seconds to migrate; a busy 2-core machine, up to ~15 s."""
+
+
+def prefect_home() -> Path:
+    """``PREFECT_HOME`` as Prefect resolves it when only the environment sets it."""
+    return Path(os.environ.get("PREFECT_HOME") or "~/.prefect").expanduser()
+
+
+def configured_api_url() -> str | None:
+    """The API the environment or the active Prefect profile names, read without
+    importing Prefect (``.env`` and ``prefect.toml`` are left to :func:`resolve`)."""
+    if url := os.environ.get("PREFECT_API_URL"):
+        return url
+    path = Path(os.environ.get("PREFECT_PROFILES_PATH") or prefect_home() / "profiles.toml")
+    try:
+        profiles = tomllib.loads(path.expanduser().read_text())
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    active = os.environ.get("PREFECT_PROFILE") or profiles.get("active") or "ephemeral"
+    url = profiles.get("profiles", {}).get(active, {}).get("PREFECT_API_URL")
+    return str(url) if url else None
+
+
+def registered_server() -> str | None:
+    """The API of the server ``pressroom serve`` started with this ``PREFECT_HOME``, when
+    its process is alive and it answers."""
+    import httpx
+
+    try:
+        entry = json.loads((prefect_home() / REGISTRY_NAME).read_text())
+        api_url, pid = str(entry["api_url"]), int(entry["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        os.kill(pid, 0)
+        healthy = httpx.get(f"{api_url}/health", timeout=1.0).status_code == 200
+    except (OSError, httpx.HTTPError):
+        return None
+    return api_url if healthy else None
+
+
+def register_server(api_url: str) -> Path:
+    """Let runs started beside ``pressroom serve`` use its server (removed by
+    :func:`unregister_server` when ``serve`` stops)."""
+    path = prefect_home() / REGISTRY_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"api_url": api_url, "pid": os.getpid()}))
+    return path
+
+
+def unregister_server() -> None:
+    with suppress(OSError):
+        (prefect_home() / REGISTRY_NAME).unlink()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class TemporaryServer:
+    """Prefect's server for the length of one command, as its ephemeral mode runs it."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.api_url = f"http://127.0.0.1:{self.port}/api"
+        env = {
+            **os.environ,
+            # What Prefect's own ephemeral server is started with.
+            "PREFECT_UI_ENABLED": "0",
+            "PREFECT__SERVER_EPHEMERAL": "1",
+            "PREFECT__SERVER_FINAL": "1",
+        }
+        env.pop("PREFECT_API_URL", None)
+        self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                "prefect.server.api.server:create_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--log-level",
+                "error",
+                "--lifespan",
+                "on",
+            ],
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+
+    def wait_ready(self, timeout: float = START_TIMEOUT_SECONDS) -> str:
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        with httpx.Client(timeout=2.0) as client:
+            while time.monotonic() < deadline:
+                if self.process is None or self.process.poll() is not None:
+                    code = None if self.process is None else self.process.returncode
+                    raise RuntimeError(f"the temporary Prefect server exited with {code}")
+                with suppress(httpx.HTTPError):
+                    if client.get(f"{self.api_url}/health").status_code == 200:
+                        return self.api_url
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"the temporary Prefect server did not start in {timeout:.0f} s")
+
+    def stop(self) -> None:
+        """SIGTERM, so the server writes its last batch of events before it ends."""
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@dataclass
+class PrefectApi:
+    """Where the run goes, and whether it lives only as long as this command."""
+
+    url: str
+    temporary: TemporaryServer | None = None
+
+    def close(self) -> None:
+        if self.temporary is not None:
+            self.temporary.stop()
+
+
+_early: TemporaryServer | None = None
+
+
+def start_early() -> None:
+    """Start a temporary server now if nothing else will serve the run (cheap to call:
+    no Prefect import). :func:`resolve` waits for it."""
+    global _early
+    if _early is None and "prefect" not in sys.modules and configured_api_url() is None:
+        _early = TemporaryServer()
+        # A command that fails before the run (a mistake in the campaign) leaves no server.
+        atexit.register(_early.stop)
+
+
+def resolve() -> PrefectApi:
+    """The API the run uses (see the module docstring); the caller closes it."""
+    global _early
+    from prefect.settings import PREFECT_API_URL
+
+    early, _early = _early, None
+    if configured := PREFECT_API_URL.value():
+        if early is not None:
+            early.stop()
+        return PrefectApi(str(configured))
+    if served := registered_server():
+        if early is not None:
+            early.stop()
+        logger.info("using the Prefect server pressroom serve started: %s", served)
+        return PrefectApi(served)
+    server = early or TemporaryServer()
+    try:
+        url = server.wait_ready()
+    except BaseException:
+        server.stop()
+        raise
+    return PrefectApi(url, temporary=server)

@@ -1,0 +1,139 @@
+"""Which Prefect API a ``campaign run`` uses: its own temporary server, started beside the
+plan and gone with the command, unless Prefect's settings or ``pressroom serve`` name one."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pressroom.pipeline import prefect_api
+from tests.pipeline.conftest import LiveService, WriteCampaign
+
+CAMPAIGN = "name: temp-server\nposts:\n  - id: hello\n    microblog: {text: hi}\n"
+
+
+def processes_with_home(home: Path) -> list[int]:
+    """Processes whose environment has ``PREFECT_HOME=home`` (Linux /proc)."""
+    wanted = f"PREFECT_HOME={home}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if wanted in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def run_cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PREFECT_HOME": str(home)}
+    env.pop("PREFECT_API_URL", None)
+    return subprocess.run(
+        [sys.executable, "-m", "pressroom.cli.main", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_run_with_no_server_named_uses_a_temporary_one_that_leaves_with_it(
+    live_service: LiveService, write_campaign: WriteCampaign, tmp_path: Path
+) -> None:
+    live_service.connect("microblog", "@acme")
+    home = tmp_path / "prefect-home"
+    done = run_cli("campaign", "run", str(write_campaign(CAMPAIGN)), home=home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 posts: 1 published" in done.stdout or "1 post: 1 published" in done.stdout
+    # The server had no UI and is gone: no dead "View at" link, the way to see it instead.
+    assert "View at" not in done.stdout + done.stderr
+    assert f"PREFECT_HOME={home} prefect server start" in done.stdout
+    assert processes_with_home(home) == []
+    # The run was recorded where that hint looks.
+    with sqlite3.connect(home / "prefect.db") as db:
+        states = db.execute("SELECT state_type FROM flow_run").fetchall()
+    assert states == [("COMPLETED",)]
+
+
+def test_a_campaign_refused_before_the_run_leaves_no_server_behind(
+    live_service: LiveService, write_campaign: WriteCampaign, tmp_path: Path
+) -> None:
+    home = tmp_path / "prefect-home"
+    broken = write_campaign("name: broken\nposts:\n  - id: x\n    microblog: {}\n")
+    done = run_cli("campaign", "run", str(broken), home=home)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "nothing was run" in done.stdout + done.stderr
+    assert processes_with_home(home) == []
+
+
+@pytest.fixture
+def health_server() -> Iterator[str]:
+    """Something answering ``/api/health`` as a Prefect server does."""
+
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            ok = self.path == "/api/health"
+            self.send_response(200 if ok else 404)
+            self.end_headers()
+            self.wfile.write(b"true")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Health)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/api"
+    server.shutdown()
+
+
+def test_the_server_serve_registered_is_used_only_while_it_answers(
+    health_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    assert prefect_api.registered_server() is None
+    path = prefect_api.register_server(health_server)
+    assert json.loads(path.read_text()) == {"api_url": health_server, "pid": os.getpid()}
+    assert prefect_api.registered_server() == health_server
+
+    # Its process gone (a pid no process has): not used, though the address answers.
+    path.write_text(json.dumps({"api_url": health_server, "pid": 2**22 + 1}))
+    assert prefect_api.registered_server() is None
+
+    # Alive but not answering: not used.
+    prefect_api.register_server("http://127.0.0.1:9/api")
+    assert prefect_api.registered_server() is None
+
+    prefect_api.unregister_server()
+    assert not path.exists()
+
+
+def test_the_api_named_by_the_environment_or_the_active_profile_is_seen_without_prefect(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.delenv("PREFECT_PROFILE", raising=False)
+    monkeypatch.delenv("PREFECT_PROFILES_PATH", raising=False)
+    assert prefect_api.configured_api_url() is None
+
+    (tmp_path / "profiles.toml").write_text(
+        'active = "remote"\n'
+        '[profiles.local]\nPREFECT_API_URL = "http://local:4200/api"\n'
+        '[profiles.remote]\nPREFECT_API_URL = "http://remote:4200/api"\n'
+    )
+    assert prefect_api.configured_api_url() == "http://remote:4200/api"
+    monkeypatch.setenv("PREFECT_PROFILE", "local")
+    assert prefect_api.configured_api_url() == "http://local:4200/api"
+    monkeypatch.setenv("PREFECT_API_URL", "http://env:4200/api")
+    assert prefect_api.configured_api_url() == "http://env:4200/api"
