@@ -126,6 +126,7 @@ def test_a_burst_of_publishes_and_presigns_on_the_embedded_default(
         report = (
             f"first attempts {dict(firsts)}, all attempts {dict(every_status)}, {elapsed:.1f} s"
         )
+        print(report)  # shown with -rP: the figures a reader of the run wants
         assert 500 not in every_status, report
         assert firsts[200] >= 80, report
         assert all(o.final_status == 200 for o in everything), report
