@@ -55,6 +55,11 @@ def test_every_post_goes_out_once_through_transient_failures(
 
     runs = prefect_api.task_runs(outcome.flow_run_id or "", expected=12)
     publishes = [r for r in runs if " · " in r.name]
+    attempts = sum(r.run_count for r in publishes)
+    print(
+        f"mode {mode}: {attempts} attempts for {len(publishes)} targets; deliveries per "
+        f"target {dict(Counter(delivered.values()))}"
+    )  # shown with -rP
     assert len(publishes) == 11
     assert "microblog · @acme_help · reveal" in {r.name for r in publishes}
     assert max(r.run_count for r in publishes) > 1, "the failure knob caused no retry"

@@ -58,6 +58,13 @@ def test_a_killed_run_is_finished_by_a_rerun_without_double_posts(
     statuses = Counter(row["status"] for row in outcome.rows)
     assert statuses["published"] + statuses["skipped"] == planned
     deliveries = live_service.deliveries()
+    per_target = Counter(
+        Counter((d.connection_id, d.payload["fields"]["text"]) for d in deliveries).values()
+    )
+    print(
+        f"killed after {killed_at} of {planned} deliveries; rerun rows {dict(statuses)}; "
+        f"deliveries per target {dict(per_target)}"
+    )  # shown with -rP
     assert len(deliveries) == planned
     per_post = Counter((d.connection_id, d.payload["fields"]["text"]) for d in deliveries)
     assert set(per_post.values()) == {1}
