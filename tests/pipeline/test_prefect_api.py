@@ -7,8 +7,6 @@ import http.server
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +15,7 @@ import pytest
 
 from pressroom.pipeline import prefect_api
 from tests.pipeline.conftest import LiveService, WriteCampaign
+from tests.pipeline.test_prefect_server import pressroom
 
 CAMPAIGN = "name: temp-server\nposts:\n  - id: hello\n    microblog: {text: hi}\n"
 
@@ -35,24 +34,12 @@ def processes_with_home(home: Path) -> list[int]:
     return found
 
 
-def run_cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PREFECT_HOME": str(home)}
-    env.pop("PREFECT_API_URL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "pressroom.cli.main", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_a_run_with_no_server_named_uses_a_temporary_one_that_leaves_with_it(
     live_service: LiveService, write_campaign: WriteCampaign, tmp_path: Path
 ) -> None:
     live_service.connect("microblog", "@acme")
     home = tmp_path / "prefect-home"
-    done = run_cli("campaign", "run", str(write_campaign(CAMPAIGN)), home=home)
+    done = pressroom("campaign", "run", str(write_campaign(CAMPAIGN)), api_url=None, home=home)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 posts: 1 published" in done.stdout or "1 post: 1 published" in done.stdout
     # The server had no UI and is gone: no dead "View at" link, the way to see it instead.
@@ -70,7 +57,7 @@ def test_a_campaign_refused_before_the_run_leaves_no_server_behind(
 ) -> None:
     home = tmp_path / "prefect-home"
     broken = write_campaign("name: broken\nposts:\n  - id: x\n    microblog: {}\n")
-    done = run_cli("campaign", "run", str(broken), home=home)
+    done = pressroom("campaign", "run", str(broken), api_url=None, home=home)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "nothing was run" in done.stdout + done.stderr
     assert processes_with_home(home) == []

@@ -54,8 +54,12 @@ def api(url: str, path: str, body: dict[str, Any] | None = None) -> Any:
     return response.json()
 
 
-def pressroom(*args: str, api_url: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PREFECT_API_URL": api_url, "PREFECT_HOME": str(home)}
+def pressroom(*args: str, api_url: str | None, home: Path) -> subprocess.CompletedProcess[str]:
+    """A pressroom command in a fresh process; ``api_url=None``: no Prefect server named."""
+    env = {**os.environ, "PREFECT_HOME": str(home)}
+    env.pop("PREFECT_API_URL", None)
+    if api_url is not None:
+        env["PREFECT_API_URL"] = api_url
     return subprocess.run(
         [sys.executable, "-m", "pressroom.cli.main", *args],
         env=env,
@@ -385,15 +389,7 @@ def test_a_run_beside_serve_uses_the_server_serve_started(
     # What `pressroom serve` writes when it starts a local server (here for this process).
     registry = tmp_path / prefect_api.REGISTRY_NAME
     registry.write_text(json.dumps({"api_url": prefect_server, "pid": os.getpid()}))
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path)}
-    env.pop("PREFECT_API_URL", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "pressroom.cli.main", "campaign", "run", str(campaign)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = pressroom("campaign", "run", str(campaign), api_url=None, home=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     ui = prefect_server.removesuffix("/api") + "/runs/flow-run/"
     assert ui in done.stdout
