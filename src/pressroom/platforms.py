@@ -19,6 +19,8 @@ from enum import StrEnum
 
 import regex
 
+from pressroom.statuses import PrivacyStatus
+
 
 class Platform(StrEnum):
     MICROBLOG = "microblog"
@@ -36,8 +38,8 @@ class MediaKind(StrEnum):
     VIDEO = "video"
 
 
-PRIVACY_STATUSES: tuple[str, ...] = ("public", "unlisted", "private")
-DEFAULT_PRIVACY_STATUS = "public"
+PRIVACY_STATUSES: tuple[str, ...] = tuple(PrivacyStatus)
+DEFAULT_PRIVACY_STATUS = PrivacyStatus.PUBLIC.value
 
 
 MAX_CODE_POINTS_PER_CHARACTER = 16

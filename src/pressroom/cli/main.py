@@ -55,5 +55,19 @@ app.add_typer(admin.app, name="admin")
 app.add_typer(campaign.app, name="campaign")
 
 
+def run() -> None:
+    """The ``pressroom`` command: the app, with a missing extra said in one line (exit 2)."""
+    from pressroom.extras import extra_for, install_hint
+
+    try:
+        app()
+    except ModuleNotFoundError as exc:
+        extra = extra_for(exc)
+        if extra is None or errors.debugging():
+            raise
+        typer.secho(f"error: {install_hint(extra, exc.name or '?')}", err=True, fg="red")
+        raise SystemExit(2) from None
+
+
 if __name__ == "__main__":
-    app()
+    run()

@@ -84,6 +84,13 @@ from pressroom.client.models import (
 )
 from pressroom.client.upload import UploadProgress
 from pressroom.platforms import Platform
+from pressroom.statuses import (
+    ConnectionStatus,
+    FileState,
+    PostStatus,
+    PrivacyStatus,
+    RecordStatus,
+)
 
 __all__ = [
     "PUBLISH_REQUESTS",
@@ -98,9 +105,11 @@ __all__ = [
     "ConnectError",
     "ConnectTimeout",
     "Connection",
+    "ConnectionStatus",
     "Deleted",
     "FilePage",
     "FileProcessingFailed",
+    "FileState",
     "FileStatus",
     "Folder",
     "FolderPage",
@@ -117,13 +126,16 @@ __all__ = [
     "PoolTimeout",
     "Post",
     "PostPage",
+    "PostStatus",
     "PresignedUpload",
     "PressroomError",
+    "PrivacyStatus",
     "ProfessionalNetworkPublish",
     "PublishRequest",
     "PublishResult",
     "RateLimitError",
     "ReadTimeout",
+    "RecordStatus",
     "ServerError",
     "ShortVideoPublish",
     "TextThreadPublish",

@@ -27,10 +27,11 @@ from pydantic import ValidationError as PydanticValidationError
 from pydantic.alias_generators import to_camel
 
 from pressroom.platforms import RULES, Platform, rules_for
+from pressroom.statuses import ConnectionStatus, FileState
 
-READY_STATUSES: frozenset[str] = frozenset({"ready", "completed", "uploaded"})
+READY_STATUSES: frozenset[str] = frozenset({FileState.READY.value, "completed", "uploaded"})
 """File statuses that mean the file can be published: ours, and the hosted service's."""
-FAILED_STATUSES: frozenset[str] = frozenset({"failed", "error"})
+FAILED_STATUSES: frozenset[str] = frozenset({FileState.FAILED.value, "error"})
 
 
 def _id_to_str(value: Any) -> Any:
@@ -176,7 +177,7 @@ class Connection(Response):
     @property
     def is_active(self) -> bool:
         """An entry without a status counts as active."""
-        return self.status is None or self.status == "active"
+        return self.status is None or self.status == ConnectionStatus.ACTIVE
 
 
 class MicroblogConnection(Response):

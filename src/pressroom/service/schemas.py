@@ -8,6 +8,8 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
 
+from pressroom.statuses import RecordStatus
+
 
 def iso_utc(value: datetime) -> str:
     """ISO 8601 UTC with a ``Z`` and milliseconds: what every timestamp looks like."""
@@ -39,7 +41,7 @@ class ErrorDetail(BaseModel):
         "`not_sent`: it did not, a retry is safe; `unknown`: it may have, and the "
         "Idempotency-Key stays held: a retry with it makes the service look the post up "
         "before sending again; `published`: it did.",
-        json_schema_extra={"enum": ["not_sent", "unknown", "published"]},
+        json_schema_extra={"enum": [s.value for s in RecordStatus]},
     )
 
     requestId: str | None = Field(

@@ -6,8 +6,9 @@ from pydantic import Field
 
 from pressroom.platforms import Platform
 from pressroom.service.schemas import CamelModel, Timestamp
+from pressroom.statuses import ConnectionStatus
 
-STATUS: dict[str, Any] = {"enum": ["active", "inactive"]}
+STATUS: dict[str, Any] = {"enum": [s.value for s in ConnectionStatus]}
 
 
 class UnifiedConnection(CamelModel):

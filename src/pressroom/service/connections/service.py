@@ -14,9 +14,10 @@ from pressroom.service.connections.repository import ConnectionRepository
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, Connection
 from pressroom.service.errors import ServiceError
+from pressroom.statuses import ConnectionStatus
 
-ACTIVE = "active"
-INACTIVE = "inactive"
+ACTIVE = ConnectionStatus.ACTIVE.value
+INACTIVE = ConnectionStatus.INACTIVE.value
 ACCOUNT_TYPES = ("business", "creator", "personal")
 PAGE_KINDS = ("page", "profile")
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-PENDING_UPLOAD = "pending_upload"
+from pressroom.statuses import FileState
+
+PENDING_UPLOAD = FileState.PENDING_UPLOAD.value
 """A URL was issued; no bytes yet (or, on s3, not noticed yet)."""
-PROCESSING = "processing"
+PROCESSING = FileState.PROCESSING.value
 """The bytes are here and are being probed."""
-READY = "ready"
+READY = FileState.READY.value
 """Probed and usable: publishable and downloadable."""
-FAILED = "failed"
+FAILED = FileState.FAILED.value
 """Refused, with a ``failure_reason``; its bytes, if any, are removed."""
 
 ALL = (PENDING_UPLOAD, PROCESSING, READY, FAILED)

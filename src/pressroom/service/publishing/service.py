@@ -49,14 +49,15 @@ from pressroom.service.publishing.schemas import (
     ThumbnailResult,
     VideoSharingPublish,
 )
+from pressroom.statuses import PostStatus, RecordStatus
 
 log = logging.getLogger(__name__)
 
-SENDING = "sending"
-PUBLISHED = "published"
-FAILED = "failed"
-UNKNOWN = "unknown"
-NOT_SENT = "not_sent"
+SENDING = PostStatus.SENDING.value
+PUBLISHED = PostStatus.PUBLISHED.value
+FAILED = PostStatus.FAILED.value
+UNKNOWN = PostStatus.UNKNOWN.value
+NOT_SENT = RecordStatus.NOT_SENT.value
 """``recordStatus`` of an attempt that never reached the platform (its record: failed)."""
 
 _NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform"})

@@ -1,0 +1,52 @@
+"""The fixed values of the API's status fields, one enum each (one source for the service,
+its OpenAPI document and the client).
+
+They are ``StrEnum``: a member equals its string (``FileState.READY == "ready"``), so code
+that compares with strings keeps working. The client's models keep such fields typed
+``str``: the hosted service sends values of its own (``"COMPLETED"``, ``"uploaded"``), and a
+client must not refuse an answer over them; compare with these members.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class FileState(StrEnum):
+    """A file's life: ``pending_upload`` → ``processing`` → ``ready`` | ``failed``."""
+
+    PENDING_UPLOAD = "pending_upload"
+    PROCESSING = "processing"
+    READY = "ready"
+    FAILED = "failed"
+
+
+class PostStatus(StrEnum):
+    """A post record: ``sending`` until the platform answered; ``unknown`` when the platform
+    failed after receiving it (it may be live)."""
+
+    SENDING = "sending"
+    PUBLISHED = "published"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+
+
+class RecordStatus(StrEnum):
+    """``error.recordStatus`` of a publish 5xx: whether the post reached the platform."""
+
+    NOT_SENT = "not_sent"
+    UNKNOWN = "unknown"
+    PUBLISHED = "published"
+
+
+class ConnectionStatus(StrEnum):
+    ACTIVE = "active"
+    INACTIVE = "inactive"
+
+
+class PrivacyStatus(StrEnum):
+    """video_sharing's ``privacyStatus``."""
+
+    PUBLIC = "public"
+    UNLISTED = "unlisted"
+    PRIVATE = "private"
