@@ -1,15 +1,28 @@
-"""Apply the Alembic migrations programmatically (at start-up and from the admin CLI)."""
+"""Apply the Alembic migrations programmatically (at start-up and from the admin CLI).
+
+One process at a time: replicas that start together, or an operator's ``pressroom admin
+migrate`` beside a starting ``pressroom api``, would otherwise both read "no schema"
+and both create it (the second fails half way). On PostgreSQL a session advisory lock
+is held around the upgrade; on a SQLite file, an exclusive ``flock`` on a file beside
+it. The one that waited then finds the schema at head and has nothing to do.
+"""
 
 from __future__ import annotations
 
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import create_engine, make_url, pool, text
 
 from pressroom.service.db.session import normalise_url
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+ADVISORY_LOCK_ID = 0x7072_6573_6D69_6772
+"""``pg_advisory_lock`` key of the migration ("presmigr"); any other use picks another."""
 
 
 def alembic_config(database_url: str) -> Config:
@@ -21,4 +34,34 @@ def alembic_config(database_url: str) -> Config:
 
 
 def upgrade(database_url: str) -> None:
-    command.upgrade(alembic_config(database_url), "head")
+    with _one_migrator(database_url):
+        command.upgrade(alembic_config(database_url), "head")
+
+
+@contextmanager
+def _one_migrator(database_url: str) -> Iterator[None]:
+    url = make_url(normalise_url(database_url))
+    if url.get_backend_name() == "postgresql":
+        engine = create_engine(url, poolclass=pool.NullPool)
+        try:
+            with engine.connect() as lock:
+                lock.execute(text("SELECT pg_advisory_lock(:id)"), {"id": ADVISORY_LOCK_ID})
+                lock.commit()  # a session lock: no transaction left open while we wait
+                try:
+                    yield
+                finally:
+                    lock.execute(text("SELECT pg_advisory_unlock(:id)"), {"id": ADVISORY_LOCK_ID})
+                    lock.commit()
+        finally:
+            engine.dispose()
+    elif url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        beside = Path(url.database).with_name(Path(url.database).name + ".migrate-lock")
+        beside.parent.mkdir(parents=True, exist_ok=True)
+        with beside.open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+    else:
+        yield
