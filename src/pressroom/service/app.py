@@ -17,6 +17,7 @@ from pressroom.service.openapi import install_openapi, operation_id
 from pressroom.service.ops.health import health_router
 from pressroom.service.ops.requests import RequestContext
 from pressroom.service.ops.server import install_ops_server
+from pressroom.service.processes import install_registry
 from pressroom.service.publishing.endpoints import router as publishing_router
 from pressroom.service.publishing.unknowns import install_reconciler
 from pressroom.service.ratelimit import FixedWindowLimiter
@@ -62,6 +63,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     install_openapi(app)
     install_media(app)
     install_reconciler(app)
+    install_registry(app)  # last: its start, which may refuse, runs first
     for router in (accounts_router, connections_router, media_router, publishing_router):
         app.include_router(router)
     install_dashboard(app)
