@@ -280,3 +280,14 @@ class ServiceProcess(Base):
     storage: Mapped[str] = mapped_column(String(20))
     started_at: Mapped[datetime] = mapped_column(UTCDateTime())
     heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+
+
+class PeriodicLease(Base):
+    """Who runs a periodic task now (``pressroom.service.leases``): one runner per task
+    across every process sharing the database."""
+
+    __tablename__ = "periodic_leases"
+
+    name: Mapped[str] = mapped_column(String(60), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(60))
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())

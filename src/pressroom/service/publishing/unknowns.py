@@ -15,15 +15,20 @@ its record ``unknown`` and its Idempotency-Key held. Nothing is ever sent again 
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
+import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from fastapi import FastAPI
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import RULES, Platform
+from pressroom.service import leases
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Connection, File, Post
 from pressroom.service.db.session import transaction
@@ -132,12 +137,16 @@ def _record_missing(sessions: sessionmaker[Session], post: Post) -> None:
 class Reconciler:
     """Looks up every unknown outcome in the background, so none stays unknown."""
 
+    LEASE = "reconcile-unknown-posts"
+    """One process reconciles at a time across replicas (``pressroom.service.leases``)."""
+
     def __init__(
-        self, sessions: sessionmaker[Session], drivers: Drivers, interval_seconds: int
+        self, sessions: sessionmaker[Session], drivers: Drivers, interval_seconds: float
     ) -> None:
         self.sessions = sessions
         self.drivers = drivers
         self.interval = interval_seconds
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -151,11 +160,18 @@ class Reconciler:
         if self._thread is not None:
             self._thread.join(timeout=30)
             self._thread = None
+            try:
+                leases.release(self.sessions, self.LEASE, self.owner)
+            except SQLAlchemyError:  # the database may be gone at shutdown: it runs out
+                log.warning("could not release the reconciler's lease", exc_info=True)
 
     def _loop(self) -> None:
+        # Held past the next pass, so a live owner keeps it; a dead one's runs out.
+        ttl = timedelta(seconds=max(3 * self.interval, 30.0))
         while not self._stopping.wait(self.interval):
             try:
-                self.reconcile()
+                if leases.claim(self.sessions, self.LEASE, self.owner, ttl):
+                    self.reconcile()
             except Exception:
                 log.exception("reconciling unknown posts failed; trying again later")
 
