@@ -20,7 +20,7 @@ from pressroom.service.ops.server import install_ops_server
 from pressroom.service.processes import install_registry
 from pressroom.service.publishing.endpoints import router as publishing_router
 from pressroom.service.publishing.unknowns import install_reconciler
-from pressroom.service.ratelimit import FixedWindowLimiter
+from pressroom.service.ratelimit import install_rate_limiter
 from pressroom.service.storage.local import UPLOAD_PREFIX
 from pressroom.service.web.install import install_dashboard
 from pressroom.settings import Settings, get_settings
@@ -52,7 +52,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.state.settings = settings
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
-    app.state.rate_limiter = FixedWindowLimiter(settings.rate_limit_per_minute)
+    install_rate_limiter(app, settings.rate_limit_per_minute)
 
     app.add_middleware(
         RequestGuard, max_body_bytes=settings.max_body_bytes, exempt_prefixes=(UPLOAD_PREFIX,)

@@ -1,7 +1,10 @@
-"""A per-key, per-process fixed-window rate limit for the routes that count against quota.
+"""A per-key fixed-window rate limit for the routes that count against quota.
 
-Kept in memory: with several worker processes each enforces its own window, which is
-the usual trade-off of an embedded service; the limit is a courtesy brake, not billing.
+Where the count lives follows the database: SQLite is the embedded default, one process,
+so the count is kept in that process's memory (exact, and no write per request).
+PostgreSQL is how several processes and replicas share one service, so there the count
+is a row per key in the database (``SharedLimiter``), one upsert per request, and every
+process counts against the same window.
 """
 
 from __future__ import annotations
@@ -9,10 +12,18 @@ from __future__ import annotations
 import math
 import threading
 import time
+from datetime import datetime, timedelta
 
-from fastapi import Request
+from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
+from sqlalchemy import case
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom import error_codes
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import RateLimitWindow
+from pressroom.service.db.session import transaction
 from pressroom.service.deps import CurrentAccount
 from pressroom.service.errors import ServiceError
 
@@ -40,10 +51,55 @@ class FixedWindowLimiter:
             return None
 
 
+class SharedLimiter:
+    """The same windows, counted in the database for every process that uses it."""
+
+    def __init__(self, sessions: sessionmaker[Session], per_minute: int) -> None:
+        self.sessions = sessions
+        self.per_minute = per_minute
+
+    def hit(self, key: str, now: datetime | None = None) -> float | None:
+        if self.per_minute <= 0:
+            return None
+        now = now or utcnow()
+        window = RateLimitWindow
+        expired = window.window_start <= now - timedelta(seconds=WINDOW_SECONDS)
+        counted = (
+            insert(window)
+            .values(key=key, window_start=now, count=1)
+            .on_conflict_do_update(
+                index_elements=[window.key],
+                set_={
+                    "window_start": case((expired, now), else_=window.window_start),
+                    "count": case((expired, 1), else_=window.count + 1),
+                },
+            )
+            .returning(window.window_start, window.count)
+        )
+        with transaction(self.sessions) as db:
+            row = db.execute(counted).one()
+        start: datetime = row[0]
+        count: int = row[1]
+        if count <= self.per_minute:
+            return None
+        return max(0.0, WINDOW_SECONDS - (now - start).total_seconds())
+
+
+def install_rate_limiter(app: FastAPI, per_minute: int) -> None:
+    sessions: sessionmaker[Session] = app.state.session_factory
+    shared = app.state.engine.dialect.name == "postgresql"
+    app.state.rate_limiter = (
+        SharedLimiter(sessions, per_minute) if shared else FixedWindowLimiter(per_minute)
+    )
+
+
 async def rate_limit(request: Request, account: CurrentAccount) -> None:
     """Counted after authentication, so a bad key is a 401, never a 429."""
-    limiter: FixedWindowLimiter = request.app.state.rate_limiter
-    wait = limiter.hit(account.id)
+    limiter: FixedWindowLimiter | SharedLimiter = request.app.state.rate_limiter
+    if isinstance(limiter, SharedLimiter):
+        wait = await run_in_threadpool(limiter.hit, account.id)
+    else:
+        wait = limiter.hit(account.id)
     if wait is not None:
         seconds = max(1, math.ceil(wait))
         raise ServiceError(

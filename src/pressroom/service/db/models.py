@@ -291,3 +291,14 @@ class PeriodicLease(Base):
     name: Mapped[str] = mapped_column(String(60), primary_key=True)
     owner: Mapped[str] = mapped_column(String(60))
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class RateLimitWindow(Base):
+    """A key's current one-minute window, counted in the database so that every process
+    on it counts together (PostgreSQL deployments; see ``pressroom.service.ratelimit``)."""
+
+    __tablename__ = "rate_limit_windows"
+
+    key: Mapped[str] = mapped_column(String(40), primary_key=True)
+    window_start: Mapped[datetime] = mapped_column(UTCDateTime())
+    count: Mapped[int] = mapped_column(Integer)
