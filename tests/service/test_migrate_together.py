@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, text
 
+from benchmarks.common import postgres_database
 from pressroom.service.db.migrate import alembic_config
 from pressroom.service.db.session import normalise_url
 from tests.conftest import _require_postgres
@@ -27,17 +27,8 @@ def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[s
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'fresh.db'}"
         return
-    server = normalise_url(_require_postgres())
-    name = f"pressroom_migrate_{secrets.token_hex(4)}"
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield server.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with postgres_database(_require_postgres()) as url:
+        yield url
 
 
 def test_admin_migrate_started_together_migrates_once(empty_database: str, tmp_path: Path) -> None:
