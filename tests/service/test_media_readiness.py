@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.files import make_file
+
 if TYPE_CHECKING:
     from tests.support.library import Library, MediaFiles
 
@@ -96,6 +98,23 @@ def test_processing_is_picked_up_again_after_a_restart(
     status = second.wait(account, file_id)
     assert status["status"] == "ready"
     assert abs(status["durationSeconds"] - 4.0) < 0.2
+
+
+def test_a_pass_leaves_a_file_that_just_reached_processing_to_its_job(library: Library) -> None:
+    """Only a file left in ``processing`` since before the start or the last pass is taken.
+
+    Taking one that arrived a moment ago would probe it beside the job its intake queued
+    (on this replica or another); here, with no bytes behind the record, it would fail it.
+    """
+    account = library.account()
+    file_id = make_file(account, "video", status="processing")
+    processor = library.media.processor
+    processor.housekeep()
+    time.sleep(0.3)  # a wrongly queued job would have failed it by now
+    assert library.status(account, file_id)["status"] == "processing"
+    processor.housekeep()  # a whole pass went by without an outcome: it is requeued
+    settled = library.wait(account, file_id)
+    assert settled["status"] == "failed"
 
 
 def test_download_waits_for_ready(

@@ -8,8 +8,12 @@ twice by two worker processes after a restart, ends consistent.
 
 Surviving restarts: nothing is queued in memory that the database does not also say.
 At start, and at every housekeeping pass (``PRESSROOM_SWEEP_INTERVAL_SECONDS``), files
-still ``processing`` are queued again, pending uploads are looked for, and bytes no
-record owns are swept.
+left in ``processing`` are queued again, pending uploads are looked for, and bytes no
+record owns are swept. "Left" means in ``processing`` since before this processor
+started (whoever was working on it stopped with its process) or since before the
+previous pass (a whole interval without an outcome): a file that reached ``processing``
+a moment ago belongs to the job its intake queued, here or on another replica, and
+taking it from that job would probe it twice or judge it on bytes still moving.
 """
 
 from __future__ import annotations
@@ -75,10 +79,13 @@ class Processor:
         self._inflight: set[str] = set()
         self._stopping = threading.Event()
         self._housekeeper: threading.Thread | None = None
+        self._left_before = utcnow()
+        """Files in ``processing`` since before this moment are requeued by the next pass."""
 
     # --- lifecycle -------------------------------------------------------------
     def start(self) -> None:
         self._stopping.clear()
+        self._left_before = utcnow()
         self._housekeeper = threading.Thread(
             target=self._housekeeping_loop, name="pressroom-media-housekeeping", daemon=True
         )
@@ -257,14 +264,17 @@ class Processor:
                 return
 
     def housekeep(self) -> None:
-        """Requeue ``processing`` files, look for pending uploads, sweep orphaned bytes."""
+        """Requeue left ``processing`` files, look for pending uploads, sweep orphaned bytes."""
+        began = utcnow()
         self.recover()
         self.notice_pending()
         self.sweep()
+        self._left_before = began
 
     def recover(self) -> int:
+        """Queue again the files left in ``processing`` (see the module's docstring)."""
         with transaction(self.library.sessions, write=False) as db:
-            ids = FileRepository(db).ids_with_status(states.PROCESSING)
+            ids = FileRepository(db).ids_processing_since_before(self._left_before)
         for file_id in ids:
             self.submit(file_id)
         return len(ids)

@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import File, UploadUsage
+from pressroom.service.media import states
 from pressroom.service.media.pagination import Position
 
 
@@ -86,6 +87,20 @@ class FileRepository:
         return list(
             self.db.scalars(
                 select(File.id).where(File.status == status).order_by(File.created_at).limit(limit)
+            )
+        )
+
+    def ids_processing_since_before(self, cutoff: datetime, *, limit: int = 10_000) -> list[str]:
+        """Files in ``processing`` that got there before ``cutoff`` (or at an unknown time)."""
+        return list(
+            self.db.scalars(
+                select(File.id)
+                .where(
+                    File.status == states.PROCESSING,
+                    or_(File.uploaded_at.is_(None), File.uploaded_at < cutoff),
+                )
+                .order_by(File.created_at)
+                .limit(limit)
             )
         )
 
