@@ -58,6 +58,41 @@ class SandboxSettings(BaseSettings):
     """Record a post once per client token (Idempotency-Key); off in exactly-once tests."""
 
 
+class NetworkSettings(BaseSettings):
+    """The apps an operator registered with the real networks.
+
+    A label whose client id and secret are both set publishes to its network; any other
+    label keeps the sandbox driver. Register ``{PRESSROOM_BASE_URL}/oauth/callback/{label}``
+    as the app's redirect URL.
+    """
+
+    model_config = _ENV
+    microblog_client_id: str | None = None
+    microblog_client_secret: str | None = None
+    video_sharing_client_id: str | None = None
+    video_sharing_client_secret: str | None = None
+    short_video_client_id: str | None = None
+    short_video_client_secret: str | None = None
+    photo_sharing_client_id: str | None = None
+    photo_sharing_client_secret: str | None = None
+    page_social_client_id: str | None = None
+    page_social_client_secret: str | None = None
+    pin_board_client_id: str | None = None
+    pin_board_client_secret: str | None = None
+    text_thread_client_id: str | None = None
+    text_thread_client_secret: str | None = None
+    professional_network_client_id: str | None = None
+    professional_network_client_secret: str | None = None
+    network_timeout_seconds: float = Field(30.0, gt=0, le=600)
+    """How long one call to a network may take before its outcome counts as unknown."""
+
+    def credentials(self, label: str) -> tuple[str, str] | None:
+        """The (client id, client secret) registered for a label, or None."""
+        client_id = getattr(self, f"{label}_client_id", None)
+        secret = getattr(self, f"{label}_client_secret", None)
+        return (client_id, secret) if client_id and secret else None
+
+
 class OpsSettings(BaseSettings):
     """What an operator sets: logs, metrics, and where health and metrics are served."""
 
@@ -112,6 +147,7 @@ class Settings(BaseSettings):
     store: StorageSettings = Field(default_factory=StorageSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     ops: OpsSettings = Field(default_factory=OpsSettings)
+    networks: NetworkSettings = Field(default_factory=NetworkSettings)
 
     @property
     def database_url(self) -> str:

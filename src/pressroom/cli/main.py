@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from pressroom.cli import admin, api, campaign, demo, errors, serve
+from pressroom.cli import admin, api, campaign, demo, drivers, errors, serve
 
 app = typer.Typer(
     name="pressroom",
@@ -51,6 +51,7 @@ app.command("api")(api.api)
 app.command("demo")(demo.demo)
 app.command("serve")(serve.serve)
 app.command("prefect-env")(serve.prefect_env)
+app.command("drivers")(drivers.drivers)
 app.add_typer(admin.app, name="admin")
 app.add_typer(campaign.app, name="campaign")
 

@@ -1,42 +1,113 @@
 """Platform drivers: one per label behind one small interface (``base.PlatformDriver``).
 
-``settings.sandbox.platform_driver`` chooses the family; ``sandbox`` (the default and,
-for now, the only one) is a faithful stand-in with latency and failure knobs. A live
-family would add a module here with the same calls (connect: ``authorization_url``,
-``exchange_code``, ``fetch_profile``, ``refresh``; publish: ``publish``,
-``set_thumbnail``, ``find_delivery``) and an entry in ``build_drivers``.
+Each label is served by its real network's driver when the operator registered an app
+with that network (``PRESSROOM_<LABEL>_CLIENT_ID`` and ``_CLIENT_SECRET``, see
+``settings.NetworkSettings``) and pressroom has a driver for it (``REAL_DRIVERS``);
+every other label keeps the sandbox, a faithful stand-in with latency and failure knobs.
+``describe`` says which is which, for ``pressroom drivers`` and the dashboard.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import Platform
 from pressroom.service.drivers.base import PlatformDriver
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.microblog import XDriver
 from pressroom.service.drivers.sandbox import SandboxDriver, SandboxRandom
+from pressroom.service.drivers.tokens import ConnectionTokens, TokenSource
+from pressroom.service.oauth.vault import Vault
 from pressroom.service.storage.signing import load_secret
 from pressroom.settings import Settings
 
 Drivers = Mapping[Platform, PlatformDriver]
 
+RealDriverFactory = Callable[[str, str, TokenSource, NetworkClient], PlatformDriver]
+
+
+@dataclass(frozen=True)
+class RealNetwork:
+    network: str
+    """The network behind the label, as its users know it."""
+    make: RealDriverFactory
+
+
+REAL_DRIVERS: dict[Platform, RealNetwork] = {
+    Platform.MICROBLOG: RealNetwork("X (API v2)", XDriver),
+}
+"""The labels pressroom can publish to for real; the others have the sandbox only."""
+
+
+@dataclass(frozen=True)
+class DriverChoice:
+    platform: Platform
+    driver: str
+    """``sandbox`` or the network's name."""
+    configured: bool
+    """Whether the operator set this label's client id and secret."""
+    note: str
+
+
+def describe(settings: Settings) -> list[DriverChoice]:
+    """Which driver serves each label, and why."""
+    choices = []
+    for platform in Platform:
+        configured = settings.networks.credentials(platform.value) is not None
+        real = REAL_DRIVERS.get(platform)
+        if real is not None and configured:
+            choices.append(DriverChoice(platform, real.network, True, "publishes for real"))
+        elif real is not None:
+            choices.append(
+                DriverChoice(
+                    platform,
+                    "sandbox",
+                    False,
+                    f"set PRESSROOM_{platform.value.upper()}_CLIENT_ID and _CLIENT_SECRET "
+                    f"to publish to {real.network}",
+                )
+            )
+        else:
+            choices.append(
+                DriverChoice(
+                    platform,
+                    "sandbox",
+                    configured,
+                    "credentials set, but pressroom has no driver for this network yet"
+                    if configured
+                    else "no real driver yet",
+                )
+            )
+    return choices
+
 
 def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Drivers:
-    """One driver per platform label, of the family the settings name."""
+    """One driver per platform label: the real network's where configured, else sandbox."""
     knobs = settings.sandbox
-    if knobs.platform_driver == "sandbox":
-        rng = SandboxRandom(knobs.sandbox_seed)
-        secret = load_secret(settings.secret_key, settings.data_dir)
-        return {
-            platform: SandboxDriver(
+    if knobs.platform_driver != "sandbox":
+        raise ValueError(f"unknown platform driver {knobs.platform_driver!r}")
+    rng = SandboxRandom(knobs.sandbox_seed)
+    secret = load_secret(settings.secret_key, settings.data_dir)
+    tokens = ConnectionTokens(sessions, Vault.from_settings(settings))
+    drivers: dict[Platform, PlatformDriver] = {}
+    for platform in Platform:
+        credentials = settings.networks.credentials(platform.value)
+        real = REAL_DRIVERS.get(platform)
+        if real is not None and credentials is not None:
+            http = NetworkClient(
+                platform, timeout_seconds=settings.networks.network_timeout_seconds
+            )
+            drivers[platform] = real.make(*credentials, tokens, http)
+        else:
+            drivers[platform] = SandboxDriver(
                 platform, knobs, sessions, rng, base_url=settings.public_base_url, secret=secret
             )
-            for platform in Platform
-        }
-    raise ValueError(f"unknown platform driver {knobs.platform_driver!r}")
+    return drivers
 
 
 _drivers_lock = threading.Lock()

@@ -11,6 +11,11 @@ threadpool, so a slow platform holds one worker thread and never the event loop.
 
 A transient failure is ``PlatformUnavailable``; ``sent`` says whether the request may
 already have reached the platform, which decides whether a resend could post twice.
+What a network refuses for good is one of the other exceptions below, each answered
+with the service's own code: ``PlatformRateLimited`` (429 ``rate_limited``),
+``AccessRevoked`` (the connection turns inactive; 409 ``connection_inactive``),
+``PermissionMissing`` (the spec's 403 codes) and ``PlatformRefused`` (400, the field
+named). None of them is raised once the network may have published the post.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from pressroom.error_codes import ErrorCode
 from pressroom.platforms import MediaKind, Platform
 
 
@@ -86,6 +92,36 @@ class PlatformUnavailable(Exception):
         self.retry_after = retry_after
         self.sent = sent
         """True when the request reached the platform before it failed: the post may exist."""
+
+
+class PlatformRateLimited(PlatformUnavailable):
+    """The network refused the call for its rate limit; nothing was published."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message, retry_after=retry_after, sent=False)
+
+
+class AccessRevoked(Exception):
+    """The network no longer accepts the connection's token (revoked, expired, or the
+    app's access removed): the connection turns inactive until it is reconnected."""
+
+
+class PermissionMissing(Exception):
+    """The account lacks what the network requires for this post (a page permission,
+    a professional account, a verified channel): ``code`` is the spec's 403 code."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class PlatformRefused(Exception):
+    """The network refused the post itself (a duplicate, a text it will not take);
+    ``field`` names the publish body's field when the network says which."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True)

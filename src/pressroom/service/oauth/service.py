@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,9 +18,18 @@ from pressroom.service.connections.repository import ConnectionRepository
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Connection, OAuthState
 from pressroom.service.db.session import transaction
-from pressroom.service.drivers.base import PlatformDriver, Profile, TokenRefused, TokenSet
+from pressroom.service.drivers.base import (
+    AccessRevoked,
+    PlatformDriver,
+    PlatformUnavailable,
+    Profile,
+    TokenRefused,
+    TokenSet,
+)
 from pressroom.service.oauth.repository import OAuthStateRepository
 from pressroom.service.oauth.vault import Vault
+
+log = logging.getLogger(__name__)
 
 STATE_TTL = timedelta(minutes=10)
 
@@ -150,11 +160,17 @@ def finish(flow: Flow, account_id: str, platform_name: str, params: dict[str, st
             code_verifier=verifier,
         )
         profile = driver.fetch_profile(tokens)
-    except TokenRefused as exc:
+    except (TokenRefused, AccessRevoked) as exc:
         raise OAuthFailure(
             "The platform refused the authorization",
             f"The platform refused to issue tokens ({exc}), so nothing was connected. "
             "Start again from Connections.",
+        ) from None
+    except PlatformUnavailable as exc:
+        raise OAuthFailure(
+            "The platform did not answer",
+            f"{platform.value} could not be reached to finish connecting ({exc}), so "
+            "nothing was connected. Start again from Connections in a minute.",
         ) from None
     with transaction(flow.sessions) as db:
         account = AccountRepository(db).get(account_id)
@@ -208,7 +224,8 @@ def _store(vault: Vault, connection: Connection, tokens: TokenSet) -> None:
 
 def refresh(flow: Flow, connection_id: str) -> bool:
     """Renew the access token; when the platform refuses, the connection (and a
-    photo_sharing one's twin) turns inactive. True when refreshed."""
+    photo_sharing one's twin) turns inactive. True when refreshed. A platform that
+    cannot answer now raises ``PlatformUnavailable`` and changes nothing."""
     with transaction(flow.sessions, write=False) as db:
         connection = ConnectionRepository(db).get(connection_id)
         if connection is None:
@@ -263,7 +280,10 @@ def refresh_due(flow: Flow, account_id: str) -> None:
             and c.token_expires_at is None
         ]
     for connection_id in due:
-        refresh(flow, connection_id)
+        try:
+            refresh(flow, connection_id)
+        except PlatformUnavailable:
+            log.warning("could not refresh %s now; publishing will try again", connection_id)
 
 
 def expire_at_platform(flow: Flow, connection_id: str) -> None:

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pressroom import error_codes
 from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
 from pressroom.service.connections.repository import ConnectionRepository
-from pressroom.service.connections.service import require_publishable
+from pressroom.service.connections.service import expire_token, require_publishable
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, File, Post
 from pressroom.service.db.session import transaction
@@ -68,10 +68,37 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
     post_id, delivery = _prepare(ctx, platform, body)
     try:
         published = ctx.drivers[platform].publish(delivery)
+    except driver.PlatformRateLimited as exc:
+        raise _refused(ctx, post_id, platform, _rate_limited(platform, post_id, exc)) from exc
     except driver.PlatformUnavailable as exc:
         failure = _record_failure(ctx, post_id, platform, exc)
         metrics.PUBLISHES.labels(platform.value, failure.record_status or NOT_SENT).inc()
         raise failure from exc
+    except driver.AccessRevoked as exc:
+        _turn_inactive(ctx, delivery.account.connection_id)
+        error = ServiceError(
+            error_codes.CONNECTION_INACTIVE,
+            f"{platform.value} no longer accepts this connection's authorization ({exc}), "
+            f"so nothing was published (record {post_id} is marked failed) and the "
+            "connection is now inactive: reconnect it in the dashboard.",
+            field="connectionId",
+        )
+        raise _refused(ctx, post_id, platform, error) from exc
+    except driver.PermissionMissing as exc:
+        error = ServiceError(
+            exc.code,
+            f"{platform.value} refused the post: {exc} Nothing was published "
+            f"(record {post_id} is marked failed).",
+        )
+        raise _refused(ctx, post_id, platform, error) from exc
+    except driver.PlatformRefused as exc:
+        error = ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{platform.value} refused the post: {exc} Nothing was published "
+            f"(record {post_id} is marked failed).",
+            field=exc.field,
+        )
+        raise _refused(ctx, post_id, platform, error) from exc
     except Exception as exc:
         metrics.PUBLISHES.labels(platform.value, UNKNOWN).inc()
         # A timeout or a broken connection after the request left: it may be live.
@@ -142,15 +169,22 @@ def _prepare(
     try:
         return _prepare_once(ctx, platform, body, refresh=True)
     except _RefreshFirst as due:
-        oauth.refresh(
-            oauth.Flow(
-                ctx.sessions,
-                ctx.drivers,
-                Vault.from_settings(ctx.settings),
-                ctx.settings.public_base_url,
-            ),
-            due.connection_id,
+        flow = oauth.Flow(
+            ctx.sessions,
+            ctx.drivers,
+            Vault.from_settings(ctx.settings),
+            ctx.settings.public_base_url,
         )
+        try:
+            oauth.refresh(flow, due.connection_id)
+        except driver.PlatformUnavailable as exc:
+            raise ServiceError(
+                error_codes.PLATFORM_UNAVAILABLE,
+                f"{platform.value} could not renew the connection's authorization now "
+                f"({exc}), so nothing was sent; retry after Retry-After seconds.",
+                headers={"Retry-After": str(exc.retry_after)},
+                record_status=NOT_SENT,
+            ) from exc
     return _prepare_once(ctx, platform, body, refresh=False)
 
 
@@ -254,6 +288,38 @@ def _record_failure(
     )
     _record_outcome(ctx, post_id, status=UNKNOWN if exc.sent else FAILED, result=error.body())
     return error
+
+
+def _rate_limited(
+    platform: Platform, post_id: str, exc: driver.PlatformRateLimited
+) -> ServiceError:
+    return ServiceError(
+        error_codes.RATE_LIMITED,
+        f"{platform.value} refused the post for its rate limit, so nothing was published "
+        f"(record {post_id} is marked failed); retry after Retry-After seconds.",
+        headers={"Retry-After": str(exc.retry_after)},
+    )
+
+
+def _refused(
+    ctx: PublishContext, post_id: str, platform: Platform, error: ServiceError
+) -> ServiceError:
+    """The network refused the post before publishing it: the record fails with the
+    answer the caller gets."""
+    metrics.PUBLISHES.labels(platform.value, NOT_SENT).inc()
+    _record_outcome(ctx, post_id, status=FAILED, result=error.body())
+    return error
+
+
+def _turn_inactive(ctx: PublishContext, connection_id: str) -> None:
+    """The token behind the connection was refused: it (or, for a text_thread, the
+    photo_sharing account whose token it uses) turns inactive, twin included."""
+    with transaction(ctx.sessions) as db:
+        connection = ConnectionRepository(db).get(connection_id)
+        if connection is None:
+            return
+        holder = connection.parent_id if connection.parent_id else connection.id
+        expire_token(db, holder)
 
 
 def _record_outcome(

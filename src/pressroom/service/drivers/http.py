@@ -1,0 +1,175 @@
+"""The one way real drivers call a network: timeouts, safe retries, and what failures mean.
+
+Every driver sends through a ``NetworkClient``, so three rules hold for all of them:
+
+- **What a failure means for the post.** A connection that never opened cannot have
+  delivered anything (``PlatformUnavailable(sent=False)``); a call that was sent and then
+  timed out or broke, or answered 5xx, may have published (``sent=True`` when the call
+  creates something): its outcome is looked up later, never resent blindly. 429 is the
+  network's rate limit (``PlatformRateLimited``, with its wait) and 401 a token it no
+  longer accepts (``AccessRevoked``). Any other answer goes back to the driver, which
+  knows its network's error shapes.
+- **Retries only where they are safe.** Reads (``GET``) are tried up to ``READ_ATTEMPTS``
+  times on connection errors and 502/503/504; anything that creates is sent once.
+- **Logs without secrets.** One line per call: network, method, host and path, status
+  and time. Never the query (some networks take the token there), the headers or the
+  bodies.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from pressroom.platforms import Platform
+from pressroom.service.drivers.base import (
+    AccessRevoked,
+    PlatformRateLimited,
+    PlatformUnavailable,
+)
+
+log = logging.getLogger(__name__)
+
+READ_ATTEMPTS = 3
+"""A ``GET`` is tried this many times in all before its failure is raised."""
+DEFAULT_RETRY_AFTER = 30
+"""Seconds to wait when a network fails without saying how long."""
+_RETRYABLE_STATUS = frozenset({502, 503, 504})
+
+
+class NetworkClient:
+    """An httpx client for one network; ``transport`` is for tests (respx mounts on it)."""
+
+    def __init__(
+        self,
+        platform: Platform,
+        *,
+        timeout_seconds: float,
+        transport: httpx.BaseTransport | None = None,
+        backoff_seconds: float = 0.5,
+    ) -> None:
+        self.platform = platform
+        self.backoff_seconds = backoff_seconds
+        self._client = httpx.Client(
+            timeout=httpx.Timeout(timeout_seconds, connect=min(timeout_seconds, 10.0)),
+            transport=transport,
+            headers={"User-Agent": "pressroom"},
+            follow_redirects=False,
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        token: str | None = None,
+        creates: bool = False,
+        headers: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> httpx.Response:
+        """Send one call and classify what can be classified without knowing the network.
+
+        ``creates`` marks a call that publishes something: after it was sent, a failure
+        is ``sent=True``. ``token`` is sent as a bearer token. Returns every answer below
+        500 except 401 and 429, for the driver to read."""
+        sent_headers = dict(headers or {})
+        if token is not None:
+            sent_headers["Authorization"] = f"Bearer {token}"
+        attempts = READ_ATTEMPTS if method.upper() == "GET" else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                response = self._send(method, url, sent_headers, kwargs)
+            except httpx.TransportError as exc:
+                reached = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+                if attempt < attempts:
+                    self._pause(attempt)
+                    continue
+                raise PlatformUnavailable(
+                    f"{self.platform.value} could not be reached ({type(exc).__name__})",
+                    retry_after=DEFAULT_RETRY_AFTER,
+                    sent=creates and reached,
+                ) from exc
+            if response.status_code in _RETRYABLE_STATUS and attempt < attempts:
+                self._pause(attempt)
+                continue
+            return self._classify(response, creates=creates)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _send(
+        self, method: str, url: str, headers: dict[str, str], kwargs: dict[str, Any]
+    ) -> httpx.Response:
+        started = time.perf_counter()
+        try:
+            response = self._client.request(method, url, headers=headers, **kwargs)
+        except httpx.TransportError as exc:
+            log.warning(
+                "%s %s %s failed after %.0f ms: %s",
+                self.platform.value,
+                method,
+                _where(url),
+                (time.perf_counter() - started) * 1000,
+                type(exc).__name__,
+            )
+            raise
+        log.info(
+            "%s %s %s -> %d in %.0f ms",
+            self.platform.value,
+            method,
+            _where(url),
+            response.status_code,
+            (time.perf_counter() - started) * 1000,
+        )
+        return response
+
+    def _classify(self, response: httpx.Response, *, creates: bool) -> httpx.Response:
+        status = response.status_code
+        if status == 429:
+            raise PlatformRateLimited(
+                f"{self.platform.value} answered 429 (rate limit)",
+                retry_after=retry_after_of(response),
+            )
+        if status == 401:
+            raise AccessRevoked(f"{self.platform.value} answered 401")
+        if status >= 500:
+            raise PlatformUnavailable(
+                f"{self.platform.value} answered {status}",
+                retry_after=retry_after_of(response),
+                sent=creates,
+            )
+        return response
+
+    def _pause(self, attempt: int) -> None:
+        time.sleep(self.backoff_seconds * 2 ** (attempt - 1))
+
+
+def retry_after_of(response: httpx.Response, *, now: datetime | None = None) -> int:
+    """Seconds to wait, from ``Retry-After`` (seconds or a date) or a rate-limit reset
+    time (``x-rate-limit-reset``, epoch seconds, as X sends); at least 1."""
+    now = now or datetime.now(UTC)
+    value = response.headers.get("Retry-After")
+    if value:
+        if value.strip().isdigit():
+            return max(1, int(value))
+        try:
+            return max(1, int((parsedate_to_datetime(value) - now).total_seconds() + 0.999))
+        except (TypeError, ValueError):
+            pass
+    reset = response.headers.get("x-rate-limit-reset")
+    if reset and reset.strip().isdigit():
+        return max(1, int(reset) - int(now.timestamp()))
+    return DEFAULT_RETRY_AFTER
+
+
+def _where(url: str) -> str:
+    """Host and path only: the query may carry a token."""
+    parsed = httpx.URL(url)
+    return f"{parsed.host}{parsed.path}"

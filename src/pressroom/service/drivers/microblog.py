@@ -1,0 +1,231 @@
+"""microblog on X: the X API v2, connected with OAuth 2.0 (authorization code and PKCE).
+
+Set ``PRESSROOM_MICROBLOG_CLIENT_ID`` and ``PRESSROOM_MICROBLOG_CLIENT_SECRET`` from an
+X app with OAuth 2.0 on, type "Web App" (a confidential client: the token endpoint takes
+HTTP Basic), and ``{PRESSROOM_BASE_URL}/oauth/callback/microblog`` as its callback.
+
+What the driver does, and the pages it follows (read 2026-11-25):
+
+- consent at ``https://x.com/i/oauth2/authorize`` with ``tweet.read tweet.write
+  users.read offline.access`` (offline.access is what brings a refresh token); code and
+  refresh at ``POST https://api.x.com/2/oauth2/token``
+  (https://docs.x.com/fundamentals/authentication/oauth-2-0/user-access-token);
+- profile: ``GET /2/users/me`` (https://docs.x.com/x-api/users/get-my-user);
+- publish: ``POST /2/tweets`` with ``{"text": ...}``, answered 201 with ``data.id``
+  (https://docs.x.com/x-api/posts/creation-of-a-post); text only, as the spec says;
+- rate limits: 429 with ``x-rate-limit-reset`` in epoch seconds
+  (https://docs.x.com/fundamentals/rate-limits);
+- look-up of an unknown outcome: ``GET /2/users/{id}/tweets`` since the send, matched on
+  the text as X shows it (links come back as t.co links with the original in
+  ``entities.urls``, ``&``, ``<`` and ``>`` HTML-escaped)
+  (https://docs.x.com/x-api/posts/get-posts-by-user).
+
+X refuses a text it already has from the same account (403, "duplicate content"): that
+is a refused post naming ``text``, as is any other 400 or 403 about the post.
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+
+from pressroom.platforms import Platform
+from pressroom.service.db.base import utcnow
+from pressroom.service.drivers.base import (
+    Delivery,
+    PlatformRefused,
+    PlatformUnavailable,
+    Profile,
+    Published,
+    ThumbnailChange,
+    ThumbnailSet,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.oauth2 import code_challenge, consent_url, token_call
+from pressroom.service.drivers.tokens import TokenSource
+
+AUTHORIZE_URL = "https://x.com/i/oauth2/authorize"
+TOKEN_URL = "https://api.x.com/2/oauth2/token"
+API = "https://api.x.com/2"
+SCOPES = ("tweet.read", "tweet.write", "users.read", "offline.access")
+LOOKUP_PAGES = 5
+"""Pages of 100 posts read when looking a post up: far more than any account posts
+while one outcome is unknown."""
+CLOCK_SLACK = timedelta(minutes=2)
+"""How far before our send time the look-up starts, for clocks that disagree."""
+
+
+class XDriver:
+    platform = Platform.MICROBLOG
+
+    def __init__(
+        self, client_id: str, client_secret: str, tokens: TokenSource, http: NetworkClient
+    ) -> None:
+        self.client_id = client_id
+        self._client_secret = client_secret
+        self.tokens = tokens
+        self.http = http
+
+    # --- connect ---------------------------------------------------------------
+    def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
+        return consent_url(
+            AUTHORIZE_URL,
+            {
+                "response_type": "code",
+                "client_id": self.client_id,
+                "redirect_uri": redirect_uri,
+                "scope": " ".join(SCOPES),
+                "state": state,
+                "code_challenge": code_challenge(code_verifier),
+                "code_challenge_method": "S256",
+            },
+        )
+
+    def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": redirect_uri,
+            "code_verifier": code_verifier,
+            "client_id": self.client_id,
+        }
+        return token_call(self.http, TOKEN_URL, form, basic_auth=self._basic)
+
+    def refresh(self, refresh_token: str) -> TokenSet:
+        form = {
+            "grant_type": "refresh_token",
+            "refresh_token": refresh_token,
+            "client_id": self.client_id,
+        }
+        return token_call(self.http, TOKEN_URL, form, basic_auth=self._basic)
+
+    def fetch_profile(self, tokens: TokenSet) -> Profile:
+        me = self._me(tokens.access_token)
+        return Profile(name=f"@{me['username']}", display_name=str(me.get("name") or ""))
+
+    # --- publish ---------------------------------------------------------------
+    def publish(self, delivery: Delivery) -> Published:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        response = self.http.request(
+            "POST",
+            f"{API}/tweets",
+            token=token,
+            creates=True,
+            json={"text": delivery.fields["text"]},
+        )
+        if response.status_code != 201:
+            raise _refusal(response)
+        post_id = str(_body(response)["data"]["id"])
+        return Published(post_id, _post_url(delivery.account.name, post_id), utcnow())
+
+    def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        user_id = self._me(token)["id"]
+        wanted = _comparable(str(delivery.fields["text"]), [])
+        params: dict[str, str] = {
+            "start_time": _x_time(sent_at - CLOCK_SLACK),
+            "max_results": "100",
+            "tweet.fields": "created_at,entities",
+        }
+        for _ in range(LOOKUP_PAGES):
+            response = self.http.request(
+                "GET", f"{API}/users/{user_id}/tweets", token=token, params=params
+            )
+            if response.status_code != 200:
+                raise _cannot_tell(response)
+            body = _body(response)
+            for post in body.get("data") or []:
+                links = (post.get("entities") or {}).get("urls") or []
+                if _comparable(str(post.get("text", "")), links) == wanted:
+                    return Published(
+                        str(post["id"]),
+                        _post_url(delivery.account.name, str(post["id"])),
+                        _parse_time(post.get("created_at")) or sent_at,
+                    )
+            following = (body.get("meta") or {}).get("next_token")
+            if not following:
+                return None
+            params["pagination_token"] = str(following)
+        return None
+
+    def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        raise PlatformRefused("microblog posts have no thumbnails")
+
+    # --- helpers ---------------------------------------------------------------
+    @property
+    def _basic(self) -> tuple[str, str]:
+        return (self.client_id, self._client_secret)
+
+    def _me(self, token: str) -> dict[str, Any]:
+        response = self.http.request("GET", f"{API}/users/me", token=token)
+        if response.status_code != 200:
+            raise _cannot_tell(response)
+        me: dict[str, Any] = _body(response)["data"]
+        return me
+
+
+def _post_url(handle: str, post_id: str) -> str:
+    return f"https://x.com/{handle.lstrip('@')}/status/{post_id}"
+
+
+def _body(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _problem(response: httpx.Response) -> str:
+    """X's words for a refusal: a problem ``detail``, or the first error's message."""
+    body = _body(response)
+    if body.get("detail"):
+        return str(body["detail"])
+    errors = body.get("errors") or []
+    if errors and isinstance(errors[0], dict):
+        return str(errors[0].get("message") or errors[0].get("detail") or "")
+    return f"HTTP {response.status_code}"
+
+
+def _refusal(response: httpx.Response) -> Exception:
+    if response.status_code in (400, 403, 422):
+        return PlatformRefused(f"X answered: {_problem(response)}", field="text")
+    return PlatformUnavailable(
+        f"X answered {response.status_code}: {_problem(response)}", retry_after=30, sent=True
+    )
+
+
+def _cannot_tell(response: httpx.Response) -> PlatformUnavailable:
+    return PlatformUnavailable(
+        f"X could not list the account's posts ({response.status_code}: {_problem(response)})",
+        retry_after=60,
+        sent=True,
+    )
+
+
+def _comparable(text: str, links: list[dict[str, Any]]) -> str:
+    """A post's text as we sent it: t.co links back to their originals, HTML unescaped."""
+    for link in links:
+        short, original = link.get("url"), link.get("expanded_url")
+        if short and original:
+            text = text.replace(str(short), str(original))
+    return html.unescape(text).strip()
+
+
+def _x_time(moment: datetime) -> str:
+    if moment.tzinfo is None:  # the database's times are UTC
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _parse_time(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None

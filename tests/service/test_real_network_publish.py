@@ -1,0 +1,193 @@
+"""A label with credentials publishes through its real driver; what the network answers
+becomes the service's own answer. X (microblog) stands in for every real network here:
+respx plays X (its documented shapes are asserted in tests/drivers/test_microblog_x.py),
+everything else is the real app over HTTP on a real database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+import respx
+from fastapi.testclient import TestClient
+
+from pressroom.platforms import Platform
+from pressroom.service.app import create_app
+from pressroom.service.db.models import Connection, Post
+from pressroom.service.db.session import transaction
+from pressroom.service.oauth import service as oauth
+from pressroom.service.oauth.vault import Vault
+from pressroom.settings import NetworkSettings, Settings
+from tests.conftest import AccountHandle, Service
+from tests.support.publish import error_of, publish
+
+pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+
+TWEET_ID = "1445880548472328192"
+ME = {"data": {"id": "2244994945", "name": "Pressroom HQ", "username": "pressroom_hq"}}
+
+
+@pytest.fixture
+def real(settings: Settings) -> Iterator[Service]:
+    configured = settings.model_copy(
+        update={
+            "networks": NetworkSettings(
+                microblog_client_id="x-client-id", microblog_client_secret="x-client-secret"
+            )
+        }
+    )
+    app = create_app(configured)
+    with TestClient(app) as client:
+        yield Service(client, app.state.session_factory, configured)
+    app.state.engine.dispose()
+
+
+@pytest.fixture
+def x() -> Iterator[respx.MockRouter]:
+    with respx.mock(base_url="https://api.x.com", assert_all_called=False) as router:
+        yield router
+
+
+def connected(service: Service) -> tuple[AccountHandle, str]:
+    """An account whose microblog connection holds an X token, as connect leaves it."""
+    account = service.account()
+    connection_id = account.connect("microblog", "@pressroom_hq")
+    with transaction(service.sessions) as db:
+        connection = db.get(Connection, connection_id)
+        assert connection is not None
+        connection.access_token_enc = Vault.from_settings(service.settings).encrypt("x-token")
+    return account, connection_id
+
+
+def record(service: Service, account: AccountHandle) -> Post:
+    with transaction(service.sessions, write=False) as db:
+        posts = list(db.query(Post).filter(Post.account_id == account.id))
+    assert len(posts) == 1
+    return posts[0]
+
+
+def test_connect_runs_x_consent_and_keeps_the_token_encrypted(
+    real: Service, x: respx.MockRouter
+) -> None:
+    account = real.account()
+    app: Any = real.client.app
+    flow = oauth.flow_of(app)
+    url = oauth.start(flow, account.id, Platform.MICROBLOG)
+    assert url.startswith("https://x.com/i/oauth2/authorize?")
+    state = parse_qs(urlsplit(url).query)["state"][0]
+    x.post("/2/oauth2/token").respond(
+        200,
+        json={
+            "token_type": "bearer",
+            "expires_in": 7200,
+            "access_token": "x-access",
+            "refresh_token": "x-refresh",
+        },
+    )
+    x.get("/2/users/me").respond(200, json=ME)
+    connection = oauth.finish(flow, account.id, "microblog", {"state": state, "code": "c0de"})
+    assert connection.name == "@pressroom_hq"
+    with transaction(real.sessions, write=False) as db:
+        stored = db.get(Connection, connection.id)
+        assert stored is not None and stored.access_token_enc is not None
+        assert "x-access" not in stored.access_token_enc
+        assert flow.vault.decrypt(stored.access_token_enc) == "x-access"
+
+
+def test_a_post_goes_to_x_and_comes_back_with_its_id(real: Service, x: respx.MockRouter) -> None:
+    account, connection_id = connected(real)
+    sent = x.post("/2/tweets").respond(201, json={"data": {"id": TWEET_ID, "text": "hello"}})
+    response = publish(
+        account, Platform.MICROBLOG, {"connectionId": connection_id, "text": "hello"}
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["microblogPostId"] == TWEET_ID
+    assert body["url"] == f"https://x.com/pressroom_hq/status/{TWEET_ID}"
+    assert sent.calls.last.request.headers["Authorization"] == "Bearer x-token"
+    assert record(real, account).status == "published"
+
+
+def test_xs_rate_limit_is_a_429_with_its_wait(real: Service, x: respx.MockRouter) -> None:
+    account, connection_id = connected(real)
+    reset = int(datetime.now(UTC).timestamp()) + 120
+    x.post("/2/tweets").respond(
+        429, headers={"x-rate-limit-reset": str(reset)}, json={"title": "Too Many Requests"}
+    )
+    response = publish(
+        account, Platform.MICROBLOG, {"connectionId": connection_id, "text": "hello"}
+    )
+    assert response.status_code == 429
+    assert error_of(response)["code"] == "rate_limited"
+    assert 100 <= int(response.headers["Retry-After"]) <= 120
+    assert record(real, account).status == "failed"
+
+
+def test_a_revoked_token_turns_the_connection_inactive(real: Service, x: respx.MockRouter) -> None:
+    account, connection_id = connected(real)
+    x.post("/2/tweets").respond(401, json={"title": "Unauthorized", "status": 401})
+    response = publish(
+        account, Platform.MICROBLOG, {"connectionId": connection_id, "text": "hello"}
+    )
+    assert response.status_code == 409
+    error = error_of(response)
+    assert (error["code"], error["field"]) == ("connection_inactive", "connectionId")
+    listed = account.get("/api/connections/unified")
+    assert isinstance(listed, httpx.Response)
+    statuses = {entry["id"]: entry["status"] for entry in listed.json()}
+    assert statuses[connection_id] == "inactive"
+    again = publish(account, Platform.MICROBLOG, {"connectionId": connection_id, "text": "hello"})
+    assert again.status_code == 409  # refused before anything is sent
+
+
+def test_a_text_x_refuses_is_a_400_naming_it(real: Service, x: respx.MockRouter) -> None:
+    account, connection_id = connected(real)
+    x.post("/2/tweets").respond(
+        403,
+        json={
+            "detail": "You are not allowed to create a Tweet with duplicate content.",
+            "status": 403,
+        },
+    )
+    response = publish(
+        account, Platform.MICROBLOG, {"connectionId": connection_id, "text": "hello"}
+    )
+    assert response.status_code == 400
+    error = error_of(response)
+    assert (error["code"], error["field"]) == ("validation_error", "text")
+    assert "duplicate content" in error["message"]
+
+
+def test_an_unknown_outcome_is_looked_up_on_x_not_resent(
+    real: Service, x: respx.MockRouter
+) -> None:
+    account, connection_id = connected(real)
+    sent = x.post("/2/tweets").respond(503, json={"title": "Service Unavailable"})
+    body = {"connectionId": connection_id, "text": "launch & more"}
+    first = publish(account, Platform.MICROBLOG, body, key="launch-1")
+    assert first.status_code == 503
+    assert error_of(first)["recordStatus"] == "unknown"
+    x.get("/2/users/me").respond(200, json=ME)
+    x.get("/2/users/2244994945/tweets").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": TWEET_ID,
+                    "text": "launch &amp; more",
+                    "created_at": "2026-11-25T12:00:01.000Z",
+                }
+            ],
+            "meta": {"result_count": 1},
+        },
+    )
+    retry = publish(account, Platform.MICROBLOG, body, key="launch-1")
+    assert retry.status_code == 200, retry.text
+    assert retry.json()["microblogPostId"] == TWEET_ID
+    assert sent.call_count == 1
+    assert record(real, account).status == "published"
