@@ -187,3 +187,39 @@ def test_expired_unrefreshable_token_turns_inactive_and_reconnect_works(browser:
     )
     assert done.status_code == 200
     assert {c["status"] for c in _unified(browser, key)} == {"active"}
+
+
+def test_a_configured_network_is_connected_through_its_own_consent(settings: Settings) -> None:
+    """With X's app configured, Connect microblog goes to X and X's callback connects."""
+    import respx
+    from fastapi.testclient import TestClient
+
+    from pressroom.service.app import create_app
+    from pressroom.settings import NetworkSettings
+
+    configured = settings.model_copy(
+        update={"networks": NetworkSettings(microblog_client_id="id", microblog_client_secret="s")}
+    )
+    with TestClient(create_app(configured), base_url="http://testserver") as client:
+        browser = Browser(client)
+        browser.sign_up()
+        page = client.get("/connections").text
+        assert re.search(r'data-driver="microblog">on X \(API v2\)<', page)
+        assert re.search(r'data-driver="pin_board">sandbox', page)
+        started = browser.form("/connections", "/connections/connect/microblog")
+        consent = urlparse(started.headers["location"])  # type: ignore[attr-defined]
+        assert (consent.netloc, consent.path) == ("x.com", "/i/oauth2/authorize")
+        query = {k: v[0] for k, v in parse_qs(consent.query).items()}
+        assert query["redirect_uri"] == "http://testserver/oauth/callback/microblog"
+        with respx.mock(base_url="https://api.x.com", assert_all_called=True) as x:
+            x.post("/2/oauth2/token").respond(
+                200, json={"token_type": "bearer", "expires_in": 7200, "access_token": "a"}
+            )
+            x.get("/2/users/me").respond(
+                200, json={"data": {"id": "1", "name": "Acme", "username": "acme"}}
+            )
+            done = client.get(
+                "/oauth/callback/microblog", params={"state": query["state"], "code": "c"}
+            )
+        assert done.status_code == 200, done.text
+        assert "Connected microblog account @acme" in done.text

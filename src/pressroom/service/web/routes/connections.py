@@ -9,6 +9,7 @@ from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.platforms import Platform
 from pressroom.service.connections import service as connections
 from pressroom.service.deps import DbSession
+from pressroom.service.drivers import describe
 from pressroom.service.oauth import service as oauth
 from pressroom.service.web.security import Actor, Viewer, Visitor, WebRoute
 from pressroom.service.web.templating import flash, render_page
@@ -36,6 +37,7 @@ def _page(request: Request, visitor: Visitor, db: DbSession, error: str | None =
             "active": "/connections",
             "rows": rows,
             "platforms": CONNECTABLE,
+            "drivers": {c.platform: c.driver for c in describe(request.app.state.settings)},
             "cap": PLAN_LIMITS[Plan(visitor.account.plan)].profiles_per_platform,
             "errors": {"connect": error} if error else {},
         },
