@@ -94,6 +94,9 @@ UPLOAD_ALREADY_USED = _code("upload_url_used", 409, "The upload URL was already 
 UPLOAD_SIGNATURE = _code(
     "invalid_upload_signature", 403, "The upload URL's signature is wrong or expired."
 )
+MEDIA_LINK_SIGNATURE = _code(
+    "invalid_media_link", 403, "The media link's signature is wrong or it expired."
+)
 UPLOAD_TOO_LARGE = _code("upload_too_large", 413, "The body is over the upload size limit.")
 REQUEST_TOO_LARGE = _code(
     "request_too_large", 413, "The request body is over PRESSROOM_MAX_BODY_BYTES."

@@ -6,9 +6,10 @@ everything else is the real app over HTTP on a real database.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -26,21 +27,28 @@ from pressroom.settings import NetworkSettings, Settings
 from tests.conftest import AccountHandle, Service
 from tests.support.publish import error_of, publish
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tests.support.library import Library, MediaFiles
+
+pytest_plugins = ("tests.support.library",)
+
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 TWEET_ID = "1445880548472328192"
+NETWORKS = NetworkSettings(
+    microblog_client_id="x-client-id",
+    microblog_client_secret="x-client-secret",
+    pin_board_client_id="pinterest-app",
+    pin_board_client_secret="pinterest-secret",
+)
 ME = {"data": {"id": "2244994945", "name": "Pressroom HQ", "username": "pressroom_hq"}}
 
 
 @pytest.fixture
 def real(settings: Settings) -> Iterator[Service]:
-    configured = settings.model_copy(
-        update={
-            "networks": NetworkSettings(
-                microblog_client_id="x-client-id", microblog_client_secret="x-client-secret"
-            )
-        }
-    )
+    configured = settings.model_copy(update={"networks": NETWORKS})
     app = create_app(configured)
     with TestClient(app) as client:
         yield Service(client, app.state.session_factory, configured)
@@ -191,3 +199,43 @@ def test_an_unknown_outcome_is_looked_up_on_x_not_resent(
     assert retry.json()["microblogPostId"] == TWEET_ID
     assert sent.call_count == 1
     assert record(real, account).status == "published"
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_pinterest_fetches_the_pins_image_from_the_signed_link(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """Pinterest downloads the image itself: the link it is given serves the exact bytes
+    to a client without an API key (here the test plays Pinterest's fetcher)."""
+    library = library_factory(networks=NETWORKS)
+    real = library.service
+    account = library.account()
+    image = library.upload(account, media_files.jpeg)
+    assert library.wait(account, image)["status"] == "ready"
+    connection_id = account.connect("pin_board", "pressroomhq")
+    with transaction(real.sessions) as db:
+        connection = db.get(Connection, connection_id)
+        assert connection is not None
+        connection.access_token_enc = Vault.from_settings(real.settings).encrypt("pina")
+    fetched: list[bytes] = []
+
+    def pinterest_creates_a_pin(request: httpx.Request) -> httpx.Response:
+        link = json.loads(request.content)["media_source"]["url"]
+        assert link.startswith("http://testserver/storage/files/")
+        download = real.client.get(link)  # no X-API-Key
+        assert download.status_code == 200
+        fetched.append(download.content)
+        return httpx.Response(
+            201, json={"id": "813744226420795884", "created_at": "2026-11-25T12:00:00"}
+        )
+
+    with respx.mock(base_url="https://api.pinterest.com/v5", assert_all_called=True) as pinterest:
+        pinterest.post("/pins").mock(side_effect=pinterest_creates_a_pin)
+        response = publish(
+            account,
+            Platform.PIN_BOARD,
+            {"connectionId": connection_id, "fileId": image, "boardId": "549755885175"},
+        )
+    assert response.status_code == 200, response.text
+    assert response.json()["pinId"] == "813744226420795884"
+    assert fetched == [media_files.jpeg.read_bytes()]

@@ -17,18 +17,32 @@ from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import Platform
-from pressroom.service.drivers.base import PlatformDriver
+from pressroom.service.drivers.base import MediaLinkSource, PlatformDriver
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.microblog import XDriver
+from pressroom.service.drivers.pin_board import PinterestDriver
 from pressroom.service.drivers.sandbox import SandboxDriver, SandboxRandom
 from pressroom.service.drivers.tokens import ConnectionTokens, TokenSource
+from pressroom.service.media.links import MediaLinks
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.storage.signing import load_secret
 from pressroom.settings import Settings
 
 Drivers = Mapping[Platform, PlatformDriver]
 
-RealDriverFactory = Callable[[str, str, TokenSource, NetworkClient], PlatformDriver]
+
+@dataclass(frozen=True)
+class NetworkApp:
+    """What a real driver is made from: the operator's app and the service's parts."""
+
+    client_id: str
+    client_secret: str
+    tokens: TokenSource
+    http: NetworkClient
+    links: MediaLinkSource
+
+
+RealDriverFactory = Callable[[NetworkApp], PlatformDriver]
 
 
 @dataclass(frozen=True)
@@ -39,7 +53,13 @@ class RealNetwork:
 
 
 REAL_DRIVERS: dict[Platform, RealNetwork] = {
-    Platform.MICROBLOG: RealNetwork("X (API v2)", XDriver),
+    Platform.MICROBLOG: RealNetwork(
+        "X (API v2)", lambda a: XDriver(a.client_id, a.client_secret, a.tokens, a.http)
+    ),
+    Platform.PIN_BOARD: RealNetwork(
+        "Pinterest (API v5)",
+        lambda a: PinterestDriver(a.client_id, a.client_secret, a.tokens, a.http, a.links),
+    ),
 }
 """The labels pressroom can publish to for real; the others have the sandbox only."""
 
@@ -94,6 +114,7 @@ def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Driver
     rng = SandboxRandom(knobs.sandbox_seed)
     secret = load_secret(settings.secret_key, settings.data_dir)
     tokens = ConnectionTokens(sessions, Vault.from_settings(settings))
+    links = MediaLinks(settings)
     drivers: dict[Platform, PlatformDriver] = {}
     for platform in Platform:
         credentials = settings.networks.credentials(platform.value)
@@ -102,7 +123,7 @@ def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Driver
             http = NetworkClient(
                 platform, timeout_seconds=settings.networks.network_timeout_seconds
             )
-            drivers[platform] = real.make(*credentials, tokens, http)
+            drivers[platform] = real.make(NetworkApp(*credentials, tokens, http, links))
         else:
             drivers[platform] = SandboxDriver(
                 platform, knobs, sessions, rng, base_url=settings.public_base_url, secret=secret

@@ -152,6 +152,12 @@ class TokenRefused(Exception):
     message is the platform's error code, never a token."""
 
 
+class MediaLinkSource(Protocol):
+    """Signed, expiring links to stored media, for networks that fetch it by URL."""
+
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str: ...
+
+
 class PlatformDriver(Protocol):
     platform: Platform
 

@@ -75,6 +75,20 @@ class S3Storage:
         )
         return url
 
+    def presign_download(self, key: str, content_type: str, expires_at: datetime) -> str:
+        """A presigned GET of the object, answered with the file's Content-Type."""
+        seconds = max(1, math.ceil((expires_at - utcnow()).total_seconds()))
+        url: str = self.client.generate_presigned_url(
+            "get_object",
+            Params={
+                "Bucket": self.bucket,
+                "Key": self._name(key),
+                "ResponseContentType": content_type,
+            },
+            ExpiresIn=seconds,
+        )
+        return url
+
     def stat(self, key: str) -> StoredObject | None:
         try:
             head = self.client.head_object(Bucket=self.bucket, Key=self._name(key))

@@ -52,3 +52,21 @@ class UploadSigner:
         if not signature.isascii():
             return False  # compare_digest refuses non-ASCII text; no signature of ours is
         return hmac.compare_digest(self.sign(file_id, content_type, expires), signature)
+
+
+class LinkSigner:
+    """Signs (file id, expiry) for a read-only media link: networks that fetch a post's
+    media themselves get one. Its message differs from an upload's, so neither kind of
+    signature can be passed off as the other."""
+
+    def __init__(self, secret: bytes) -> None:
+        self._secret = secret
+
+    def sign(self, file_id: str, expires: int) -> str:
+        message = f"media link\n{file_id}\n{expires}".encode()
+        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()
+
+    def matches(self, file_id: str, expires: int, signature: str) -> bool:
+        if not signature.isascii():
+            return False
+        return hmac.compare_digest(self.sign(file_id, expires), signature)

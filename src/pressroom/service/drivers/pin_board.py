@@ -1,0 +1,219 @@
+"""pin_board on Pinterest: API v5, OAuth 2.0 authorization code, the image fetched by URL.
+
+Set ``PRESSROOM_PIN_BOARD_CLIENT_ID`` (the app id) and ``PRESSROOM_PIN_BOARD_CLIENT_SECRET``
+from a Pinterest app, with ``{PRESSROOM_BASE_URL}/oauth/callback/pin_board`` among its
+redirect URIs.
+
+What the driver does, and the pages it follows (read 2026-11-25):
+
+- consent at ``https://www.pinterest.com/oauth/`` with ``boards:read,pins:read,pins:write,
+  user_accounts:read`` (comma-separated); code and refresh at ``POST
+  https://api.pinterest.com/v5/oauth/token`` with HTTP Basic client authentication
+  (https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/).
+  Pinterest documents no PKCE, so the verifier stays ours; ``state`` still binds the
+  callback to the person who started it;
+- profile: ``GET /v5/user_account`` (username, account type)
+  (https://developers.pinterest.com/docs/api/v5/user_account-get);
+- publish: ``POST /v5/pins`` on the request's board with ``media_source`` of type
+  ``image_url``: Pinterest downloads the image from a signed link that expires in an
+  hour (``media.links``), so no bytes pass through the driver
+  (https://developers.pinterest.com/docs/api/v5/pins-create);
+- look-up of an unknown outcome: ``GET /v5/boards/{board_id}/pins``, a pin made since the
+  send with the same title and description
+  (https://developers.pinterest.com/docs/api/v5/boards-list_pins).
+
+Errors come as ``{"code": n, "message": "..."}``: a board Pinterest does not know, or the
+account may not pin to, is a refused post naming ``boardId``; any other 400 is a refused
+post in Pinterest's words (an image it could not fetch names ``fileId``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+
+from pressroom.platforms import Platform
+from pressroom.service.db.base import utcnow
+from pressroom.service.drivers.base import (
+    Delivery,
+    MediaLinkSource,
+    PlatformRefused,
+    PlatformUnavailable,
+    Profile,
+    Published,
+    ThumbnailChange,
+    ThumbnailSet,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.oauth2 import consent_url, token_call
+from pressroom.service.drivers.tokens import TokenSource
+
+AUTHORIZE_URL = "https://www.pinterest.com/oauth/"
+TOKEN_URL = "https://api.pinterest.com/v5/oauth/token"
+API = "https://api.pinterest.com/v5"
+SCOPES = ("boards:read", "pins:read", "pins:write", "user_accounts:read")
+LOOKUP_PAGES = 3
+CLOCK_SLACK = timedelta(minutes=2)
+
+
+class PinterestDriver:
+    platform = Platform.PIN_BOARD
+
+    def __init__(
+        self,
+        client_id: str,
+        client_secret: str,
+        tokens: TokenSource,
+        http: NetworkClient,
+        links: MediaLinkSource,
+    ) -> None:
+        self.client_id = client_id
+        self._client_secret = client_secret
+        self.tokens = tokens
+        self.http = http
+        self.links = links
+
+    # --- connect ---------------------------------------------------------------
+    def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
+        return consent_url(
+            AUTHORIZE_URL,
+            {
+                "client_id": self.client_id,
+                "redirect_uri": redirect_uri,
+                "response_type": "code",
+                "scope": ",".join(SCOPES),
+                "state": state,
+            },
+        )
+
+    def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
+        form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri}
+        return token_call(self.http, TOKEN_URL, form, basic_auth=self._basic)
+
+    def refresh(self, refresh_token: str) -> TokenSet:
+        form = {"grant_type": "refresh_token", "refresh_token": refresh_token}
+        return token_call(self.http, TOKEN_URL, form, basic_auth=self._basic)
+
+    def fetch_profile(self, tokens: TokenSet) -> Profile:
+        response = self.http.request("GET", f"{API}/user_account", token=tokens.access_token)
+        if response.status_code != 200:
+            raise _unavailable(response, "read the account")
+        account = _body(response)
+        username = str(account["username"])
+        return Profile(
+            name=username,
+            display_name=str(account.get("business_name") or username),
+            account_type=str(account.get("account_type") or "").lower() or None,
+        )
+
+    # --- publish ---------------------------------------------------------------
+    def publish(self, delivery: Delivery) -> Published:
+        assert delivery.media is not None  # pin_board requires an image
+        token = self.tokens.access_token(delivery.account.connection_id)
+        media = delivery.media
+        pin: dict[str, Any] = {
+            "board_id": delivery.fields["boardId"],
+            "media_source": {
+                "source_type": "image_url",
+                "url": self.links.url(media.file_id, media.storage_key, media.content_type),
+            },
+        }
+        for ours, theirs in (("title", "title"), ("description", "description")):
+            if delivery.fields.get(ours):
+                pin[theirs] = delivery.fields[ours]
+        response = self.http.request("POST", f"{API}/pins", token=token, creates=True, json=pin)
+        if response.status_code != 201:
+            raise _refusal(response)
+        created = _body(response)
+        return Published(
+            str(created["id"]),
+            _pin_url(str(created["id"])),
+            _parse_time(created.get("created_at")) or utcnow(),
+        )
+
+    def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        board = str(delivery.fields["boardId"])
+        since = _aware(sent_at) - CLOCK_SLACK
+        params: dict[str, str] = {"page_size": "100"}
+        for _ in range(LOOKUP_PAGES):
+            response = self.http.request(
+                "GET", f"{API}/boards/{board}/pins", token=token, params=params
+            )
+            if response.status_code != 200:
+                raise _unavailable(response, "list the board's pins")
+            body = _body(response)
+            for pin in body.get("items") or []:
+                made = _parse_time(pin.get("created_at"))
+                if made is not None and made >= since and _same_pin(pin, delivery.fields):
+                    return Published(str(pin["id"]), _pin_url(str(pin["id"])), made)
+            bookmark = body.get("bookmark")
+            if not bookmark:
+                return None
+            params["bookmark"] = str(bookmark)
+        return None
+
+    def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        raise PlatformRefused("pins have no thumbnails")
+
+    @property
+    def _basic(self) -> tuple[str, str]:
+        return (self.client_id, self._client_secret)
+
+
+def _same_pin(pin: dict[str, Any], fields: dict[str, Any]) -> bool:
+    return all(
+        (pin.get(name) or "") == (fields.get(name) or "") for name in ("title", "description")
+    )
+
+
+def _pin_url(pin_id: str) -> str:
+    return f"https://www.pinterest.com/pin/{pin_id}/"
+
+
+def _body(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _message(response: httpx.Response) -> str:
+    return str(_body(response).get("message") or f"HTTP {response.status_code}")
+
+
+def _refusal(response: httpx.Response) -> Exception:
+    status, message = response.status_code, _message(response)
+    if status in (403, 404):
+        return PlatformRefused(f"Pinterest answered: {message}", field="boardId")
+    if status == 400:
+        fetching = "image" in message.lower() or "media" in message.lower()
+        return PlatformRefused(
+            f"Pinterest answered: {message}", field="fileId" if fetching else None
+        )
+    return PlatformUnavailable(f"Pinterest answered {status}: {message}", retry_after=30, sent=True)
+
+
+def _unavailable(response: httpx.Response, doing: str) -> PlatformUnavailable:
+    return PlatformUnavailable(
+        f"Pinterest could not {doing} ({response.status_code}: {_message(response)})",
+        retry_after=60,
+        sent=True,
+    )
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _parse_time(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return _aware(datetime.fromisoformat(value.replace("Z", "+00:00")))
+    except ValueError:
+        return None

@@ -1,0 +1,48 @@
+"""``GET /storage/files/{fileId}``: a file's bytes by signed link, for networks that fetch.
+
+No API key: the signature (``media.links``) authorises it, for one file until its
+expiry. Whole file or one byte range, as the API's download answers.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import StreamingResponse
+
+from pressroom import error_codes
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import File
+from pressroom.service.deps import DbSession
+from pressroom.service.errors import ServiceError
+from pressroom.service.media.download import open_download
+from pressroom.service.media.links import FETCH_PREFIX, MediaLinks
+from pressroom.service.media.runtime import Library
+
+router = APIRouter(tags=["storage"])
+
+
+@router.get(FETCH_PREFIX + "{file_id}", response_class=StreamingResponse, include_in_schema=False)
+def fetch_file(
+    file_id: str,
+    request: Request,
+    db: DbSession,
+    library: Library,
+    expires: Annotated[int, Query()],
+    signature: Annotated[str, Query()],
+    range_: Annotated[str | None, Header(alias="Range")] = None,
+) -> StreamingResponse:
+    links = MediaLinks(request.app.state.settings)
+    if not links.verify(file_id, expires, signature, utcnow()):
+        raise ServiceError(
+            error_codes.MEDIA_LINK_SIGNATURE,
+            "This media link is not signed for this file, or it expired.",
+        )
+    file = db.get(File, file_id)
+    if file is None:
+        raise ServiceError(error_codes.FILE_NOT_FOUND, f"File {file_id!r} is gone.")
+    found = open_download(library, file, range_)
+    return StreamingResponse(
+        found.body, status_code=found.status, headers=found.headers, media_type=found.content_type
+    )

@@ -1,0 +1,280 @@
+"""The pin_board driver against Pinterest API v5's documented shapes (respx replays them).
+
+Pages read 2026-11-25:
+
+- OAuth: https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/
+- Token endpoint: https://developers.pinterest.com/docs/api/v5/oauth-token
+- User account: https://developers.pinterest.com/docs/api/v5/user_account-get
+- Create a pin: https://developers.pinterest.com/docs/api/v5/pins-create
+- List a board's pins: https://developers.pinterest.com/docs/api/v5/boards-list_pins
+- Errors ``{"code", "message"}`` and 429: https://developers.pinterest.com/docs/reference/error-codes/
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+import respx
+
+from pressroom.platforms import MediaKind, Platform
+from pressroom.service.drivers.base import (
+    AccessRevoked,
+    Account,
+    Delivery,
+    Media,
+    PlatformRateLimited,
+    PlatformRefused,
+    PlatformUnavailable,
+    TokenRefused,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.pin_board import PinterestDriver
+
+CLIENT_ID, CLIENT_SECRET = "1484362", "pinterest-secret"
+CALLBACK = "https://press.example/oauth/callback/pin_board"
+LINK = "https://press.example/storage/files/file_1?expires=1&signature=abc"
+SENT_AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+class Tokens:
+    def access_token(self, connection_id: str) -> str:
+        return "pina_token"
+
+
+class Links:
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str, str]] = []
+
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        self.asked.append((file_id, storage_key, content_type))
+        return LINK
+
+
+def pin(pin_id: str, created_at: str, **fields: object) -> dict[str, object]:
+    """A pin as the docs' response example shapes it (the fields the driver reads, and kin)."""
+    return {
+        "id": pin_id,
+        "created_at": created_at,
+        "link": None,
+        "title": None,
+        "description": None,
+        "alt_text": None,
+        "board_id": "549755885175",
+        "board_section_id": None,
+        "board_owner": {"username": "pressroomhq"},
+        "media": {"media_type": "image"},
+        **fields,
+    }
+
+
+@pytest.fixture
+def pinterest() -> Iterator[respx.MockRouter]:
+    with respx.mock(
+        base_url="https://api.pinterest.com/v5", assert_all_mocked=True, assert_all_called=True
+    ) as router:
+        yield router
+
+
+@pytest.fixture
+def links() -> Links:
+    return Links()
+
+
+@pytest.fixture
+def driver(links: Links) -> Iterator[PinterestDriver]:
+    http = NetworkClient(Platform.PIN_BOARD, timeout_seconds=5, backoff_seconds=0)
+    yield PinterestDriver(CLIENT_ID, CLIENT_SECRET, Tokens(), http, links)
+    http.close()
+
+
+def delivery(**fields: object) -> Delivery:
+    return Delivery(
+        platform=Platform.PIN_BOARD,
+        account=Account("conn_1", "pressroomhq"),
+        fields={"boardId": "549755885175", **fields},
+        media=Media("file_1", MediaKind.IMAGE, "image/jpeg", "files/file_1"),
+        reference="post_1",
+    )
+
+
+def test_the_consent_url_asks_for_pins_and_boards(driver: PinterestDriver) -> None:
+    url = urlsplit(driver.authorization_url(redirect_uri=CALLBACK, state="st", code_verifier="v"))
+    assert f"{url.scheme}://{url.netloc}{url.path}" == "https://www.pinterest.com/oauth/"
+    assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
+        "client_id": CLIENT_ID,
+        "redirect_uri": CALLBACK,
+        "response_type": "code",
+        "scope": "boards:read,pins:read,pins:write,user_accounts:read",
+        "state": "st",
+    }
+
+
+def test_the_code_is_exchanged_with_basic_auth(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    route = pinterest.post("/oauth/token").respond(
+        200,
+        json={
+            "access_token": "pina_new",
+            "refresh_token": "pinr_new",
+            "response_type": "authorization_code",
+            "token_type": "bearer",
+            "expires_in": 2592000,
+            "refresh_token_expires_in": 31536000,
+            "scope": "boards:read,pins:read,pins:write,user_accounts:read",
+        },
+    )
+    tokens = driver.exchange_code(code="c0de", redirect_uri=CALLBACK, code_verifier="v")
+    assert (tokens.access_token, tokens.refresh_token) == ("pina_new", "pinr_new")
+    request = route.calls.last.request
+    basic = base64.b64encode(f"{CLIENT_ID}:{CLIENT_SECRET}".encode()).decode()
+    assert request.headers["Authorization"] == f"Basic {basic}"
+    assert {k: v[0] for k, v in parse_qs(request.content.decode()).items()} == {
+        "grant_type": "authorization_code",
+        "code": "c0de",
+        "redirect_uri": CALLBACK,
+    }
+
+
+def test_a_refused_refresh_is_token_refused(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.post("/oauth/token").respond(
+        400, json={"code": 1, "message": "Invalid refresh token"}
+    )
+    with pytest.raises(TokenRefused):
+        driver.refresh("pinr_old")
+
+
+def test_the_profile_is_the_username_and_account_type(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/user_account").respond(
+        200,
+        json={
+            "account_type": "BUSINESS",
+            "profile_image": "https://i.pinimg.com/p.jpg",
+            "website_url": "https://press.example",
+            "username": "pressroomhq",
+            "business_name": "Pressroom HQ",
+        },
+    )
+    profile = driver.fetch_profile(TokenSet("pina", None, None))
+    assert (profile.name, profile.display_name, profile.account_type) == (
+        "pressroomhq",
+        "Pressroom HQ",
+        "business",
+    )
+
+
+def test_a_pin_takes_its_image_by_a_signed_link(
+    pinterest: respx.MockRouter, driver: PinterestDriver, links: Links
+) -> None:
+    route = pinterest.post("/pins").respond(
+        201,
+        json=pin("813744226420795884", "2026-11-25T12:00:02", title="Spring", description="New"),
+    )
+    published = driver.publish(delivery(title="Spring", description="New"))
+    assert published.platform_post_id == "813744226420795884"
+    assert published.url == "https://www.pinterest.com/pin/813744226420795884/"
+    assert links.asked == [("file_1", "files/file_1", "image/jpeg")]
+    request = route.calls.last.request
+    assert request.headers["Authorization"] == "Bearer pina_token"
+    assert json.loads(request.content) == {
+        "board_id": "549755885175",
+        "media_source": {"source_type": "image_url", "url": LINK},
+        "title": "Spring",
+        "description": "New",
+    }
+
+
+def test_a_pin_without_title_or_description_sends_neither(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    route = pinterest.post("/pins").respond(201, json=pin("1", "2026-11-25T12:00:02"))
+    driver.publish(delivery())
+    assert set(json.loads(route.calls.last.request.content)) == {"board_id", "media_source"}
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "field"),
+    [
+        (404, "Board not found.", "boardId"),
+        (403, "You are not permitted to access that resource.", "boardId"),
+        (400, "Sorry we could not fetch the image.", "fileId"),
+        (400, "Invalid parameters.", None),
+    ],
+)
+def test_what_pinterest_refuses_names_the_field(
+    pinterest: respx.MockRouter,
+    driver: PinterestDriver,
+    status: int,
+    message: str,
+    field: str | None,
+) -> None:
+    pinterest.post("/pins").respond(status, json={"code": 2, "message": message})
+    with pytest.raises(PlatformRefused, match=message) as refused:
+        driver.publish(delivery())
+    assert refused.value.field == field
+
+
+def test_rate_limit_revoked_token_and_outage(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    route = pinterest.post("/pins")
+    route.side_effect = [
+        httpx.Response(429, json={"code": 8, "message": "You have exceeded your rate limit."}),
+        httpx.Response(401, json={"code": 2, "message": "Authentication failed."}),
+        httpx.Response(500, json={"code": 1, "message": "Something went wrong."}),
+    ]
+    with pytest.raises(PlatformRateLimited):
+        driver.publish(delivery())
+    with pytest.raises(AccessRevoked):
+        driver.publish(delivery())
+    with pytest.raises(PlatformUnavailable) as outage:
+        driver.publish(delivery())
+    assert outage.value.sent is True and route.call_count == 3
+
+
+def test_an_unknown_outcome_is_found_on_the_board(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    listing = pinterest.get("/boards/549755885175/pins")
+    listing.side_effect = [
+        httpx.Response(
+            200,
+            json={
+                "items": [
+                    pin("1", "2026-11-25T12:00:05", title="Other", description="New"),
+                    pin("2", "2026-11-20T09:00:00", title="Spring", description="New"),
+                ],
+                "bookmark": "b2",
+            },
+        ),
+        httpx.Response(
+            200,
+            json={
+                "items": [pin("3", "2026-11-25T12:00:01", title="Spring", description="New")],
+                "bookmark": None,
+            },
+        ),
+    ]
+    found = driver.find_delivery(delivery(title="Spring", description="New"), SENT_AT)
+    assert found is not None and found.platform_post_id == "3"
+    first, second = (call.request.url.params for call in listing.calls)
+    assert first["page_size"] == "100" and "bookmark" not in first
+    assert second["bookmark"] == "b2"
+
+
+def test_a_pin_the_board_does_not_have_is_not_found(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/boards/549755885175/pins").respond(200, json={"items": [], "bookmark": None})
+    assert driver.find_delivery(delivery(title="Spring"), SENT_AT) is None
