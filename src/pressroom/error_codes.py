@@ -89,6 +89,12 @@ IDEMPOTENCY_IN_PROGRESS = _code(
     "A request with this Idempotency-Key is still running.",
     transient=True,
 )
+OUTCOME_UNKNOWN = _code(
+    "outcome_unknown",
+    409,
+    "An earlier attempt under this Idempotency-Key may be live and the platform cannot be "
+    "asked; check the account, and send again only with a new key.",
+)
 UPLOAD_ALREADY_USED = _code("upload_url_used", 409, "The upload URL was already used.")
 # 403 on the presigned PUT
 UPLOAD_SIGNATURE = _code(

@@ -42,6 +42,8 @@ NETWORKS = NetworkSettings(
     microblog_client_secret="x-client-secret",
     pin_board_client_id="pinterest-app",
     pin_board_client_secret="pinterest-secret",
+    professional_network_client_id="linkedin-app",
+    professional_network_client_secret="linkedin-secret",
 )
 ME = {"data": {"id": "2244994945", "name": "Pressroom HQ", "username": "pressroom_hq"}}
 
@@ -239,3 +241,39 @@ def test_pinterest_fetches_the_pins_image_from_the_signed_link(
     assert response.status_code == 200, response.text
     assert response.json()["pinId"] == "813744226420795884"
     assert fetched == [media_files.jpeg.read_bytes()]
+
+
+def test_an_outcome_linkedin_cannot_be_asked_about_is_never_resent(
+    real: Service, x: respx.MockRouter
+) -> None:
+    """Without r_member_social LinkedIn will not list posts: a retry under the key is told
+    so (409 outcome_unknown) instead of posting a second time, and the reconciler leaves
+    the record unknown for a person to settle."""
+    account = real.account()
+    connection_id = account.connect("professional_network", "Ada Lovelace")
+    with transaction(real.sessions) as db:
+        connection = db.get(Connection, connection_id)
+        assert connection is not None
+        connection.access_token_enc = Vault.from_settings(real.settings).encrypt("AQV")
+    body = {"connectionId": connection_id, "text": "We are hiring"}
+    with respx.mock(assert_all_called=True) as linkedin:
+        linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json={"sub": "782bbtaQ"})
+        sent = linkedin.post("https://api.linkedin.com/rest/posts").respond(504)
+        listing = linkedin.get("https://api.linkedin.com/rest/posts").respond(
+            403, json={"message": "Not enough permissions", "status": 403}
+        )
+        first = publish(account, Platform.PROFESSIONAL_NETWORK, body, key="hiring-1")
+        assert first.status_code == 503 and error_of(first)["recordStatus"] == "unknown"
+        for _ in range(2):
+            retry = publish(account, Platform.PROFESSIONAL_NETWORK, body, key="hiring-1")
+            assert retry.status_code == 409, retry.text
+            error = error_of(retry)
+            assert error["code"] == "outcome_unknown"
+            assert "new key" in error["message"]
+        app: Any = real.client.app
+        assert app.state.reconciler.reconcile() == 0
+    assert sent.call_count == 1
+    assert listing.call_count == 1  # asked once; the answer is kept on the record
+    post = record(real, account)
+    assert post.status == "unknown"
+    assert post.result is not None and "lookupUnsupported" in post.result

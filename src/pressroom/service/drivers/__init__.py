@@ -21,12 +21,13 @@ from pressroom.service.drivers.base import MediaLinkSource, PlatformDriver
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.microblog import XDriver
 from pressroom.service.drivers.pin_board import PinterestDriver
+from pressroom.service.drivers.professional_network import LinkedInDriver
 from pressroom.service.drivers.sandbox import SandboxDriver, SandboxRandom
 from pressroom.service.drivers.tokens import ConnectionTokens, TokenSource
 from pressroom.service.media.links import MediaLinks
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.storage.signing import load_secret
-from pressroom.settings import Settings
+from pressroom.settings import NetworkSettings, Settings
 
 Drivers = Mapping[Platform, PlatformDriver]
 
@@ -40,6 +41,7 @@ class NetworkApp:
     tokens: TokenSource
     http: NetworkClient
     links: MediaLinkSource
+    settings: NetworkSettings
 
 
 RealDriverFactory = Callable[[NetworkApp], PlatformDriver]
@@ -55,6 +57,16 @@ class RealNetwork:
 REAL_DRIVERS: dict[Platform, RealNetwork] = {
     Platform.MICROBLOG: RealNetwork(
         "X (API v2)", lambda a: XDriver(a.client_id, a.client_secret, a.tokens, a.http)
+    ),
+    Platform.PROFESSIONAL_NETWORK: RealNetwork(
+        "LinkedIn (Posts API)",
+        lambda a: LinkedInDriver(
+            a.client_id,
+            a.client_secret,
+            a.tokens,
+            a.http,
+            api_version=a.settings.professional_network_api_version,
+        ),
     ),
     Platform.PIN_BOARD: RealNetwork(
         "Pinterest (API v5)",
@@ -123,7 +135,9 @@ def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Driver
             http = NetworkClient(
                 platform, timeout_seconds=settings.networks.network_timeout_seconds
             )
-            drivers[platform] = real.make(NetworkApp(*credentials, tokens, http, links))
+            drivers[platform] = real.make(
+                NetworkApp(*credentials, tokens, http, links, settings.networks)
+            )
         else:
             drivers[platform] = SandboxDriver(
                 platform, knobs, sessions, rng, base_url=settings.public_base_url, secret=secret

@@ -124,6 +124,12 @@ class PlatformRefused(Exception):
         self.field = field
 
 
+class LookupUnsupported(Exception):
+    """The network will not list the account's posts to this app (LinkedIn without its
+    restricted read permission): an unknown outcome cannot be settled by asking, so it
+    stays unknown and nothing is resent under its Idempotency-Key."""
+
+
 @dataclass(frozen=True)
 class TokenSet:
     """What a token endpoint answered. Clear text: it goes straight into the vault."""
@@ -182,7 +188,7 @@ class PlatformDriver(Protocol):
         (a timeout, a 5xx after sending) is settled without a blind resend. Networks
         are searched by content among the account's posts since ``sent_at``; None when
         the platform has no such post. Raises ``PlatformUnavailable`` when it cannot
-        tell now."""
+        tell now, ``LookupUnsupported`` when it never can."""
         ...
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet: ...

@@ -50,6 +50,8 @@ _ALWAYS = (
     error_codes.CONNECTION_INACTIVE,
     error_codes.IDEMPOTENCY_REUSED,
     error_codes.IDEMPOTENCY_IN_PROGRESS,
+    error_codes.OUTCOME_UNKNOWN,
+    error_codes.RATE_LIMITED,
     error_codes.PLATFORM_UNAVAILABLE,
 )
 _FILE = (

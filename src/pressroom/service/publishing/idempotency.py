@@ -49,7 +49,7 @@ from pressroom.service.db.models import IdempotencyRecord
 from pressroom.service.db.session import transaction
 from pressroom.service.deps import authenticate_request
 from pressroom.service.drivers import drivers_of
-from pressroom.service.drivers.base import PlatformUnavailable
+from pressroom.service.drivers.base import LookupUnsupported, PlatformUnavailable
 from pressroom.service.errors import (
     ServiceError,
     error_response,
@@ -292,6 +292,16 @@ async def _look_up_held(request: Request, claim: Claim, store: KeyStore) -> Resp
             drivers_of(request.app),
             claim.account_id,
             claim.key,
+        )
+    except LookupUnsupported as exc:
+        await run_in_threadpool(store.hold, claim)
+        return error_response(
+            ServiceError(
+                error_codes.OUTCOME_UNKNOWN,
+                f"An earlier attempt under this Idempotency-Key may have been published, and "
+                f"the platform cannot be asked ({exc}); nothing was sent. Check the account "
+                "on the platform, and send the post again only with a new key.",
+            )
         )
     except PlatformUnavailable as exc:
         await run_in_threadpool(store.hold, claim)

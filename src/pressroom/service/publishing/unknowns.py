@@ -40,6 +40,7 @@ from pressroom.service.publishing.schemas import REQUESTS
 from pressroom.service.publishing.service import (
     FAILED,
     PUBLISHED,
+    UNKNOWN,
     media_of,
     platform_fields,
     result_of,
@@ -83,9 +84,15 @@ def resolve_held_key(
 def look_up(sessions: sessionmaker[Session], drivers: Drivers, post: Post) -> Found | Missing:
     """Ask the post's platform whether it has the post; record it published if so."""
     platform = Platform(post.platform)
+    if UNANSWERABLE in (post.result or {}):  # asked before: the answer will not change
+        raise driver.LookupUnsupported(str((post.result or {})[UNANSWERABLE]))
     with transaction(sessions, write=False) as db:
         delivery = delivery_of(db, post)
-    published = drivers[platform].find_delivery(delivery, post.created_at)
+    try:
+        published = drivers[platform].find_delivery(delivery, post.created_at)
+    except driver.LookupUnsupported as exc:
+        _record_unanswerable(sessions, post, str(exc))
+        raise
     if published is None:
         return Missing()
     body = REQUESTS[platform].model_validate(post.request)
@@ -118,6 +125,21 @@ def delivery_of(db: Session, post: Post) -> driver.Delivery:
         media=media_of(file) if file is not None and not RULES[platform].text_only else None,
         reference=post.id,
     )
+
+
+UNANSWERABLE = "lookupUnsupported"
+"""Kept in an unknown record's result when its platform cannot be asked: the reconciler
+passes it by, and its key stays held until it expires."""
+
+
+def _record_unanswerable(sessions: sessionmaker[Session], post: Post, reason: str) -> None:
+    with transaction(sessions) as db:
+        PostRepository(db).settle(
+            post.id,
+            post.status,
+            status=UNKNOWN,
+            result={**(post.result or {}), UNANSWERABLE: reason},
+        )
 
 
 def _record_missing(sessions: sessionmaker[Session], post: Post) -> None:
@@ -192,6 +214,8 @@ class Reconciler:
                 outcome = look_up(self.sessions, self.drivers, post)
             except driver.PlatformUnavailable:
                 continue  # the platform cannot say now: next pass
+            except driver.LookupUnsupported:
+                continue  # its platform cannot be asked: a person settles it; never resent
             if isinstance(outcome, Found):
                 self._settle_key(post, 200, outcome.answer)
                 settled += 1

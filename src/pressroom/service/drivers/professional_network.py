@@ -1,0 +1,239 @@
+"""professional_network on LinkedIn: the versioned Posts API, members' own posts.
+
+Set ``PRESSROOM_PROFESSIONAL_NETWORK_CLIENT_ID`` and ``_CLIENT_SECRET`` from a LinkedIn
+app with the products "Sign In with LinkedIn using OpenID Connect" and "Share on
+LinkedIn", and ``{PRESSROOM_BASE_URL}/oauth/callback/professional_network`` among its
+authorized redirect URLs. ``PRESSROOM_PROFESSIONAL_NETWORK_API_VERSION`` is the
+``LinkedIn-Version`` sent (YYYYMM; LinkedIn keeps each version a year).
+
+What the driver does, and the pages it follows (read 2026-11-25):
+
+- consent at ``https://www.linkedin.com/oauth/v2/authorization`` with ``openid profile
+  w_member_social``; the code at ``POST https://www.linkedin.com/oauth/v2/accessToken``
+  with the secret in the form
+  (https://learn.microsoft.com/en-us/linkedin/shared/authentication/authorization-code-flow).
+  LinkedIn offers PKCE to native apps only, so ``state`` alone binds the callback. Access
+  tokens last 60 days; most apps get no refresh token, so at expiry the connection turns
+  inactive and asks to be reconnected, as the spec's state table says;
+- profile: ``GET https://api.linkedin.com/v2/userinfo`` (OpenID Connect): ``sub`` makes
+  the author URN ``urn:li:person:{sub}``
+  (https://learn.microsoft.com/en-us/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2);
+- publish: ``POST https://api.linkedin.com/rest/posts`` with ``LinkedIn-Version`` and
+  ``X-Restli-Protocol-Version: 2.0.0``; 201 with the post's URN in ``x-restli-id``
+  (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api).
+  ``commentary`` is in LinkedIn's "little text" format, whose reserved characters are
+  escaped with a backslash so the text appears as written
+  (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/little-text-format);
+- look-up of an unknown outcome: ``GET /rest/posts?q=author`` needs ``r_member_social``,
+  which LinkedIn grants to few apps. Without it LinkedIn answers 403 and the outcome stays
+  unknown (``LookupUnsupported``): the post is never resent under its key.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from pressroom.platforms import Platform
+from pressroom.service.db.base import utcnow
+from pressroom.service.drivers.base import (
+    AccessRevoked,
+    Delivery,
+    LookupUnsupported,
+    PlatformRefused,
+    PlatformUnavailable,
+    Profile,
+    Published,
+    ThumbnailChange,
+    ThumbnailSet,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.oauth2 import consent_url, token_call
+from pressroom.service.drivers.tokens import TokenSource
+
+AUTHORIZE_URL = "https://www.linkedin.com/oauth/v2/authorization"
+TOKEN_URL = "https://www.linkedin.com/oauth/v2/accessToken"
+USERINFO_URL = "https://api.linkedin.com/v2/userinfo"
+POSTS_URL = "https://api.linkedin.com/rest/posts"
+SCOPES = ("openid", "profile", "w_member_social")
+DEFAULT_API_VERSION = "202511"
+CLOCK_SLACK = timedelta(minutes=2)
+
+_RESERVED = re.compile(r"([\\|{}@\[\]()<>#*_~])")
+"""Little text's reserved characters, backslash first so escapes are not doubled."""
+
+
+def little_text(text: str) -> str:
+    """``text`` as LinkedIn's commentary shows it verbatim."""
+    return _RESERVED.sub(r"\\\1", text)
+
+
+class LinkedInDriver:
+    platform = Platform.PROFESSIONAL_NETWORK
+
+    def __init__(
+        self,
+        client_id: str,
+        client_secret: str,
+        tokens: TokenSource,
+        http: NetworkClient,
+        *,
+        api_version: str = DEFAULT_API_VERSION,
+    ) -> None:
+        self.client_id = client_id
+        self._client_secret = client_secret
+        self.tokens = tokens
+        self.http = http
+        self.api_version = api_version
+        self._authors: dict[str, str] = {}
+        """Connection id → author URN, read once per process from userinfo."""
+
+    # --- connect ---------------------------------------------------------------
+    def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
+        return consent_url(
+            AUTHORIZE_URL,
+            {
+                "response_type": "code",
+                "client_id": self.client_id,
+                "redirect_uri": redirect_uri,
+                "state": state,
+                "scope": " ".join(SCOPES),
+            },
+        )
+
+    def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "client_id": self.client_id,
+            "client_secret": self._client_secret,
+            "redirect_uri": redirect_uri,
+        }
+        return token_call(self.http, TOKEN_URL, form)
+
+    def refresh(self, refresh_token: str) -> TokenSet:
+        form = {
+            "grant_type": "refresh_token",
+            "refresh_token": refresh_token,
+            "client_id": self.client_id,
+            "client_secret": self._client_secret,
+        }
+        return token_call(self.http, TOKEN_URL, form)
+
+    def fetch_profile(self, tokens: TokenSet) -> Profile:
+        me = self._userinfo(tokens.access_token)
+        name = str(
+            me.get("name") or " ".join(filter(None, [me.get("given_name"), me.get("family_name")]))
+        )
+        return Profile(name=name or str(me["sub"]), display_name=name)
+
+    # --- publish ---------------------------------------------------------------
+    def publish(self, delivery: Delivery) -> Published:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        author = self._author(delivery.account.connection_id, token)
+        post = {
+            "author": author,
+            "commentary": little_text(str(delivery.fields["text"])),
+            "visibility": "PUBLIC",
+            "distribution": {
+                "feedDistribution": "MAIN_FEED",
+                "targetEntities": [],
+                "thirdPartyDistributionChannels": [],
+            },
+            "lifecycleState": "PUBLISHED",
+            "isReshareDisabledByAuthor": False,
+        }
+        response = self.http.request(
+            "POST", POSTS_URL, token=token, creates=True, headers=self._headers, json=post
+        )
+        urn = response.headers.get("x-restli-id")
+        if response.status_code != 201 or not urn:
+            raise _refusal(response)
+        return Published(urn, _post_url(urn), utcnow())
+
+    def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        author = self._author(delivery.account.connection_id, token)
+        wanted = str(delivery.fields["text"]).strip()
+        since = _aware(sent_at) - CLOCK_SLACK
+        response = self.http.request(
+            "GET",
+            f"{POSTS_URL}?q=author&author={quote(author, safe='')}&count=50&sortBy=CREATED",
+            token=token,
+            headers=self._headers,
+        )
+        if response.status_code == 403:
+            raise LookupUnsupported(
+                "LinkedIn lists a member's posts only to apps granted r_member_social"
+            )
+        if response.status_code != 200:
+            raise PlatformUnavailable(
+                f"LinkedIn could not list the member's posts ({response.status_code})",
+                retry_after=60,
+                sent=True,
+            )
+        for post in _body(response).get("elements") or []:
+            made = datetime.fromtimestamp(int(post.get("createdAt", 0)) / 1000, UTC)
+            if made >= since and _unescape(str(post.get("commentary", ""))).strip() == wanted:
+                return Published(str(post["id"]), _post_url(str(post["id"])), made)
+        return None
+
+    def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        raise PlatformRefused("professional_network posts have no thumbnails")
+
+    # --- helpers ---------------------------------------------------------------
+    @property
+    def _headers(self) -> dict[str, str]:
+        return {"LinkedIn-Version": self.api_version, "X-Restli-Protocol-Version": "2.0.0"}
+
+    def _author(self, connection_id: str, token: str) -> str:
+        if connection_id not in self._authors:
+            self._authors[connection_id] = f"urn:li:person:{self._userinfo(token)['sub']}"
+        return self._authors[connection_id]
+
+    def _userinfo(self, token: str) -> dict[str, Any]:
+        response = self.http.request("GET", USERINFO_URL, token=token)
+        if response.status_code == 403:
+            raise AccessRevoked("LinkedIn refused to read the member's profile")
+        if response.status_code != 200:
+            raise PlatformUnavailable(
+                f"LinkedIn could not read the member's profile ({response.status_code})",
+                retry_after=60,
+                sent=False,
+            )
+        return _body(response)
+
+
+def _post_url(urn: str) -> str:
+    return f"https://www.linkedin.com/feed/update/{urn}/"
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _body(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _refusal(response: httpx.Response) -> Exception:
+    status = response.status_code
+    message = str(_body(response).get("message") or f"HTTP {status}")
+    if status == 403:
+        return AccessRevoked(f"LinkedIn refused to post for this member: {message}")
+    if status in (400, 409, 422):
+        return PlatformRefused(f"LinkedIn answered: {message}", field="text")
+    return PlatformUnavailable(f"LinkedIn answered {status}: {message}", retry_after=30, sent=True)
