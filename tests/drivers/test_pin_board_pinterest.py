@@ -56,6 +56,9 @@ class Links:
         self.asked.append((file_id, storage_key, content_type))
         return LINK
 
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        raise AssertionError("Pinterest fetches the image by link; no bytes pass through")
+
 
 def pin(pin_id: str, created_at: str, **fields: object) -> dict[str, object]:
     """A pin as the docs' response example shapes it (the fields the driver reads, and kin)."""

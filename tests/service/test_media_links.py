@@ -18,7 +18,7 @@ import pytest
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import File
 from pressroom.service.db.session import transaction
-from pressroom.service.media.links import LINK_TTL, MediaLinks
+from pressroom.service.media.handover import LINK_TTL, MediaHandover
 from tests.support.files import make_file
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def link_of(library: Library, file_id: str, **kwargs: object) -> str:
         file = db.get(File, file_id)
         assert file is not None
         key, content_type = file.storage_key, file.content_type
-    return MediaLinks(library.settings).url(file_id, key, content_type, **kwargs)  # type: ignore[arg-type]
+    return MediaHandover(library.settings).url(file_id, key, content_type, **kwargs)  # type: ignore[arg-type]
 
 
 def fetch(library: Library, url: str, **headers: str) -> httpx.Response:

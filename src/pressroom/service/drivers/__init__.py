@@ -17,14 +17,14 @@ from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import Platform
-from pressroom.service.drivers.base import MediaLinkSource, PlatformDriver
+from pressroom.service.drivers.base import MediaSource, PlatformDriver
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.microblog import XDriver
 from pressroom.service.drivers.pin_board import PinterestDriver
 from pressroom.service.drivers.professional_network import LinkedInDriver
 from pressroom.service.drivers.sandbox import SandboxDriver, SandboxRandom
 from pressroom.service.drivers.tokens import ConnectionTokens, TokenSource
-from pressroom.service.media.links import MediaLinks
+from pressroom.service.media.handover import MediaHandover
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.storage.signing import load_secret
 from pressroom.settings import NetworkSettings, Settings
@@ -40,7 +40,7 @@ class NetworkApp:
     client_secret: str
     tokens: TokenSource
     http: NetworkClient
-    links: MediaLinkSource
+    media: MediaSource
     settings: NetworkSettings
 
 
@@ -70,7 +70,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
     ),
     Platform.PIN_BOARD: RealNetwork(
         "Pinterest (API v5)",
-        lambda a: PinterestDriver(a.client_id, a.client_secret, a.tokens, a.http, a.links),
+        lambda a: PinterestDriver(a.client_id, a.client_secret, a.tokens, a.http, a.media),
     ),
 }
 """The labels pressroom can publish to for real; the others have the sandbox only."""
@@ -126,7 +126,7 @@ def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Driver
     rng = SandboxRandom(knobs.sandbox_seed)
     secret = load_secret(settings.secret_key, settings.data_dir)
     tokens = ConnectionTokens(sessions, Vault.from_settings(settings))
-    links = MediaLinks(settings)
+    media = MediaHandover(settings)
     drivers: dict[Platform, PlatformDriver] = {}
     for platform in Platform:
         credentials = settings.networks.credentials(platform.value)
@@ -136,7 +136,7 @@ def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Driver
                 platform, timeout_seconds=settings.networks.network_timeout_seconds
             )
             drivers[platform] = real.make(
-                NetworkApp(*credentials, tokens, http, links, settings.networks)
+                NetworkApp(*credentials, tokens, http, media, settings.networks)
             )
         else:
             drivers[platform] = SandboxDriver(

@@ -20,6 +20,7 @@ named). None of them is raised once the network may have published the post.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -43,6 +44,8 @@ class Media:
     content_type: str
     storage_key: str
     duration_seconds: float | None = None
+    size: int | None = None
+    """Bytes; every ready file has it."""
 
 
 @dataclass(frozen=True)
@@ -158,10 +161,13 @@ class TokenRefused(Exception):
     message is the platform's error code, never a token."""
 
 
-class MediaLinkSource(Protocol):
-    """Signed, expiring links to stored media, for networks that fetch it by URL."""
+class MediaSource(Protocol):
+    """A post's stored media, as networks take it: a signed, expiring link for those
+    that fetch it, byte ranges for those that take uploads."""
 
     def url(self, file_id: str, storage_key: str, content_type: str) -> str: ...
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]: ...
 
 
 class PlatformDriver(Protocol):

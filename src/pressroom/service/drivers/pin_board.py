@@ -16,7 +16,7 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (https://developers.pinterest.com/docs/api/v5/user_account-get);
 - publish: ``POST /v5/pins`` on the request's board with ``media_source`` of type
   ``image_url``: Pinterest downloads the image from a signed link that expires in an
-  hour (``media.links``), so no bytes pass through the driver
+  hour (``media.handover``), so no bytes pass through the driver
   (https://developers.pinterest.com/docs/api/v5/pins-create);
 - look-up of an unknown outcome: ``GET /v5/boards/{board_id}/pins``, a pin made since the
   send with the same title and description
@@ -38,7 +38,7 @@ from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
 from pressroom.service.drivers.base import (
     Delivery,
-    MediaLinkSource,
+    MediaSource,
     PlatformRefused,
     PlatformUnavailable,
     Profile,
@@ -68,13 +68,13 @@ class PinterestDriver:
         client_secret: str,
         tokens: TokenSource,
         http: NetworkClient,
-        links: MediaLinkSource,
+        media: MediaSource,
     ) -> None:
         self.client_id = client_id
         self._client_secret = client_secret
         self.tokens = tokens
         self.http = http
-        self.links = links
+        self.media = media
 
     # --- connect ---------------------------------------------------------------
     def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
@@ -118,7 +118,7 @@ class PinterestDriver:
             "board_id": delivery.fields["boardId"],
             "media_source": {
                 "source_type": "image_url",
-                "url": self.links.url(media.file_id, media.storage_key, media.content_type),
+                "url": self.media.url(media.file_id, media.storage_key, media.content_type),
             },
         }
         for ours, theirs in (("title", "title"), ("description", "description")):

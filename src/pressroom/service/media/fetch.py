@@ -1,6 +1,6 @@
 """``GET /storage/files/{fileId}``: a file's bytes by signed link, for networks that fetch.
 
-No API key: the signature (``media.links``) authorises it, for one file until its
+No API key: the signature (``media.handover``) authorises it, for one file until its
 expiry. Whole file or one byte range, as the API's download answers.
 """
 
@@ -17,7 +17,7 @@ from pressroom.service.db.models import File
 from pressroom.service.deps import DbSession
 from pressroom.service.errors import ServiceError
 from pressroom.service.media.download import open_download
-from pressroom.service.media.links import FETCH_PREFIX, MediaLinks
+from pressroom.service.media.handover import FETCH_PREFIX, MediaHandover
 from pressroom.service.media.runtime import Library
 
 router = APIRouter(tags=["storage"])
@@ -33,7 +33,7 @@ def fetch_file(
     signature: Annotated[str, Query()],
     range_: Annotated[str | None, Header(alias="Range")] = None,
 ) -> StreamingResponse:
-    links = MediaLinks(request.app.state.settings)
+    links = MediaHandover(request.app.state.settings)
     if not links.verify(file_id, expires, signature, utcnow()):
         raise ServiceError(
             error_codes.MEDIA_LINK_SIGNATURE,

@@ -235,6 +235,7 @@ def media_of(file: File) -> driver.Media:
         content_type=file.content_type,
         storage_key=file.storage_key,
         duration_seconds=file.duration_seconds,
+        size=file.size,
     )
 
 

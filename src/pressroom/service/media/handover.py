@@ -1,7 +1,10 @@
-"""Signed, expiring links to a ready file's bytes, for networks that fetch media themselves.
+"""How a post's media reaches a network: streamed from storage, or by a signed link.
 
-Some networks take a post's media by URL and download it (Pinterest pins; Instagram and
-Facebook can too). The link must work without an API key and stop working soon after:
+Networks that take uploads (YouTube's resumable upload, TikTok's chunks) get the bytes
+read from storage range by range (``read``), so a video never sits whole in memory.
+
+Networks that fetch media themselves (Pinterest pins; Instagram and Facebook can too)
+get a link (``url``) that works without an API key and stops working soon after:
 
 - on S3 it is a presigned GET of the object (the bucket need not be public);
 - on local storage it is ``{PRESSROOM_BASE_URL}/storage/files/{fileId}?expires=..&signature=..``
@@ -11,6 +14,7 @@ Facebook can too). The link must work without an API key and stop working soon a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
@@ -24,11 +28,20 @@ LINK_TTL = timedelta(hours=1)
 """Long enough for a network's queue to fetch it; short enough to be useless when leaked."""
 
 
-class MediaLinks:
+class MediaHandover:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._signer = LinkSigner(load_secret(settings.secret_key, settings.data_dir))
         self._storage: Storage | None = None
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        """Bytes ``start``..``stop`` (exclusive) of a stored file, in the store's pieces."""
+        return self._store().read(storage_key, start, stop)
+
+    def _store(self) -> Storage:
+        if self._storage is None:
+            self._storage = make_storage(self.settings)
+        return self._storage
 
     def url(
         self, file_id: str, storage_key: str, content_type: str, *, now: datetime | None = None
@@ -37,10 +50,9 @@ class MediaLinks:
         if self.settings.store.storage == "s3":
             from pressroom.service.storage.s3 import S3Storage
 
-            if self._storage is None:
-                self._storage = make_storage(self.settings)
-            assert isinstance(self._storage, S3Storage)
-            return self._storage.presign_download(storage_key, content_type, expires_at)
+            storage = self._store()
+            assert isinstance(storage, S3Storage)
+            return storage.presign_download(storage_key, content_type, expires_at)
         expires = int(expires_at.timestamp())
         query = urlencode({"expires": expires, "signature": self._signer.sign(file_id, expires)})
         return f"{self.settings.public_base_url}{FETCH_PREFIX}{file_id}?{query}"
