@@ -44,6 +44,8 @@ NETWORKS = NetworkSettings(
     pin_board_client_secret="pinterest-secret",
     professional_network_client_id="linkedin-app",
     professional_network_client_secret="linkedin-secret",
+    video_sharing_client_id="google-client",
+    video_sharing_client_secret="google-secret",
 )
 ME = {"data": {"id": "2244994945", "name": "Pressroom HQ", "username": "pressroom_hq"}}
 
@@ -277,3 +279,108 @@ def test_an_outcome_linkedin_cannot_be_asked_about_is_never_resent(
     post = record(real, account)
     assert post.status == "unknown"
     assert post.result is not None and "lookupUnsupported" in post.result
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_a_video_goes_to_youtube_streamed_from_storage_after_a_refresh(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """An access token that lapsed is refreshed first; Google sends no new refresh token,
+    and the one kept still works next time. The upload carries the stored file's bytes."""
+    library = library_factory(networks=NETWORKS)
+    real = library.service
+    account = library.account()
+    video = library.upload(account, media_files.video2)
+    assert library.wait(account, video)["status"] == "ready"
+    channel = account.connect("video_sharing", "@pressroom", verified=False)
+    vault = Vault.from_settings(real.settings)
+    with transaction(real.sessions) as db:
+        connection = db.get(Connection, channel)
+        assert connection is not None
+        connection.access_token_enc = vault.encrypt("ya29.old")
+        connection.refresh_token_enc = vault.encrypt("1//keep")
+        connection.access_expires_at = datetime(2026, 1, 1, tzinfo=UTC)
+    session = (
+        "https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&upload_id=u1"
+    )
+    with respx.mock(assert_all_called=True) as google:
+        token = google.post("https://oauth2.googleapis.com/token").respond(
+            200, json={"access_token": "ya29.new", "expires_in": 3599, "token_type": "Bearer"}
+        )
+        google.post("https://www.googleapis.com/upload/youtube/v3/videos").respond(
+            200, headers={"Location": session}
+        )
+        put = google.put(session).respond(
+            200,
+            json={
+                "id": "dQw4w9WgXcQ",
+                "snippet": {"publishedAt": "2026-11-25T12:00:00Z"},
+                "status": {"uploadStatus": "uploaded"},
+            },
+        )
+        response = publish(
+            account,
+            Platform.VIDEO_SHARING,
+            {
+                "connectionId": channel,
+                "fileId": video,
+                "title": "Launch",
+                "privacyStatus": "private",
+            },
+        )
+        assert response.status_code == 200, response.text
+        assert response.json()["videoId"] == "dQw4w9WgXcQ"
+        assert "refresh_token=1%2F%2Fkeep" in token.calls.last.request.content.decode()
+        upload = put.calls.last.request
+        assert upload.headers["Authorization"] == "Bearer ya29.new"
+        assert upload.content == media_files.video2.read_bytes()
+    with transaction(real.sessions, write=False) as db:
+        kept = db.get(Connection, channel)
+        assert kept is not None and kept.refresh_token_enc is not None
+        assert vault.decrypt(kept.refresh_token_enc) == "1//keep"
+        assert vault.decrypt(kept.access_token_enc or "") == "ya29.new"
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_youtube_refusing_a_thumbnail_is_channel_not_verified(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    library = library_factory(networks=NETWORKS)
+    real = library.service
+    account = library.account()
+    channel = account.connect("video_sharing", "@pressroom", verified=True)
+    with transaction(real.sessions) as db:
+        connection = db.get(Connection, channel)
+        assert connection is not None
+        connection.access_token_enc = Vault.from_settings(real.settings).encrypt("ya29")
+        db.add(
+            Post(
+                id="post_v1",
+                account_id=account.id,
+                connection_id=channel,
+                platform="video_sharing",
+                request={},
+                status="published",
+                platform_post_id="dQw4w9WgXcQ",
+                created_at=datetime.now(UTC),
+            )
+        )
+    image = library.upload(account, media_files.png)
+    library.wait(account, image)
+    path = "/api/v2/video_sharing/thumbnail/dQw4w9WgXcQ"
+    with respx.mock(assert_all_called=True) as google:
+        google.post("https://www.googleapis.com/upload/youtube/v3/thumbnails/set").respond(
+            403,
+            json={
+                "error": {
+                    "code": 403,
+                    "message": "no custom thumbnails",
+                    "errors": [{"reason": "forbidden"}],
+                }
+            },
+        )
+        response = real.client.post(path, json={"thumbnailFileId": image}, headers=account.headers)
+    assert response.status_code == 403, response.text
+    assert error_of(response)["code"] == "channel_not_verified"
+    again = real.client.post(path, json={"thumbnailFileId": image}, headers=account.headers)
+    assert again.status_code == 403  # refused here now, without asking YouTube

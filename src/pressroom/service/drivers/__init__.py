@@ -24,6 +24,7 @@ from pressroom.service.drivers.pin_board import PinterestDriver
 from pressroom.service.drivers.professional_network import LinkedInDriver
 from pressroom.service.drivers.sandbox import SandboxDriver, SandboxRandom
 from pressroom.service.drivers.tokens import ConnectionTokens, TokenSource
+from pressroom.service.drivers.video_sharing import YouTubeDriver
 from pressroom.service.media.handover import MediaHandover
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.storage.signing import load_secret
@@ -57,6 +58,10 @@ class RealNetwork:
 REAL_DRIVERS: dict[Platform, RealNetwork] = {
     Platform.MICROBLOG: RealNetwork(
         "X (API v2)", lambda a: XDriver(a.client_id, a.client_secret, a.tokens, a.http)
+    ),
+    Platform.VIDEO_SHARING: RealNetwork(
+        "YouTube (Data API v3)",
+        lambda a: YouTubeDriver(a.client_id, a.client_secret, a.tokens, a.http, a.media),
     ),
     Platform.PROFESSIONAL_NETWORK: RealNetwork(
         "LinkedIn (Posts API)",

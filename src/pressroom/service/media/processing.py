@@ -269,7 +269,8 @@ class Processor:
         self.recover()
         self.notice_pending()
         self.sweep()
-        self._left_before = began
+        with self._lock:  # passes may overlap (the loop's, an operator's): never go back
+            self._left_before = max(self._left_before, began)
 
     def recover(self) -> int:
         """Queue again the files left in ``processing`` (see the module's docstring)."""

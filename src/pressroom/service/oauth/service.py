@@ -244,6 +244,8 @@ def refresh(flow: Flow, connection_id: str) -> bool:
         with transaction(flow.sessions) as db:
             connections.expire_token(db, connection_id)
         return False
+    if tokens.refresh_token is None:  # Google and others keep the refresh token as is
+        tokens = TokenSet(tokens.access_token, refresh_token, tokens.expires_at)
     with transaction(flow.sessions) as db:
         connection = ConnectionRepository(db).get(connection_id)
         assert connection is not None

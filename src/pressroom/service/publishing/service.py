@@ -323,6 +323,15 @@ def _turn_inactive(ctx: PublishContext, connection_id: str) -> None:
         expire_token(db, holder)
 
 
+def _mark_unverified(ctx: PublishContext, connection_id: str) -> None:
+    """The network says the channel is not verified: the next thumbnail is refused here,
+    as for any channel connected unverified, until a reconnect reads it again."""
+    with transaction(ctx.sessions) as db:
+        connection = ConnectionRepository(db).get(connection_id)
+        if connection is not None:
+            connection.verified = False
+
+
 def _record_outcome(
     ctx: PublishContext, post_id: str, *, status: str, result: dict[str, Any] | None
 ) -> None:
@@ -361,11 +370,36 @@ def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) ->
             )
         image = require_ready_file(db, ctx.account, body.thumbnail_file_id, field="thumbnailFileId")
         rules.check_image(image, field="thumbnailFileId")
+        channel_id = channel.id
         change = driver.ThumbnailChange(
             driver.Account(channel.id, channel.name), video_id, media_of(image)
         )
     try:
         done = ctx.drivers[Platform.VIDEO_SHARING].set_thumbnail(change)
+    except driver.PlatformRateLimited as exc:
+        raise ServiceError(
+            error_codes.RATE_LIMITED,
+            "video_sharing refused the thumbnail for its rate limit; nothing changed. "
+            "Retry after Retry-After seconds.",
+            headers={"Retry-After": str(exc.retry_after)},
+        ) from exc
+    except driver.AccessRevoked as exc:
+        _turn_inactive(ctx, channel_id)
+        raise ServiceError(
+            error_codes.CONNECTION_INACTIVE,
+            f"video_sharing no longer accepts the channel's authorization ({exc}); it is "
+            "now inactive: reconnect it in the dashboard.",
+        ) from exc
+    except driver.PermissionMissing as exc:
+        if exc.code is error_codes.CHANNEL_NOT_VERIFIED:
+            _mark_unverified(ctx, channel_id)
+        raise ServiceError(exc.code, f"video_sharing refused the thumbnail: {exc}") from exc
+    except driver.PlatformRefused as exc:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"video_sharing refused the thumbnail: {exc}",
+            field=exc.field if exc.field != "fileId" else "thumbnailFileId",
+        ) from exc
     except driver.PlatformUnavailable as exc:
         raise ServiceError(
             error_codes.PLATFORM_UNAVAILABLE,

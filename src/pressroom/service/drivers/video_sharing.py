@@ -1,0 +1,382 @@
+"""video_sharing on YouTube: the Data API v3, a resumable upload streamed from storage.
+
+Set ``PRESSROOM_VIDEO_SHARING_CLIENT_ID`` and ``_CLIENT_SECRET`` from a Google Cloud OAuth
+client of type "Web application" in a project with the YouTube Data API v3 enabled, with
+``{PRESSROOM_BASE_URL}/oauth/callback/video_sharing`` as an authorized redirect URI.
+
+What the driver does, and the pages it follows (read 2026-11-25):
+
+- consent at ``https://accounts.google.com/o/oauth2/v2/auth`` with ``youtube.upload`` and
+  ``youtube.readonly``, ``access_type=offline`` and ``prompt=consent`` (so Google issues
+  a refresh token) and PKCE; code and refresh at ``POST https://oauth2.googleapis.com/token``
+  (https://developers.google.com/identity/protocols/oauth2/web-server). A refresh
+  answer carries no new refresh token: the one kept stays;
+- profile: ``GET /youtube/v3/channels?part=snippet,status&mine=true``; a channel whose
+  ``status.longUploadsStatus`` is ``allowed`` is verified, which custom thumbnails need
+  (https://developers.google.com/youtube/v3/docs/channels/list);
+- publish: ``videos.insert`` as a resumable upload: a session is opened with the
+  metadata (``snippet``, ``status``), then the bytes are PUT from storage in chunks of
+  ``CHUNK_BYTES`` (a multiple of 256 KiB, as the protocol requires) with
+  ``Content-Range``; after a failed chunk the session is asked where it stands
+  (``Content-Range: bytes */size``, answered 308 with ``Range``) and the upload resumes
+  there (https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol).
+  Requests are checked against the discovery document google-api-python-client ships;
+- thumbnails: ``thumbnails.set``, the image's bytes as the body; a 403 means the channel
+  may not use custom thumbnails (``channel_not_verified``)
+  (https://developers.google.com/youtube/v3/docs/thumbnails/set);
+- look-up of an unknown outcome: the channel's uploads playlist
+  (``channels.list`` ``contentDetails.relatedPlaylists.uploads``, then
+  ``playlistItems.list``), a video since the send with the same title; one quota unit
+  per call where ``search.list`` costs a hundred
+  (https://developers.google.com/youtube/v3/docs/playlistItems/list).
+
+YouTube goes on processing a video after the upload; the video exists, with its id and
+URL, from the moment the upload completes, so that is when the post counts as published.
+An upload YouTube rejects outright (``status.uploadStatus`` ``rejected`` or ``failed``)
+is refused with its ``rejectionReason`` or ``failureReason``.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+
+from pressroom import error_codes
+from pressroom.platforms import Platform
+from pressroom.service.db.base import utcnow
+from pressroom.service.drivers.base import (
+    AccessRevoked,
+    Delivery,
+    MediaSource,
+    PermissionMissing,
+    PlatformRateLimited,
+    PlatformRefused,
+    PlatformUnavailable,
+    Profile,
+    Published,
+    ThumbnailChange,
+    ThumbnailSet,
+    TokenRefused,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.oauth2 import code_challenge, consent_url, token_call
+from pressroom.service.drivers.tokens import TokenSource
+
+AUTHORIZE_URL = "https://accounts.google.com/o/oauth2/v2/auth"
+TOKEN_URL = "https://oauth2.googleapis.com/token"
+API = "https://www.googleapis.com/youtube/v3"
+UPLOAD_API = "https://www.googleapis.com/upload/youtube/v3"
+SCOPES = (
+    "https://www.googleapis.com/auth/youtube.upload",
+    "https://www.googleapis.com/auth/youtube.readonly",
+)
+UPLOAD_QUANTUM = 256 * 1024
+CHUNK_BYTES = 32 * UPLOAD_QUANTUM
+"""8 MiB per PUT: in memory at once, and a multiple of 256 KiB as resumable uploads need."""
+CHUNK_ATTEMPTS = 4
+"""Tries of one chunk (asking the session where it stands between them)."""
+CLOCK_SLACK = timedelta(minutes=2)
+QUOTA_REASONS = frozenset({"quotaExceeded", "rateLimitExceeded", "userRateLimitExceeded"})
+_RANGE = re.compile(r"bytes=0-(\d+)")
+
+
+class YouTubeDriver:
+    platform = Platform.VIDEO_SHARING
+
+    def __init__(
+        self,
+        client_id: str,
+        client_secret: str,
+        tokens: TokenSource,
+        http: NetworkClient,
+        media: MediaSource,
+        *,
+        chunk_bytes: int = CHUNK_BYTES,
+    ) -> None:
+        if chunk_bytes <= 0 or chunk_bytes % UPLOAD_QUANTUM:
+            raise ValueError("resumable upload chunks are multiples of 256 KiB")
+        self.client_id = client_id
+        self._client_secret = client_secret
+        self.tokens = tokens
+        self.http = http
+        self.media = media
+        self.chunk_bytes = chunk_bytes
+
+    # --- connect ---------------------------------------------------------------
+    def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
+        return consent_url(
+            AUTHORIZE_URL,
+            {
+                "client_id": self.client_id,
+                "redirect_uri": redirect_uri,
+                "response_type": "code",
+                "scope": " ".join(SCOPES),
+                "access_type": "offline",
+                "prompt": "consent",
+                "include_granted_scopes": "true",
+                "state": state,
+                "code_challenge": code_challenge(code_verifier),
+                "code_challenge_method": "S256",
+            },
+        )
+
+    def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
+        form = {
+            "code": code,
+            "client_id": self.client_id,
+            "client_secret": self._client_secret,
+            "redirect_uri": redirect_uri,
+            "grant_type": "authorization_code",
+            "code_verifier": code_verifier,
+        }
+        return token_call(self.http, TOKEN_URL, form)
+
+    def refresh(self, refresh_token: str) -> TokenSet:
+        form = {
+            "client_id": self.client_id,
+            "client_secret": self._client_secret,
+            "refresh_token": refresh_token,
+            "grant_type": "refresh_token",
+        }
+        return token_call(self.http, TOKEN_URL, form)
+
+    def fetch_profile(self, tokens: TokenSet) -> Profile:
+        channel = self._channel(tokens.access_token, "snippet,status")
+        if channel is None:
+            raise TokenRefused("no_youtube_channel")
+        snippet, status = channel.get("snippet") or {}, channel.get("status") or {}
+        title = str(snippet.get("title") or channel["id"])
+        return Profile(
+            name=str(snippet.get("customUrl") or title),
+            display_name=title,
+            verified=status.get("longUploadsStatus") == "allowed",
+        )
+
+    # --- publish ---------------------------------------------------------------
+    def publish(self, delivery: Delivery) -> Published:
+        media = delivery.media
+        assert media is not None and media.size is not None  # a ready video
+        token = self.tokens.access_token(delivery.account.connection_id)
+        session = self._open_session(token, delivery, media.content_type, media.size)
+        video = self._send_bytes(token, session, media.storage_key, media.size)
+        status = video.get("status") or {}
+        if status.get("uploadStatus") in ("rejected", "failed"):
+            reason = status.get("rejectionReason") or status.get("failureReason") or "unknown"
+            raise PlatformRefused(f"YouTube refused the video ({reason})", field="fileId")
+        published = _parse_time((video.get("snippet") or {}).get("publishedAt"))
+        return Published(str(video["id"]), _watch_url(str(video["id"])), published or utcnow())
+
+    def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        channel = self._channel(token, "contentDetails")
+        if channel is None:
+            return None
+        uploads = channel["contentDetails"]["relatedPlaylists"]["uploads"]
+        response = self.http.request(
+            "GET",
+            f"{API}/playlistItems",
+            token=token,
+            params={"part": "snippet", "playlistId": uploads, "maxResults": "50"},
+        )
+        if response.status_code != 200:
+            raise _unavailable(response, "list the channel's uploads")
+        since = _aware(sent_at) - CLOCK_SLACK
+        for item in _body(response).get("items") or []:
+            snippet = item.get("snippet") or {}
+            made = _parse_time(snippet.get("publishedAt"))
+            if (
+                made is not None
+                and made >= since
+                and snippet.get("title") == delivery.fields.get("title")
+            ):
+                video_id = str((snippet.get("resourceId") or {}).get("videoId"))
+                return Published(video_id, _watch_url(video_id), made)
+        return None
+
+    def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        image = change.image
+        assert image.size is not None
+        token = self.tokens.access_token(change.account.connection_id)
+        body = b"".join(self.media.read(image.storage_key, 0, image.size))
+        response = self.http.request(
+            "POST",
+            f"{UPLOAD_API}/thumbnails/set",
+            token=token,
+            params={"videoId": change.video_id, "uploadType": "media"},
+            headers={"Content-Type": image.content_type},
+            content=body,
+        )
+        if response.status_code == 403:
+            raise PermissionMissing(
+                error_codes.CHANNEL_NOT_VERIFIED,
+                f"YouTube does not let this channel set custom thumbnails ({_message(response)}).",
+            )
+        if response.status_code == 404:
+            raise PlatformRefused("YouTube has no such video on this channel", field="videoId")
+        if response.status_code != 200:
+            raise _failure(response, sent=True)
+        sizes = (_body(response).get("items") or [{}])[0]
+        best: dict[str, Any] = next(
+            (sizes[k] for k in ("maxres", "high", "medium", "default") if k in sizes), {}
+        )
+        return ThumbnailSet(change.video_id, str(best.get("url", "")), utcnow())
+
+    # --- the resumable upload --------------------------------------------------
+    def _open_session(self, token: str, delivery: Delivery, content_type: str, size: int) -> str:
+        fields = delivery.fields
+        snippet: dict[str, Any] = {"title": fields["title"]}
+        if fields.get("description"):
+            snippet["description"] = fields["description"]
+        metadata = {
+            "snippet": snippet,
+            "status": {
+                "privacyStatus": fields.get("privacyStatus", "public"),
+                "selfDeclaredMadeForKids": False,
+            },
+        }
+        response = self.http.request(
+            "POST",
+            f"{UPLOAD_API}/videos",
+            token=token,
+            params={"uploadType": "resumable", "part": "snippet,status"},
+            headers={
+                "X-Upload-Content-Length": str(size),
+                "X-Upload-Content-Type": content_type,
+            },
+            json=metadata,
+        )
+        location = response.headers.get("Location")
+        if response.status_code != 200 or not location:
+            raise _failure(response, sent=False)  # no video exists before the bytes
+        return str(location)
+
+    def _send_bytes(self, token: str, session: str, key: str, size: int) -> dict[str, Any]:
+        """PUT the file chunk by chunk; the video resource once the last one is in.
+
+        A chunk that fails (a 5xx, a broken connection) is not simply sent again: the
+        session is asked how much it holds, and the upload goes on from there."""
+        offset, failures = 0, 0
+        while True:
+            stop = min(offset + self.chunk_bytes, size)
+            last = stop == size
+            try:
+                if failures:
+                    response = self._where_it_stands(token, session, size, last=last)
+                else:
+                    response = self.http.request(
+                        "PUT",
+                        session,
+                        token=token,
+                        creates=last,
+                        headers={"Content-Range": f"bytes {offset}-{stop - 1}/{size}"},
+                        content=b"".join(self.media.read(key, offset, stop)),
+                    )
+            except PlatformRateLimited:
+                raise
+            except PlatformUnavailable:
+                failures += 1
+                if failures >= CHUNK_ATTEMPTS:
+                    raise
+                continue
+            if response.status_code in (200, 201):
+                video: dict[str, Any] = _body(response)
+                return video
+            if response.status_code != 308:
+                raise _failure(response, sent=last)
+            offset, failures = _received(response), 0
+
+    def _where_it_stands(
+        self, token: str, session: str, size: int, *, last: bool
+    ) -> httpx.Response:
+        """Ask an interrupted session how much it has (308 with ``Range``), or for the
+        video when the upload completed after all."""
+        return self.http.request(
+            "PUT",
+            session,
+            token=token,
+            creates=last,
+            headers={"Content-Range": f"bytes */{size}"},
+            content=b"",
+        )
+
+    def _channel(self, token: str, parts: str) -> dict[str, Any] | None:
+        response = self.http.request(
+            "GET", f"{API}/channels", token=token, params={"part": parts, "mine": "true"}
+        )
+        if response.status_code != 200:
+            raise _unavailable(response, "read the channel")
+        items = _body(response).get("items") or []
+        return dict(items[0]) if items else None
+
+
+def _received(response: httpx.Response) -> int:
+    """Where the next chunk starts, from a 308's ``Range: bytes=0-N`` (none: nothing yet)."""
+    found = _RANGE.fullmatch(response.headers.get("Range", ""))
+    return int(found.group(1)) + 1 if found else 0
+
+
+def _watch_url(video_id: str) -> str:
+    return f"https://www.youtube.com/watch?v={video_id}"
+
+
+def _body(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _error(response: httpx.Response) -> dict[str, Any]:
+    error = _body(response).get("error")
+    return error if isinstance(error, dict) else {}
+
+
+def _message(response: httpx.Response) -> str:
+    return str(_error(response).get("message") or f"HTTP {response.status_code}")
+
+
+def _reasons(response: httpx.Response) -> set[str]:
+    return {
+        str(e.get("reason")) for e in _error(response).get("errors") or [] if isinstance(e, dict)
+    }
+
+
+def _failure(response: httpx.Response, *, sent: bool) -> Exception:
+    status, reasons = response.status_code, _reasons(response)
+    if status == 403 and reasons & QUOTA_REASONS:
+        return PlatformRateLimited(
+            f"YouTube's quota is used up ({_message(response)})", retry_after=3600
+        )
+    if status == 403 and "youtubeSignupRequired" in reasons:
+        return AccessRevoked("the Google account has no YouTube channel")
+    if status in (400, 403):
+        return PlatformRefused(f"YouTube answered: {_message(response)}")
+    return PlatformUnavailable(
+        f"YouTube answered {status}: {_message(response)}", retry_after=30, sent=sent
+    )
+
+
+def _unavailable(response: httpx.Response, doing: str) -> PlatformUnavailable:
+    return PlatformUnavailable(
+        f"YouTube could not {doing} ({response.status_code}: {_message(response)})",
+        retry_after=60,
+        sent=True,
+    )
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _parse_time(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return _aware(datetime.fromisoformat(value.replace("Z", "+00:00")))
+    except ValueError:
+        return None

@@ -1,0 +1,481 @@
+"""The video_sharing driver against YouTube's documented API (respx replays its answers;
+every request is also held to the discovery document, ``youtube_discovery``).
+
+Pages read 2026-11-25:
+
+- OAuth 2.0 for web server apps: https://developers.google.com/identity/protocols/oauth2/web-server
+- Resumable uploads: https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol
+- videos.insert: https://developers.google.com/youtube/v3/docs/videos/insert
+- thumbnails.set: https://developers.google.com/youtube/v3/docs/thumbnails/set
+- channels.list: https://developers.google.com/youtube/v3/docs/channels/list
+- playlistItems.list: https://developers.google.com/youtube/v3/docs/playlistItems/list
+- Errors: https://developers.google.com/youtube/v3/docs/errors
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+import respx
+
+from pressroom.platforms import MediaKind, Platform
+from pressroom.service.drivers.base import (
+    Account,
+    Delivery,
+    Media,
+    PermissionMissing,
+    PlatformRateLimited,
+    PlatformRefused,
+    PlatformUnavailable,
+    ThumbnailChange,
+    TokenRefused,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.video_sharing import UPLOAD_QUANTUM, YouTubeDriver
+from tests.drivers import youtube_discovery as discovery
+
+CLIENT_ID = "1234-abc.apps.googleusercontent.com"
+CLIENT_SECRET = "GOCSPX-secret"
+CALLBACK = "https://press.example/oauth/callback/video_sharing"
+SESSION = (
+    "https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&upload_id=xa298sd_f"
+)
+CHUNK = UPLOAD_QUANTUM  # small chunks, so a short file takes several
+SIZE = 2 * CHUNK + 1000
+VIDEO_BYTES = bytes(range(256)) * (SIZE // 256) + bytes(SIZE % 256)
+SENT_AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+class Tokens:
+    def access_token(self, connection_id: str) -> str:
+        return "ya29.token"
+
+
+class Stored:
+    """The storage a driver reads from: byte ranges, and a count of bytes read."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.reads: list[tuple[int, int]] = []
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        self.reads.append((start, stop))
+        yield self.data[start:stop]
+
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        raise AssertionError("YouTube takes uploads, not links")
+
+
+def video_resource(
+    video_id: str = "dQw4w9WgXcQ", upload_status: str = "uploaded"
+) -> dict[str, object]:
+    return {
+        "kind": "youtube#video",
+        "etag": "etag",
+        "id": video_id,
+        "snippet": {"publishedAt": "2026-11-25T12:00:04Z", "title": "Launch", "channelId": "UC1"},
+        "status": {"uploadStatus": upload_status, "privacyStatus": "unlisted"},
+    }
+
+
+@pytest.fixture
+def google() -> Iterator[respx.MockRouter]:
+    with respx.mock(assert_all_mocked=True, assert_all_called=True) as router:
+        yield router
+
+
+@pytest.fixture
+def stored() -> Stored:
+    return Stored(VIDEO_BYTES)
+
+
+@pytest.fixture
+def driver(stored: Stored) -> Iterator[YouTubeDriver]:
+    http = NetworkClient(Platform.VIDEO_SHARING, timeout_seconds=5, backoff_seconds=0)
+    yield YouTubeDriver(CLIENT_ID, CLIENT_SECRET, Tokens(), http, stored, chunk_bytes=CHUNK)
+    http.close()
+
+
+def delivery(**fields: object) -> Delivery:
+    return Delivery(
+        platform=Platform.VIDEO_SHARING,
+        account=Account("conn_1", "@pressroom"),
+        fields={
+            "title": "Launch",
+            "description": "Our launch",
+            "privacyStatus": "unlisted",
+            **fields,
+        },
+        media=Media("file_1", MediaKind.VIDEO, "video/mp4", "files/file_1", 30.0, SIZE),
+        reference="post_1",
+    )
+
+
+def open_session(google: respx.MockRouter) -> respx.Route:
+    return google.post("https://www.googleapis.com/upload/youtube/v3/videos").respond(
+        200, headers={"Location": SESSION}
+    )
+
+
+def test_the_consent_url_asks_for_upload_offline_with_pkce(driver: YouTubeDriver) -> None:
+    url = urlsplit(
+        driver.authorization_url(redirect_uri=CALLBACK, state="st", code_verifier="v" * 50)
+    )
+    assert (
+        f"{url.scheme}://{url.netloc}{url.path}" == "https://accounts.google.com/o/oauth2/v2/auth"
+    )
+    query = {k: v[0] for k, v in parse_qs(url.query).items()}
+    assert query["scope"].split() == [
+        "https://www.googleapis.com/auth/youtube.upload",
+        "https://www.googleapis.com/auth/youtube.readonly",
+    ]
+    assert (query["access_type"], query["prompt"], query["response_type"]) == (
+        "offline",
+        "consent",
+        "code",
+    )
+    assert query["code_challenge_method"] == "S256" and len(query["code_challenge"]) == 43
+    assert (query["client_id"], query["redirect_uri"], query["state"]) == (
+        CLIENT_ID,
+        CALLBACK,
+        "st",
+    )
+
+
+def test_code_and_refresh_go_to_googles_token_endpoint(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    route = google.post("https://oauth2.googleapis.com/token")
+    route.side_effect = [
+        httpx.Response(
+            200,
+            json={
+                "access_token": "ya29.a",
+                "expires_in": 3599,
+                "refresh_token": "1//r",
+                "scope": "https://www.googleapis.com/auth/youtube.upload",
+                "token_type": "Bearer",
+            },
+        ),
+        httpx.Response(
+            200, json={"access_token": "ya29.b", "expires_in": 3599, "token_type": "Bearer"}
+        ),
+        httpx.Response(
+            400,
+            json={
+                "error": "invalid_grant",
+                "error_description": "Token has been expired or revoked.",
+            },
+        ),
+    ]
+    first = driver.exchange_code(code="4/c", redirect_uri=CALLBACK, code_verifier="v" * 50)
+    assert (first.access_token, first.refresh_token) == ("ya29.a", "1//r")
+    renewed = driver.refresh("1//r")
+    assert renewed.access_token == "ya29.b" and renewed.refresh_token is None  # kept by the vault
+    with pytest.raises(TokenRefused, match="invalid_grant"):
+        driver.refresh("1//r")
+    forms = [
+        {k: v[0] for k, v in parse_qs(c.request.content.decode()).items()} for c in route.calls
+    ]
+    assert forms[0] == {
+        "code": "4/c",
+        "client_id": CLIENT_ID,
+        "client_secret": CLIENT_SECRET,
+        "redirect_uri": CALLBACK,
+        "grant_type": "authorization_code",
+        "code_verifier": "v" * 50,
+    }
+    assert forms[1] == {
+        "client_id": CLIENT_ID,
+        "client_secret": CLIENT_SECRET,
+        "refresh_token": "1//r",
+        "grant_type": "refresh_token",
+    }
+
+
+@pytest.mark.parametrize(("long_uploads", "verified"), [("allowed", True), ("eligible", False)])
+def test_the_profile_is_the_channel_and_whether_it_is_verified(
+    google: respx.MockRouter, driver: YouTubeDriver, long_uploads: str, verified: bool
+) -> None:
+    route = google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200,
+        json={
+            "kind": "youtube#channelListResponse",
+            "items": [
+                {
+                    "kind": "youtube#channel",
+                    "id": "UC_x5XG1OV2P6uZZ5FSM9Ttw",
+                    "snippet": {"title": "Pressroom", "customUrl": "@pressroom"},
+                    "status": {"privacyStatus": "public", "longUploadsStatus": long_uploads},
+                }
+            ],
+        },
+    )
+    profile = driver.fetch_profile(TokenSet("ya29", None, None))
+    assert (profile.name, profile.display_name, profile.verified) == (
+        "@pressroom",
+        "Pressroom",
+        verified,
+    )
+    discovery.check(route.calls.last.request, "channels", "list")
+
+
+def test_a_google_account_without_a_channel_cannot_connect(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json={"kind": "youtube#channelListResponse", "items": []}
+    )
+    with pytest.raises(TokenRefused, match="no_youtube_channel"):
+        driver.fetch_profile(TokenSet("ya29", None, None))
+
+
+def test_a_video_is_uploaded_in_chunks_streamed_from_storage(
+    google: respx.MockRouter, driver: YouTubeDriver, stored: Stored
+) -> None:
+    opened = open_session(google)
+    put = google.put(SESSION)
+    put.side_effect = [
+        httpx.Response(308, headers={"Range": f"bytes=0-{CHUNK - 1}"}),
+        httpx.Response(308, headers={"Range": f"bytes=0-{2 * CHUNK - 1}"}),
+        httpx.Response(200, json=video_resource()),
+    ]
+    published = driver.publish(delivery())
+    assert published.platform_post_id == "dQw4w9WgXcQ"
+    assert published.url == "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
+    start = opened.calls.last.request
+    discovery.check(start, "videos", "insert", upload=True)
+    assert start.url.params["uploadType"] == "resumable"
+    assert start.headers["X-Upload-Content-Length"] == str(SIZE)
+    assert start.headers["X-Upload-Content-Type"] == "video/mp4"
+    discovery.check_upload_type("video/mp4", "videos", "insert")
+    metadata = json.loads(start.content)
+    discovery.check_body(metadata, "Video")
+    assert metadata == {
+        "snippet": {"title": "Launch", "description": "Our launch"},
+        "status": {"privacyStatus": "unlisted", "selfDeclaredMadeForKids": False},
+    }
+    ranges = [c.request.headers["Content-Range"] for c in put.calls]
+    assert ranges == [
+        f"bytes 0-{CHUNK - 1}/{SIZE}",
+        f"bytes {CHUNK}-{2 * CHUNK - 1}/{SIZE}",
+        f"bytes {2 * CHUNK}-{SIZE - 1}/{SIZE}",
+    ]
+    assert b"".join(c.request.content for c in put.calls) == VIDEO_BYTES
+    assert all(stop - start <= CHUNK for start, stop in stored.reads)  # never the whole file
+
+
+def test_a_failed_chunk_resumes_where_the_session_stands(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    open_session(google)
+    put = google.put(SESSION)
+    put.side_effect = [
+        httpx.Response(308, headers={"Range": f"bytes=0-{CHUNK - 1}"}),
+        httpx.Response(503),  # the second chunk fails...
+        httpx.Response(308, headers={"Range": f"bytes=0-{CHUNK + 999}"}),  # ...part of it arrived
+        httpx.Response(308, headers={"Range": f"bytes=0-{2 * CHUNK + 999}"}),
+        httpx.Response(201, json=video_resource()),
+    ]
+    driver.publish(delivery())
+    ranges = [c.request.headers["Content-Range"] for c in put.calls]
+    assert ranges == [
+        f"bytes 0-{CHUNK - 1}/{SIZE}",
+        f"bytes {CHUNK}-{2 * CHUNK - 1}/{SIZE}",
+        f"bytes */{SIZE}",  # the status query, with an empty body
+        f"bytes {CHUNK + 1000}-{2 * CHUNK + 999}/{SIZE}",
+        f"bytes {2 * CHUNK + 1000}-{SIZE - 1}/{SIZE}",
+    ]
+    assert put.calls[2].request.content == b""
+
+
+def test_an_upload_that_keeps_failing_before_its_end_has_published_nothing(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    open_session(google)
+    google.put(SESSION).respond(503)
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(delivery())
+    assert caught.value.sent is False
+
+
+def test_a_last_chunk_without_an_answer_is_an_unknown_outcome(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    open_session(google)
+    put = google.put(SESSION)
+    put.side_effect = [
+        httpx.Response(308, headers={"Range": f"bytes=0-{CHUNK - 1}"}),
+        httpx.Response(308, headers={"Range": f"bytes=0-{2 * CHUNK - 1}"}),
+        *[httpx.ReadTimeout("no answer")] * 4,
+    ]
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(delivery())
+    assert caught.value.sent is True
+
+
+@pytest.mark.parametrize(
+    ("status", "reason", "raised"),
+    [
+        (403, "quotaExceeded", PlatformRateLimited),
+        (400, "invalidTitle", PlatformRefused),
+        (403, "forbidden", PlatformRefused),
+    ],
+)
+def test_what_youtube_refuses_when_the_upload_opens(
+    google: respx.MockRouter,
+    driver: YouTubeDriver,
+    status: int,
+    reason: str,
+    raised: type[Exception],
+) -> None:
+    google.post("https://www.googleapis.com/upload/youtube/v3/videos").respond(
+        status,
+        json={
+            "error": {
+                "code": status,
+                "message": f"The request failed: {reason}",
+                "errors": [{"message": "x", "domain": "youtube.video", "reason": reason}],
+            }
+        },
+    )
+    with pytest.raises(raised):
+        driver.publish(delivery())
+
+
+def test_a_rejected_upload_is_refused_with_youtubes_reason(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    open_session(google)
+    rejected = video_resource(upload_status="rejected")
+    rejected["status"] = {"uploadStatus": "rejected", "rejectionReason": "duplicate"}
+    google.put(SESSION).respond(200, json=rejected)
+    with pytest.raises(PlatformRefused, match="duplicate"):
+        driver.publish(delivery())
+
+
+def test_a_thumbnail_is_set_from_the_images_bytes(google: respx.MockRouter, stored: Stored) -> None:
+    image = b"\x89PNG" + b"\0" * 100
+    http = NetworkClient(Platform.VIDEO_SHARING, timeout_seconds=5)
+    driver = YouTubeDriver(
+        CLIENT_ID, CLIENT_SECRET, Tokens(), http, Stored(image), chunk_bytes=CHUNK
+    )
+    route = google.post("https://www.googleapis.com/upload/youtube/v3/thumbnails/set").respond(
+        200,
+        json={
+            "kind": "youtube#thumbnailSetResponse",
+            "items": [
+                {
+                    "default": {
+                        "url": "https://i.ytimg.com/vi/dQw4w9WgXcQ/default.jpg",
+                        "width": 120,
+                        "height": 90,
+                    },
+                    "high": {
+                        "url": "https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg",
+                        "width": 480,
+                        "height": 360,
+                    },
+                }
+            ],
+        },
+    )
+    done = driver.set_thumbnail(
+        ThumbnailChange(
+            Account("conn_1", "@pressroom"),
+            "dQw4w9WgXcQ",
+            Media("file_2", MediaKind.IMAGE, "image/png", "files/file_2", None, len(image)),
+        )
+    )
+    assert done.thumbnail_url == "https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg"
+    request = route.calls.last.request
+    discovery.check(request, "thumbnails", "set", upload=True)
+    discovery.check_upload_type("image/png", "thumbnails", "set")
+    assert request.headers["Content-Type"] == "image/png" and request.content == image
+
+
+def test_an_unverified_channels_thumbnail_is_channel_not_verified(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.post("https://www.googleapis.com/upload/youtube/v3/thumbnails/set").respond(
+        403,
+        json={
+            "error": {
+                "code": 403,
+                "message": "The authenticated user doesn't have permissions to upload and set custom video thumbnails.",
+                "errors": [{"reason": "forbidden", "domain": "youtube.thumbnail"}],
+            }
+        },
+    )
+    with pytest.raises(PermissionMissing) as caught:
+        driver.set_thumbnail(
+            ThumbnailChange(
+                Account("conn_1", "@p"),
+                "v1",
+                Media("f", MediaKind.IMAGE, "image/png", "k", None, 10),
+            )
+        )
+    assert caught.value.code.code == "channel_not_verified"
+
+
+def test_an_unknown_outcome_is_found_among_the_channels_uploads(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    channels = google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200,
+        json={"items": [{"id": "UC1", "contentDetails": {"relatedPlaylists": {"uploads": "UU1"}}}]},
+    )
+    items = google.get("https://www.googleapis.com/youtube/v3/playlistItems").respond(
+        200,
+        json={
+            "kind": "youtube#playlistItemListResponse",
+            "items": [
+                {
+                    "snippet": {
+                        "publishedAt": "2026-11-25T12:00:09Z",
+                        "title": "Other",
+                        "resourceId": {"kind": "youtube#video", "videoId": "v0"},
+                    }
+                },
+                {
+                    "snippet": {
+                        "publishedAt": "2026-11-20T12:00:00Z",
+                        "title": "Launch",
+                        "resourceId": {"kind": "youtube#video", "videoId": "old"},
+                    }
+                },
+                {
+                    "snippet": {
+                        "publishedAt": "2026-11-25T12:00:04Z",
+                        "title": "Launch",
+                        "resourceId": {"kind": "youtube#video", "videoId": "dQw4w9WgXcQ"},
+                    }
+                },
+            ],
+        },
+    )
+    found = driver.find_delivery(delivery(), SENT_AT)
+    assert found is not None and found.platform_post_id == "dQw4w9WgXcQ"
+    discovery.check(channels.calls.last.request, "channels", "list")
+    discovery.check(items.calls.last.request, "playlistItems", "list")
+    assert items.calls.last.request.url.params["playlistId"] == "UU1"
+
+
+def test_the_discovery_check_catches_a_wrong_request() -> None:
+    """The checker is not a rubber stamp: a misspelt parameter or field fails it."""
+    wrong = httpx.Request(
+        "POST",
+        "https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&parts=snippet",
+    )
+    with pytest.raises(AssertionError, match="parts"):
+        discovery.check(wrong, "videos", "insert", upload=True)
+    with pytest.raises(AssertionError, match="privacy"):
+        discovery.check_body({"status": {"privacy": "public"}}, "Video")
+    with pytest.raises(AssertionError):
+        discovery.check_body({"status": {"privacyStatus": "hidden"}}, "Video")
