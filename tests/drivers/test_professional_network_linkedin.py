@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
 import pytest
 import respx
 
