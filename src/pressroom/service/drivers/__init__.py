@@ -23,6 +23,7 @@ from pressroom.service.drivers.microblog import XDriver
 from pressroom.service.drivers.pin_board import PinterestDriver
 from pressroom.service.drivers.professional_network import LinkedInDriver
 from pressroom.service.drivers.sandbox import SandboxDriver, SandboxRandom
+from pressroom.service.drivers.short_video import TikTokDriver
 from pressroom.service.drivers.tokens import ConnectionTokens, TokenSource
 from pressroom.service.drivers.video_sharing import YouTubeDriver
 from pressroom.service.media.handover import MediaHandover
@@ -62,6 +63,10 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
     Platform.VIDEO_SHARING: RealNetwork(
         "YouTube (Data API v3)",
         lambda a: YouTubeDriver(a.client_id, a.client_secret, a.tokens, a.http, a.media),
+    ),
+    Platform.SHORT_VIDEO: RealNetwork(
+        "TikTok (Content Posting API)",
+        lambda a: TikTokDriver(a.client_id, a.client_secret, a.tokens, a.http, a.media),
     ),
     Platform.PROFESSIONAL_NETWORK: RealNetwork(
         "LinkedIn (Posts API)",

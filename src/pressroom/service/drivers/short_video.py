@@ -1,0 +1,306 @@
+"""short_video on TikTok: the Content Posting API's direct post, the video sent in chunks.
+
+Set ``PRESSROOM_SHORT_VIDEO_CLIENT_ID`` (TikTok's "client key") and ``_CLIENT_SECRET`` from a
+TikTok app with Login Kit and the Content Posting API (direct post on), and
+``{PRESSROOM_BASE_URL}/oauth/callback/short_video`` as its redirect URI.
+
+What the driver does, and the pages it follows (read 2026-11-25):
+
+- consent at ``https://www.tiktok.com/v2/auth/authorize/`` with ``user.info.basic,
+  video.publish,video.list`` (comma-separated); code and refresh at ``POST
+  https://open.tiktokapis.com/v2/oauth/token/`` with ``client_key`` and the secret in the
+  form (https://developers.tiktok.com/doc/oauth-user-access-token-management). Access
+  tokens last a day, refresh tokens a year;
+- profile: ``GET /v2/user/info/`` (https://developers.tiktok.com/doc/tiktok-api-v2-get-user-info);
+- publish, as TikTok requires for direct posts: the creator's settings first
+  (``/v2/post/publish/creator_info/query/``: the privacy levels this account may use;
+  an app TikTok has not audited may post privately only), then
+  ``/v2/post/publish/video/init/`` with ``FILE_UPLOAD``, then the bytes PUT to the
+  returned ``upload_url`` in chunks read from storage: at least 5 MB and at most 64 MB
+  each, the last one taking the trailing bytes, a video under 5 MB in one piece
+  (https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide,
+  https://developers.tiktok.com/doc/content-posting-api-reference-direct-post);
+- TikTok then processes the video: ``/v2/post/publish/status/fetch/`` is polled until
+  ``PUBLISH_COMPLETE`` (with the public post id) or ``FAILED`` (TikTok's
+  ``fail_reason`` becomes the refusal) for up to ``publish_wait_seconds``; still
+  processing after that, the outcome is unknown and settled later by the look-up
+  (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status);
+- look-up of an unknown outcome: ``POST /v2/video/list/``, a video since the send whose
+  title is the caption (https://developers.tiktok.com/doc/tiktok-api-v2-video-list).
+
+TikTok answers errors in the body (``error.code`` other than ``ok``), often with a 4xx:
+``rate_limit_exceeded`` and the ``spam_risk_*`` limits are the rate limit,
+``access_token_invalid`` and ``scope_not_authorized`` a grant to renew.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+
+from pressroom.platforms import Platform
+from pressroom.service.drivers.base import (
+    AccessRevoked,
+    Delivery,
+    MediaSource,
+    PlatformRateLimited,
+    PlatformRefused,
+    PlatformUnavailable,
+    Profile,
+    Published,
+    ThumbnailChange,
+    ThumbnailSet,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.oauth2 import consent_url, token_call
+from pressroom.service.drivers.tokens import TokenSource
+
+AUTHORIZE_URL = "https://www.tiktok.com/v2/auth/authorize/"
+API = "https://open.tiktokapis.com/v2"
+TOKEN_URL = f"{API}/oauth/token/"
+SCOPES = ("user.info.basic", "video.publish", "video.list")
+MIN_CHUNK = 5 * 1024 * 1024
+CHUNK_BYTES = 10 * 1024 * 1024
+"""Within TikTok's 5-64 MB; the last chunk may run to twice this, under its 128 MB cap."""
+PUBLISH_WAIT_SECONDS = 120.0
+POLL_SECONDS = 3.0
+CLOCK_SLACK = timedelta(minutes=2)
+PREFERRED_PRIVACY = (
+    "PUBLIC_TO_EVERYONE",
+    "MUTUAL_FOLLOW_FRIENDS",
+    "FOLLOWER_OF_CREATOR",
+    "SELF_ONLY",
+)
+RATE_CODES = frozenset(
+    {"rate_limit_exceeded", "spam_risk_too_many_posts", "spam_risk_too_many_pending_share"}
+)
+GRANT_CODES = frozenset(
+    {"access_token_invalid", "scope_not_authorized", "spam_risk_user_banned_from_posting"}
+)
+
+
+def chunk_plan(size: int, chunk: int = CHUNK_BYTES) -> list[tuple[int, int]]:
+    """The byte ranges (start, stop) TikTok's chunk rules allow for a file of ``size``."""
+    if size < MIN_CHUNK:
+        return [(0, size)]
+    chunk = min(chunk, size)
+    count = size // chunk
+    edges = [i * chunk for i in range(count)] + [size]
+    return list(itertools.pairwise(edges))
+
+
+class TikTokDriver:
+    platform = Platform.SHORT_VIDEO
+
+    def __init__(
+        self,
+        client_key: str,
+        client_secret: str,
+        tokens: TokenSource,
+        http: NetworkClient,
+        media: MediaSource,
+        *,
+        chunk_bytes: int = CHUNK_BYTES,
+        publish_wait_seconds: float = PUBLISH_WAIT_SECONDS,
+        poll_seconds: float = POLL_SECONDS,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not MIN_CHUNK <= chunk_bytes <= 64 * 1024 * 1024:
+            raise ValueError("TikTok takes chunks of 5 to 64 MB")
+        self.client_key = client_key
+        self._client_secret = client_secret
+        self.tokens = tokens
+        self.http = http
+        self.media = media
+        self.chunk_bytes = chunk_bytes
+        self.publish_wait_seconds = publish_wait_seconds
+        self.poll_seconds = poll_seconds
+        self._sleep = sleep
+
+    # --- connect ---------------------------------------------------------------
+    def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
+        return consent_url(
+            AUTHORIZE_URL,
+            {
+                "client_key": self.client_key,
+                "scope": ",".join(SCOPES),
+                "response_type": "code",
+                "redirect_uri": redirect_uri,
+                "state": state,
+            },
+        )
+
+    def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
+        form = {
+            "client_key": self.client_key,
+            "client_secret": self._client_secret,
+            "code": code,
+            "grant_type": "authorization_code",
+            "redirect_uri": redirect_uri,
+        }
+        return token_call(self.http, TOKEN_URL, form)
+
+    def refresh(self, refresh_token: str) -> TokenSet:
+        form = {
+            "client_key": self.client_key,
+            "client_secret": self._client_secret,
+            "grant_type": "refresh_token",
+            "refresh_token": refresh_token,
+        }
+        return token_call(self.http, TOKEN_URL, form)
+
+    def fetch_profile(self, tokens: TokenSet) -> Profile:
+        response = self.http.request(
+            "GET",
+            f"{API}/user/info/",
+            token=tokens.access_token,
+            params={"fields": "open_id,display_name,username"},
+        )
+        user = _data(response, sent=False).get("user") or {}
+        display = str(user.get("display_name") or user.get("username") or user["open_id"])
+        return Profile(name=str(user.get("username") or display), display_name=display)
+
+    # --- publish ---------------------------------------------------------------
+    def publish(self, delivery: Delivery) -> Published:
+        media = delivery.media
+        assert media is not None and media.size is not None  # a ready video
+        token = self.tokens.access_token(delivery.account.connection_id)
+        creator = _data(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
+        offered = creator.get("privacy_level_options") or []
+        privacy = next((p for p in PREFERRED_PRIVACY if p in offered), None)
+        if privacy is None:
+            raise PlatformRefused("TikTok offers this account no privacy level to post with")
+        plan = chunk_plan(media.size, self.chunk_bytes)
+        post_info: dict[str, Any] = {"privacy_level": privacy}
+        if delivery.fields.get("caption"):
+            post_info["title"] = delivery.fields["caption"]
+        init = _data(
+            self._post(
+                token,
+                "/post/publish/video/init/",
+                {
+                    "post_info": post_info,
+                    "source_info": {
+                        "source": "FILE_UPLOAD",
+                        "video_size": media.size,
+                        "chunk_size": plan[0][1] - plan[0][0],
+                        "total_chunk_count": len(plan),
+                    },
+                },
+            ),
+            sent=False,
+        )
+        for start, stop in plan:
+            response = self.http.request(
+                "PUT",
+                str(init["upload_url"]),
+                headers={
+                    "Content-Type": media.content_type,
+                    "Content-Range": f"bytes {start}-{stop - 1}/{media.size}",
+                },
+                content=b"".join(self.media.read(media.storage_key, start, stop)),
+                creates=stop == media.size,
+            )
+            if response.status_code not in (200, 201, 206):
+                raise PlatformUnavailable(
+                    f"TikTok refused a chunk ({response.status_code})",
+                    retry_after=30,
+                    sent=stop == media.size,
+                )
+        return self._await_publish(token, str(init["publish_id"]), delivery)
+
+    def _await_publish(self, token: str, publish_id: str, delivery: Delivery) -> Published:
+        deadline = time.monotonic() + self.publish_wait_seconds
+        while True:
+            status = _data(
+                self._post(token, "/post/publish/status/fetch/", {"publish_id": publish_id}),
+                sent=True,
+            )
+            state = status.get("status")
+            if state == "PUBLISH_COMPLETE":
+                ids = status.get("publicaly_available_post_id") or [publish_id]
+                post_id = str(ids[0])
+                return Published(
+                    post_id, _video_url(delivery.account.name, post_id), datetime.now(UTC)
+                )
+            if state == "FAILED":
+                reason = status.get("fail_reason") or "no reason given"
+                raise PlatformRefused(
+                    f"TikTok could not publish the video ({reason})", field="fileId"
+                )
+            if time.monotonic() >= deadline:
+                raise PlatformUnavailable(
+                    f"TikTok is still processing the video ({state}); its outcome is looked up later",
+                    retry_after=60,
+                    sent=True,
+                )
+            self._sleep(self.poll_seconds)
+
+    def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        response = self.http.request(
+            "POST",
+            f"{API}/video/list/",
+            token=token,
+            params={"fields": "id,title,create_time,share_url"},
+            json={"max_count": 20},
+        )
+        since = _aware(sent_at) - CLOCK_SLACK
+        caption = str(delivery.fields.get("caption") or "")
+        for video in _data(response, sent=True).get("videos") or []:
+            made = datetime.fromtimestamp(int(video.get("create_time", 0)), UTC)
+            if made >= since and str(video.get("title") or "") == caption:
+                video_id = str(video["id"])
+                url = str(video.get("share_url") or _video_url(delivery.account.name, video_id))
+                return Published(video_id, url, made)
+        return None
+
+    def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        raise PlatformRefused("short_video posts take no custom thumbnail")
+
+    def _post(self, token: str, path: str, body: dict[str, Any]) -> httpx.Response:
+        return self.http.request(
+            "POST",
+            f"{API}{path}",
+            token=token,
+            headers={"Content-Type": "application/json; charset=UTF-8"},
+            json=body,
+        )
+
+
+def _data(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
+    """The ``data`` of a TikTok answer, or its error as the service's failure."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        body = {}
+    found = body.get("error")
+    error: dict[str, Any] = found if isinstance(found, dict) else {}
+    code = str(error.get("code") or ("ok" if response.status_code == 200 else "unknown"))
+    if code == "ok" and response.status_code == 200:
+        data = body.get("data")
+        return data if isinstance(data, dict) else {}
+    message = f"TikTok answered {code}: {error.get('message') or response.status_code}"
+    if code in RATE_CODES:
+        raise PlatformRateLimited(message, retry_after=60)
+    if code in GRANT_CODES:
+        raise AccessRevoked(message)
+    if response.status_code == 400:
+        raise PlatformRefused(message)
+    raise PlatformUnavailable(message, retry_after=30, sent=sent)
+
+
+def _video_url(handle: str, post_id: str) -> str:
+    return f"https://www.tiktok.com/@{handle.lstrip('@')}/video/{post_id}"
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

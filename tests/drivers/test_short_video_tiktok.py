@@ -1,0 +1,341 @@
+"""The short_video driver against TikTok's documented Content Posting API (respx replays it).
+
+Pages read 2026-11-25:
+
+- Token management: https://developers.tiktok.com/doc/oauth-user-access-token-management
+- Login Kit for Web: https://developers.tiktok.com/doc/login-kit-web
+- User info: https://developers.tiktok.com/doc/tiktok-api-v2-get-user-info
+- Query creator info: https://developers.tiktok.com/doc/content-posting-api-reference-query-creator-info
+- Direct post: https://developers.tiktok.com/doc/content-posting-api-reference-direct-post
+- Media transfer (chunk rules): https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide
+- Post status: https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status
+- Video list: https://developers.tiktok.com/doc/tiktok-api-v2-video-list
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+import respx
+
+from pressroom.platforms import MediaKind, Platform
+from pressroom.service.drivers.base import (
+    AccessRevoked,
+    Account,
+    Delivery,
+    Media,
+    PlatformRateLimited,
+    PlatformRefused,
+    PlatformUnavailable,
+    TokenRefused,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.short_video import MIN_CHUNK, TikTokDriver, chunk_plan
+
+API = "https://open.tiktokapis.com/v2"
+CALLBACK = "https://press.example/oauth/callback/short_video"
+UPLOAD_URL = "https://open-upload.tiktokapis.com/video/?upload_id=67890&upload_token=Xza123"
+MB = 1024 * 1024
+SENT_AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+def ok(data: dict[str, object]) -> dict[str, object]:
+    return {"data": data, "error": {"code": "ok", "message": "", "log_id": "202611251200"}}
+
+
+def failed(code: str, message: str = "") -> dict[str, object]:
+    return {"error": {"code": code, "message": message, "log_id": "202611251200"}}
+
+
+class Tokens:
+    def access_token(self, connection_id: str) -> str:
+        return "act.token"
+
+
+class Stored:
+    def __init__(self, size: int) -> None:
+        self.data = bytes(i % 251 for i in range(size))
+        self.reads: list[tuple[int, int]] = []
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        self.reads.append((start, stop))
+        yield self.data[start:stop]
+
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        raise AssertionError("the driver uploads; it hands TikTok no link")
+
+
+@pytest.fixture
+def tiktok() -> Iterator[respx.MockRouter]:
+    with respx.mock(assert_all_mocked=True, assert_all_called=True) as router:
+        yield router
+
+
+def make(size: int, **options: object) -> tuple[TikTokDriver, Stored, list[float]]:
+    stored, slept = Stored(size), []
+    http = NetworkClient(Platform.SHORT_VIDEO, timeout_seconds=5, backoff_seconds=0)
+    driver = TikTokDriver(
+        "awkey123",
+        "tiktok-secret",
+        Tokens(),
+        http,
+        stored,
+        sleep=slept.append,
+        poll_seconds=0.01,
+        **options,  # type: ignore[arg-type]
+    )
+    return driver, stored, slept
+
+
+def delivery(size: int, caption: str | None = "Behind the scenes #launch") -> Delivery:
+    return Delivery(
+        platform=Platform.SHORT_VIDEO,
+        account=Account("conn_1", "pressroomhq"),
+        fields={"caption": caption} if caption else {},
+        media=Media("file_1", MediaKind.VIDEO, "video/mp4", "files/file_1", 12.0, size),
+        reference="post_1",
+    )
+
+
+def test_chunks_follow_tiktoks_rules() -> None:
+    assert chunk_plan(3 * MB) == [(0, 3 * MB)]  # under 5 MB: one piece
+    assert chunk_plan(7 * MB) == [(0, 7 * MB)]
+    plan = chunk_plan(25 * MB + 123)
+    assert plan == [(0, 10 * MB), (10 * MB, 25 * MB + 123)]  # the last takes the rest
+    for size in (5 * MB, 64 * MB, 64 * MB + 1, 999 * MB + 7):
+        chunks = chunk_plan(size)
+        assert chunks[0][0] == 0 and chunks[-1][1] == size
+        assert all(a[1] == b[0] for a, b in zip(chunks, chunks[1:], strict=False))
+        sizes = [stop - start for start, stop in chunks]
+        assert all(MIN_CHUNK <= s <= 64 * MB for s in sizes[:-1])
+        assert MIN_CHUNK <= sizes[-1] <= 128 * MB
+        assert len(chunks) == size // sizes[0] <= 1000
+
+
+def test_the_consent_url_and_the_token_calls(tiktok: respx.MockRouter) -> None:
+    driver, _, _ = make(1)
+    url = urlsplit(driver.authorization_url(redirect_uri=CALLBACK, state="st", code_verifier="v"))
+    assert f"{url.scheme}://{url.netloc}{url.path}" == "https://www.tiktok.com/v2/auth/authorize/"
+    assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
+        "client_key": "awkey123",
+        "scope": "user.info.basic,video.publish,video.list",
+        "response_type": "code",
+        "redirect_uri": CALLBACK,
+        "state": "st",
+    }
+    route = tiktok.post(f"{API}/oauth/token/")
+    route.side_effect = [
+        httpx.Response(
+            200,
+            json={
+                "access_token": "act.new",
+                "expires_in": 86400,
+                "open_id": "afd97af1-b87b-48b9-ac98-410aghda5344",
+                "refresh_expires_in": 31536000,
+                "refresh_token": "rft.new",
+                "scope": "user.info.basic,video.publish,video.list",
+                "token_type": "Bearer",
+            },
+        ),
+        httpx.Response(
+            200,
+            json={
+                "error": "invalid_grant",
+                "error_description": "Refresh token is invalid or expired.",
+                "log_id": "x",
+            },
+        ),
+    ]
+    tokens = driver.exchange_code(code="c0de", redirect_uri=CALLBACK, code_verifier="v")
+    assert (tokens.access_token, tokens.refresh_token) == ("act.new", "rft.new")
+    with pytest.raises(TokenRefused, match="invalid_grant"):
+        driver.refresh("rft.old")
+    first = {k: v[0] for k, v in parse_qs(route.calls[0].request.content.decode()).items()}
+    assert first == {
+        "client_key": "awkey123",
+        "client_secret": "tiktok-secret",
+        "code": "c0de",
+        "grant_type": "authorization_code",
+        "redirect_uri": CALLBACK,
+    }
+
+
+def test_the_profile_is_the_username(tiktok: respx.MockRouter) -> None:
+    driver, _, _ = make(1)
+    route = tiktok.get(f"{API}/user/info/").respond(
+        200,
+        json=ok(
+            {"user": {"open_id": "o1", "display_name": "Pressroom HQ", "username": "pressroomhq"}}
+        ),
+    )
+    profile = driver.fetch_profile(TokenSet("act", None, None))
+    assert (profile.name, profile.display_name) == ("pressroomhq", "Pressroom HQ")
+    assert route.calls.last.request.url.params["fields"] == "open_id,display_name,username"
+
+
+def direct_post(tiktok: respx.MockRouter, privacy: list[str]) -> tuple[respx.Route, respx.Route]:
+    creator = tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        200,
+        json=ok(
+            {
+                "creator_avatar_url": "https://p16.tiktokcdn.com/a.jpg",
+                "creator_username": "pressroomhq",
+                "creator_nickname": "Pressroom HQ",
+                "privacy_level_options": privacy,
+                "comment_disabled": False,
+                "duet_disabled": False,
+                "stitch_disabled": True,
+                "max_video_post_duration_sec": 600,
+            }
+        ),
+    )
+    init = tiktok.post(f"{API}/post/publish/video/init/").respond(
+        200, json=ok({"publish_id": "v_pub_file~v2-1.123456789", "upload_url": UPLOAD_URL})
+    )
+    return creator, init
+
+
+def test_a_video_is_posted_in_chunks_and_awaited_until_published(tiktok: respx.MockRouter) -> None:
+    size = 25 * MB + 123
+    driver, stored, slept = make(size)
+    creator, init = direct_post(tiktok, ["FOLLOWER_OF_CREATOR", "PUBLIC_TO_EVERYONE", "SELF_ONLY"])
+    put = tiktok.put(UPLOAD_URL)
+    put.side_effect = [httpx.Response(206), httpx.Response(201)]
+    status = tiktok.post(f"{API}/post/publish/status/fetch/")
+    status.side_effect = [
+        httpx.Response(200, json=ok({"status": "PROCESSING_UPLOAD", "uploaded_bytes": size})),
+        httpx.Response(200, json=ok({"status": "PROCESSING_DOWNLOAD"})),
+        httpx.Response(
+            200,
+            json=ok(
+                {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [7312345678901234567]}
+            ),
+        ),
+    ]
+    published = driver.publish(delivery(size))
+    assert published.platform_post_id == "7312345678901234567"
+    assert published.url == "https://www.tiktok.com/@pressroomhq/video/7312345678901234567"
+    assert creator.calls.last.request.headers["Authorization"] == "Bearer act.token"
+    assert json.loads(init.calls.last.request.content) == {
+        "post_info": {"privacy_level": "PUBLIC_TO_EVERYONE", "title": "Behind the scenes #launch"},
+        "source_info": {
+            "source": "FILE_UPLOAD",
+            "video_size": size,
+            "chunk_size": 10 * MB,
+            "total_chunk_count": 2,
+        },
+    }
+    ranges = [
+        (c.request.headers["Content-Range"], c.request.headers["Content-Type"]) for c in put.calls
+    ]
+    assert ranges == [
+        (f"bytes 0-{10 * MB - 1}/{size}", "video/mp4"),
+        (f"bytes {10 * MB}-{size - 1}/{size}", "video/mp4"),
+    ]
+    assert b"".join(c.request.content for c in put.calls) == stored.data
+    assert max(stop - start for start, stop in stored.reads) < size  # never whole in memory
+    assert [json.loads(c.request.content) for c in status.calls] == [
+        {"publish_id": "v_pub_file~v2-1.123456789"}
+    ] * 3
+    assert len(slept) == 2
+
+
+def test_an_unaudited_app_posts_privately(tiktok: respx.MockRouter) -> None:
+    driver, _, _ = make(MB)
+    _, init = direct_post(tiktok, ["SELF_ONLY"])
+    tiktok.put(UPLOAD_URL).respond(201)
+    tiktok.post(f"{API}/post/publish/status/fetch/").respond(
+        200, json=ok({"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [1]})
+    )
+    driver.publish(delivery(MB, caption=None))
+    sent = json.loads(init.calls.last.request.content)
+    assert sent["post_info"] == {"privacy_level": "SELF_ONLY"}
+    assert sent["source_info"]["chunk_size"] == MB and sent["source_info"]["total_chunk_count"] == 1
+
+
+def test_a_video_tiktok_fails_is_refused_with_its_reason(tiktok: respx.MockRouter) -> None:
+    driver, _, _ = make(MB)
+    direct_post(tiktok, ["PUBLIC_TO_EVERYONE"])
+    tiktok.put(UPLOAD_URL).respond(201)
+    tiktok.post(f"{API}/post/publish/status/fetch/").respond(
+        200, json=ok({"status": "FAILED", "fail_reason": "duration_check"})
+    )
+    with pytest.raises(PlatformRefused, match="duration_check") as caught:
+        driver.publish(delivery(MB))
+    assert caught.value.field == "fileId"
+
+
+def test_a_video_still_processing_after_the_wait_is_an_unknown_outcome(
+    tiktok: respx.MockRouter,
+) -> None:
+    driver, _, _ = make(MB, publish_wait_seconds=0.05)
+    direct_post(tiktok, ["PUBLIC_TO_EVERYONE"])
+    tiktok.put(UPLOAD_URL).respond(201)
+    tiktok.post(f"{API}/post/publish/status/fetch/").respond(
+        200, json=ok({"status": "PROCESSING_DOWNLOAD"})
+    )
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(delivery(MB))
+    assert caught.value.sent is True
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "raised"),
+    [
+        (429, "rate_limit_exceeded", PlatformRateLimited),
+        (403, "spam_risk_too_many_posts", PlatformRateLimited),
+        (401, "access_token_invalid", AccessRevoked),
+        (403, "scope_not_authorized", AccessRevoked),
+        (400, "invalid_params", PlatformRefused),
+        (500, "internal_error", PlatformUnavailable),
+    ],
+)
+def test_tiktoks_error_codes_become_the_services_failures(
+    tiktok: respx.MockRouter, status: int, code: str, raised: type[Exception]
+) -> None:
+    driver, _, _ = make(MB)
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        status, json=failed(code, "refused")
+    )
+    with pytest.raises(raised) as caught:
+        driver.publish(delivery(MB))
+    if type(caught.value) is PlatformUnavailable:
+        assert caught.value.sent is False  # nothing was uploaded yet
+
+
+def test_an_unknown_outcome_is_found_in_the_video_list(tiktok: respx.MockRouter) -> None:
+    driver, _, _ = make(MB)
+    route = tiktok.post(f"{API}/video/list/").respond(
+        200,
+        json=ok(
+            {
+                "videos": [
+                    {
+                        "id": "7312",
+                        "title": "Other",
+                        "create_time": int(SENT_AT.timestamp()) + 9,
+                        "share_url": "https://www.tiktok.com/@p/video/7312",
+                    },
+                    {
+                        "id": "7313",
+                        "title": "Behind the scenes #launch",
+                        "create_time": int(SENT_AT.timestamp()) + 20,
+                        "share_url": "https://www.tiktok.com/@p/video/7313",
+                    },
+                ],
+                "cursor": 1700000000000,
+                "has_more": False,
+            }
+        ),
+    )
+    found = driver.find_delivery(delivery(MB), SENT_AT)
+    assert found is not None and found.platform_post_id == "7313"
+    request = route.calls.last.request
+    assert request.url.params["fields"] == "id,title,create_time,share_url"
+    assert json.loads(request.content) == {"max_count": 20}
