@@ -85,6 +85,8 @@ class NetworkSettings(BaseSettings):
     professional_network_client_secret: str | None = None
     professional_network_api_version: str = Field("202511", pattern=r"^\d{6}$")
     """The ``LinkedIn-Version`` (YYYYMM) sent to LinkedIn's versioned APIs."""
+    meta_graph_version: str = Field("v23.0", pattern=r"^v\d+\.\d+$")
+    """The Graph API version page_social, photo_sharing and text_thread call."""
     network_timeout_seconds: float = Field(30.0, gt=0, le=600)
     """How long one call to a network may take before its outcome counts as unknown."""
 

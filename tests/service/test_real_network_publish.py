@@ -25,6 +25,7 @@ from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
 from pressroom.settings import NetworkSettings, Settings
 from tests.conftest import AccountHandle, Service
+from tests.support.files import make_file
 from tests.support.publish import error_of, publish
 
 if TYPE_CHECKING:
@@ -46,6 +47,8 @@ NETWORKS = NetworkSettings(
     professional_network_client_secret="linkedin-secret",
     video_sharing_client_id="google-client",
     video_sharing_client_secret="google-secret",
+    page_social_client_id="4242",
+    page_social_client_secret="meta-secret",
 )
 ME = {"data": {"id": "2244994945", "name": "Pressroom HQ", "username": "pressroom_hq"}}
 
@@ -384,3 +387,41 @@ def test_youtube_refusing_a_thumbnail_is_channel_not_verified(
     assert error_of(response)["code"] == "channel_not_verified"
     again = real.client.post(path, json={"thumbnailFileId": image}, headers=account.headers)
     assert again.status_code == 403  # refused here now, without asking YouTube
+
+
+@pytest.mark.parametrize("granted", ["granted", "declined"])
+def test_a_facebook_page_connects_with_its_own_token_and_its_permission(
+    real: Service, granted: str
+) -> None:
+    """The Page's token is what the connection keeps (not the person's), and a Page
+    connected without pages_manage_posts is refused by the spec's rule before any call."""
+    account = real.account()
+    app: Any = real.client.app
+    flow = oauth.flow_of(app)
+    url = oauth.start(flow, account.id, Platform.PAGE_SOCIAL)
+    state = parse_qs(urlsplit(url).query)["state"][0]
+    graph = "https://graph.facebook.com/v23.0"
+    with respx.mock(assert_all_called=True) as facebook:
+        facebook.get(f"{graph}/oauth/access_token").respond(
+            200, json={"access_token": "EAAuser", "token_type": "bearer", "expires_in": 5183944}
+        )
+        facebook.get(f"{graph}/me/accounts").respond(
+            200, json={"data": [{"id": "1048", "name": "Acme Bakery", "access_token": "EAApage"}]}
+        )
+        facebook.get(f"{graph}/me/permissions").respond(
+            200, json={"data": [{"permission": "pages_manage_posts", "status": granted}]}
+        )
+        connection = oauth.finish(flow, account.id, "page_social", {"state": state, "code": "AQD"})
+    with transaction(real.sessions, write=False) as db:
+        stored = db.get(Connection, connection.id)
+        assert stored is not None and stored.access_token_enc is not None
+        assert flow.vault.decrypt(stored.access_token_enc) == "EAApage"
+        assert stored.refresh_token_enc is None and stored.access_expires_at is None
+        assert (stored.page_kind, stored.pages_permission) == ("page", granted == "granted")
+    if granted == "declined":
+        image = make_file(account, "image")
+        response = publish(
+            account, Platform.PAGE_SOCIAL, {"connectionId": connection.id, "fileId": image}
+        )
+        assert response.status_code == 403
+        assert error_of(response)["code"] == "pages_permission_missing"

@@ -154,6 +154,9 @@ class Profile:
     """page_social: page or profile."""
     pages_permission: bool = True
     verified: bool = False
+    page_token: str | None = field(default=None, repr=False)
+    """page_social: the Page's own access token, kept for the connection in place of the
+    person's (it outlives theirs and acts as the Page)."""
 
 
 class TokenRefused(Exception):

@@ -160,6 +160,8 @@ def finish(flow: Flow, account_id: str, platform_name: str, params: dict[str, st
             code_verifier=verifier,
         )
         profile = driver.fetch_profile(tokens)
+        if profile.page_token is not None:  # a Facebook Page acts with its own token
+            tokens = TokenSet(profile.page_token, None, None)
     except (TokenRefused, AccessRevoked) as exc:
         raise OAuthFailure(
             "The platform refused the authorization",

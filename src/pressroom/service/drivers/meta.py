@@ -1,0 +1,70 @@
+"""What Meta's Graph APIs share (Facebook Pages, Instagram, Threads): how they fail.
+
+Every Graph API answers a failure as ``{"error": {"message", "type", "code",
+"error_subcode", "is_transient", "fbtrace_id"}}``, usually with HTTP 400 whatever the
+cause, so the cause is read from ``code`` (https://developers.facebook.com/docs/graph-api/guides/error-handling,
+read 2026-11-25):
+
+- 190 (and 102): the access token expired or was revoked: the connection turns inactive;
+- 4, 17, 32, 613, 80001-80014: a rate limit (app, user, page, custom, business use case);
+- 10 and 200-299: a permission the grant lacks (``pages_permission_missing`` for
+  page_social; elsewhere a grant to renew);
+- 506: a duplicate post; 100 and other 4xx: a refused request, in Meta's words;
+- 1, 2, ``is_transient``: the API failed for now.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from pressroom.error_codes import ErrorCode
+from pressroom.service.drivers.base import (
+    AccessRevoked,
+    PermissionMissing,
+    PlatformRateLimited,
+    PlatformRefused,
+    PlatformUnavailable,
+)
+
+TOKEN_CODES = frozenset({102, 190})
+RATE_CODES = frozenset({4, 17, 32, 613, *range(80001, 80015)})
+
+
+def body_of(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def error_of(response: httpx.Response) -> dict[str, Any]:
+    error = body_of(response).get("error")
+    return error if isinstance(error, dict) else {}
+
+
+def failure(
+    response: httpx.Response,
+    network: str,
+    *,
+    sent: bool,
+    field: str | None = None,
+    permission: ErrorCode | None = None,
+) -> Exception:
+    """The service's failure for a Graph API error answer. A missing permission is
+    ``permission`` (a spec 403 code) where the spec has one for it, else a grant to
+    renew (the connection turns inactive)."""
+    error = error_of(response)
+    code = int(error.get("code") or 0)
+    message = f"{network} answered: {error.get('message') or f'HTTP {response.status_code}'}"
+    if code in TOKEN_CODES:
+        return AccessRevoked(message)
+    if code in RATE_CODES:
+        return PlatformRateLimited(message, retry_after=3600 if code == 4 else 600)
+    if code == 10 or 200 <= code <= 299:
+        return PermissionMissing(permission, message) if permission else AccessRevoked(message)
+    if error.get("is_transient") or code in (1, 2) or response.status_code >= 500:
+        return PlatformUnavailable(message, retry_after=60, sent=sent)
+    return PlatformRefused(message, field=field)

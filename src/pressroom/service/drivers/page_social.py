@@ -1,0 +1,286 @@
+"""page_social on Facebook: a Page's photos and videos through the Graph API.
+
+Set ``PRESSROOM_PAGE_SOCIAL_CLIENT_ID`` (the Meta app id) and ``_CLIENT_SECRET`` from a Meta
+app with Facebook Login for Business, ``{PRESSROOM_BASE_URL}/oauth/callback/page_social``
+as a valid OAuth redirect URI, and the permissions below approved for it.
+
+What the driver does, and the pages it follows (read 2026-11-25):
+
+- consent at ``https://www.facebook.com/{version}/dialog/oauth`` asking for
+  ``pages_show_list,pages_manage_posts,pages_read_engagement``; the code is exchanged at
+  ``GET /oauth/access_token``, then for a long-lived user token (``fb_exchange_token``)
+  (https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow,
+  https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived);
+- profile: ``GET /me/accounts`` lists the Pages the person granted, each with its own
+  Page access token (which does not expire when taken from a long-lived user token);
+  the first granted Page is connected, and the connection keeps that Page's token.
+  ``GET /me/permissions`` says whether ``pages_manage_posts`` was granted: without it the
+  connection is made without the Pages permission and publishing answers
+  ``pages_permission_missing``, as the spec says. A person who granted no Page connects
+  a profile, which the spec refuses to publish to (``not_a_page``)
+  (https://developers.facebook.com/docs/pages-api/overview);
+- a photo: ``POST /{page-id}/photos`` with ``url``, a signed link Facebook fetches
+  (https://developers.facebook.com/docs/graph-api/reference/page/photos/);
+- a video: ``POST https://graph-video.facebook.com/{version}/{page-id}/videos`` with
+  ``file_url``, then ``GET /{video-id}?fields=status`` polled until ``ready`` or
+  ``error`` (https://developers.facebook.com/docs/video-api/guides/publishing);
+- look-up of an unknown outcome: ``GET /{page-id}/published_posts`` (photos) or
+  ``/{page-id}/videos`` since the send, matched on the message;
+- errors: ``meta.failure``.
+
+The Page has no refresh token and needs none: a Page token lasts until the person
+removes the app or loses the Page, which Facebook answers with code 190 and the
+connection turns inactive.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pressroom import error_codes
+from pressroom.platforms import MediaKind, Platform
+from pressroom.service.db.base import utcnow
+from pressroom.service.drivers import meta
+from pressroom.service.drivers.base import (
+    Delivery,
+    MediaSource,
+    PlatformRefused,
+    PlatformUnavailable,
+    Profile,
+    Published,
+    ThumbnailChange,
+    ThumbnailSet,
+    TokenRefused,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.oauth2 import consent_url, token_set_of
+from pressroom.service.drivers.tokens import TokenSource
+
+SCOPES = ("pages_show_list", "pages_manage_posts", "pages_read_engagement")
+VIDEO_WAIT_SECONDS = 120.0
+POLL_SECONDS = 3.0
+CLOCK_SLACK = timedelta(minutes=2)
+
+
+class FacebookPagesDriver:
+    platform = Platform.PAGE_SOCIAL
+
+    def __init__(
+        self,
+        app_id: str,
+        app_secret: str,
+        tokens: TokenSource,
+        http: NetworkClient,
+        media: MediaSource,
+        *,
+        version: str = "v23.0",
+        video_wait_seconds: float = VIDEO_WAIT_SECONDS,
+        poll_seconds: float = POLL_SECONDS,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.app_id = app_id
+        self._app_secret = app_secret
+        self.tokens = tokens
+        self.http = http
+        self.media = media
+        self.graph = f"https://graph.facebook.com/{version}"
+        self.graph_video = f"https://graph-video.facebook.com/{version}"
+        self.dialog = f"https://www.facebook.com/{version}/dialog/oauth"
+        self.video_wait_seconds = video_wait_seconds
+        self.poll_seconds = poll_seconds
+        self._sleep = sleep
+        self._pages: dict[str, str] = {}
+        """Connection id → Page id, read once per process from the Page token."""
+
+    # --- connect ---------------------------------------------------------------
+    def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
+        return consent_url(
+            self.dialog,
+            {
+                "client_id": self.app_id,
+                "redirect_uri": redirect_uri,
+                "state": state,
+                "response_type": "code",
+                "scope": ",".join(SCOPES),
+            },
+        )
+
+    def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
+        short = self._token(
+            {
+                "client_id": self.app_id,
+                "client_secret": self._app_secret,
+                "redirect_uri": redirect_uri,
+                "code": code,
+            }
+        )
+        return self.refresh(short.access_token)
+
+    def refresh(self, refresh_token: str) -> TokenSet:
+        """A long-lived user token for a user token (Meta has no refresh tokens)."""
+        return self._token(
+            {
+                "grant_type": "fb_exchange_token",
+                "client_id": self.app_id,
+                "client_secret": self._app_secret,
+                "fb_exchange_token": refresh_token,
+            }
+        )
+
+    def fetch_profile(self, tokens: TokenSet) -> Profile:
+        user = tokens.access_token
+        pages = (
+            self._get(user, "/me/accounts", {"fields": "id,name,access_token,tasks"}).get("data")
+            or []
+        )
+        granted = {
+            p.get("permission")
+            for p in self._get(user, "/me/permissions", {}).get("data") or []
+            if p.get("status") == "granted"
+        }
+        if not pages:
+            me = self._get(user, "/me", {"fields": "id,name"})
+            return Profile(
+                name=str(me.get("name") or me["id"]),
+                display_name=str(me.get("name") or ""),
+                page_kind="profile",
+            )
+        page = pages[0]
+        return Profile(
+            name=str(page["name"]),
+            display_name=str(page["name"]),
+            page_kind="page",
+            pages_permission="pages_manage_posts" in granted,
+            page_token=str(page["access_token"]),
+        )
+
+    # --- publish ---------------------------------------------------------------
+    def publish(self, delivery: Delivery) -> Published:
+        media = delivery.media
+        assert media is not None
+        token = self.tokens.access_token(delivery.account.connection_id)
+        page_id = self._page_id(delivery.account.connection_id, token)
+        link = self.media.url(media.file_id, media.storage_key, media.content_type)
+        message = delivery.fields.get("message")
+        if media.kind is MediaKind.IMAGE:
+            form = {"url": link, "published": "true", **({"message": message} if message else {})}
+            response = self.http.request(
+                "POST", f"{self.graph}/{page_id}/photos", token=token, creates=True, data=form
+            )
+            if response.status_code != 200:
+                raise meta.failure(
+                    response,
+                    "Facebook",
+                    sent=True,
+                    field="fileId",
+                    permission=error_codes.PAGES_PERMISSION,
+                )
+            created = meta.body_of(response)
+            post_id = str(created.get("post_id") or created["id"])
+            return Published(post_id, f"https://www.facebook.com/{post_id}", utcnow())
+        form = {"file_url": link, **({"description": message} if message else {})}
+        response = self.http.request(
+            "POST", f"{self.graph_video}/{page_id}/videos", token=token, creates=True, data=form
+        )
+        if response.status_code != 200:
+            raise meta.failure(
+                response,
+                "Facebook",
+                sent=True,
+                field="fileId",
+                permission=error_codes.PAGES_PERMISSION,
+            )
+        video_id = str(meta.body_of(response)["id"])
+        self._await_video(token, video_id)
+        return Published(
+            video_id, f"https://www.facebook.com/{page_id}/videos/{video_id}/", utcnow()
+        )
+
+    def _await_video(self, token: str, video_id: str) -> None:
+        deadline = time.monotonic() + self.video_wait_seconds
+        while True:
+            status = self._get(token, f"/{video_id}", {"fields": "status"}).get("status") or {}
+            if status.get("video_status") == "ready":
+                return
+            if status.get("video_status") == "error":
+                phase = status.get("processing_phase") or {}
+                errors = phase.get("errors") or [{}]
+                reason = errors[0].get("message") or "no reason given"
+                raise PlatformRefused(
+                    f"Facebook could not process the video ({reason})", field="fileId"
+                )
+            if time.monotonic() >= deadline:
+                raise PlatformUnavailable(
+                    "Facebook is still processing the video; its outcome is looked up later",
+                    retry_after=60,
+                    sent=True,
+                )
+            self._sleep(self.poll_seconds)
+
+    def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        assert delivery.media is not None
+        token = self.tokens.access_token(delivery.account.connection_id)
+        page_id = self._page_id(delivery.account.connection_id, token)
+        since = _aware(sent_at) - CLOCK_SLACK
+        video = delivery.media.kind is MediaKind.VIDEO
+        edge, text = ("videos", "description") if video else ("published_posts", "message")
+        found = self._get(
+            token,
+            f"/{page_id}/{edge}",
+            {"fields": f"id,{text},created_time", "since": str(int(since.timestamp()))},
+        )
+        wanted = delivery.fields.get("message") or ""
+        for item in found.get("data") or []:
+            made = _parse_time(item.get("created_time"))
+            if made is not None and made >= since and (item.get(text) or "") == wanted:
+                item_id = str(item["id"])
+                url = (
+                    f"https://www.facebook.com/{page_id}/videos/{item_id}/"
+                    if video
+                    else f"https://www.facebook.com/{item_id}"
+                )
+                return Published(item_id, url, made)
+        return None
+
+    def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        raise PlatformRefused("page_social posts take no custom thumbnail")
+
+    # --- helpers ---------------------------------------------------------------
+    def _token(self, params: dict[str, str]) -> TokenSet:
+        response = self.http.request("GET", f"{self.graph}/oauth/access_token", params=params)
+        if response.status_code != 200:
+            raise TokenRefused(
+                str(meta.error_of(response).get("type") or f"http_{response.status_code}")
+            )
+        return token_set_of(response)
+
+    def _page_id(self, connection_id: str, token: str) -> str:
+        if connection_id not in self._pages:
+            self._pages[connection_id] = str(self._get(token, "/me", {"fields": "id"})["id"])
+        return self._pages[connection_id]
+
+    def _get(self, token: str, path: str, params: dict[str, str]) -> dict[str, Any]:
+        response = self.http.request("GET", f"{self.graph}{path}", token=token, params=params)
+        if response.status_code != 200:
+            raise meta.failure(
+                response, "Facebook", sent=True, permission=error_codes.PAGES_PERMISSION
+            )
+        return meta.body_of(response)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _parse_time(value: object) -> datetime | None:
+    """Graph times look like ``2026-11-25T12:00:04+0000``."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return _aware(datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z"))
+    except ValueError:
+        return None

@@ -1,0 +1,362 @@
+"""The page_social driver against the Facebook Graph API's documented shapes (respx).
+
+Pages read 2026-11-25:
+
+- Manual login flow: https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
+- Long-lived tokens: https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived
+- Pages API, /me/accounts: https://developers.facebook.com/docs/pages-api/overview
+- Page photos: https://developers.facebook.com/docs/graph-api/reference/page/photos/
+- Video publishing and status: https://developers.facebook.com/docs/video-api/guides/publishing
+- Error handling: https://developers.facebook.com/docs/graph-api/guides/error-handling
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+import respx
+
+from pressroom.platforms import MediaKind, Platform
+from pressroom.service.drivers.base import (
+    AccessRevoked,
+    Account,
+    Delivery,
+    Media,
+    PermissionMissing,
+    PlatformRateLimited,
+    PlatformRefused,
+    PlatformUnavailable,
+    TokenRefused,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.page_social import FacebookPagesDriver
+
+GRAPH = "https://graph.facebook.com/v23.0"
+VIDEO_GRAPH = "https://graph-video.facebook.com/v23.0"
+CALLBACK = "https://press.example/oauth/callback/page_social"
+LINK = "https://press.example/storage/files/file_1?expires=1&signature=s"
+PAGE = "104836135573838"
+SENT_AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+class Tokens:
+    def access_token(self, connection_id: str) -> str:
+        return "EAAPageToken"
+
+
+class Links:
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        return LINK
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        raise AssertionError("Facebook fetches media by link")
+
+
+def graph_error(code: int, message: str, **extra: object) -> dict[str, object]:
+    return {
+        "error": {
+            "message": message,
+            "type": "OAuthException",
+            "code": code,
+            "fbtrace_id": "AbC",
+            **extra,
+        }
+    }
+
+
+@pytest.fixture
+def facebook() -> Iterator[respx.MockRouter]:
+    with respx.mock(assert_all_mocked=True, assert_all_called=True) as router:
+        yield router
+
+
+@pytest.fixture
+def driver() -> Iterator[FacebookPagesDriver]:
+    http = NetworkClient(Platform.PAGE_SOCIAL, timeout_seconds=5, backoff_seconds=0)
+    yield FacebookPagesDriver(
+        "4242", "app-secret", Tokens(), http, Links(), sleep=lambda _s: None, poll_seconds=0
+    )
+    http.close()
+
+
+def delivery(
+    kind: MediaKind = MediaKind.IMAGE, message: str | None = "Open day on Saturday"
+) -> Delivery:
+    content_type = "image/jpeg" if kind is MediaKind.IMAGE else "video/mp4"
+    return Delivery(
+        platform=Platform.PAGE_SOCIAL,
+        account=Account("conn_1", "Acme Bakery"),
+        fields={"message": message} if message else {},
+        media=Media("file_1", kind, content_type, "files/file_1", None, 1000),
+        reference="post_1",
+    )
+
+
+def page_id_route(facebook: respx.MockRouter) -> respx.Route:
+    return facebook.get(f"{GRAPH}/me").respond(200, json={"id": PAGE})
+
+
+def test_the_consent_asks_for_page_posting(driver: FacebookPagesDriver) -> None:
+    url = urlsplit(driver.authorization_url(redirect_uri=CALLBACK, state="st", code_verifier="v"))
+    assert f"{url.scheme}://{url.netloc}{url.path}" == "https://www.facebook.com/v23.0/dialog/oauth"
+    assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
+        "client_id": "4242",
+        "redirect_uri": CALLBACK,
+        "state": "st",
+        "response_type": "code",
+        "scope": "pages_show_list,pages_manage_posts,pages_read_engagement",
+    }
+
+
+def test_the_code_becomes_a_long_lived_user_token(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    route = facebook.get(f"{GRAPH}/oauth/access_token")
+    route.side_effect = [
+        httpx.Response(
+            200, json={"access_token": "EAAshort", "token_type": "bearer", "expires_in": 5183}
+        ),
+        httpx.Response(
+            200, json={"access_token": "EAAlong", "token_type": "bearer", "expires_in": 5183944}
+        ),
+    ]
+    tokens = driver.exchange_code(code="AQD", redirect_uri=CALLBACK, code_verifier="v")
+    assert tokens.access_token == "EAAlong"
+    first, second = (dict(c.request.url.params) for c in route.calls)
+    assert first == {
+        "client_id": "4242",
+        "client_secret": "app-secret",
+        "redirect_uri": CALLBACK,
+        "code": "AQD",
+    }
+    assert second == {
+        "grant_type": "fb_exchange_token",
+        "client_id": "4242",
+        "client_secret": "app-secret",
+        "fb_exchange_token": "EAAshort",
+    }
+
+
+def test_a_refused_code_is_token_refused(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    facebook.get(f"{GRAPH}/oauth/access_token").respond(
+        400, json=graph_error(100, "This authorization code has been used.", error_subcode=36009)
+    )
+    with pytest.raises(TokenRefused):
+        driver.exchange_code(code="used", redirect_uri=CALLBACK, code_verifier="v")
+
+
+@pytest.mark.parametrize(("granted", "permission"), [("granted", True), ("declined", False)])
+def test_the_first_granted_page_is_connected_with_its_own_token(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver, granted: str, permission: bool
+) -> None:
+    accounts = facebook.get(f"{GRAPH}/me/accounts").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "access_token": "EAAPage1",
+                    "category": "Bakery",
+                    "name": "Acme Bakery",
+                    "id": PAGE,
+                    "tasks": ["ANALYZE", "ADVERTISE", "MODERATE", "CREATE_CONTENT", "MANAGE"],
+                },
+                {
+                    "access_token": "EAAPage2",
+                    "category": "Cafe",
+                    "name": "Acme Cafe",
+                    "id": "2",
+                    "tasks": ["CREATE_CONTENT"],
+                },
+            ],
+            "paging": {"cursors": {"before": "b", "after": "a"}},
+        },
+    )
+    facebook.get(f"{GRAPH}/me/permissions").respond(
+        200,
+        json={
+            "data": [
+                {"permission": "pages_show_list", "status": "granted"},
+                {"permission": "pages_manage_posts", "status": granted},
+            ]
+        },
+    )
+    profile = driver.fetch_profile(TokenSet("EAAlong", None, None))
+    assert (profile.name, profile.page_kind, profile.pages_permission) == (
+        "Acme Bakery",
+        "page",
+        permission,
+    )
+    assert profile.page_token == "EAAPage1"
+    assert "EAAPage1" not in repr(profile)
+    assert accounts.calls.last.request.headers["Authorization"] == "Bearer EAAlong"
+
+
+def test_a_person_who_granted_no_page_connects_a_profile(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    facebook.get(f"{GRAPH}/me/accounts").respond(200, json={"data": []})
+    facebook.get(f"{GRAPH}/me/permissions").respond(200, json={"data": []})
+    facebook.get(f"{GRAPH}/me").respond(200, json={"id": "10158", "name": "Ada Baker"})
+    profile = driver.fetch_profile(TokenSet("EAAlong", None, None))
+    assert (profile.name, profile.page_kind, profile.page_token) == ("Ada Baker", "profile", None)
+
+
+def test_a_photo_is_posted_from_a_signed_link(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    me = page_id_route(facebook)
+    photos = facebook.post(f"{GRAPH}/{PAGE}/photos").respond(
+        200, json={"id": "1223", "post_id": f"{PAGE}_5678"}
+    )
+    published = driver.publish(delivery())
+    driver.publish(delivery(message=None))
+    assert me.call_count == 1  # the Page id is read once
+    assert published.platform_post_id == f"{PAGE}_5678"
+    assert published.url == f"https://www.facebook.com/{PAGE}_5678"
+    request = photos.calls[0].request
+    assert request.headers["Authorization"] == "Bearer EAAPageToken"
+    assert {k: v[0] for k, v in parse_qs(request.content.decode()).items()} == {
+        "url": LINK,
+        "published": "true",
+        "message": "Open day on Saturday",
+    }
+    assert "message" not in parse_qs(photos.calls[1].request.content.decode())
+
+
+def test_a_video_is_posted_and_awaited_until_ready(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    videos = facebook.post(f"{VIDEO_GRAPH}/{PAGE}/videos").respond(200, json={"id": "987654"})
+    status = facebook.get(f"{GRAPH}/987654")
+    status.side_effect = [
+        httpx.Response(
+            200,
+            json={
+                "status": {
+                    "video_status": "processing",
+                    "processing_phase": {"status": "in_progress"},
+                },
+                "id": "987654",
+            },
+        ),
+        httpx.Response(
+            200,
+            json={
+                "status": {"video_status": "ready", "processing_phase": {"status": "complete"}},
+                "id": "987654",
+            },
+        ),
+    ]
+    published = driver.publish(delivery(MediaKind.VIDEO))
+    assert published.url == f"https://www.facebook.com/{PAGE}/videos/987654/"
+    assert {k: v[0] for k, v in parse_qs(videos.calls.last.request.content.decode()).items()} == {
+        "file_url": LINK,
+        "description": "Open day on Saturday",
+    }
+    assert status.calls.last.request.url.params["fields"] == "status"
+
+
+def test_a_video_facebook_cannot_process_is_refused_with_its_reason(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    facebook.post(f"{VIDEO_GRAPH}/{PAGE}/videos").respond(200, json={"id": "987654"})
+    facebook.get(f"{GRAPH}/987654").respond(
+        200,
+        json={
+            "status": {
+                "video_status": "error",
+                "processing_phase": {
+                    "status": "error",
+                    "errors": [{"code": 1363008, "message": "The video file is corrupt"}],
+                },
+            }
+        },
+    )
+    with pytest.raises(PlatformRefused, match="corrupt"):
+        driver.publish(delivery(MediaKind.VIDEO))
+
+
+@pytest.mark.parametrize(
+    ("error", "raised"),
+    [
+        (
+            graph_error(
+                190,
+                "Error validating access token: The user has not authorized application 4242.",
+                error_subcode=458,
+            ),
+            AccessRevoked,
+        ),
+        (graph_error(32, "Page request limit reached"), PlatformRateLimited),
+        (
+            graph_error(200, "(#200) The page does not have pages_manage_posts permission"),
+            PermissionMissing,
+        ),
+        (graph_error(506, "Duplicate status message"), PlatformRefused),
+        (
+            graph_error(
+                2,
+                "An unexpected error has occurred. Please retry your request later.",
+                is_transient=True,
+            ),
+            PlatformUnavailable,
+        ),
+    ],
+)
+def test_graph_errors_become_the_services_failures(
+    facebook: respx.MockRouter,
+    driver: FacebookPagesDriver,
+    error: dict[str, object],
+    raised: type[Exception],
+) -> None:
+    page_id_route(facebook)
+    facebook.post(f"{GRAPH}/{PAGE}/photos").respond(400, json=error)
+    with pytest.raises(raised) as caught:
+        driver.publish(delivery())
+    if isinstance(caught.value, PermissionMissing):
+        assert caught.value.code.code == "pages_permission_missing"
+
+
+def test_an_unknown_photo_is_found_among_the_pages_posts(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    posts = facebook.get(f"{GRAPH}/{PAGE}/published_posts").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": f"{PAGE}_1",
+                    "message": "Another",
+                    "created_time": "2026-11-25T12:00:05+0000",
+                },
+                {
+                    "id": f"{PAGE}_2",
+                    "message": "Open day on Saturday",
+                    "created_time": "2026-11-25T12:00:03+0000",
+                },
+            ]
+        },
+    )
+    found = driver.find_delivery(delivery(), SENT_AT)
+    assert found is not None and found.platform_post_id == f"{PAGE}_2"
+    params = posts.calls.last.request.url.params
+    assert params["fields"] == "id,message,created_time"
+    assert int(params["since"]) == int(SENT_AT.timestamp()) - 120
+
+
+def test_an_unknown_video_is_looked_up_among_the_pages_videos(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    facebook.get(f"{GRAPH}/{PAGE}/videos").respond(200, json={"data": []})
+    assert driver.find_delivery(delivery(MediaKind.VIDEO), SENT_AT) is None
