@@ -39,8 +39,8 @@ def test_a_configured_label_names_its_network_and_an_unbuilt_one_says_so() -> No
         "COLUMNS": "200",
         "PRESSROOM_MICROBLOG_CLIENT_ID": "id",
         "PRESSROOM_MICROBLOG_CLIENT_SECRET": "secret",
-        "PRESSROOM_PHOTO_SHARING_CLIENT_ID": "id",
-        "PRESSROOM_PHOTO_SHARING_CLIENT_SECRET": "secret",
+        "PRESSROOM_TEXT_THREAD_CLIENT_ID": "id",
+        "PRESSROOM_TEXT_THREAD_CLIENT_SECRET": "secret",
     }
     get_settings.cache_clear()
     done = runner.invoke(app, ["drivers"], env=env)
@@ -48,6 +48,6 @@ def test_a_configured_label_names_its_network_and_an_unbuilt_one_says_so() -> No
     assert done.exit_code == 0, done.output
     table = rows(done.output)
     assert table["microblog"].startswith("X (API v2) | set")
-    assert table["photo_sharing"].startswith("sandbox | set")
-    assert "no driver for this network yet" in table["photo_sharing"]
+    assert table["text_thread"].startswith("sandbox | set")
+    assert "no driver for this network yet" in table["text_thread"]
     assert table["pin_board"].startswith("sandbox | -")

@@ -21,6 +21,7 @@ from pressroom.service.drivers.base import MediaSource, PlatformDriver
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.microblog import XDriver
 from pressroom.service.drivers.page_social import FacebookPagesDriver
+from pressroom.service.drivers.photo_sharing import InstagramDriver
 from pressroom.service.drivers.pin_board import PinterestDriver
 from pressroom.service.drivers.professional_network import LinkedInDriver
 from pressroom.service.drivers.sandbox import SandboxDriver, SandboxRandom
@@ -77,6 +78,17 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
             a.tokens,
             a.http,
             api_version=a.settings.professional_network_api_version,
+        ),
+    ),
+    Platform.PHOTO_SHARING: RealNetwork(
+        "Instagram (API with Instagram Login)",
+        lambda a: InstagramDriver(
+            a.client_id,
+            a.client_secret,
+            a.tokens,
+            a.http,
+            a.media,
+            version=a.settings.meta_graph_version,
         ),
     ),
     Platform.PAGE_SOCIAL: RealNetwork(

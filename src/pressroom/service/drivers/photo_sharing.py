@@ -1,0 +1,260 @@
+"""photo_sharing on Instagram: content publishing with Instagram Login (professional accounts).
+
+Set ``PRESSROOM_PHOTO_SHARING_CLIENT_ID`` (the Instagram app id) and ``_CLIENT_SECRET`` from
+a Meta app with the "Instagram API with Instagram Login" product, and
+``{PRESSROOM_BASE_URL}/oauth/callback/photo_sharing`` among its OAuth redirect URIs.
+
+What the driver does, and the pages it follows (read 2026-11-25):
+
+- consent at ``https://www.instagram.com/oauth/authorize`` with
+  ``instagram_business_basic,instagram_business_content_publish``; the code at
+  ``POST https://api.instagram.com/oauth/access_token``, then a long-lived token (60 days,
+  ``ig_exchange_token``), renewed before it lapses with ``ig_refresh_token``: the
+  long-lived token is its own refresh token
+  (https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/business-login);
+- profile: ``GET /me?fields=user_id,username,account_type``: business and creator
+  accounts publish, a personal one connects and is refused by the spec's rule
+  (``account_type_not_allowed``);
+- publish: a media container (``POST /{ig-user-id}/media`` with ``image_url``, or
+  ``media_type=REELS`` and ``video_url``: signed links Instagram fetches), its
+  ``status_code`` polled until ``FINISHED`` (``ERROR`` or ``EXPIRED`` is refused with
+  Instagram's ``status``), then ``POST /{ig-user-id}/media_publish``, and the post's
+  ``permalink`` read back
+  (https://developers.facebook.com/docs/instagram-platform/content-publishing);
+- look-up of an unknown outcome: ``GET /{ig-user-id}/media``, a post since the send with
+  the same caption;
+- errors: ``meta.failure``; a permission the grant lacks turns the connection inactive.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pressroom.platforms import MediaKind, Platform
+from pressroom.service.db.base import utcnow
+from pressroom.service.drivers import meta
+from pressroom.service.drivers.base import (
+    Delivery,
+    MediaSource,
+    PlatformRefused,
+    PlatformUnavailable,
+    Profile,
+    Published,
+    ThumbnailChange,
+    ThumbnailSet,
+    TokenRefused,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.oauth2 import consent_url, token_set_of
+from pressroom.service.drivers.tokens import TokenSource
+
+AUTHORIZE_URL = "https://www.instagram.com/oauth/authorize"
+CODE_URL = "https://api.instagram.com/oauth/access_token"
+SCOPES = ("instagram_business_basic", "instagram_business_content_publish")
+CONTAINER_WAIT_SECONDS = 120.0
+POLL_SECONDS = 3.0
+CLOCK_SLACK = timedelta(minutes=2)
+ACCOUNT_TYPES = {"business": "business", "media_creator": "creator", "creator": "creator"}
+
+
+class InstagramDriver:
+    platform = Platform.PHOTO_SHARING
+
+    def __init__(
+        self,
+        app_id: str,
+        app_secret: str,
+        tokens: TokenSource,
+        http: NetworkClient,
+        media: MediaSource,
+        *,
+        version: str = "v23.0",
+        container_wait_seconds: float = CONTAINER_WAIT_SECONDS,
+        poll_seconds: float = POLL_SECONDS,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.app_id = app_id
+        self._app_secret = app_secret
+        self.tokens = tokens
+        self.http = http
+        self.media = media
+        self.host = "https://graph.instagram.com"
+        self.graph = f"{self.host}/{version}"
+        self.container_wait_seconds = container_wait_seconds
+        self.poll_seconds = poll_seconds
+        self._sleep = sleep
+        self._users: dict[str, str] = {}
+        """Connection id → Instagram user id, read once per process."""
+
+    # --- connect ---------------------------------------------------------------
+    def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
+        return consent_url(
+            AUTHORIZE_URL,
+            {
+                "client_id": self.app_id,
+                "redirect_uri": redirect_uri,
+                "response_type": "code",
+                "scope": ",".join(SCOPES),
+                "state": state,
+            },
+        )
+
+    def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
+        response = self.http.request(
+            "POST",
+            CODE_URL,
+            data={
+                "client_id": self.app_id,
+                "client_secret": self._app_secret,
+                "grant_type": "authorization_code",
+                "redirect_uri": redirect_uri,
+                "code": code,
+            },
+        )
+        body = meta.body_of(response)
+        granted = (body.get("data") or [body])[0] if isinstance(body.get("data"), list) else body
+        if response.status_code != 200 or "access_token" not in granted:
+            raise TokenRefused(
+                str(body.get("error_type") or meta.error_of(response).get("type") or "invalid_code")
+            )
+        long = self._long_lived(
+            "/access_token",
+            {
+                "grant_type": "ig_exchange_token",
+                "client_secret": self._app_secret,
+                "access_token": str(granted["access_token"]),
+            },
+        )
+        return TokenSet(long.access_token, long.access_token, long.expires_at)
+
+    def refresh(self, refresh_token: str) -> TokenSet:
+        renewed = self._long_lived(
+            "/refresh_access_token",
+            {"grant_type": "ig_refresh_token", "access_token": refresh_token},
+        )
+        return TokenSet(renewed.access_token, renewed.access_token, renewed.expires_at)
+
+    def fetch_profile(self, tokens: TokenSet) -> Profile:
+        me = self._get(tokens.access_token, "/me", {"fields": "user_id,username,name,account_type"})
+        kind = str(me.get("account_type") or "").lower()
+        return Profile(
+            name=str(me["username"]),
+            display_name=str(me.get("name") or me["username"]),
+            account_type=ACCOUNT_TYPES.get(kind, "personal"),
+        )
+
+    # --- publish ---------------------------------------------------------------
+    def publish(self, delivery: Delivery) -> Published:
+        media = delivery.media
+        assert media is not None
+        token = self.tokens.access_token(delivery.account.connection_id)
+        user = self._user_id(delivery.account.connection_id, token)
+        link = self.media.url(media.file_id, media.storage_key, media.content_type)
+        form = (
+            {"image_url": link}
+            if media.kind is MediaKind.IMAGE
+            else {"media_type": "REELS", "video_url": link}
+        )
+        if delivery.fields.get("caption"):
+            form["caption"] = str(delivery.fields["caption"])
+        response = self.http.request("POST", f"{self.graph}/{user}/media", token=token, data=form)
+        if response.status_code != 200:
+            raise meta.failure(response, "Instagram", sent=False, field="fileId")
+        container = str(meta.body_of(response)["id"])
+        self._await_container(token, container)
+        response = self.http.request(
+            "POST",
+            f"{self.graph}/{user}/media_publish",
+            token=token,
+            creates=True,
+            data={"creation_id": container},
+        )
+        if response.status_code != 200:
+            raise meta.failure(response, "Instagram", sent=True)
+        media_id = str(meta.body_of(response)["id"])
+        post = self._get(token, f"/{media_id}", {"fields": "permalink,timestamp"})
+        return Published(
+            media_id,
+            str(post.get("permalink") or ""),
+            _parse_time(post.get("timestamp")) or utcnow(),
+        )
+
+    def _await_container(self, token: str, container: str) -> None:
+        deadline = time.monotonic() + self.container_wait_seconds
+        while True:
+            state = self._get(token, f"/{container}", {"fields": "status_code,status"}, sent=False)
+            code = state.get("status_code")
+            if code == "FINISHED":
+                return
+            if code in ("ERROR", "EXPIRED"):
+                reason = state.get("status") or code
+                raise PlatformRefused(
+                    f"Instagram could not take the media ({reason})", field="fileId"
+                )
+            if time.monotonic() >= deadline:
+                # Nothing is published until media_publish: a later retry starts again.
+                raise PlatformUnavailable(
+                    "Instagram is still processing the media; nothing was published yet",
+                    retry_after=60,
+                    sent=False,
+                )
+            self._sleep(self.poll_seconds)
+
+    def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        user = self._user_id(delivery.account.connection_id, token)
+        since = _aware(sent_at) - CLOCK_SLACK
+        listed = self._get(
+            token, f"/{user}/media", {"fields": "id,caption,timestamp,permalink", "limit": "50"}
+        )
+        wanted = str(delivery.fields.get("caption") or "")
+        for post in listed.get("data") or []:
+            made = _parse_time(post.get("timestamp"))
+            if made is not None and made >= since and str(post.get("caption") or "") == wanted:
+                return Published(str(post["id"]), str(post.get("permalink") or ""), made)
+        return None
+
+    def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        raise PlatformRefused("photo_sharing posts take no custom thumbnail")
+
+    # --- helpers ---------------------------------------------------------------
+    def _long_lived(self, path: str, params: dict[str, str]) -> TokenSet:
+        response = self.http.request("GET", f"{self.host}{path}", params=params)
+        if response.status_code != 200:
+            raise TokenRefused(
+                str(meta.error_of(response).get("type") or f"http_{response.status_code}")
+            )
+        return token_set_of(response)
+
+    def _user_id(self, connection_id: str, token: str) -> str:
+        if connection_id not in self._users:
+            self._users[connection_id] = str(
+                self._get(token, "/me", {"fields": "user_id"})["user_id"]
+            )
+        return self._users[connection_id]
+
+    def _get(
+        self, token: str, path: str, params: dict[str, str], *, sent: bool = True
+    ) -> dict[str, Any]:
+        """A read; ``sent`` says whether the post may exist if it fails (see ``meta``)."""
+        response = self.http.request("GET", f"{self.graph}{path}", token=token, params=params)
+        if response.status_code != 200:
+            raise meta.failure(response, "Instagram", sent=sent)
+        return meta.body_of(response)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _parse_time(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return _aware(datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z"))
+    except ValueError:
+        return None

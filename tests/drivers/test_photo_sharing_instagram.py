@@ -1,0 +1,356 @@
+"""The photo_sharing driver against Instagram's documented content publishing API (respx).
+
+Pages read 2026-11-25:
+
+- Business Login for Instagram: https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/business-login
+- Long-lived tokens and refresh: https://developers.facebook.com/docs/instagram-platform/reference/access_token
+- Content publishing: https://developers.facebook.com/docs/instagram-platform/content-publishing
+- IG container status: https://developers.facebook.com/docs/instagram-platform/reference/ig-container
+- Media of a user: https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+import respx
+
+from pressroom.platforms import MediaKind, Platform
+from pressroom.service.drivers.base import (
+    AccessRevoked,
+    Account,
+    Delivery,
+    Media,
+    PlatformRateLimited,
+    PlatformRefused,
+    PlatformUnavailable,
+    TokenRefused,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.photo_sharing import InstagramDriver
+
+GRAPH = "https://graph.instagram.com/v23.0"
+CALLBACK = "https://press.example/oauth/callback/photo_sharing"
+LINK = "https://press.example/storage/files/file_1?expires=1&signature=s"
+USER = "17841405822304914"
+SENT_AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+class Tokens:
+    def access_token(self, connection_id: str) -> str:
+        return "IGAAtoken"
+
+
+class Links:
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        return LINK
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        raise AssertionError("Instagram fetches media by link")
+
+
+@pytest.fixture
+def instagram() -> Iterator[respx.MockRouter]:
+    with respx.mock(assert_all_mocked=True, assert_all_called=True) as router:
+        yield router
+
+
+@pytest.fixture
+def driver() -> Iterator[InstagramDriver]:
+    http = NetworkClient(Platform.PHOTO_SHARING, timeout_seconds=5, backoff_seconds=0)
+    yield InstagramDriver(
+        "990602627938098",
+        "ig-secret",
+        Tokens(),
+        http,
+        Links(),
+        sleep=lambda _s: None,
+        poll_seconds=0,
+    )
+    http.close()
+
+
+def delivery(
+    kind: MediaKind = MediaKind.IMAGE, caption: str | None = "New menu #spring"
+) -> Delivery:
+    return Delivery(
+        platform=Platform.PHOTO_SHARING,
+        account=Account("conn_1", "acme.bakery"),
+        fields={"caption": caption} if caption else {},
+        media=Media(
+            "file_1",
+            kind,
+            "image/jpeg" if kind is MediaKind.IMAGE else "video/mp4",
+            "files/file_1",
+            None,
+            1000,
+        ),
+        reference="post_1",
+    )
+
+
+def me(instagram: respx.MockRouter) -> respx.Route:
+    return instagram.get(f"{GRAPH}/me").respond(200, json={"user_id": USER, "id": "1"})
+
+
+def test_the_consent_asks_for_business_publishing(driver: InstagramDriver) -> None:
+    url = urlsplit(driver.authorization_url(redirect_uri=CALLBACK, state="st", code_verifier="v"))
+    assert f"{url.scheme}://{url.netloc}{url.path}" == "https://www.instagram.com/oauth/authorize"
+    assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
+        "client_id": "990602627938098",
+        "redirect_uri": CALLBACK,
+        "response_type": "code",
+        "scope": "instagram_business_basic,instagram_business_content_publish",
+        "state": "st",
+    }
+
+
+def test_the_code_becomes_a_long_lived_token_that_refreshes_itself(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    code = instagram.post("https://api.instagram.com/oauth/access_token").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "access_token": "IGAAshort",
+                    "user_id": USER,
+                    "permissions": "instagram_business_basic,instagram_business_content_publish",
+                }
+            ]
+        },
+    )
+    exchange = instagram.get("https://graph.instagram.com/access_token").respond(
+        200, json={"access_token": "IGAAlong", "token_type": "bearer", "expires_in": 5183944}
+    )
+    refresh = instagram.get("https://graph.instagram.com/refresh_access_token").respond(
+        200, json={"access_token": "IGAAlong2", "token_type": "bearer", "expires_in": 5183944}
+    )
+    tokens = driver.exchange_code(code="AQB", redirect_uri=CALLBACK, code_verifier="v")
+    assert (tokens.access_token, tokens.refresh_token) == ("IGAAlong", "IGAAlong")
+    assert tokens.expires_at is not None and (tokens.expires_at - datetime.now(UTC)).days >= 59
+    renewed = driver.refresh("IGAAlong")
+    assert (renewed.access_token, renewed.refresh_token) == ("IGAAlong2", "IGAAlong2")
+    assert {k: v[0] for k, v in parse_qs(code.calls.last.request.content.decode()).items()} == {
+        "client_id": "990602627938098",
+        "client_secret": "ig-secret",
+        "grant_type": "authorization_code",
+        "redirect_uri": CALLBACK,
+        "code": "AQB",
+    }
+    assert dict(exchange.calls.last.request.url.params) == {
+        "grant_type": "ig_exchange_token",
+        "client_secret": "ig-secret",
+        "access_token": "IGAAshort",
+    }
+    assert dict(refresh.calls.last.request.url.params) == {
+        "grant_type": "ig_refresh_token",
+        "access_token": "IGAAlong",
+    }
+
+
+def test_a_refused_code_is_token_refused(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.post("https://api.instagram.com/oauth/access_token").respond(
+        400,
+        json={
+            "error_type": "OAuthException",
+            "code": 400,
+            "error_message": "Invalid authorization code",
+        },
+    )
+    with pytest.raises(TokenRefused, match="OAuthException"):
+        driver.exchange_code(code="bad", redirect_uri=CALLBACK, code_verifier="v")
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [("BUSINESS", "business"), ("MEDIA_CREATOR", "creator"), ("PERSONAL", "personal")],
+)
+def test_the_profile_carries_the_account_type(
+    instagram: respx.MockRouter, driver: InstagramDriver, kind: str, expected: str
+) -> None:
+    route = instagram.get(f"{GRAPH}/me").respond(
+        200,
+        json={
+            "user_id": USER,
+            "username": "acme.bakery",
+            "name": "Acme Bakery",
+            "account_type": kind,
+            "id": "1",
+        },
+    )
+    profile = driver.fetch_profile(TokenSet("IGAA", None, None))
+    assert (profile.name, profile.account_type) == ("acme.bakery", expected)
+    assert route.calls.last.request.url.params["fields"] == "user_id,username,name,account_type"
+
+
+def test_a_photo_goes_through_a_container_then_publish(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    container = instagram.post(f"{GRAPH}/{USER}/media").respond(
+        200, json={"id": "17889455560051444"}
+    )
+    status = instagram.get(f"{GRAPH}/17889455560051444")
+    status.side_effect = [
+        httpx.Response(200, json={"status_code": "IN_PROGRESS", "id": "17889455560051444"}),
+        httpx.Response(200, json={"status_code": "FINISHED", "id": "17889455560051444"}),
+    ]
+    published = instagram.post(f"{GRAPH}/{USER}/media_publish").respond(
+        200, json={"id": "17920238422030506"}
+    )
+    instagram.get(f"{GRAPH}/17920238422030506").respond(
+        200,
+        json={
+            "permalink": "https://www.instagram.com/p/C1a2b3c4d5e/",
+            "timestamp": "2026-11-25T12:00:04+0000",
+            "id": "17920238422030506",
+        },
+    )
+    post = driver.publish(delivery())
+    assert (post.platform_post_id, post.url) == (
+        "17920238422030506",
+        "https://www.instagram.com/p/C1a2b3c4d5e/",
+    )
+    assert {
+        k: v[0] for k, v in parse_qs(container.calls.last.request.content.decode()).items()
+    } == {
+        "image_url": LINK,
+        "caption": "New menu #spring",
+    }
+    assert status.calls.last.request.url.params["fields"] == "status_code,status"
+    assert parse_qs(published.calls.last.request.content.decode()) == {
+        "creation_id": ["17889455560051444"]
+    }
+
+
+def test_a_video_is_a_reel(instagram: respx.MockRouter, driver: InstagramDriver) -> None:
+    me(instagram)
+    container = instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "c1"})
+    instagram.get(f"{GRAPH}/c1").respond(200, json={"status_code": "FINISHED"})
+    instagram.post(f"{GRAPH}/{USER}/media_publish").respond(200, json={"id": "m1"})
+    instagram.get(f"{GRAPH}/m1").respond(
+        200, json={"permalink": "https://www.instagram.com/reel/X/"}
+    )
+    driver.publish(delivery(MediaKind.VIDEO, caption=None))
+    assert {
+        k: v[0] for k, v in parse_qs(container.calls.last.request.content.decode()).items()
+    } == {
+        "media_type": "REELS",
+        "video_url": LINK,
+    }
+
+
+def test_a_container_instagram_rejects_is_refused_with_its_status(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "c1"})
+    instagram.get(f"{GRAPH}/c1").respond(
+        200,
+        json={
+            "status_code": "ERROR",
+            "status": "Error: The video's aspect ratio is not supported.",
+        },
+    )
+    with pytest.raises(PlatformRefused, match="aspect ratio") as caught:
+        driver.publish(delivery(MediaKind.VIDEO))
+    assert caught.value.field == "fileId"
+
+
+def test_a_publish_without_an_answer_is_an_unknown_outcome(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "c1"})
+    instagram.get(f"{GRAPH}/c1").respond(200, json={"status_code": "FINISHED"})
+    instagram.post(f"{GRAPH}/{USER}/media_publish").mock(side_effect=httpx.ReadTimeout("no answer"))
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(delivery())
+    assert caught.value.sent is True
+
+
+@pytest.mark.parametrize(
+    ("error", "raised"),
+    [
+        (
+            {
+                "message": "Error validating access token: Session has expired",
+                "type": "OAuthException",
+                "code": 190,
+            },
+            AccessRevoked,
+        ),
+        (
+            {"message": "Application request limit reached", "type": "OAuthException", "code": 4},
+            PlatformRateLimited,
+        ),
+        (
+            {
+                "message": "(#10) Application does not have permission for this action",
+                "type": "OAuthException",
+                "code": 10,
+            },
+            AccessRevoked,
+        ),
+        (
+            {
+                "message": "Only photo or video can be accepted as media type.",
+                "type": "OAuthException",
+                "code": 9004,
+            },
+            PlatformRefused,
+        ),
+    ],
+)
+def test_graph_errors_on_the_container(
+    instagram: respx.MockRouter,
+    driver: InstagramDriver,
+    error: dict[str, object],
+    raised: type[Exception],
+) -> None:
+    me(instagram)
+    instagram.post(f"{GRAPH}/{USER}/media").respond(
+        400, json={"error": {**error, "fbtrace_id": "A"}}
+    )
+    with pytest.raises(raised):
+        driver.publish(delivery())
+
+
+def test_an_unknown_outcome_is_found_among_the_accounts_media(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    listed = instagram.get(f"{GRAPH}/{USER}/media").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": "m2",
+                    "caption": "Other",
+                    "timestamp": "2026-11-25T12:00:09+0000",
+                    "permalink": "https://www.instagram.com/p/B/",
+                },
+                {
+                    "id": "m1",
+                    "caption": "New menu #spring",
+                    "timestamp": "2026-11-25T12:00:04+0000",
+                    "permalink": "https://www.instagram.com/p/A/",
+                },
+            ],
+            "paging": {"cursors": {"before": "b", "after": "a"}},
+        },
+    )
+    found = driver.find_delivery(delivery(), SENT_AT)
+    assert found is not None and (found.platform_post_id, found.url) == (
+        "m1",
+        "https://www.instagram.com/p/A/",
+    )
+    assert listed.calls.last.request.url.params["fields"] == "id,caption,timestamp,permalink"
