@@ -34,13 +34,12 @@ def test_every_label_is_sandbox_without_credentials(monkeypatch: pytest.MonkeyPa
     assert "/oauth/callback/<label>" in done.output
 
 
-def test_a_configured_label_names_its_network_and_an_unbuilt_one_says_so() -> None:
+def test_a_configured_label_names_its_network_and_the_others_stay_sandbox() -> None:
     env = {
         "COLUMNS": "200",
         "PRESSROOM_MICROBLOG_CLIENT_ID": "id",
         "PRESSROOM_MICROBLOG_CLIENT_SECRET": "secret",
-        "PRESSROOM_TEXT_THREAD_CLIENT_ID": "id",
-        "PRESSROOM_TEXT_THREAD_CLIENT_SECRET": "secret",
+        "PRESSROOM_PIN_BOARD_CLIENT_ID": "id",  # no secret: not configured
     }
     get_settings.cache_clear()
     done = runner.invoke(app, ["drivers"], env=env)
@@ -48,6 +47,9 @@ def test_a_configured_label_names_its_network_and_an_unbuilt_one_says_so() -> No
     assert done.exit_code == 0, done.output
     table = rows(done.output)
     assert table["microblog"].startswith("X (API v2) | set")
-    assert table["text_thread"].startswith("sandbox | set")
-    assert "no driver for this network yet" in table["text_thread"]
     assert table["pin_board"].startswith("sandbox | -")
+    assert "PRESSROOM_PIN_BOARD_CLIENT_ID and _CLIENT_SECRET" in table["pin_board"]
+    assert (
+        table["text_thread"]
+        == "sandbox | - | set PRESSROOM_TEXT_THREAD_CLIENT_ID and _CLIENT_SECRET to publish to Threads (Threads API)"
+    )

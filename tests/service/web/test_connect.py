@@ -223,3 +223,119 @@ def test_a_configured_network_is_connected_through_its_own_consent(settings: Set
             )
         assert done.status_code == 200, done.text
         assert "Connected microblog account @acme" in done.text
+
+
+def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Settings) -> None:
+    """One Connect, two consent screens: Instagram's, then Threads'. The twin keeps the
+    Threads token and posts with it; its state still follows the Instagram account."""
+    import respx
+    from fastapi.testclient import TestClient
+
+    from pressroom.service.app import create_app
+    from pressroom.service.db.models import Connection
+    from pressroom.service.db.session import transaction
+    from pressroom.service.oauth.vault import Vault
+    from pressroom.settings import NetworkSettings
+
+    configured = settings.model_copy(
+        update={
+            "networks": NetworkSettings(
+                photo_sharing_client_id="ig-app",
+                photo_sharing_client_secret="ig-secret",
+                text_thread_client_id="th-app",
+                text_thread_client_secret="th-secret",
+            )
+        }
+    )
+    app = create_app(configured)
+    with TestClient(app, base_url="http://testserver") as client:
+        browser = Browser(client)
+        browser.sign_up()
+        key = browser.api_key_shown()
+        started = browser.form("/connections", "/connections/connect/photo_sharing")
+        consent = urlparse(started.headers["location"])  # type: ignore[attr-defined]
+        assert (consent.netloc, consent.path) == ("www.instagram.com", "/oauth/authorize")
+        ig_state = parse_qs(consent.query)["state"][0]
+        with respx.mock(assert_all_called=True) as meta:
+            meta.post("https://api.instagram.com/oauth/access_token").respond(
+                200, json={"access_token": "IGshort", "user_id": "1784"}
+            )
+            meta.get("https://graph.instagram.com/access_token").respond(
+                200, json={"access_token": "IGlong", "expires_in": 5183944}
+            )
+            meta.get("https://graph.instagram.com/v23.0/me").respond(
+                200, json={"user_id": "1784", "username": "acme.photos", "account_type": "BUSINESS"}
+            )
+            after_instagram = client.get(
+                "/oauth/callback/photo_sharing",
+                params={"state": ig_state, "code": "ig-code"},
+                follow_redirects=False,
+            )
+        assert after_instagram.status_code == 303
+        threads = urlparse(after_instagram.headers["location"])
+        assert (threads.netloc, threads.path) == ("threads.net", "/oauth/authorize")
+        query = {k: v[0] for k, v in parse_qs(threads.query).items()}
+        assert query["redirect_uri"] == "http://testserver/oauth/callback/text_thread"
+        with respx.mock(assert_all_called=True) as meta:
+            meta.post("https://graph.threads.net/oauth/access_token").respond(
+                200, json={"access_token": "THshort", "user_id": "2589"}
+            )
+            meta.get("https://graph.threads.net/access_token").respond(
+                200, json={"access_token": "THlong", "expires_in": 5183944}
+            )
+            meta.get("https://graph.threads.net/v1.0/me").respond(
+                200, json={"id": "2589", "username": "acme.photos"}
+            )
+            done = client.get(
+                "/oauth/callback/text_thread", params={"state": query["state"], "code": "th-code"}
+            )
+        assert done.status_code == 200, done.text
+        found = {(c["platform"], c["name"], c["status"]) for c in _unified(browser, key)}
+        assert found == {
+            ("photo_sharing", "acme.photos", "active"),
+            ("text_thread", "acme.photos", "active"),
+        }
+        twin_id = _id(browser, key, "text_thread")
+        vault = Vault.from_settings(configured)
+        with transaction(app.state.session_factory, write=False) as db:
+            twin = db.get(Connection, twin_id)
+            assert twin is not None and twin.access_token_enc is not None
+            assert vault.decrypt(twin.access_token_enc) == "THlong"
+        with respx.mock(assert_all_called=True) as meta:
+            meta.get("https://graph.threads.net/v1.0/me").respond(200, json={"id": "2589"})
+            container = meta.post("https://graph.threads.net/v1.0/2589/threads").respond(
+                200, json={"id": "c1"}
+            )
+            meta.post("https://graph.threads.net/v1.0/2589/threads_publish").respond(
+                200, json={"id": "p1"}
+            )
+            meta.get("https://graph.threads.net/v1.0/p1").respond(
+                200, json={"permalink": "https://www.threads.net/@acme.photos/post/A"}
+            )
+            published = client.post(
+                "/api/v2/text_thread/publish",
+                headers={"X-API-Key": key},
+                json={"connectionId": twin_id, "text": "hello"},
+            )
+        assert published.status_code == 200, published.text
+        assert container.calls.last.request.headers["Authorization"] == "Bearer THlong"
+        with respx.mock(assert_all_called=True) as meta:
+            meta.post("https://graph.threads.net/v1.0/2589/threads").respond(
+                400,
+                json={
+                    "error": {
+                        "message": "Session has expired",
+                        "type": "OAuthException",
+                        "code": 190,
+                    }
+                },
+            )
+            revoked = client.post(
+                "/api/v2/text_thread/publish",
+                headers={"X-API-Key": key},
+                json={"connectionId": twin_id, "text": "again"},
+            )
+        assert revoked.status_code == 409, revoked.text
+        # The twin follows its photo_sharing account: both inactive, one reconnect fixes both.
+        states = {c["platform"]: c["status"] for c in _unified(browser, key)}
+        assert states == {"photo_sharing": "inactive", "text_thread": "inactive"}

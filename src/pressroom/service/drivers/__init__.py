@@ -1,9 +1,9 @@
 """Platform drivers: one per label behind one small interface (``base.PlatformDriver``).
 
-Each label is served by its real network's driver when the operator registered an app
-with that network (``PRESSROOM_<LABEL>_CLIENT_ID`` and ``_CLIENT_SECRET``, see
-``settings.NetworkSettings``) and pressroom has a driver for it (``REAL_DRIVERS``);
-every other label keeps the sandbox, a faithful stand-in with latency and failure knobs.
+Each label is served by its real network's driver (``REAL_DRIVERS``) when the operator
+registered an app with that network (``PRESSROOM_<LABEL>_CLIENT_ID`` and
+``_CLIENT_SECRET``, see ``settings.NetworkSettings``); every other label keeps the
+sandbox, a faithful stand-in with latency and failure knobs.
 ``describe`` says which is which, for ``pressroom drivers`` and the dashboard.
 """
 
@@ -26,6 +26,7 @@ from pressroom.service.drivers.pin_board import PinterestDriver
 from pressroom.service.drivers.professional_network import LinkedInDriver
 from pressroom.service.drivers.sandbox import SandboxDriver, SandboxRandom
 from pressroom.service.drivers.short_video import TikTokDriver
+from pressroom.service.drivers.text_thread import ThreadsDriver
 from pressroom.service.drivers.tokens import ConnectionTokens, TokenSource
 from pressroom.service.drivers.video_sharing import YouTubeDriver
 from pressroom.service.media.handover import MediaHandover
@@ -70,6 +71,10 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
         "TikTok (Content Posting API)",
         lambda a: TikTokDriver(a.client_id, a.client_secret, a.tokens, a.http, a.media),
     ),
+    Platform.TEXT_THREAD: RealNetwork(
+        "Threads (Threads API)",
+        lambda a: ThreadsDriver(a.client_id, a.client_secret, a.tokens, a.http),
+    ),
     Platform.PROFESSIONAL_NETWORK: RealNetwork(
         "LinkedIn (Posts API)",
         lambda a: LinkedInDriver(
@@ -107,7 +112,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
         lambda a: PinterestDriver(a.client_id, a.client_secret, a.tokens, a.http, a.media),
     ),
 }
-"""The labels pressroom can publish to for real; the others have the sandbox only."""
+"""The real network behind each label, and how its driver is made."""
 
 
 @dataclass(frozen=True)
@@ -124,31 +129,15 @@ def describe(settings: Settings) -> list[DriverChoice]:
     """Which driver serves each label, and why."""
     choices = []
     for platform in Platform:
-        configured = settings.networks.credentials(platform.value) is not None
-        real = REAL_DRIVERS.get(platform)
-        if real is not None and configured:
+        real = REAL_DRIVERS[platform]
+        if settings.networks.credentials(platform.value) is not None:
             choices.append(DriverChoice(platform, real.network, True, "publishes for real"))
-        elif real is not None:
-            choices.append(
-                DriverChoice(
-                    platform,
-                    "sandbox",
-                    False,
-                    f"set PRESSROOM_{platform.value.upper()}_CLIENT_ID and _CLIENT_SECRET "
-                    f"to publish to {real.network}",
-                )
-            )
         else:
-            choices.append(
-                DriverChoice(
-                    platform,
-                    "sandbox",
-                    configured,
-                    "credentials set, but pressroom has no driver for this network yet"
-                    if configured
-                    else "no real driver yet",
-                )
+            hint = (
+                f"set PRESSROOM_{platform.value.upper()}_CLIENT_ID and _CLIENT_SECRET "
+                f"to publish to {real.network}"
             )
+            choices.append(DriverChoice(platform, "sandbox", False, hint))
     return choices
 
 
@@ -164,8 +153,8 @@ def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Driver
     drivers: dict[Platform, PlatformDriver] = {}
     for platform in Platform:
         credentials = settings.networks.credentials(platform.value)
-        real = REAL_DRIVERS.get(platform)
-        if real is not None and credentials is not None:
+        real = REAL_DRIVERS[platform]
+        if credentials is not None:
             http = NetworkClient(
                 platform, timeout_seconds=settings.networks.network_timeout_seconds
             )

@@ -1,8 +1,9 @@
 """The clear access token a real driver sends for a connection, read when it is needed.
 
 Tokens stay encrypted in the database (``oauth.vault``); a driver asks for one per
-call and forgets it. A text_thread connection has no token of its own: it publishes
-with its photo_sharing account's.
+call and forgets it. A text_thread connection publishes with its own token where its
+network gave it one (Threads' chained consent), else with its photo_sharing account's
+(the sandbox, where one grant covers both).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class ConnectionTokens:
         before the network's driver was configured, or its grant was dropped)."""
         with transaction(self.sessions, write=False) as db:
             connection = db.get(Connection, connection_id)
-            if connection is not None and connection.parent_id:
+            if connection is not None and connection.parent_id and not connection.access_token_enc:
                 connection = db.get(Connection, connection.parent_id)
             encrypted = connection.access_token_enc if connection is not None else None
         if encrypted is None:

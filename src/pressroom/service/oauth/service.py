@@ -126,6 +126,44 @@ def start(
     )
 
 
+def chains_twin_consent(flow: Flow) -> bool:
+    """Whether text_thread needs a consent of its own (Threads), given after photo_sharing's
+    in the same Connect; the sandbox's twin shares its account's grant."""
+    from pressroom.service.drivers.text_thread import ThreadsDriver
+
+    return isinstance(flow.drivers.get(Platform.TEXT_THREAD), ThreadsDriver)
+
+
+def next_consent(flow: Flow, account_id: str, connection: Connection) -> str | None:
+    """Where the browser goes after ``connection`` was connected: Threads' consent for a
+    photo_sharing account's twin when Threads has its own driver, else nowhere (None)."""
+    if connection.platform != Platform.PHOTO_SHARING or not chains_twin_consent(flow):
+        return None
+    with transaction(flow.sessions, write=False) as db:
+        twin = ConnectionRepository(db).twin_of([connection.id])
+        twin_id = twin.id if twin is not None else None
+    if twin_id is None:
+        return None
+    state = secrets.token_urlsafe(32)
+    verifier = secrets.token_urlsafe(64)
+    with transaction(flow.sessions) as db:
+        now = utcnow()
+        OAuthStateRepository(db).add(
+            OAuthState(
+                state_hash=_hash(state),
+                account_id=account_id,
+                platform=Platform.TEXT_THREAD.value,
+                code_verifier_enc=flow.vault.encrypt(verifier),
+                reconnect_id=twin_id,
+                created_at=now,
+                expires_at=now + STATE_TTL,
+            )
+        )
+    return flow.drivers[Platform.TEXT_THREAD].authorization_url(
+        redirect_uri=flow.callback(Platform.TEXT_THREAD), state=state, code_verifier=verifier
+    )
+
+
 def finish(flow: Flow, account_id: str, platform_name: str, params: dict[str, str]) -> Connection:
     """The callback: consume the state, exchange the code, read the profile, connect."""
     try:
@@ -177,6 +215,14 @@ def finish(flow: Flow, account_id: str, platform_name: str, params: dict[str, st
     with transaction(flow.sessions) as db:
         account = AccountRepository(db).get(account_id)
         assert account is not None
+        if platform == Platform.TEXT_THREAD:  # the chained consent of a photo_sharing twin
+            try:
+                twin = connections.owned(db, account, reconnect_id or "")
+            except connections.ConnectionRuleError as exc:
+                raise OAuthFailure("Nothing was connected", str(exc)) from None
+            _store(flow.vault, twin, tokens)
+            db.flush()
+            return twin
         try:
             connection = _connect(db, account, platform, profile, reconnect_id)
         except connections.ConnectionRuleError as exc:
@@ -233,6 +279,7 @@ def refresh(flow: Flow, connection_id: str) -> bool:
         if connection is None:
             return False
         platform = Platform(connection.platform)
+        parent_id = connection.parent_id
         refresh_token = (
             flow.vault.decrypt(connection.refresh_token_enc)
             if connection.refresh_token_enc
@@ -244,7 +291,8 @@ def refresh(flow: Flow, connection_id: str) -> bool:
         tokens = flow.drivers[platform].refresh(refresh_token)
     except TokenRefused:
         with transaction(flow.sessions) as db:
-            connections.expire_token(db, connection_id)
+            # A twin's state follows its photo_sharing account: that one turns inactive.
+            connections.expire_token(db, parent_id or connection_id)
         return False
     if tokens.refresh_token is None:  # Google and others keep the refresh token as is
         tokens = TokenSet(tokens.access_token, refresh_token, tokens.expires_at)
@@ -259,7 +307,7 @@ def due_for_refresh(db: Session, connection: Connection) -> str | None:
     """The id of the connection whose lapsed access token must be refreshed before
     ``connection`` is used (a text_thread's own photo_sharing account), or None."""
     holder: Connection | None = connection
-    if connection.platform == Platform.TEXT_THREAD and connection.parent_id:
+    if connection.parent_id and not connection.access_token_enc:
         holder = ConnectionRepository(db).get(connection.parent_id)
     if (
         holder is None

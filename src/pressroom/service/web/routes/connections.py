@@ -97,7 +97,9 @@ def callback(request: Request, visitor: Viewer, db: DbSession, platform: str) ->
             },
             status=400,
         )
-    response = RedirectResponse("/connections", status_code=303)
+    flow = oauth.flow_of(request.app)
+    then = oauth.next_consent(flow, visitor.account.id, connection)
+    response = RedirectResponse(then or "/connections", status_code=303)
     return flash(response, f"Connected {connection.platform} account {connection.name}.")
 
 

@@ -1,0 +1,209 @@
+"""text_thread on Threads: the Threads API, text posts, consent chained after photo_sharing.
+
+Set ``PRESSROOM_TEXT_THREAD_CLIENT_ID`` (the Threads app id) and ``_CLIENT_SECRET`` from a
+Meta app with the Threads use case, and ``{PRESSROOM_BASE_URL}/oauth/callback/text_thread``
+as its redirect callback URL.
+
+The spec has a text_thread connection appear with its photo_sharing account, with no
+authorisation step of its own. Threads needs its own consent, so connecting
+photo_sharing goes on to Threads' consent screen in the same Connect (``oauth.service``
+chains it), and the Threads token is kept on the twin; the twin's state still follows
+its photo_sharing account. A Threads token that stops working turns the photo_sharing
+account inactive with it, and reconnecting that account asks for both again.
+
+What the driver does, and the pages it follows (read 2026-11-25):
+
+- consent at ``https://threads.net/oauth/authorize`` with
+  ``threads_basic,threads_content_publish``; the code at ``POST
+  https://graph.threads.net/oauth/access_token``, then a 60-day token
+  (``th_exchange_token``) renewed with ``th_refresh_token``: the long-lived token is its
+  own refresh token (https://developers.facebook.com/docs/threads/get-started/get-access-tokens-and-permissions,
+  https://developers.facebook.com/docs/threads/get-started/long-lived-tokens);
+- profile: ``GET /v1.0/me?fields=id,username,name``;
+- publish: a text container (``POST /v1.0/{user}/threads`` with ``media_type=TEXT``), then
+  ``POST /v1.0/{user}/threads_publish``, then the post's ``permalink``; text only, as the
+  spec says (https://developers.facebook.com/docs/threads/posts);
+- look-up of an unknown outcome: ``GET /v1.0/{user}/threads`` since the send, by text
+  (https://developers.facebook.com/docs/threads/threads-media);
+- errors: ``meta.failure``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+
+from pressroom.platforms import Platform
+from pressroom.service.db.base import utcnow
+from pressroom.service.drivers import meta
+from pressroom.service.drivers.base import (
+    Delivery,
+    PlatformRefused,
+    Profile,
+    Published,
+    ThumbnailChange,
+    ThumbnailSet,
+    TokenRefused,
+    TokenSet,
+)
+from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.oauth2 import consent_url, token_set_of
+from pressroom.service.drivers.tokens import TokenSource
+
+AUTHORIZE_URL = "https://threads.net/oauth/authorize"
+HOST = "https://graph.threads.net"
+API = f"{HOST}/v1.0"
+SCOPES = ("threads_basic", "threads_content_publish")
+CLOCK_SLACK = timedelta(minutes=2)
+
+
+class ThreadsDriver:
+    platform = Platform.TEXT_THREAD
+
+    def __init__(
+        self, app_id: str, app_secret: str, tokens: TokenSource, http: NetworkClient
+    ) -> None:
+        self.app_id = app_id
+        self._app_secret = app_secret
+        self.tokens = tokens
+        self.http = http
+        self._users: dict[str, str] = {}
+
+    # --- connect ---------------------------------------------------------------
+    def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
+        return consent_url(
+            AUTHORIZE_URL,
+            {
+                "client_id": self.app_id,
+                "redirect_uri": redirect_uri,
+                "scope": ",".join(SCOPES),
+                "response_type": "code",
+                "state": state,
+            },
+        )
+
+    def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
+        response = self.http.request(
+            "POST",
+            f"{HOST}/oauth/access_token",
+            data={
+                "client_id": self.app_id,
+                "client_secret": self._app_secret,
+                "code": code,
+                "grant_type": "authorization_code",
+                "redirect_uri": redirect_uri,
+            },
+        )
+        short = self._token_of(response)
+        long = self._token_of(
+            self.http.request(
+                "GET",
+                f"{HOST}/access_token",
+                params={
+                    "grant_type": "th_exchange_token",
+                    "client_secret": self._app_secret,
+                    "access_token": short.access_token,
+                },
+            )
+        )
+        return TokenSet(long.access_token, long.access_token, long.expires_at)
+
+    def refresh(self, refresh_token: str) -> TokenSet:
+        renewed = self._token_of(
+            self.http.request(
+                "GET",
+                f"{HOST}/refresh_access_token",
+                params={"grant_type": "th_refresh_token", "access_token": refresh_token},
+            )
+        )
+        return TokenSet(renewed.access_token, renewed.access_token, renewed.expires_at)
+
+    def fetch_profile(self, tokens: TokenSet) -> Profile:
+        me = self._get(tokens.access_token, "/me", {"fields": "id,username,name"})
+        return Profile(name=str(me["username"]), display_name=str(me.get("name") or me["username"]))
+
+    # --- publish ---------------------------------------------------------------
+    def publish(self, delivery: Delivery) -> Published:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        user = self._user_id(delivery.account.connection_id, token)
+        response = self.http.request(
+            "POST",
+            f"{API}/{user}/threads",
+            token=token,
+            data={"media_type": "TEXT", "text": str(delivery.fields["text"])},
+        )
+        if response.status_code != 200:
+            raise meta.failure(response, "Threads", sent=False, field="text")
+        container = str(meta.body_of(response)["id"])
+        response = self.http.request(
+            "POST",
+            f"{API}/{user}/threads_publish",
+            token=token,
+            creates=True,
+            data={"creation_id": container},
+        )
+        if response.status_code != 200:
+            raise meta.failure(response, "Threads", sent=True, field="text")
+        post_id = str(meta.body_of(response)["id"])
+        post = self._get(token, f"/{post_id}", {"fields": "permalink,timestamp"})
+        return Published(
+            post_id,
+            str(post.get("permalink") or ""),
+            _parse_time(post.get("timestamp")) or utcnow(),
+        )
+
+    def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        user = self._user_id(delivery.account.connection_id, token)
+        since = _aware(sent_at) - CLOCK_SLACK
+        listed = self._get(
+            token,
+            f"/{user}/threads",
+            {
+                "fields": "id,text,timestamp,permalink",
+                "since": str(int(since.timestamp())),
+                "limit": "50",
+            },
+        )
+        wanted = str(delivery.fields["text"])
+        for post in listed.get("data") or []:
+            made = _parse_time(post.get("timestamp"))
+            if made is not None and made >= since and str(post.get("text") or "") == wanted:
+                return Published(str(post["id"]), str(post.get("permalink") or ""), made)
+        return None
+
+    def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        raise PlatformRefused("text_thread posts have no thumbnails")
+
+    # --- helpers ---------------------------------------------------------------
+    def _token_of(self, response: httpx.Response) -> TokenSet:
+        if response.status_code != 200:
+            error = meta.error_of(response)
+            raise TokenRefused(str(error.get("type") or f"http_{response.status_code}"))
+        return token_set_of(response)
+
+    def _user_id(self, connection_id: str, token: str) -> str:
+        if connection_id not in self._users:
+            self._users[connection_id] = str(self._get(token, "/me", {"fields": "id"})["id"])
+        return self._users[connection_id]
+
+    def _get(self, token: str, path: str, params: dict[str, str]) -> dict[str, Any]:
+        response = self.http.request("GET", f"{API}{path}", token=token, params=params)
+        if response.status_code != 200:
+            raise meta.failure(response, "Threads", sent=True)
+        return meta.body_of(response)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _parse_time(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return _aware(datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z"))
+    except ValueError:
+        return None
