@@ -14,6 +14,7 @@ Pages read 2026-11-25:
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -111,7 +112,7 @@ def test_chunks_follow_tiktoks_rules() -> None:
     for size in (5 * MB, 64 * MB, 64 * MB + 1, 999 * MB + 7):
         chunks = chunk_plan(size)
         assert chunks[0][0] == 0 and chunks[-1][1] == size
-        assert all(a[1] == b[0] for a, b in zip(chunks, chunks[1:], strict=False))
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(chunks))
         sizes = [stop - start for start, stop in chunks]
         assert all(MIN_CHUNK <= s <= 64 * MB for s in sizes[:-1])
         assert MIN_CHUNK <= sizes[-1] <= 128 * MB
