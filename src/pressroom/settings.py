@@ -142,6 +142,8 @@ class Settings(BaseSettings):
     file fails: a file that makes a decoder hang must not hold a worker for good."""
     processing_delay_ms: int = Field(0, ge=0)
     """Test knob: hold each file this long in ``processing`` before probing it."""
+    token_refresh_interval_seconds: int = Field(300, ge=1)
+    """How often access tokens about to lapse are renewed with their networks."""
     reconcile_interval_seconds: int = Field(60, ge=1)
     """How often posts whose outcome is unknown are looked up on their platform."""
     sweep_interval_seconds: int = Field(3600, ge=1)

@@ -13,6 +13,7 @@ from pressroom.service.errors import install_error_handlers
 from pressroom.service.guard import RequestGuard
 from pressroom.service.media.routes import router as media_router
 from pressroom.service.media.runtime import install_media
+from pressroom.service.oauth.refresher import install_token_refresher
 from pressroom.service.openapi import install_openapi, operation_id
 from pressroom.service.ops.health import health_router
 from pressroom.service.ops.requests import RequestContext
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     install_openapi(app)
     install_media(app)
     install_reconciler(app)
+    install_token_refresher(app)
     install_registry(app)  # last: its start, which may refuse, runs first
     for router in (accounts_router, connections_router, media_router, publishing_router):
         app.include_router(router)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pressroom.error_codes import ErrorCode
@@ -175,6 +175,8 @@ class MediaSource(Protocol):
 
 class PlatformDriver(Protocol):
     platform: Platform
+    refresh_ahead: timedelta
+    """How long before its access token lapses a connection is renewed in the background."""
 
     def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
         """Where to send the browser: the platform's consent page, with PKCE (S256)."""

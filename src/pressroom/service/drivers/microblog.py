@@ -61,6 +61,7 @@ CLOCK_SLACK = timedelta(minutes=2)
 
 class XDriver:
     platform = Platform.MICROBLOG
+    refresh_ahead = timedelta(minutes=10)
 
     def __init__(
         self, client_id: str, client_secret: str, tokens: TokenSource, http: NetworkClient

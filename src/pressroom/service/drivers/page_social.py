@@ -68,6 +68,7 @@ CLOCK_SLACK = timedelta(minutes=2)
 
 class FacebookPagesDriver:
     platform = Platform.PAGE_SOCIAL
+    refresh_ahead = timedelta(minutes=10)
 
     def __init__(
         self,

@@ -63,6 +63,8 @@ ACCOUNT_TYPES = {"business": "business", "media_creator": "creator", "creator": 
 
 class InstagramDriver:
     platform = Platform.PHOTO_SHARING
+    refresh_ahead = timedelta(days=7)
+    """Meta renews a long-lived token only while it is valid: well before it lapses."""
 
     def __init__(
         self,

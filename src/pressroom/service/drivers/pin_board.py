@@ -61,6 +61,7 @@ CLOCK_SLACK = timedelta(minutes=2)
 
 class PinterestDriver:
     platform = Platform.PIN_BOARD
+    refresh_ahead = timedelta(minutes=10)
 
     def __init__(
         self,

@@ -75,6 +75,7 @@ def little_text(text: str) -> str:
 
 class LinkedInDriver:
     platform = Platform.PROFESSIONAL_NETWORK
+    refresh_ahead = timedelta(minutes=10)
 
     def __init__(
         self,

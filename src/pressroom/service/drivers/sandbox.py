@@ -101,6 +101,8 @@ class SandboxRandom:
 
 
 class SandboxDriver:
+    refresh_ahead = timedelta(minutes=10)
+
     def __init__(
         self,
         platform: Platform,

@@ -97,6 +97,7 @@ def chunk_plan(size: int, chunk: int = CHUNK_BYTES) -> list[tuple[int, int]]:
 
 class TikTokDriver:
     platform = Platform.SHORT_VIDEO
+    refresh_ahead = timedelta(minutes=10)
 
     def __init__(
         self,

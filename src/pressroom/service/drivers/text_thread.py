@@ -61,6 +61,8 @@ CLOCK_SLACK = timedelta(minutes=2)
 
 class ThreadsDriver:
     platform = Platform.TEXT_THREAD
+    refresh_ahead = timedelta(days=7)
+    """Meta renews a long-lived token only while it is valid: well before it lapses."""
 
     def __init__(
         self, app_id: str, app_secret: str, tokens: TokenSource, http: NetworkClient

@@ -86,6 +86,7 @@ _RANGE = re.compile(r"bytes=0-(\d+)")
 
 class YouTubeDriver:
     platform = Platform.VIDEO_SHARING
+    refresh_ahead = timedelta(minutes=10)
 
     def __init__(
         self,
