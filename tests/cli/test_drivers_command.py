@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
+import respx
 from typer.testing import CliRunner
 
 from pressroom.cli.main import app
+from pressroom.service.db.models import Connection
+from pressroom.service.db.session import transaction
+from pressroom.service.oauth.vault import Vault
 from pressroom.settings import get_settings
+from tests.conftest import Service
 
 runner = CliRunner()
 
@@ -53,3 +59,52 @@ def test_a_configured_label_names_its_network_and_the_others_stay_sandbox() -> N
         table["text_thread"]
         == "sandbox | - | set PRESSROOM_TEXT_THREAD_CLIENT_ID and _CLIENT_SECRET to publish to Threads (Threads API)"
     )
+
+
+def test_check_reads_each_connections_profile_with_its_stored_token(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``drivers check`` proves credentials, consent and vault end to end, posting nothing
+    (X played by respx; run by hand against the real network)."""
+    account = service.account()
+    vault = Vault.from_settings(service.settings)
+    tokens = {"@good": "token-good", "@gone": "token-gone"}
+    ids = {}
+    for name, token in tokens.items():
+        ids[name] = account.connect("microblog", name)
+        with transaction(service.sessions) as db:
+            connection = db.get(Connection, ids[name])
+            assert connection is not None
+            connection.access_token_enc = vault.encrypt(token)
+    env = {
+        "COLUMNS": "200",
+        "PRESSROOM_DATABASE_URL": service.settings.database_url,
+        "PRESSROOM_DATA_DIR": str(service.settings.data_dir),
+        "PRESSROOM_SECRET_KEY": service.settings.secret_key or "",
+        "PRESSROOM_MICROBLOG_CLIENT_ID": "id",
+        "PRESSROOM_MICROBLOG_CLIENT_SECRET": "secret",
+    }
+
+    def users_me(request: httpx.Request) -> httpx.Response:
+        if request.headers["Authorization"] == "Bearer token-gone":
+            return httpx.Response(401, json={"title": "Unauthorized", "status": 401})
+        return httpx.Response(200, json={"data": {"id": "1", "name": "Good", "username": "good"}})
+
+    get_settings.cache_clear()
+    with respx.mock(assert_all_called=True) as x:
+        x.get("https://api.x.com/2/users/me").mock(side_effect=users_me)
+        done = runner.invoke(app, ["drivers", "check", "--platform", "microblog"], env=env)
+    get_settings.cache_clear()
+    assert done.exit_code == 1, done.output
+    assert f"{ids['@good']}  @good: ok, X (API v2) says '@good'" in done.output
+    assert f"{ids['@gone']}  @gone: refused by X (API v2)" in done.output
+    assert "token-" not in done.output
+
+
+def test_check_refuses_a_label_on_the_sandbox() -> None:
+    get_settings.cache_clear()
+    done = runner.invoke(
+        app, ["drivers", "check", "--platform", "pin_board"], env={"COLUMNS": "200"}
+    )
+    assert done.exit_code == 1
+    assert "pin_board is on the sandbox" in done.output

@@ -51,7 +51,7 @@ app.command("api")(api.api)
 app.command("demo")(demo.demo)
 app.command("serve")(serve.serve)
 app.command("prefect-env")(serve.prefect_env)
-app.command("drivers")(drivers.drivers)
+app.add_typer(drivers.app, name="drivers")
 app.add_typer(admin.app, name="admin")
 app.add_typer(campaign.app, name="campaign")
 
