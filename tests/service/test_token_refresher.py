@@ -119,3 +119,46 @@ def test_a_pass_renews_what_is_about_to_lapse_and_nothing_else(real: Service) ->
     assert state(real, refused)[0] == "inactive"
     assert state(real, down)[:2] == ("active", "access-of-@down")  # tried again next pass
     assert state(real, instagram)[:2] == ("active", "IG-long-2")
+
+
+def test_two_refreshes_at_once_spend_a_rotating_refresh_token_once(real: Service) -> None:
+    """X rotates refresh tokens: a second refresh with the one just used is refused, which
+    would turn a healthy connection inactive. Racing refreshes of one connection (the
+    background pass and a publish, two replicas) make one call; the other takes its result."""
+    import threading
+    import time
+
+    from pressroom.service.oauth import service as oauth
+
+    account = real.account()
+    connection_id = holding(real, account, "microblog", "@busy", "r1", timedelta(minutes=-1))
+    spent: set[str] = set()
+
+    def rotating_token_endpoint(request: httpx.Request) -> httpx.Response:
+        refresh = parse_qs(request.content.decode())["refresh_token"][0]
+        if refresh in spent:
+            return httpx.Response(400, json={"error": "invalid_request"})
+        spent.add(refresh)
+        time.sleep(0.3)  # long enough for the other refresh to arrive meanwhile
+        return httpx.Response(
+            200, json={"access_token": "fresh", "refresh_token": "r2", "expires_in": 7200}
+        )
+
+    app: Any = real.client.app
+    flow = oauth.flow_of(app)
+    results: list[bool] = []
+    with respx.mock(assert_all_called=True) as networks:
+        token = networks.post("https://api.x.com/2/oauth2/token").mock(
+            side_effect=rotating_token_endpoint
+        )
+        racers = [
+            threading.Thread(target=lambda: results.append(oauth.refresh(flow, connection_id)))
+            for _ in range(3)
+        ]
+        for racer in racers:
+            racer.start()
+        for racer in racers:
+            racer.join()
+    assert token.call_count == 1
+    assert results == [True, True, True]
+    assert state(real, connection_id)[:2] == ("active", "fresh")

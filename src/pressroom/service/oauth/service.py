@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import secrets
+import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import Platform
+from pressroom.service import leases
 from pressroom.service.accounts.repository import AccountRepository
 from pressroom.service.connections import service as connections
 from pressroom.service.connections.repository import ConnectionRepository
@@ -270,14 +274,46 @@ def _store(vault: Vault, connection: Connection, tokens: TokenSet) -> None:
     connection.token_expires_at = None
 
 
+REFRESH_LEASE = timedelta(seconds=60)
+"""How long one refresh of a connection may hold it before another may take over."""
+REFRESH_WAIT_SECONDS = 15.0
+
+
 def refresh(flow: Flow, connection_id: str) -> bool:
     """Renew the access token; when the platform refuses, the connection (and a
     photo_sharing one's twin) turns inactive. True when refreshed. A platform that
-    cannot answer now raises ``PlatformUnavailable`` and changes nothing."""
+    cannot answer now raises ``PlatformUnavailable`` and changes nothing.
+
+    One refresh of a connection at a time, across threads and processes (a lease per
+    connection): networks that rotate refresh tokens (X) refuse the old one once it was
+    used, so a second, concurrent refresh would turn a healthy connection inactive.
+    Whoever waited for another's refresh takes its result instead of refreshing again."""
+    with transaction(flow.sessions, write=False) as db:
+        seen = ConnectionRepository(db).get(connection_id)
+        if seen is None:
+            return False
+        seen_expiry = seen.access_expires_at
+    lease, owner = f"refresh:{connection_id}", f"{os.getpid()}:{uuid.uuid4().hex}"
+    deadline = time.monotonic() + REFRESH_WAIT_SECONDS
+    while not leases.claim(flow.sessions, lease, owner, REFRESH_LEASE):
+        if time.monotonic() > deadline:
+            raise PlatformUnavailable(
+                "another refresh of this connection is still running", retry_after=5, sent=False
+            )
+        time.sleep(0.1)
+    try:
+        return _refresh_held(flow, connection_id, seen_expiry)
+    finally:
+        leases.release(flow.sessions, lease, owner)
+
+
+def _refresh_held(flow: Flow, connection_id: str, seen_expiry: datetime | None) -> bool:
     with transaction(flow.sessions, write=False) as db:
         connection = ConnectionRepository(db).get(connection_id)
         if connection is None:
             return False
+        if connection.access_expires_at != seen_expiry or connection.token_expires_at:
+            return connection.token_expires_at is None  # refreshed (or refused) meanwhile
         platform = Platform(connection.platform)
         parent_id = connection.parent_id
         refresh_token = (
