@@ -135,6 +135,13 @@ class Settings(BaseSettings):
     """How long an Idempotency-Key is remembered; never less than 7 days."""
     idempotency_wait_seconds: float = Field(5.0, ge=0)
     """How long a request waits for a running one with the same key before a 409."""
+    process_in_api: bool = True
+    """Run media processing inside ``pressroom api`` (the embedded default); off
+    (``PRESSROOM_PROCESS_IN_API=0`` or ``pressroom api --no-worker``) when
+    ``pressroom worker`` processes do it."""
+    job_lease_seconds: int = Field(60, ge=1)
+    """How long a claimed media job is held without its worker renewing the claim; a
+    dead worker's jobs are taken again after this."""
     processing_workers: int = Field(2, ge=1)
     """Threads that process uploads, and processes that probe them."""
     probe_timeout_seconds: float = Field(120.0, gt=0)

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from sqlalchemy import update
 
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import MediaJob
+from pressroom.service.db.session import transaction
 from tests.support.files import make_file
 
 if TYPE_CHECKING:
@@ -100,21 +105,31 @@ def test_processing_is_picked_up_again_after_a_restart(
     assert abs(status["durationSeconds"] - 4.0) < 0.2
 
 
-def test_a_pass_leaves_a_file_that_just_reached_processing_to_its_job(library: Library) -> None:
-    """Only a file left in ``processing`` since before the start or the last pass is taken.
+def test_a_job_held_by_a_live_worker_is_not_taken_until_its_lease_runs_out(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """Another process's worker claimed the file (and keeps its lease): this one leaves
+    it. Once that lease runs out (the worker died), this one takes the job and finishes."""
+    from pressroom.service.media import jobs
 
-    Taking one that arrived a moment ago would probe it beside the job its intake queued
-    (on this replica or another); here, with no bytes behind the record, it would fail it.
-    """
+    library = library_factory(job_lease_seconds=1)
     account = library.account()
     file_id = make_file(account, "video", status="processing")
-    processor = library.media.processor
-    processor.housekeep()
-    time.sleep(0.3)  # a wrongly queued job would have failed it by now
-    assert library.status(account, file_id)["status"] == "processing"
-    processor.housekeep()  # a whole pass went by without an outcome: it is requeued
-    settled = library.wait(account, file_id)
-    assert settled["status"] == "failed"
+    with transaction(library.service.sessions) as db:
+        jobs.enqueue(db, file_id)
+        db.execute(
+            update(MediaJob)
+            .where(MediaJob.file_id == file_id)
+            .values(
+                claimed_by="another-host:1:dead", lease_expires_at=utcnow() + timedelta(seconds=2)
+            )
+        )
+    library.media.processor.wake()
+    time.sleep(1.0)
+    assert library.status(account, file_id)["status"] == "processing"  # still theirs
+    settled = library.wait(account, file_id)  # their lease ran out: taken and finished here
+    assert settled["status"] == "failed"  # the record had no bytes behind it
+    assert jobs.waiting(library.service.sessions) == []
 
 
 def test_download_waits_for_ready(

@@ -282,6 +282,25 @@ class ServiceProcess(Base):
     heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
 
 
+class MediaJob(Base):
+    """A file waiting to be processed, or being processed (``media.jobs``): written in the
+    same transaction that moves the file to ``processing``, claimed by one worker under a
+    lease it renews, taken by another once the lease runs out, deleted when done."""
+
+    __tablename__ = "media_jobs"
+    __table_args__ = (Index("ix_media_jobs_available", "available_at"),)
+
+    file_id: Mapped[str] = mapped_column(
+        ForeignKey("files.id", ondelete="CASCADE"), primary_key=True
+    )
+    available_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    """Not before: now for a new job, later for one that is retried after a failure."""
+    claimed_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 class PeriodicLease(Base):
     """Who runs a periodic task now (``pressroom.service.leases``): one runner per task
     across every process sharing the database."""

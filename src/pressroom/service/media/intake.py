@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import File
 from pressroom.service.db.session import transaction
-from pressroom.service.media import states
+from pressroom.service.media import jobs, states
 from pressroom.service.media.repository import FileRepository
 from pressroom.service.media.runtime import MediaLibrary, after_commit
 from pressroom.service.storage import StorageError, StoredObject
@@ -86,8 +86,8 @@ def notice(db: Session, library: MediaLibrary, file: File, found: StoredObject |
     if repo.move(
         file.id, states.PENDING_UPLOAD, status=states.PROCESSING, size=found.size, uploaded_at=now
     ):
-        file_id = file.id
-        after_commit(db, lambda: library.processor.submit(file_id))
+        jobs.enqueue(db, file.id)
+        after_commit(db, library.processor.wake)
     db.refresh(file)
 
 

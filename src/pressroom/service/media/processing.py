@@ -6,14 +6,12 @@ with the media facts, or ``failed`` with a reason and without the bytes. Every s
 change is a compare-and-swap on the status, so a file deleted meanwhile, or processed
 twice by two worker processes after a restart, ends consistent.
 
-Surviving restarts: nothing is queued in memory that the database does not also say.
-At start, and at every housekeeping pass (``PRESSROOM_SWEEP_INTERVAL_SECONDS``), files
-left in ``processing`` are queued again, pending uploads are looked for, and bytes no
-record owns are swept. "Left" means in ``processing`` since before this processor
-started (whoever was working on it stopped with its process) or since before the
-previous pass (a whole interval without an outcome): a file that reached ``processing``
-a moment ago belongs to the job its intake queued, here or on another replica, and
-taking it from that job would probe it twice or judge it on bytes still moving.
+Surviving restarts and replicas: the work is job rows (``media.jobs``), not a queue in
+memory. Each file in ``processing`` has one; workers in any process claim them under a
+lease, so a job is worked on by one worker at a time, and a worker that dies leaves its
+jobs to be taken again once their leases run out. A housekeeping pass (one process at a
+time, every ``PRESSROOM_SWEEP_INTERVAL_SECONDS``) looks for uploads nobody reported and
+sweeps bytes no record owns.
 """
 
 from __future__ import annotations
@@ -21,19 +19,24 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import os
+import socket
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from pressroom.platforms import MediaKind
 from pressroom.probe import MediaInfo, ProbeError, poster_frame
+from pressroom.service import leases
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
-from pressroom.service.media import states
+from pressroom.service.media import jobs, states
 from pressroom.service.media.intake import (
     delete_bytes,
     notice_in_own_transaction,
@@ -50,7 +53,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-STORAGE_RETRIES = 4
+IDLE_POLL_SECONDS = 1.0
+"""How often an idle worker looks for jobs another process committed (its own process
+wakes it at once)."""
+MAX_RETRY_DELAY_SECONDS = 300
 PARTIAL_UPLOAD_MAX_AGE = timedelta(hours=1)
 
 
@@ -70,63 +76,85 @@ class Failed:
 
 
 class Processor:
-    """The pool that takes files from ``processing`` to ``ready`` or ``failed``."""
+    """Workers that take files from ``processing`` to ``ready`` or ``failed``, one job at a
+    time each (``media.jobs``), and the housekeeping of the media library."""
 
     def __init__(self, library: MediaLibrary) -> None:
         self.library = library
-        self._lock = threading.Lock()
-        self._executor: ThreadPoolExecutor | None = None
-        self._inflight: set[str] = set()
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        """This process's name on the jobs it claims."""
         self._stopping = threading.Event()
-        self._housekeeper: threading.Thread | None = None
-        self._left_before = utcnow()
-        """Files in ``processing`` since before this moment are requeued by the next pass."""
+        self._wake = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def lease(self) -> timedelta:
+        return timedelta(seconds=self.library.settings.job_lease_seconds)
 
     # --- lifecycle -------------------------------------------------------------
-    def start(self) -> None:
+    def start(self, *, work: bool = True) -> None:
+        """Housekeeping always; the job workers too unless ``work`` is off (an API whose
+        processing runs in ``pressroom worker`` processes)."""
         self._stopping.clear()
-        self._left_before = utcnow()
-        self._housekeeper = threading.Thread(
-            target=self._housekeeping_loop, name="pressroom-media-housekeeping", daemon=True
-        )
-        self._housekeeper.start()
+        targets = [("pressroom-media-housekeeping", self._housekeeping_loop)]
+        if work:
+            count = self.library.settings.processing_workers
+            targets += [(f"pressroom-processing-{i}", self._work_loop) for i in range(count)]
+            targets.append(("pressroom-job-leases", self._renew_loop))
+        for name, target in targets:
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
 
     def stop(self) -> None:
-        """Finish running jobs (a held job gives up at once); queued ones wait for next start."""
+        """Finish running jobs (a held job gives up at once) and put back what is left."""
         self._stopping.set()
-        with self._lock:
-            executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
-        if self._housekeeper is not None:
-            self._housekeeper.join(timeout=30)
-            self._housekeeper = None
-
-    def submit(self, file_id: str) -> None:
-        """Queue a file that is ``processing``; a file already queued here is not queued twice."""
-        with self._lock:
-            if self._stopping.is_set() or file_id in self._inflight:
-                return
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(
-                    max_workers=self.library.settings.processing_workers,
-                    thread_name_prefix="pressroom-processing",
-                )
-            self._inflight.add(file_id)
-            self._executor.submit(self._run, file_id)
-
-    # --- one file ----------------------------------------------------------------
-    def _run(self, file_id: str) -> None:
+        self._wake.set()
+        for thread in self._threads:
+            thread.join(timeout=self.library.settings.probe_timeout_seconds + 30)
+        self._threads.clear()
         try:
-            for attempt in range(STORAGE_RETRIES):
-                try:
-                    self.process(file_id)
-                    return
-                except StorageError:
-                    log.warning("storage failed while processing %s", file_id, exc_info=True)
-                    if self._stopping.wait(2**attempt):
-                        return
-            log.error("leaving %s processing; the next housekeeping pass retries", file_id)
+            jobs.put_back(self.library.sessions, self.owner)
+        except SQLAlchemyError:  # the database may be gone at shutdown: the leases run out
+            log.warning("could not put back this process's media jobs", exc_info=True)
+
+    def wake(self) -> None:
+        """A job was just committed: an idle worker looks now rather than at its next poll."""
+        self._wake.set()
+
+    # --- the workers ---------------------------------------------------------------
+    def _work_loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                file_id = jobs.claim(self.library.sessions, self.owner, self.lease)
+            except SQLAlchemyError:
+                log.warning("cannot claim media jobs now", exc_info=True)
+                file_id = None
+            if file_id is None:
+                self._wake.wait(IDLE_POLL_SECONDS)
+                self._wake.clear()
+                continue
+            self._run(file_id)
+
+    def _renew_loop(self) -> None:
+        while not self._stopping.wait(self.lease.total_seconds() / 3):
+            try:
+                jobs.renew(self.library.sessions, self.owner, self.lease)
+            except SQLAlchemyError:
+                log.warning("cannot renew media job leases now", exc_info=True)
+
+    def _run(self, file_id: str) -> None:
+        sessions = self.library.sessions
+        try:
+            done = self.process(file_id)
+        except StorageError:
+            attempts = next((a for f, _, _, a in jobs.waiting(sessions) if f == file_id), 1)
+            delay = timedelta(seconds=min(2**attempts, MAX_RETRY_DELAY_SECONDS))
+            log.warning(
+                "storage failed while processing %s; again in %s", file_id, delay, exc_info=True
+            )
+            jobs.put_back(sessions, self.owner, file_id=file_id, delay=delay)
+            return
         except Exception:
             log.exception("processing %s failed unexpectedly", file_id)
             self._record(
@@ -135,26 +163,32 @@ class Processor:
                     "The file could not be processed because of an internal error; upload it again."
                 ),
             )
-        finally:
-            with self._lock:
-                self._inflight.discard(file_id)
+            done = True
+        if done:
+            jobs.complete(sessions, file_id, self.owner)
+        else:
+            jobs.put_back(sessions, self.owner, file_id=file_id)
 
-    def process(self, file_id: str) -> None:
+    # --- one file ----------------------------------------------------------------
+    def process(self, file_id: str) -> bool:
+        """Examine the file and record its outcome. False when stopped first (the job goes
+        back); True once there is nothing left to do for it."""
         library = self.library
         with transaction(library.sessions, write=False) as db:
             file = FileRepository(db).get(file_id)
             if file is None or file.status != states.PROCESSING:
-                return
+                return True
             content_type, hashed = file.content_type, file.sha256 is not None
         delay = library.settings.processing_delay_ms
         if delay and self._stopping.wait(delay / 1000):
-            return  # shutting down: the next start picks the file up again
+            return False  # shutting down: the next worker takes the job
         started = time.perf_counter()
         outcome = self._examine(file_id, content_type, hashed=hashed)
         self._record(file_id, outcome)
         metrics.PROCESSING_SECONDS.labels(
             "ready" if isinstance(outcome, Ready) else "failed"
         ).observe(time.perf_counter() - started)
+        return True
 
     def _examine(self, file_id: str, content_type: str, *, hashed: bool) -> Ready | Failed:
         storage = self.library.storage
@@ -253,32 +287,24 @@ class Processor:
             log.info("file %s is %s", file_id, "ready" if isinstance(outcome, Ready) else "failed")
 
     # --- housekeeping ----------------------------------------------------------------
+    HOUSEKEEPING_LEASE = "media-housekeeping"
+
     def _housekeeping_loop(self) -> None:
         interval = self.library.settings.sweep_interval_seconds
+        ttl = timedelta(seconds=max(3 * interval, 60))
         while not self._stopping.is_set():
             try:
-                self.housekeep()
+                if leases.claim(self.library.sessions, self.HOUSEKEEPING_LEASE, self.owner, ttl):
+                    self.housekeep()
             except Exception:
                 log.exception("media housekeeping failed; trying again later")
             if self._stopping.wait(interval):
                 return
 
     def housekeep(self) -> None:
-        """Requeue left ``processing`` files, look for pending uploads, sweep orphaned bytes."""
-        began = utcnow()
-        self.recover()
+        """Look for uploads nobody reported, and sweep bytes no record owns."""
         self.notice_pending()
         self.sweep()
-        with self._lock:  # passes may overlap (the loop's, an operator's): never go back
-            self._left_before = max(self._left_before, began)
-
-    def recover(self) -> int:
-        """Queue again the files left in ``processing`` (see the module's docstring)."""
-        with transaction(self.library.sessions, write=False) as db:
-            ids = FileRepository(db).ids_processing_since_before(self._left_before)
-        for file_id in ids:
-            self.submit(file_id)
-        return len(ids)
 
     def notice_pending(self) -> None:
         with transaction(self.library.sessions, write=False) as db:

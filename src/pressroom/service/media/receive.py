@@ -19,7 +19,7 @@ from pressroom import error_codes
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
 from pressroom.service.errors import ServiceError, responses
-from pressroom.service.media import states
+from pressroom.service.media import jobs, states
 from pressroom.service.media.intake import too_large_reason
 from pressroom.service.media.repository import FileRepository
 from pressroom.service.media.runtime import Library, MediaLibrary, after_commit
@@ -167,7 +167,8 @@ def _accept(
             sha256=sha256,
             uploaded_at=utcnow(),
         ):
-            after_commit(db, lambda: library.processor.submit(file_id))
+            jobs.enqueue(db, file_id)
+            after_commit(db, library.processor.wake)
             return
         file = repo.get(file_id)
         status = file.status if file is not None else None

@@ -90,20 +90,6 @@ class FileRepository:
             )
         )
 
-    def ids_processing_since_before(self, cutoff: datetime, *, limit: int = 10_000) -> list[str]:
-        """Files in ``processing`` that got there before ``cutoff`` (or at an unknown time)."""
-        return list(
-            self.db.scalars(
-                select(File.id)
-                .where(
-                    File.status == states.PROCESSING,
-                    or_(File.uploaded_at.is_(None), File.uploaded_at < cutoff),
-                )
-                .order_by(File.created_at)
-                .limit(limit)
-            )
-        )
-
     def statuses(self, file_ids: list[str]) -> dict[str, str]:
         """Status of each id that still has a record."""
         found: dict[str, str] = {}

@@ -38,7 +38,7 @@ class MediaLibrary:
         self.processor = Processor(self)
 
     def start(self) -> None:
-        self.processor.start()
+        self.processor.start(work=self.settings.process_in_api)
 
     def stop(self) -> None:
         self.processor.stop()
