@@ -209,7 +209,11 @@ def test_a_file_left_processing_by_a_killed_service_becomes_ready_after_restart(
 ) -> None:
     data_dir = tmp_path / "data"
     video = make_video(tmp_path / "clip.mp4", 3)
-    with live_service(data_dir, database_url, PRESSROOM_PROCESSING_DELAY_MS="600000") as service:
+    # The killed process's claim on the file stands until its lease runs out: short here.
+    lease = {"PRESSROOM_JOB_LEASE_SECONDS": "2"}
+    with live_service(
+        data_dir, database_url, PRESSROOM_PROCESSING_DELAY_MS="600000", **lease
+    ) as service:
         key = api_key(database_url)
         issued = presign(service, key, "clip.mp4", "video/mp4")
         put = httpx.put(
@@ -219,7 +223,7 @@ def test_a_file_left_processing_by_a_killed_service_becomes_ready_after_restart(
         assert status(service, key, issued["fileId"])["status"] == "processing"
         service.kill()
 
-    with live_service(data_dir, database_url) as service:
+    with live_service(data_dir, database_url, **lease) as service:
         found = wait_for(service, key, issued["fileId"], "ready", "failed")
         assert found["status"] == "ready", found
         assert abs(found["durationSeconds"] - 3.0) < 0.2
@@ -227,3 +231,110 @@ def test_a_file_left_processing_by_a_killed_service_becomes_ready_after_restart(
             f"{service.base_url}/api/upload/direct/{issued['fileId']}", headers={"X-API-Key": key}
         )
         assert download.content == video.read_bytes()
+
+
+@contextmanager
+def live_worker(data_dir: Path, database_url: str, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """``pressroom worker`` as an operator starts it, beside the service."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PRESSROOM_")}
+    environment |= {
+        "PRESSROOM_DATABASE_URL": database_url,
+        "PRESSROOM_SECRET_KEY": "live-secret",
+        **env,
+    }
+    log = data_dir / f"worker-{time.time_ns()}.log"
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pressroom.cli.main", "worker", "--data-dir", str(data_dir)],
+            env=environment,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while b"pressroom worker processing media" not in log.read_bytes():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the worker did not start:\n{log.read_text()}")
+            time.sleep(0.1)
+        yield process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)
+
+
+def test_workers_share_the_jobs_and_take_over_a_killed_ones(
+    database_url: str, tmp_path: Path
+) -> None:
+    """An API without in-process processing leaves uploads to ``pressroom worker``s; a
+    worker killed mid-job loses it to the other once its lease runs out, and every file
+    ends ready, with no job left behind."""
+    from PIL import Image
+
+    from pressroom.service.media import jobs
+
+    data_dir = tmp_path / "data"
+    knobs = {
+        "PRESSROOM_JOB_LEASE_SECONDS": "2",
+        "PRESSROOM_PROCESSING_DELAY_MS": "1500",
+        "PRESSROOM_PROCESSING_WORKERS": "1",
+    }
+    sessions = make_session_factory(make_engine(database_url))
+    with live_service(data_dir, database_url, PRESSROOM_PROCESS_IN_API="0") as service:
+        key = api_key(database_url)
+        files = []
+        for shade in range(4):
+            image = tmp_path / f"photo{shade}.png"
+            Image.new("RGB", (32, 24), (shade * 60, 0, 0)).save(image)
+            issued = presign(service, key, image.name, "image/png")
+            put = httpx.put(
+                issued["uploadUrl"],
+                content=image.read_bytes(),
+                headers={"Content-Type": "image/png"},
+            )
+            assert put.status_code == 200
+            files.append(issued["fileId"])
+        time.sleep(1.5)
+        assert {status(service, key, f)["status"] for f in files} == {
+            "processing"
+        }  # not the API's to do
+        assert sorted(
+            f for f, claimer, _, _ in jobs.waiting(sessions) if claimer is None
+        ) == sorted(files)
+
+        with (
+            live_worker(data_dir, database_url, **knobs) as doomed,
+            live_worker(data_dir, database_url, **knobs) as survivor,
+        ):
+            host = socket.gethostname()
+
+            def held_by(process: subprocess.Popen[bytes]) -> list[str]:
+                return [
+                    f
+                    for f, claimer, _, _ in jobs.waiting(sessions)
+                    if (claimer or "").startswith(f"{host}:{process.pid}:")
+                ]
+
+            deadline = time.monotonic() + 30
+            while not (victims := held_by(doomed)):
+                assert time.monotonic() < deadline, "the first worker never claimed a job"
+                time.sleep(0.02)
+            os.killpg(doomed.pid, signal.SIGKILL)  # mid-job: it holds the file for 1.5 s
+            doomed.wait(10)
+            [victim] = victims
+            deadline = time.monotonic() + 30
+            while victim not in held_by(survivor):
+                assert time.monotonic() < deadline, "the killed worker's job was never taken over"
+                assert victim in {f for f, _, _, _ in jobs.waiting(sessions)}, (
+                    "done without a worker"
+                )
+                time.sleep(0.05)
+            [(_, _, _, attempts)] = [j for j in jobs.waiting(sessions) if j[0] == victim]
+            assert attempts == 2  # claimed by the dead worker, then by the survivor
+            for file_id in files:
+                assert wait_for(service, key, file_id, "ready", "failed")["status"] == "ready"
+            assert jobs.waiting(sessions) == []
+            survivor.send_signal(signal.SIGTERM)
+            assert survivor.wait(20) == 0  # a clean stop
+    sessions.kw["bind"].dispose()

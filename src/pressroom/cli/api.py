@@ -54,6 +54,14 @@ def api(
             help="plain lines for a terminal, or json: one object a line.",
         ),
     ] = LogFormat.PLAIN,
+    no_worker: Annotated[
+        bool,
+        typer.Option(
+            "--no-worker",
+            help="Leave media processing to `pressroom worker` processes "
+            "(PRESSROOM_PROCESS_IN_API=0).",
+        ),
+    ] = False,
 ) -> None:
     """Start the service (FastAPI on uvicorn), applying migrations first.
 
@@ -71,7 +79,9 @@ def api(
         fail(f"cannot listen on {host}:{port}: {problem} (try --port)")
     if base_url is None:
         base_url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
-    apply_overrides(data_dir=data_dir, base_url=base_url)
+    apply_overrides(
+        data_dir=data_dir, base_url=base_url, process_in_api=False if no_worker else None
+    )
     settings = get_settings()
     settings.ops.log_level, settings.ops.log_format = level, fmt  # type: ignore[assignment]
     if workers > 1 and settings.ops.ops_port is not None:
@@ -96,6 +106,7 @@ def api(
         "BASE_URL": base_url,
         "LOG_LEVEL": level,
         "LOG_FORMAT": fmt,
+        "PROCESS_IN_API": "1" if settings.process_in_api else "0",
     }.items():
         os.environ[f"PRESSROOM_{name}"] = str(value)
     uvicorn.run("pressroom.service.asgi:app", workers=workers, log_level=level, **common)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from pressroom.cli import admin, api, campaign, demo, drivers, errors, serve
+from pressroom.cli import admin, api, campaign, demo, drivers, errors, serve, worker
 
 app = typer.Typer(
     name="pressroom",
@@ -49,6 +49,7 @@ def main(
 
 app.command("api")(api.api)
 app.command("demo")(demo.demo)
+app.command("worker")(worker.worker)
 app.command("serve")(serve.serve)
 app.command("prefect-env")(serve.prefect_env)
 app.add_typer(drivers.app, name="drivers")

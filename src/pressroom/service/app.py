@@ -35,7 +35,11 @@ the codes are listed in the README, and `requestId` is the request's `X-Request-
 """
 
 
-def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, *, migrate: bool = True, kind: str = "api"
+) -> FastAPI:
+    """The service; ``kind`` is how its process registers (``worker`` for
+    ``pressroom worker``, which runs the lifespan without listening)."""
     settings = settings or get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     if migrate:
@@ -65,7 +69,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     install_media(app)
     install_reconciler(app)
     install_token_refresher(app)
-    install_registry(app)  # last: its start, which may refuse, runs first
+    install_registry(app, kind)  # last: its start, which may refuse, runs first
     for router in (accounts_router, connections_router, media_router, publishing_router):
         app.include_router(router)
     install_dashboard(app)

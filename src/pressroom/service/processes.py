@@ -137,9 +137,11 @@ class Registration:
                 log.warning("heartbeat not recorded", exc_info=True)
 
 
-def install_registry(app: FastAPI) -> Registration:
+def install_registry(app: FastAPI, kind: str = "api") -> Registration:
     """Register with the app's lifespan: refused at start when storage cannot be shared."""
-    registration = Registration(app.state.session_factory, app.state.settings.store.storage)
+    registration = Registration(
+        app.state.session_factory, app.state.settings.store.storage, kind=kind
+    )
     run_with_app(app, registration.start, registration.stop)
     app.state.registration = registration
     return registration

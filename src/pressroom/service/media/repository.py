@@ -11,7 +11,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import File, UploadUsage
-from pressroom.service.media import states
 from pressroom.service.media.pagination import Position
 
 

@@ -1,0 +1,71 @@
+"""``pressroom worker``: the service's background work without its HTTP API.
+
+A worker is the service's lifespan with nothing listening: it processes uploaded media
+(claiming jobs from the database), and takes its turn at the periodic tasks (media
+housekeeping, the reconciler of unknown posts, token refresh), each run by one process
+at a time across all of them. Run as many as the uploads need, beside ``pressroom api
+--no-worker`` replicas, on PostgreSQL and S3; ``PRESSROOM_OPS_PORT`` serves its
+``/healthz``, ``/readyz`` and ``/metrics``. SIGTERM (or Ctrl-C) finishes the jobs in
+hand, puts the rest back for other workers, and exits 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Annotated
+
+import typer
+
+from pressroom.cli.api import LogFormat, LogLevel
+from pressroom.cli.options import DataDir, apply_overrides
+
+
+def worker(
+    data_dir: DataDir = None,
+    log_level: Annotated[
+        LogLevel,
+        typer.Option(
+            envvar="PRESSROOM_LOG_LEVEL",
+            case_sensitive=False,
+            help="The least severe lines logged.",
+        ),
+    ] = LogLevel.INFO,
+    log_format: Annotated[
+        LogFormat,
+        typer.Option(
+            envvar="PRESSROOM_LOG_FORMAT",
+            case_sensitive=False,
+            help="plain lines for a terminal, or json: one object a line.",
+        ),
+    ] = LogFormat.PLAIN,
+) -> None:
+    """Process uploaded media and run the periodic tasks, without serving the API."""
+    from pressroom.service.app import create_app
+    from pressroom.service.db.migrate import upgrade
+    from pressroom.service.ops.logs import configure_logging
+    from pressroom.settings import get_settings
+
+    apply_overrides(data_dir=data_dir, process_in_api=True)
+    settings = get_settings()
+    level, fmt = log_level.value, log_format.value
+    settings.ops.log_level, settings.ops.log_format = level, fmt  # type: ignore[assignment]
+    configure_logging(level, fmt)  # type: ignore[arg-type]
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade(settings.database_url)
+    app = create_app(settings, migrate=False, kind="worker")
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        async with app.router.lifespan_context(app):
+            typer.echo(
+                f"pressroom worker processing media with {settings.processing_workers} "
+                f"threads (data in {settings.data_dir})"
+            )
+            await stop.wait()
+        typer.echo("pressroom worker stopped")
+
+    asyncio.run(run())
