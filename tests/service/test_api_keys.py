@@ -5,7 +5,11 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 
+from fastapi.testclient import TestClient
+
 from pressroom.plans import Plan
+from pressroom.service.app import create_app
+from pressroom.settings import Settings
 from tests.conftest import Service
 
 
@@ -36,6 +40,22 @@ def test_rotation_invalidates_the_old_key_at_once(service: Service) -> None:
     assert old.json()["error"]["code"] == "invalid_api_key"
     new = service.client.get("/api/user/api-key", headers={"X-API-Key": new_key})
     assert new.status_code == 200 and new.json()["apiKey"] == new_key
+
+
+def test_a_rotation_on_one_replica_is_seen_by_another_on_its_next_request(
+    service: Service, settings: Settings
+) -> None:
+    """Keys are checked in the database on every request, never cached per process."""
+    account = service.account()
+    replica = create_app(settings, migrate=False)
+    with TestClient(replica) as other:
+        assert other.get("/api/user/api-key", headers=account.headers).status_code == 200
+        rotated = service.client.post("/api/user/api-key", headers=account.headers)
+        new_key = rotated.json()["apiKey"]
+        refused = other.get("/api/user/api-key", headers=account.headers)
+        assert refused.status_code == 401 and refused.json()["error"]["code"] == "invalid_api_key"
+        assert other.get("/api/user/api-key", headers={"X-API-Key": new_key}).status_code == 200
+    replica.state.engine.dispose()
 
 
 def test_racing_rotations_with_one_key_let_exactly_one_win(service: Service) -> None:

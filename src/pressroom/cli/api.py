@@ -30,8 +30,13 @@ def api(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     data_dir: DataDir = None,
     workers: Annotated[
-        int, typer.Option(help="Worker processes (PostgreSQL for more than 1).")
-    ] = 1,
+        int | None,
+        typer.Option(
+            min=1,
+            help="Worker processes \\[default: one per CPU, at most 8, on PostgreSQL; 1 on "
+            "SQLite or with PRESSROOM_OPS_PORT].",
+        ),
+    ] = None,
     base_url: Annotated[
         str | None,
         typer.Option(
@@ -84,10 +89,17 @@ def api(
     )
     settings = get_settings()
     settings.ops.log_level, settings.ops.log_format = level, fmt  # type: ignore[assignment]
+    if workers is None:
+        workers = default_workers(settings.database_url, settings.ops.ops_port)
     if workers > 1 and settings.ops.ops_port is not None:
         usage_error(
             "PRESSROOM_OPS_PORT needs --workers 1: every worker would bind the ops port, and "
             "only one can (or leave PRESSROOM_OPS_PORT unset to serve /metrics on --port)"
+        )
+    if workers > 1 and settings.database_url.startswith("sqlite"):
+        usage_error(
+            "SQLite takes one writer at a time: --workers above 1 needs PostgreSQL "
+            "(PRESSROOM_DATABASE_URL)"
         )
     configure_logging(level, fmt)  # type: ignore[arg-type]
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -110,6 +122,18 @@ def api(
     }.items():
         os.environ[f"PRESSROOM_{name}"] = str(value)
     uvicorn.run("pressroom.service.asgi:app", workers=workers, log_level=level, **common)  # type: ignore[arg-type]
+
+
+MAX_DEFAULT_WORKERS = 8
+
+
+def default_workers(database_url: str, ops_port: int | None, cpus: int | None = None) -> int:
+    """One process per CPU on PostgreSQL (each serves many requests at once; past a few
+    they contend for the database more than they add), one on SQLite, whose writes are
+    serialised, and one with an ops port, which only one process can bind."""
+    if ops_port is not None or database_url.startswith("sqlite"):
+        return 1
+    return max(1, min(cpus if cpus is not None else (os.cpu_count() or 1), MAX_DEFAULT_WORKERS))
 
 
 def port_problem(host: str, port: int) -> str | None:
