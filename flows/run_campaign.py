@@ -29,7 +29,7 @@ from prefect.client.schemas.objects import State
 from prefect.futures import PrefectFuture, wait
 from prefect.runtime import deployment, flow_run
 from prefect.states import Completed, Failed
-from prefect.task_runners import ThreadPoolTaskRunner
+from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from pressroom.campaign import Plan, PlannedPost, load, plan
 from pressroom.campaign.validate import campaign_name
@@ -63,6 +63,20 @@ def current_edition(given: str | None) -> str:
     return MANUAL_EDITION
 
 
+def task_runner() -> TaskRunner[Any]:
+    """Threads of this process (``PRESSROOM_PIPELINE_CONCURRENCY`` of them), or the workers
+    of a Dask cluster when ``PRESSROOM_PIPELINE_DASK_ADDRESS`` names its scheduler, for
+    fan-outs larger than one machine. A task lost with its worker is run again elsewhere;
+    a publish run again is the same post under the same Idempotency-Key, so it is
+    answered, never sent twice."""
+    address = settings().dask_address
+    if address:
+        from prefect_dask.task_runners import DaskTaskRunner
+
+        return DaskTaskRunner(address=address)
+    return ThreadPoolTaskRunner(max_workers=settings().concurrency)
+
+
 def run_name() -> str:
     """``spring-launch · 2026-w48``: the campaign and edition, not a random name."""
     parameters = flow_run.parameters
@@ -73,7 +87,7 @@ def run_name() -> str:
 @flow(
     name="run-campaign",
     flow_run_name=run_name,
-    task_runner=ThreadPoolTaskRunner(max_workers=settings().concurrency),  # type: ignore[arg-type]
+    task_runner=task_runner(),
 )
 def run_campaign(
     campaign_file: str, edition: str | None = None, dry_run: bool = False
@@ -159,6 +173,7 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     file_ids: dict[str, str] = {}
     media_errors: dict[str, str] = {}
     for name, readiness in ready.items():
+        readiness.wait()  # done already (see _row_of)
         if readiness.state.is_completed():
             file_ids[name] = readiness.result().file_id
         else:
@@ -230,6 +245,7 @@ def _row_of(
     thumbnail: bool = False,
 ) -> ResultRow:
     """The row a publish task left: its result, its failure, or the earlier run's result."""
+    future.wait()  # done already; a Dask future learns its final state here, not from the API
     state = future.state
     if state.is_completed():
         row: ResultRow = state.result()

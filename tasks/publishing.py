@@ -31,9 +31,16 @@ _slots_lock = threading.Lock()
 _platform_slots: dict[str, threading.BoundedSemaphore] = defaultdict(
     lambda: threading.BoundedSemaphore(settings().platform_concurrency)
 )
-_evidence = steps.IdempotencyEvidence()
+_EVIDENCE = steps.IdempotencyEvidence()
 CLOCK = AttemptClock()
 """Attempts per flow run and key: a retried row reports all its attempts' time."""
+
+
+def _evidence() -> steps.IdempotencyEvidence:
+    """This process's evidence. The tasks reach their process's state through functions:
+    on a Dask worker a task's body arrives pickled, and a function is sent by name (the
+    worker's own module answers), where a lock-holding object could not be sent at all."""
+    return _EVIDENCE
 
 
 def _attempt(key: str) -> Attempt:
@@ -101,7 +108,7 @@ def publish_post(planned: PlannedPost, file_ids: Mapping[str, str], key: str) ->
             planned,
             file_ids,
             key=key,
-            evidence=_evidence,
+            evidence=_evidence(),
             attempt=attempt.number,
             started=attempt.first_started,
         )

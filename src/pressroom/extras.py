@@ -32,6 +32,7 @@ EXTRA_OF_MODULE: dict[str, str] = {
         "server",
     ),
     **dict.fromkeys(("prefect", "platformdirs", "filelock", "watchfiles"), "pipeline"),
+    **dict.fromkeys(("prefect_dask", "distributed", "dask"), "dask"),
 }
 """Top-level module → the extra that installs it (``pydantic_settings`` is in both
 ``server`` and ``pipeline``; ``server`` is named)."""
@@ -48,6 +49,7 @@ def install_hint(extra: str, module: str) -> str:
         "media": "probing images and videos",
         "server": "the service",
         "pipeline": "the Prefect pipeline",
+        "dask": "running a campaign on a Dask cluster",
     }[extra]
     return (
         f"{what} needs pressroom's '{extra}' extra ({module} is not installed): "

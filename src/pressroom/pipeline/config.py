@@ -40,6 +40,9 @@ class PipelineSettings(BaseSettings):
     """Requests in flight at once, all platforms together."""
     platform_concurrency: int = Field(4, ge=1)
     """Requests in flight at once to one platform."""
+    dask_address: str | None = None
+    """A ``dask.distributed`` scheduler (``tcp://host:8786``): the run's tasks go to its
+    workers instead of threads of the flow's process (see ``task_runner``)."""
     lease_seconds: float = Field(60.0, gt=0)
     """A run renews its lease (its claim to be alive) a third of this often; a RUNNING
     run on another host whose lease ran out is marked Crashed by the next run."""
