@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 import os
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from pressroom.cli.errors import fail, usage_error
-from pressroom.cli.options import DataDir, apply_overrides
-
-
-class LogLevel(StrEnum):
-    DEBUG = "debug"
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
-    CRITICAL = "critical"
-
-
-class LogFormat(StrEnum):
-    PLAIN = "plain"
-    JSON = "json"
+from pressroom.cli.options import (
+    DataDir,
+    LogFormat,
+    LogFormatFlag,
+    LogLevel,
+    LogLevelFlag,
+    apply_overrides,
+)
 
 
 def api(
@@ -43,22 +36,8 @@ def api(
             envvar="PRESSROOM_BASE_URL", help=r"Public address \[default: http://HOST:PORT]."
         ),
     ] = None,
-    log_level: Annotated[
-        LogLevel,
-        typer.Option(
-            envvar="PRESSROOM_LOG_LEVEL",
-            case_sensitive=False,
-            help="The least severe lines logged.",
-        ),
-    ] = LogLevel.INFO,
-    log_format: Annotated[
-        LogFormat,
-        typer.Option(
-            envvar="PRESSROOM_LOG_FORMAT",
-            case_sensitive=False,
-            help="plain lines for a terminal, or json: one object a line.",
-        ),
-    ] = LogFormat.PLAIN,
+    log_level: LogLevelFlag = LogLevel.INFO,
+    log_format: LogFormatFlag = LogFormat.PLAIN,
     no_worker: Annotated[
         bool,
         typer.Option(

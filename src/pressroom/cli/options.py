@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -69,3 +70,32 @@ def service_key(api_key: str | None, *, offline_hint: bool = False) -> str:
             + (", or use --offline" if offline_hint else "")
         )
     return key
+
+
+class LogLevel(StrEnum):
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+    CRITICAL = "critical"
+
+
+class LogFormat(StrEnum):
+    PLAIN = "plain"
+    JSON = "json"
+
+
+LogLevelFlag = Annotated[
+    LogLevel,
+    typer.Option(
+        envvar="PRESSROOM_LOG_LEVEL", case_sensitive=False, help="The least severe lines logged."
+    ),
+]
+LogFormatFlag = Annotated[
+    LogFormat,
+    typer.Option(
+        envvar="PRESSROOM_LOG_FORMAT",
+        case_sensitive=False,
+        help="plain lines for a terminal, or json: one object a line.",
+    ),
+]

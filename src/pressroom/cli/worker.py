@@ -13,32 +13,23 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from typing import Annotated
 
 import typer
 
-from pressroom.cli.api import LogFormat, LogLevel
-from pressroom.cli.options import DataDir, apply_overrides
+from pressroom.cli.options import (
+    DataDir,
+    LogFormat,
+    LogFormatFlag,
+    LogLevel,
+    LogLevelFlag,
+    apply_overrides,
+)
 
 
 def worker(
     data_dir: DataDir = None,
-    log_level: Annotated[
-        LogLevel,
-        typer.Option(
-            envvar="PRESSROOM_LOG_LEVEL",
-            case_sensitive=False,
-            help="The least severe lines logged.",
-        ),
-    ] = LogLevel.INFO,
-    log_format: Annotated[
-        LogFormat,
-        typer.Option(
-            envvar="PRESSROOM_LOG_FORMAT",
-            case_sensitive=False,
-            help="plain lines for a terminal, or json: one object a line.",
-        ),
-    ] = LogFormat.PLAIN,
+    log_level: LogLevelFlag = LogLevel.INFO,
+    log_format: LogFormatFlag = LogFormat.PLAIN,
 ) -> None:
     """Process uploaded media and run the periodic tasks, without serving the API."""
     from pressroom.service.app import create_app

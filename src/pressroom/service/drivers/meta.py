@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 
 from pressroom.error_codes import ErrorCode
+from pressroom.service.drivers.answers import json_of
 from pressroom.service.drivers.base import (
     AccessRevoked,
     PermissionMissing,
@@ -32,16 +33,8 @@ TOKEN_CODES = frozenset({102, 190})
 RATE_CODES = frozenset({4, 17, 32, 613, *range(80001, 80015)})
 
 
-def body_of(response: httpx.Response) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
-
-
 def error_of(response: httpx.Response) -> dict[str, Any]:
-    error = body_of(response).get("error")
+    error = json_of(response).get("error")
     return error if isinstance(error, dict) else {}
 
 

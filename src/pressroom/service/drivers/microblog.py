@@ -34,6 +34,7 @@ import httpx
 
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
+from pressroom.service.drivers.answers import json_of, parse_time
 from pressroom.service.drivers.base import (
     Delivery,
     PlatformRefused,
@@ -120,7 +121,7 @@ class XDriver:
         )
         if response.status_code != 201:
             raise _refusal(response)
-        post_id = str(_body(response)["data"]["id"])
+        post_id = str(json_of(response)["data"]["id"])
         return Published(post_id, _post_url(delivery.account.name, post_id), utcnow())
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
@@ -138,14 +139,14 @@ class XDriver:
             )
             if response.status_code != 200:
                 raise _cannot_tell(response)
-            body = _body(response)
+            body = json_of(response)
             for post in body.get("data") or []:
                 links = (post.get("entities") or {}).get("urls") or []
                 if _comparable(str(post.get("text", "")), links) == wanted:
                     return Published(
                         str(post["id"]),
                         _post_url(delivery.account.name, str(post["id"])),
-                        _parse_time(post.get("created_at")) or sent_at,
+                        parse_time(post.get("created_at")) or sent_at,
                     )
             following = (body.get("meta") or {}).get("next_token")
             if not following:
@@ -165,7 +166,7 @@ class XDriver:
         response = self.http.request("GET", f"{API}/users/me", token=token)
         if response.status_code != 200:
             raise _cannot_tell(response)
-        me: dict[str, Any] = _body(response)["data"]
+        me: dict[str, Any] = json_of(response)["data"]
         return me
 
 
@@ -173,17 +174,9 @@ def _post_url(handle: str, post_id: str) -> str:
     return f"https://x.com/{handle.lstrip('@')}/status/{post_id}"
 
 
-def _body(response: httpx.Response) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
-
-
 def _problem(response: httpx.Response) -> str:
     """X's words for a refusal: a problem ``detail``, or the first error's message."""
-    body = _body(response)
+    body = json_of(response)
     if body.get("detail"):
         return str(body["detail"])
     errors = body.get("errors") or []
@@ -221,12 +214,3 @@ def _x_time(moment: datetime) -> str:
     if moment.tzinfo is None:  # the database's times are UTC
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _parse_time(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None

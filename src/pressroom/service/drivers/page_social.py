@@ -37,13 +37,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from pressroom import error_codes
 from pressroom.platforms import MediaKind, Platform
 from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import meta
+from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     Delivery,
     MediaSource,
@@ -180,7 +181,7 @@ class FacebookPagesDriver:
                     field="fileId",
                     permission=error_codes.PAGES_PERMISSION,
                 )
-            created = meta.body_of(response)
+            created = json_of(response)
             post_id = str(created.get("post_id") or created["id"])
             return Published(post_id, f"https://www.facebook.com/{post_id}", utcnow())
         form = {"file_url": link, **({"description": message} if message else {})}
@@ -195,7 +196,7 @@ class FacebookPagesDriver:
                 field="fileId",
                 permission=error_codes.PAGES_PERMISSION,
             )
-        video_id = str(meta.body_of(response)["id"])
+        video_id = str(json_of(response)["id"])
         self._await_video(token, video_id)
         return Published(
             video_id, f"https://www.facebook.com/{page_id}/videos/{video_id}/", utcnow()
@@ -226,7 +227,7 @@ class FacebookPagesDriver:
         assert delivery.media is not None
         token = self.tokens.access_token(delivery.account.connection_id)
         page_id = self._page_id(delivery.account.connection_id, token)
-        since = _aware(sent_at) - CLOCK_SLACK
+        since = aware(sent_at) - CLOCK_SLACK
         video = delivery.media.kind is MediaKind.VIDEO
         edge, text = ("videos", "description") if video else ("published_posts", "message")
         found = self._get(
@@ -236,7 +237,7 @@ class FacebookPagesDriver:
         )
         wanted = delivery.fields.get("message") or ""
         for item in found.get("data") or []:
-            made = _parse_time(item.get("created_time"))
+            made = parse_time(item.get("created_time"))
             if made is not None and made >= since and (item.get(text) or "") == wanted:
                 item_id = str(item["id"])
                 url = (
@@ -270,18 +271,4 @@ class FacebookPagesDriver:
             raise meta.failure(
                 response, "Facebook", sent=True, permission=error_codes.PAGES_PERMISSION
             )
-        return meta.body_of(response)
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _parse_time(value: object) -> datetime | None:
-    """Graph times look like ``2026-11-25T12:00:04+0000``."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return _aware(datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z"))
-    except ValueError:
-        return None
+        return json_of(response)

@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from pressroom.platforms import MediaKind, Platform
 from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import meta
+from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     Delivery,
     MediaSource,
@@ -117,7 +118,7 @@ class InstagramDriver:
                 "code": code,
             },
         )
-        body = meta.body_of(response)
+        body = json_of(response)
         granted = (body.get("data") or [body])[0] if isinstance(body.get("data"), list) else body
         if response.status_code != 200 or "access_token" not in granted:
             raise TokenRefused(
@@ -166,7 +167,7 @@ class InstagramDriver:
         response = self.http.request("POST", f"{self.graph}/{user}/media", token=token, data=form)
         if response.status_code != 200:
             raise meta.failure(response, "Instagram", sent=False, field="fileId")
-        container = str(meta.body_of(response)["id"])
+        container = str(json_of(response)["id"])
         self._await_container(token, container)
         response = self.http.request(
             "POST",
@@ -177,12 +178,12 @@ class InstagramDriver:
         )
         if response.status_code != 200:
             raise meta.failure(response, "Instagram", sent=True)
-        media_id = str(meta.body_of(response)["id"])
+        media_id = str(json_of(response)["id"])
         post = self._get(token, f"/{media_id}", {"fields": "permalink,timestamp"})
         return Published(
             media_id,
             str(post.get("permalink") or ""),
-            _parse_time(post.get("timestamp")) or utcnow(),
+            parse_time(post.get("timestamp")) or utcnow(),
         )
 
     def _await_container(self, token: str, container: str) -> None:
@@ -209,13 +210,13 @@ class InstagramDriver:
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
-        since = _aware(sent_at) - CLOCK_SLACK
+        since = aware(sent_at) - CLOCK_SLACK
         listed = self._get(
             token, f"/{user}/media", {"fields": "id,caption,timestamp,permalink", "limit": "50"}
         )
         wanted = str(delivery.fields.get("caption") or "")
         for post in listed.get("data") or []:
-            made = _parse_time(post.get("timestamp"))
+            made = parse_time(post.get("timestamp"))
             if made is not None and made >= since and str(post.get("caption") or "") == wanted:
                 return Published(str(post["id"]), str(post.get("permalink") or ""), made)
         return None
@@ -246,17 +247,4 @@ class InstagramDriver:
         response = self.http.request("GET", f"{self.graph}{path}", token=token, params=params)
         if response.status_code != 200:
             raise meta.failure(response, "Instagram", sent=sent)
-        return meta.body_of(response)
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _parse_time(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return _aware(datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z"))
-    except ValueError:
-        return None
+        return json_of(response)

@@ -29,13 +29,14 @@ post in Pinterest's words (an image it could not fetch names ``fileId``).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
 
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
+from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     Delivery,
     MediaSource,
@@ -102,7 +103,7 @@ class PinterestDriver:
         response = self.http.request("GET", f"{API}/user_account", token=tokens.access_token)
         if response.status_code != 200:
             raise _unavailable(response, "read the account")
-        account = _body(response)
+        account = json_of(response)
         username = str(account["username"])
         return Profile(
             name=username,
@@ -128,17 +129,17 @@ class PinterestDriver:
         response = self.http.request("POST", f"{API}/pins", token=token, creates=True, json=pin)
         if response.status_code != 201:
             raise _refusal(response)
-        created = _body(response)
+        created = json_of(response)
         return Published(
             str(created["id"]),
             _pin_url(str(created["id"])),
-            _parse_time(created.get("created_at")) or utcnow(),
+            parse_time(created.get("created_at")) or utcnow(),
         )
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         token = self.tokens.access_token(delivery.account.connection_id)
         board = str(delivery.fields["boardId"])
-        since = _aware(sent_at) - CLOCK_SLACK
+        since = aware(sent_at) - CLOCK_SLACK
         params: dict[str, str] = {"page_size": "100"}
         for _ in range(LOOKUP_PAGES):
             response = self.http.request(
@@ -146,9 +147,9 @@ class PinterestDriver:
             )
             if response.status_code != 200:
                 raise _unavailable(response, "list the board's pins")
-            body = _body(response)
+            body = json_of(response)
             for pin in body.get("items") or []:
-                made = _parse_time(pin.get("created_at"))
+                made = parse_time(pin.get("created_at"))
                 if made is not None and made >= since and _same_pin(pin, delivery.fields):
                     return Published(str(pin["id"]), _pin_url(str(pin["id"])), made)
             bookmark = body.get("bookmark")
@@ -175,16 +176,8 @@ def _pin_url(pin_id: str) -> str:
     return f"https://www.pinterest.com/pin/{pin_id}/"
 
 
-def _body(response: httpx.Response) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
-
-
 def _message(response: httpx.Response) -> str:
-    return str(_body(response).get("message") or f"HTTP {response.status_code}")
+    return str(json_of(response).get("message") or f"HTTP {response.status_code}")
 
 
 def _refusal(response: httpx.Response) -> Exception:
@@ -205,16 +198,3 @@ def _unavailable(response: httpx.Response, doing: str) -> PlatformUnavailable:
         retry_after=60,
         sent=True,
     )
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _parse_time(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return _aware(datetime.fromisoformat(value.replace("Z", "+00:00")))
-    except ValueError:
-        return None

@@ -40,6 +40,7 @@ import httpx
 
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
+from pressroom.service.drivers.answers import aware, json_of
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Delivery,
@@ -161,7 +162,7 @@ class LinkedInDriver:
         token = self.tokens.access_token(delivery.account.connection_id)
         author = self._author(delivery.account.connection_id, token)
         wanted = str(delivery.fields["text"]).strip()
-        since = _aware(sent_at) - CLOCK_SLACK
+        since = aware(sent_at) - CLOCK_SLACK
         response = self.http.request(
             "GET",
             f"{POSTS_URL}?q=author&author={quote(author, safe='')}&count=50&sortBy=CREATED",
@@ -178,7 +179,7 @@ class LinkedInDriver:
                 retry_after=60,
                 sent=True,
             )
-        for post in _body(response).get("elements") or []:
+        for post in json_of(response).get("elements") or []:
             made = datetime.fromtimestamp(int(post.get("createdAt", 0)) / 1000, UTC)
             if made >= since and _unescape(str(post.get("commentary", ""))).strip() == wanted:
                 return Published(str(post["id"]), _post_url(str(post["id"])), made)
@@ -207,7 +208,7 @@ class LinkedInDriver:
                 retry_after=60,
                 sent=False,
             )
-        return _body(response)
+        return json_of(response)
 
 
 def _post_url(urn: str) -> str:
@@ -218,21 +219,9 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _body(response: httpx.Response) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
-
-
 def _refusal(response: httpx.Response) -> Exception:
     status = response.status_code
-    message = str(_body(response).get("message") or f"HTTP {status}")
+    message = str(json_of(response).get("message") or f"HTTP {status}")
     if status == 403:
         return AccessRevoked(f"LinkedIn refused to post for this member: {message}")
     if status in (400, 409, 422):

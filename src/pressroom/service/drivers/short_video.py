@@ -44,6 +44,7 @@ from typing import Any
 import httpx
 
 from pressroom.platforms import Platform
+from pressroom.service.drivers.answers import aware
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Delivery,
@@ -252,7 +253,7 @@ class TikTokDriver:
             params={"fields": "id,title,create_time,share_url"},
             json={"max_count": 20},
         )
-        since = _aware(sent_at) - CLOCK_SLACK
+        since = aware(sent_at) - CLOCK_SLACK
         caption = str(delivery.fields.get("caption") or "")
         for video in _data(response, sent=True).get("videos") or []:
             made = datetime.fromtimestamp(int(video.get("create_time", 0)), UTC)
@@ -301,7 +302,3 @@ def _data(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
 
 def _video_url(handle: str, post_id: str) -> str:
     return f"https://www.tiktok.com/@{handle.lstrip('@')}/video/{post_id}"
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

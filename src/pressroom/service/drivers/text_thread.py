@@ -30,7 +30,7 @@ What the driver does, and the pages it follows (read 2026-11-25):
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -38,6 +38,7 @@ import httpx
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import meta
+from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     Delivery,
     PlatformRefused,
@@ -138,7 +139,7 @@ class ThreadsDriver:
         )
         if response.status_code != 200:
             raise meta.failure(response, "Threads", sent=False, field="text")
-        container = str(meta.body_of(response)["id"])
+        container = str(json_of(response)["id"])
         response = self.http.request(
             "POST",
             f"{API}/{user}/threads_publish",
@@ -148,18 +149,18 @@ class ThreadsDriver:
         )
         if response.status_code != 200:
             raise meta.failure(response, "Threads", sent=True, field="text")
-        post_id = str(meta.body_of(response)["id"])
+        post_id = str(json_of(response)["id"])
         post = self._get(token, f"/{post_id}", {"fields": "permalink,timestamp"})
         return Published(
             post_id,
             str(post.get("permalink") or ""),
-            _parse_time(post.get("timestamp")) or utcnow(),
+            parse_time(post.get("timestamp")) or utcnow(),
         )
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
-        since = _aware(sent_at) - CLOCK_SLACK
+        since = aware(sent_at) - CLOCK_SLACK
         listed = self._get(
             token,
             f"/{user}/threads",
@@ -171,7 +172,7 @@ class ThreadsDriver:
         )
         wanted = str(delivery.fields["text"])
         for post in listed.get("data") or []:
-            made = _parse_time(post.get("timestamp"))
+            made = parse_time(post.get("timestamp"))
             if made is not None and made >= since and str(post.get("text") or "") == wanted:
                 return Published(str(post["id"]), str(post.get("permalink") or ""), made)
         return None
@@ -195,17 +196,4 @@ class ThreadsDriver:
         response = self.http.request("GET", f"{API}{path}", token=token, params=params)
         if response.status_code != 200:
             raise meta.failure(response, "Threads", sent=True)
-        return meta.body_of(response)
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _parse_time(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return _aware(datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z"))
-    except ValueError:
-        return None
+        return json_of(response)

@@ -39,7 +39,7 @@ is refused with its ``rejectionReason`` or ``failureReason``.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -47,6 +47,7 @@ import httpx
 from pressroom import error_codes
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
+from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Delivery,
@@ -168,7 +169,7 @@ class YouTubeDriver:
         if status.get("uploadStatus") in ("rejected", "failed"):
             reason = status.get("rejectionReason") or status.get("failureReason") or "unknown"
             raise PlatformRefused(f"YouTube refused the video ({reason})", field="fileId")
-        published = _parse_time((video.get("snippet") or {}).get("publishedAt"))
+        published = parse_time((video.get("snippet") or {}).get("publishedAt"))
         return Published(str(video["id"]), _watch_url(str(video["id"])), published or utcnow())
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
@@ -185,10 +186,10 @@ class YouTubeDriver:
         )
         if response.status_code != 200:
             raise _unavailable(response, "list the channel's uploads")
-        since = _aware(sent_at) - CLOCK_SLACK
-        for item in _body(response).get("items") or []:
+        since = aware(sent_at) - CLOCK_SLACK
+        for item in json_of(response).get("items") or []:
             snippet = item.get("snippet") or {}
-            made = _parse_time(snippet.get("publishedAt"))
+            made = parse_time(snippet.get("publishedAt"))
             if (
                 made is not None
                 and made >= since
@@ -220,7 +221,7 @@ class YouTubeDriver:
             raise PlatformRefused("YouTube has no such video on this channel", field="videoId")
         if response.status_code != 200:
             raise _failure(response, sent=True)
-        sizes = (_body(response).get("items") or [{}])[0]
+        sizes = (json_of(response).get("items") or [{}])[0]
         best: dict[str, Any] = next(
             (sizes[k] for k in ("maxres", "high", "medium", "default") if k in sizes), {}
         )
@@ -284,7 +285,7 @@ class YouTubeDriver:
                     raise
                 continue
             if response.status_code in (200, 201):
-                video: dict[str, Any] = _body(response)
+                video: dict[str, Any] = json_of(response)
                 return video
             if response.status_code != 308:
                 raise _failure(response, sent=last)
@@ -310,7 +311,7 @@ class YouTubeDriver:
         )
         if response.status_code != 200:
             raise _unavailable(response, "read the channel")
-        items = _body(response).get("items") or []
+        items = json_of(response).get("items") or []
         return dict(items[0]) if items else None
 
 
@@ -324,16 +325,8 @@ def _watch_url(video_id: str) -> str:
     return f"https://www.youtube.com/watch?v={video_id}"
 
 
-def _body(response: httpx.Response) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
-
-
 def _error(response: httpx.Response) -> dict[str, Any]:
-    error = _body(response).get("error")
+    error = json_of(response).get("error")
     return error if isinstance(error, dict) else {}
 
 
@@ -368,16 +361,3 @@ def _unavailable(response: httpx.Response, doing: str) -> PlatformUnavailable:
         retry_after=60,
         sent=True,
     )
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _parse_time(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return _aware(datetime.fromisoformat(value.replace("Z", "+00:00")))
-    except ValueError:
-        return None
