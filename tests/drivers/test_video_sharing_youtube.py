@@ -98,7 +98,9 @@ def stored() -> Stored:
 @pytest.fixture
 def driver(stored: Stored) -> Iterator[YouTubeDriver]:
     http = NetworkClient(Platform.VIDEO_SHARING, timeout_seconds=5, backoff_seconds=0)
-    yield YouTubeDriver(CLIENT_ID, CLIENT_SECRET, Tokens(), http, stored, chunk_bytes=CHUNK)
+    yield YouTubeDriver(
+        CLIENT_ID, CLIENT_SECRET, Tokens(), http, stored, chunk_bytes=CHUNK, sleep=lambda _s: None
+    )
     http.close()
 
 
@@ -115,6 +117,16 @@ def delivery(**fields: object) -> Delivery:
         media=Media("file_1", MediaKind.VIDEO, "video/mp4", "files/file_1", 30.0, SIZE),
         reference="post_1",
     )
+
+
+def processed(google: respx.MockRouter, *answers: dict[str, object]) -> respx.Route:
+    """``videos.list`` answering each of ``answers`` in turn (default: processed)."""
+    route = google.get("https://www.googleapis.com/youtube/v3/videos")
+    route.side_effect = [
+        httpx.Response(200, json={"kind": "youtube#videoListResponse", "items": [a]})
+        for a in (answers or ({"id": "dQw4w9WgXcQ", "status": {"uploadStatus": "processed"}},))
+    ]
+    return route
 
 
 def open_session(google: respx.MockRouter) -> respx.Route:
@@ -246,6 +258,7 @@ def test_a_video_is_uploaded_in_chunks_streamed_from_storage(
         httpx.Response(308, headers={"Range": f"bytes=0-{2 * CHUNK - 1}"}),
         httpx.Response(200, json=video_resource()),
     ]
+    processed(google)
     published = driver.publish(delivery())
     assert published.platform_post_id == "dQw4w9WgXcQ"
     assert published.url == "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
@@ -283,6 +296,7 @@ def test_a_failed_chunk_resumes_where_the_session_stands(
         httpx.Response(308, headers={"Range": f"bytes=0-{2 * CHUNK + 999}"}),
         httpx.Response(201, json=video_resource()),
     ]
+    processed(google)
     driver.publish(delivery())
     ranges = [c.request.headers["Content-Range"] for c in put.calls]
     assert ranges == [
@@ -358,6 +372,83 @@ def test_a_rejected_upload_is_refused_with_youtubes_reason(
     google.put(SESSION).respond(200, json=rejected)
     with pytest.raises(PlatformRefused, match="duplicate"):
         driver.publish(delivery())
+
+
+def test_processing_is_polled_until_youtube_has_processed_the_video(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    open_session(google)
+    google.put(SESSION).respond(200, json=video_resource())
+    polled = processed(
+        google,
+        {
+            "id": "dQw4w9WgXcQ",
+            "status": {"uploadStatus": "uploaded"},
+            "processingDetails": {"processingStatus": "processing"},
+        },
+        {
+            "id": "dQw4w9WgXcQ",
+            "status": {"uploadStatus": "processed"},
+            "processingDetails": {"processingStatus": "succeeded"},
+        },
+    )
+    assert driver.publish(delivery()).platform_post_id == "dQw4w9WgXcQ"
+    assert polled.call_count == 2
+    request = polled.calls.last.request
+    discovery.check(request, "videos", "list")
+    assert dict(request.url.params) == {"part": "status,processingDetails", "id": "dQw4w9WgXcQ"}
+
+
+def test_a_video_youtube_fails_to_process_is_refused_with_its_reason(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    open_session(google)
+    google.put(SESSION).respond(200, json=video_resource())
+    processed(
+        google,
+        {
+            "id": "dQw4w9WgXcQ",
+            "status": {"uploadStatus": "failed", "failureReason": "codec"},
+            "processingDetails": {
+                "processingStatus": "failed",
+                "processingFailureReason": "transcodeFailed",
+            },
+        },
+    )
+    with pytest.raises(PlatformRefused, match="codec") as caught:
+        driver.publish(delivery())
+    assert caught.value.field == "fileId"
+
+
+def test_a_long_video_still_processing_after_the_wait_counts_as_published(
+    google: respx.MockRouter, stored: Stored
+) -> None:
+    http = NetworkClient(Platform.VIDEO_SHARING, timeout_seconds=5)
+    slow = YouTubeDriver(
+        CLIENT_ID,
+        CLIENT_SECRET,
+        Tokens(),
+        http,
+        stored,
+        chunk_bytes=CHUNK,
+        processing_wait_seconds=0.05,
+        poll_seconds=0.01,
+    )
+    open_session(google)
+    google.put(SESSION).respond(200, json=video_resource())
+    google.get("https://www.googleapis.com/youtube/v3/videos").respond(
+        200,
+        json={
+            "items": [
+                {
+                    "id": "dQw4w9WgXcQ",
+                    "status": {"uploadStatus": "uploaded"},
+                    "processingDetails": {"processingStatus": "processing"},
+                }
+            ]
+        },
+    )
+    assert slow.publish(delivery()).url == "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
 
 
 def test_a_thumbnail_is_set_from_the_images_bytes(google: respx.MockRouter, stored: Stored) -> None:

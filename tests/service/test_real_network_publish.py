@@ -321,6 +321,9 @@ def test_a_video_goes_to_youtube_streamed_from_storage_after_a_refresh(
                 "status": {"uploadStatus": "uploaded"},
             },
         )
+        google.get("https://www.googleapis.com/youtube/v3/videos").respond(
+            200, json={"items": [{"id": "dQw4w9WgXcQ", "status": {"uploadStatus": "processed"}}]}
+        )
         response = publish(
             account,
             Platform.VIDEO_SHARING,

@@ -30,15 +30,19 @@ What the driver does, and the pages it follows (read 2026-11-25):
   per call where ``search.list`` costs a hundred
   (https://developers.google.com/youtube/v3/docs/playlistItems/list).
 
-YouTube goes on processing a video after the upload; the video exists, with its id and
-URL, from the moment the upload completes, so that is when the post counts as published.
-An upload YouTube rejects outright (``status.uploadStatus`` ``rejected`` or ``failed``)
-is refused with its ``rejectionReason`` or ``failureReason``.
+After the upload, ``videos.list`` (``status,processingDetails``) is polled until YouTube
+has processed the video, for up to two minutes; a video it rejects or cannot process
+(``uploadStatus`` ``rejected``/``failed``, ``processingStatus`` ``failed``/``terminated``)
+is refused with its ``rejectionReason``, ``failureReason`` or
+``processingFailureReason``. A long video still processing after the wait counts as
+published: it exists, with its id and URL, and YouTube finishes it on its own.
 """
 
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -81,6 +85,8 @@ CHUNK_BYTES = 32 * UPLOAD_QUANTUM
 CHUNK_ATTEMPTS = 4
 """Tries of one chunk (asking the session where it stands between them)."""
 CLOCK_SLACK = timedelta(minutes=2)
+PROCESSING_WAIT_SECONDS = 120.0
+POLL_SECONDS = 5.0
 QUOTA_REASONS = frozenset({"quotaExceeded", "rateLimitExceeded", "userRateLimitExceeded"})
 _RANGE = re.compile(r"bytes=0-(\d+)")
 
@@ -98,6 +104,9 @@ class YouTubeDriver:
         media: MediaSource,
         *,
         chunk_bytes: int = CHUNK_BYTES,
+        processing_wait_seconds: float = PROCESSING_WAIT_SECONDS,
+        poll_seconds: float = POLL_SECONDS,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if chunk_bytes <= 0 or chunk_bytes % UPLOAD_QUANTUM:
             raise ValueError("resumable upload chunks are multiples of 256 KiB")
@@ -107,6 +116,9 @@ class YouTubeDriver:
         self.http = http
         self.media = media
         self.chunk_bytes = chunk_bytes
+        self.processing_wait_seconds = processing_wait_seconds
+        self.poll_seconds = poll_seconds
+        self._sleep = sleep
 
     # --- connect ---------------------------------------------------------------
     def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
@@ -165,12 +177,36 @@ class YouTubeDriver:
         token = self.tokens.access_token(delivery.account.connection_id)
         session = self._open_session(token, delivery, media.content_type, media.size)
         video = self._send_bytes(token, session, media.storage_key, media.size)
-        status = video.get("status") or {}
-        if status.get("uploadStatus") in ("rejected", "failed"):
-            reason = status.get("rejectionReason") or status.get("failureReason") or "unknown"
-            raise PlatformRefused(f"YouTube refused the video ({reason})", field="fileId")
+        video_id = str(video["id"])
+        _refuse_if_failed(video)
+        self._await_processing(token, video_id)
         published = parse_time((video.get("snippet") or {}).get("publishedAt"))
-        return Published(str(video["id"]), _watch_url(str(video["id"])), published or utcnow())
+        return Published(video_id, _watch_url(video_id), published or utcnow())
+
+    def _await_processing(self, token: str, video_id: str) -> None:
+        """Poll ``videos.list`` until YouTube has processed the video or failed it (its
+        reason is the refusal). A long video may take longer than ``processing_wait``:
+        it exists, with its id and URL, so the post counts as published then, and
+        YouTube finishes processing it on its own."""
+        deadline = time.monotonic() + self.processing_wait_seconds
+        while time.monotonic() < deadline:
+            response = self.http.request(
+                "GET",
+                f"{API}/videos",
+                token=token,
+                params={"part": "status,processingDetails", "id": video_id},
+            )
+            if response.status_code != 200:
+                return  # it was uploaded: a status we cannot read does not unmake it
+            items = json_of(response).get("items") or []
+            if not items:
+                return
+            _refuse_if_failed(items[0])
+            processing = (items[0].get("processingDetails") or {}).get("processingStatus")
+            upload = (items[0].get("status") or {}).get("uploadStatus")
+            if upload == "processed" or processing == "succeeded":
+                return
+            self._sleep(self.poll_seconds)
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         token = self.tokens.access_token(delivery.account.connection_id)
@@ -313,6 +349,22 @@ class YouTubeDriver:
             raise _unavailable(response, "read the channel")
         items = json_of(response).get("items") or []
         return dict(items[0]) if items else None
+
+
+def _refuse_if_failed(video: dict[str, Any]) -> None:
+    """A video YouTube rejected or could not process is refused with YouTube's reason."""
+    status = video.get("status") or {}
+    details = video.get("processingDetails") or {}
+    if status.get("uploadStatus") in ("rejected", "failed", "deleted") or details.get(
+        "processingStatus"
+    ) in ("failed", "terminated"):
+        reason = (
+            status.get("rejectionReason")
+            or status.get("failureReason")
+            or details.get("processingFailureReason")
+            or "no reason given"
+        )
+        raise PlatformRefused(f"YouTube refused the video ({reason})", field="fileId")
 
 
 def _received(response: httpx.Response) -> int:
