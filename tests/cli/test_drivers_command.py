@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 import respx
@@ -108,3 +110,48 @@ def test_check_refuses_a_label_on_the_sandbox() -> None:
     )
     assert done.exit_code == 1
     assert "pin_board is on the sandbox" in done.output
+
+
+def test_check_makes_a_draft_where_the_network_has_drafts(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LinkedIn drafts: ``--draft`` posts in ``DRAFT``, published to nobody."""
+    account = service.account()
+    connection_id = account.connect("professional_network", "Ada Lovelace")
+    with transaction(service.sessions) as db:
+        connection = db.get(Connection, connection_id)
+        assert connection is not None
+        connection.access_token_enc = Vault.from_settings(service.settings).encrypt("AQV")
+    env = {
+        "COLUMNS": "200",
+        "PRESSROOM_DATABASE_URL": service.settings.database_url,
+        "PRESSROOM_DATA_DIR": str(service.settings.data_dir),
+        "PRESSROOM_SECRET_KEY": service.settings.secret_key or "",
+        "PRESSROOM_PROFESSIONAL_NETWORK_CLIENT_ID": "id",
+        "PRESSROOM_PROFESSIONAL_NETWORK_CLIENT_SECRET": "secret",
+    }
+    get_settings.cache_clear()
+    with respx.mock(assert_all_called=True) as linkedin:
+        linkedin.get("https://api.linkedin.com/v2/userinfo").respond(
+            200, json={"sub": "782bbtaQ", "name": "Ada Lovelace"}
+        )
+        drafted = linkedin.post("https://api.linkedin.com/rest/posts").respond(
+            201, headers={"x-restli-id": "urn:li:share:1"}
+        )
+        done = runner.invoke(
+            app,
+            [
+                "drivers",
+                "check",
+                "--platform",
+                "professional_network",
+                "--draft",
+                "pressroom check",
+            ],
+            env=env,
+        )
+    get_settings.cache_clear()
+    assert done.exit_code == 0, done.output
+    assert "draft urn:li:share:1 made on LinkedIn (Posts API)" in done.output
+    body = json.loads(drafted.calls.last.request.content)
+    assert (body["lifecycleState"], body["commentary"]) == ("DRAFT", "pressroom check")

@@ -360,3 +360,16 @@ def test_an_unknown_video_is_looked_up_among_the_pages_videos(
     page_id_route(facebook)
     facebook.get(f"{GRAPH}/{PAGE}/videos").respond(200, json={"data": []})
     assert driver.find_delivery(delivery(MediaKind.VIDEO), SENT_AT) is None
+
+
+def test_a_draft_is_an_unpublished_page_post(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    """``drivers check --draft``: a post only the Page's admins see (published=false)."""
+    page_id_route(facebook)
+    feed = facebook.post(f"{GRAPH}/{PAGE}/feed").respond(200, json={"id": f"{PAGE}_777"})
+    assert driver.draft_post(Account("conn_1", "Acme Bakery"), "pressroom check") == f"{PAGE}_777"
+    assert {k: v[0] for k, v in parse_qs(feed.calls.last.request.content.decode()).items()} == {
+        "message": "pressroom check",
+        "published": "false",
+    }

@@ -54,9 +54,18 @@ def check(
     connection: Annotated[
         str | None, typer.Option("--connection", help="One connection id (default: all).")
     ] = None,
+    draft: Annotated[
+        str | None,
+        typer.Option(
+            "--draft",
+            help="Also make a draft (or unpublished) post with this text, where the "
+            "network has drafts (professional_network, page_social); nothing is published.",
+        ),
+    ] = None,
 ) -> None:
-    """Read each connection's profile on the real network with its stored token (nothing
-    is posted). Exit 1 when the label is on the sandbox or a connection fails."""
+    """Read each connection's profile on the real network with its stored token; with
+    --draft, also make a draft post where the network has drafts. Exit 1 when the label
+    is on the sandbox or a connection fails."""
     from pressroom.platforms import Platform
     from pressroom.service.db.models import Connection
     from pressroom.service.db.session import transaction
@@ -120,5 +129,31 @@ def check(
                 f"{connection_id}  {name}: ok, {choice.driver} says {profile.name!r}"
                 + (f" ({extra})" if extra else "")
             )
+            if draft is not None:
+                ok = _draft(flow.drivers[label], connection_id, name, draft, choice.driver)
+                failed += not ok
     if failed:
         raise typer.Exit(1)
+
+
+def _draft(driver: object, connection_id: str, name: str, text: str, network: str) -> bool:
+    """Make a draft post where the network has drafts; True unless it failed."""
+    from pressroom.service.drivers.base import (
+        AccessRevoked,
+        Account,
+        DraftingDriver,
+        PermissionMissing,
+        PlatformRefused,
+        PlatformUnavailable,
+    )
+
+    if not isinstance(driver, DraftingDriver):
+        typer.echo(f"{connection_id}  {name}: {network} has no drafts; nothing posted")
+        return True
+    try:
+        draft_id = driver.draft_post(Account(connection_id, name), text)
+    except (AccessRevoked, PermissionMissing, PlatformRefused, PlatformUnavailable) as exc:
+        typer.echo(f"{connection_id}  {name}: {network} refused the draft ({exc})")
+        return False
+    typer.echo(f"{connection_id}  {name}: draft {draft_id} made on {network}; delete it there")
+    return True

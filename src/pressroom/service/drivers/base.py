@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import MediaKind, Platform
@@ -171,6 +171,16 @@ class MediaSource(Protocol):
     def url(self, file_id: str, storage_key: str, content_type: str) -> str: ...
 
     def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]: ...
+
+
+@runtime_checkable
+class DraftingDriver(Protocol):
+    """A network with drafts or unpublished posts, where ``pressroom drivers check`` can
+    prove posting works without publishing anything."""
+
+    def draft_post(self, account: Account, text: str) -> str:
+        """Make a draft (or unpublished) text post; its id on the network."""
+        ...
 
 
 class PlatformDriver(Protocol):

@@ -46,6 +46,7 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import meta
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
+    Account,
     Delivery,
     MediaSource,
     PlatformRefused,
@@ -222,6 +223,23 @@ class FacebookPagesDriver:
                     sent=True,
                 )
             self._sleep(self.poll_seconds)
+
+    def draft_post(self, account: Account, text: str) -> str:
+        """An unpublished Page post (``published=false``): seen by the Page's admins
+        only, for ``drivers check``."""
+        token = self.tokens.access_token(account.connection_id)
+        page_id = self._page_id(account.connection_id, token)
+        response = self.http.request(
+            "POST",
+            f"{self.graph}/{page_id}/feed",
+            token=token,
+            data={"message": text, "published": "false"},
+        )
+        if response.status_code != 200:
+            raise meta.failure(
+                response, "Facebook", sent=False, permission=error_codes.PAGES_PERMISSION
+            )
+        return str(json_of(response)["id"])
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         assert delivery.media is not None

@@ -43,6 +43,7 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.drivers.answers import aware, json_of
 from pressroom.service.drivers.base import (
     AccessRevoked,
+    Account,
     Delivery,
     LookupUnsupported,
     PlatformRefused,
@@ -137,10 +138,19 @@ class LinkedInDriver:
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         token = self.tokens.access_token(delivery.account.connection_id)
-        author = self._author(delivery.account.connection_id, token)
-        post = {
-            "author": author,
-            "commentary": little_text(str(delivery.fields["text"])),
+        post = self._post_body(delivery.account.connection_id, token, str(delivery.fields["text"]))
+        response = self.http.request(
+            "POST", POSTS_URL, token=token, creates=True, headers=self._headers, json=post
+        )
+        urn = response.headers.get("x-restli-id")
+        if response.status_code != 201 or not urn:
+            raise _refusal(response)
+        return Published(urn, _post_url(urn), utcnow())
+
+    def _post_body(self, connection_id: str, token: str, text: str) -> dict[str, Any]:
+        return {
+            "author": self._author(connection_id, token),
+            "commentary": little_text(text),
             "visibility": "PUBLIC",
             "distribution": {
                 "feedDistribution": "MAIN_FEED",
@@ -150,13 +160,18 @@ class LinkedInDriver:
             "lifecycleState": "PUBLISHED",
             "isReshareDisabledByAuthor": False,
         }
+
+    def draft_post(self, account: Account, text: str) -> str:
+        """A post in ``DRAFT``: made, visible to nobody, for ``drivers check``."""
+        token = self.tokens.access_token(account.connection_id)
+        draft = {**self._post_body(account.connection_id, token, text), "lifecycleState": "DRAFT"}
         response = self.http.request(
-            "POST", POSTS_URL, token=token, creates=True, headers=self._headers, json=post
+            "POST", POSTS_URL, token=token, headers=self._headers, json=draft
         )
         urn = response.headers.get("x-restli-id")
         if response.status_code != 201 or not urn:
             raise _refusal(response)
-        return Published(urn, _post_url(urn), utcnow())
+        return str(urn)
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         token = self.tokens.access_token(delivery.account.connection_id)
