@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 from pressroom.plans import Plan
 from pressroom.probe import content_type_for
 from pressroom.service.app import create_app
-from pressroom.service.media.runtime import MediaLibrary
+from pressroom.service.media.library import MediaLibrary
 from pressroom.settings import Settings, StorageSettings
 from tests.conftest import AccountHandle, Service
 from tests.support.media import make_fake_video, make_image, make_video

@@ -13,9 +13,9 @@ from pressroom.service.errors import ServiceError
 from pressroom.service.folders.repository import FolderRepository
 from pressroom.service.folders.schemas import MAX_NAME
 from pressroom.service.media import service as media
+from pressroom.service.media.library import MediaLibrary
 from pressroom.service.media.pagination import Page, Position, decode_cursor, encode_cursor
 from pressroom.service.media.repository import FileRepository
-from pressroom.service.media.runtime import MediaLibrary
 from pressroom.service.text_rules import CONTROL_CHARACTERS
 
 

@@ -11,7 +11,7 @@ from pressroom import error_codes
 from pressroom.service.db.models import File
 from pressroom.service.errors import ServiceError
 from pressroom.service.media import states
-from pressroom.service.media.runtime import MediaLibrary
+from pressroom.service.media.library import MediaLibrary
 from pressroom.service.storage import ObjectMissing, StorageError
 
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")

@@ -19,8 +19,9 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import File
 from pressroom.service.db.session import transaction
 from pressroom.service.media import jobs, states
+from pressroom.service.media.hooks import after_commit
+from pressroom.service.media.library import MediaLibrary
 from pressroom.service.media.repository import FileRepository
-from pressroom.service.media.runtime import MediaLibrary, after_commit
 from pressroom.service.storage import StorageError, StoredObject
 from pressroom.service.storage.base import poster_key
 

@@ -49,7 +49,7 @@ from pressroom.service.storage import ObjectMissing, StorageError
 from pressroom.service.storage.base import poster_key
 
 if TYPE_CHECKING:
-    from pressroom.service.media.runtime import MediaLibrary
+    from pressroom.service.media.library import MediaLibrary
 
 log = logging.getLogger(__name__)
 

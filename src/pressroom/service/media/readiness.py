@@ -45,8 +45,9 @@ def require_ready_file(db: Session, account: Account, file_id: str, *, field: st
 
 
 def _notice_when_done(db: Session, file_id: str) -> None:
+    from pressroom.service.media.hooks import after_transaction
     from pressroom.service.media.intake import notice_in_own_transaction
-    from pressroom.service.media.runtime import after_transaction, library_of
+    from pressroom.service.media.library import library_of
 
     library = library_of(db)
     if library is None:

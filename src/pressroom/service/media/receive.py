@@ -20,9 +20,11 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
 from pressroom.service.errors import ServiceError, responses
 from pressroom.service.media import jobs, states
+from pressroom.service.media.hooks import after_commit
 from pressroom.service.media.intake import too_large_reason
+from pressroom.service.media.library import MediaLibrary
 from pressroom.service.media.repository import FileRepository
-from pressroom.service.media.runtime import Library, MediaLibrary, after_commit
+from pressroom.service.media.runtime import Library
 from pressroom.service.ops import metrics
 from pressroom.service.storage.base import final_key
 from pressroom.service.storage.local import (

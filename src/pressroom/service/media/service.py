@@ -16,10 +16,11 @@ from pressroom.service.db.models import Account, File
 from pressroom.service.errors import ServiceError
 from pressroom.service.folders.repository import FolderRepository
 from pressroom.service.media import states
+from pressroom.service.media.hooks import after_commit
 from pressroom.service.media.intake import delete_bytes, refresh
+from pressroom.service.media.library import MediaLibrary
 from pressroom.service.media.pagination import Page, Position, decode_cursor, encode_cursor
 from pressroom.service.media.repository import FileRepository, UsageRepository, month_of
-from pressroom.service.media.runtime import MediaLibrary, after_commit
 from pressroom.service.media.schemas import ACCEPTED_TYPES, MAX_FILENAME
 from pressroom.service.schemas import iso_utc
 from pressroom.service.storage.base import final_key
