@@ -49,7 +49,13 @@ def test_the_local_server_writes_task_runs_in_batches(prefect_server: str) -> No
 
 
 def api(url: str, path: str, body: dict[str, Any] | None = None) -> Any:
-    response = httpx.post(f"{url}{path}", json=body or {}, timeout=30)
+    """POST to the Prefect server's API. A 503 is its database busy for a moment (SQLite):
+    tried again after its Retry-After, as Prefect's own client does."""
+    for attempt in range(5):
+        response = httpx.post(f"{url}{path}", json=body or {}, timeout=30)
+        if response.status_code != 503 or attempt == 4:
+            break
+        time.sleep(float(response.headers.get("Retry-After", "1") or 1))
     response.raise_for_status()
     return response.json()
 
