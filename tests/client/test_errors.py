@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import pickle
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -187,3 +188,55 @@ def test_a_success_with_a_body_that_is_not_the_promised_shape() -> None:
 def test_everything_the_client_raises_is_a_pressroom_error() -> None:
     for kind in (ValidationError, ReadTimeout, UnexpectedResponseError, NetworkError):
         assert issubclass(kind, PressroomError)
+
+
+def test_every_error_crosses_a_process_boundary_whole() -> None:
+    """A campaign task on a Dask worker, or a persisted task result, is pickled: the failure
+    must arrive with its status, code, field and transience, not as an unpickling error."""
+    answers = iter(
+        [
+            httpx.Response(400, json=error_body("text_too_long", "Too long.", "text")),
+            httpx.Response(429, json=error_body("rate_limited"), headers={"Retry-After": "7"}),
+        ]
+    )
+    client = client_answering(lambda _r: next(answers))
+    raised: list[PressroomError] = []
+    for _ in range(2):
+        with pytest.raises(APIError) as caught:
+            client.publish_microblog(connection_id="c", text="hi", idempotency_key="k")
+        raised.append(caught.value)
+
+    def unreachable(_r: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("slow answer")
+
+    with pytest.raises(ReadTimeout) as timed_out:
+        client_answering(unreachable).publish_microblog(
+            connection_id="c", text="hi", idempotency_key="k"
+        )
+    raised.append(timed_out.value)
+    raised.append(UnexpectedResponseError("not JSON", status=200, method="GET", url="u"))
+
+    for error in raised:
+        copy = pickle.loads(pickle.dumps(error))
+        assert type(copy) is type(error) and str(copy) == str(error)
+        assert copy.transient == error.transient
+        for name in ("status", "code", "field", "retry_after", "request_sent", "method"):
+            assert getattr(copy, name, None) == getattr(error, name, None), name
+    too_long, limited = (pickle.loads(pickle.dumps(e)) for e in raised[:2])
+    assert (too_long.field, too_long.code, too_long.response) == ("text", "text_too_long", None)
+    assert limited.retry_after == 7 and limited.transient
+
+
+def test_the_pipelines_failures_cross_a_process_boundary_whole() -> None:
+    from pressroom.pipeline.outcomes import PublishFailed, ResultRow, Status
+    from pressroom.pipeline.retrying import TransientFailure
+
+    row = ResultRow(
+        "launch", "microblog", "@acme", Status.FAILED, error="text_too_long", attempts=3
+    )
+    failed = pickle.loads(pickle.dumps(PublishFailed(row)))
+    assert failed.row == row and str(failed) == str(PublishFailed(row))
+    cause = ServerError("down", status=503, code="platform_unavailable")
+    transient = pickle.loads(pickle.dumps(TransientFailure("try again", cause=cause)))
+    assert str(transient) == "try again" and isinstance(transient.cause, ServerError)
+    assert transient.cause.status == 503

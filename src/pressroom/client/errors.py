@@ -42,6 +42,7 @@ from typing import Any
 import httpx
 
 from pressroom import error_codes
+from pressroom.portable import PortableError
 
 __all__ = [
     "APIError",
@@ -69,8 +70,11 @@ __all__ = [
 ]
 
 
-class PressroomError(Exception):
-    """Base of every error the client raises."""
+class PressroomError(PortableError):
+    """Base of every error the client raises; each pickles whole (a Dask worker's or a
+    persisted task's failure arrives as it was raised)."""
+
+    local_only = ("response",)
 
     @property
     def transient(self) -> bool:

@@ -10,6 +10,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from pressroom.portable import PortableError
+
 
 class Status(StrEnum):
     PUBLISHED = "published"
@@ -70,7 +72,7 @@ class ResultRow:
         return data
 
 
-class PublishFailed(Exception):
+class PublishFailed(PortableError):
     """Raised by a publish step that ended without a post; carries its result row."""
 
     def __init__(self, row: ResultRow) -> None:

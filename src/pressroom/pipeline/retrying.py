@@ -12,12 +12,13 @@ from __future__ import annotations
 import random
 
 from pressroom.client import APIError, PressroomError, TransportError
+from pressroom.portable import PortableError
 
 MAX_RETRY_AFTER_SECONDS = 300.0
 """A service asking for a longer pause is treated as down for this attempt."""
 
 
-class TransientFailure(Exception):
+class TransientFailure(PortableError):
     """An attempt failed in a way that the same request may succeed later: retry it."""
 
     def __init__(self, message: str, *, cause: BaseException | None = None) -> None:
