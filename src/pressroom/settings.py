@@ -142,6 +142,10 @@ class Settings(BaseSettings):
     job_lease_seconds: int = Field(60, ge=1)
     """How long a claimed media job is held without its worker renewing the claim; a
     dead worker's jobs are taken again after this."""
+    process_heartbeat_seconds: float = Field(15.0, gt=0)
+    """How often each API and worker process records in the database that it is alive.
+    One silent for four beats counts as dead: the publishes it had claimed are given up
+    as unknown (looked up before anything is sent again) instead of held for minutes."""
     processing_workers: int = Field(2, ge=1)
     """Threads that process uploads, and processes that probe them."""
     probe_timeout_seconds: float = Field(120.0, gt=0)

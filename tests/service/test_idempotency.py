@@ -17,6 +17,7 @@ from pressroom.service.db.models import (
     IdempotencyRecord,
     Post,
     SandboxDelivery,
+    ServiceProcess,
 )
 from pressroom.service.db.session import transaction
 from pressroom.service.drivers import drivers_of
@@ -332,6 +333,70 @@ def test_an_abandoned_claim_is_looked_up_then_sent_once(service: Service) -> Non
     assert len(deliveries(service)) == 1
 
 
+def register_process(service: Service, process_id: str, *, silent_for: timedelta) -> None:
+    """Another API process in the registry, whose last heartbeat was ``silent_for`` ago."""
+    beat = utcnow() - silent_for
+    with transaction(service.sessions) as db:
+        db.add(
+            ServiceProcess(
+                id=process_id,
+                host="api-2",
+                pid=4242,
+                kind="api",
+                storage="local",
+                started_at=beat,
+                heartbeat_at=beat,
+            )
+        )
+
+
+def test_a_claim_whose_process_died_is_looked_up_at_once_then_sent_once(
+    service: Service,
+) -> None:
+    """A replica killed mid-publish: its claim is given up as soon as its heartbeat is four
+    beats old, not after ABANDONED_AFTER. The retry asks the platform first, which has
+    nothing, and sends once."""
+    service.settings.sandbox.sandbox_dedupe = False
+    service.settings.idempotency_wait_seconds = 0
+    account = service.account()
+    body = held_body(account)
+    stale = 4 * timedelta(seconds=service.settings.process_heartbeat_seconds)
+    register_process(service, "proc_killed", silent_for=stale + timedelta(seconds=1))
+    sent_at = utcnow() - timedelta(seconds=5)
+    hold_key(account, "killed", created_at=sent_at, claimed_by="proc_killed")
+    add_attempt(service, account, body, "post_killed", key="killed", status="sending", at=sent_at)
+
+    response = publish(account, MICRO, body, key="killed")
+    assert response.status_code == 200, response.text
+    assert "Idempotent-Replayed" not in response.headers
+    assert len(deliveries(service)) == 1
+    assert sorted((p.id == "post_killed", p.status) for p in posts(service)) == [
+        (False, "published"),
+        (True, "failed"),
+    ]
+    assert publish(account, MICRO, body, key="killed").headers["Idempotent-Replayed"] == "true"
+    assert len(deliveries(service)) == 1
+
+
+def test_a_claim_whose_process_lives_is_still_in_progress(service: Service) -> None:
+    service.settings.idempotency_wait_seconds = 0
+    account = service.account()
+    body = held_body(account)
+    register_process(service, "proc_busy", silent_for=timedelta(seconds=1))
+    hold_key(account, "busy", created_at=utcnow() - timedelta(minutes=2), claimed_by="proc_busy")
+    response = publish(account, MICRO, body, key="busy")
+    assert error_of(response)["code"] == "idempotency_request_in_progress"
+    assert deliveries(service) == []
+
+
+def test_a_claim_records_the_process_that_holds_it(service: Service) -> None:
+    account = service.account()
+    body = held_body(account)
+    assert publish(account, MICRO, body, key="mine").status_code == 200
+    [record] = keys(service)
+    assert record.claimed_by == service.client.app.state.registration.id
+
+
 def test_keys_are_kept_seven_days_then_forgotten(service: Service) -> None:
     account = service.account()
     body = valid_body(account, MICRO)
@@ -395,7 +460,12 @@ def held_body(account: AccountHandle) -> dict[str, Any]:
 
 
 def hold_key(
-    account: AccountHandle, key: str, *, created_at: Any = None, state: str = "in_progress"
+    account: AccountHandle,
+    key: str,
+    *,
+    created_at: Any = None,
+    state: str = "in_progress",
+    claimed_by: str | None = None,
 ) -> None:
     """A claim on ``held_body`` as a request running in another process would hold it
     (``in_progress``), or as one that ended not knowing its outcome left it (``unknown``)."""
@@ -410,6 +480,7 @@ def hold_key(
                 state=state,
                 created_at=now,
                 expires_at=now + timedelta(days=7),
+                claimed_by=claimed_by,
             )
         )
 

@@ -44,7 +44,7 @@ def add(service: Service, *found: ServiceProcess) -> None:
 def test_a_running_app_is_registered_with_a_heartbeat_and_leaves_when_it_stops(
     settings: Settings, service: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(processes, "HEARTBEAT", timedelta(seconds=0.05))
+    settings.process_heartbeat_seconds = 0.05
     app = create_app(settings, migrate=False)
     with TestClient(app):
         mine = app.state.registration.id

@@ -168,6 +168,9 @@ class IdempotencyRecord(Base):
     response_body: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The registered process (``service_processes.id``) running the request that holds
+    an ``in_progress`` claim; None when it was not registered."""
 
 
 class SandboxDelivery(Base):

@@ -16,8 +16,11 @@ How it works (``IdempotentRoute`` wraps each publish route):
    key, since the state that caused it may change and a retry with the key may post.
 4. A successful publish stores its result in the same transaction as its post record.
    Keys live ``PRESSROOM_IDEMPOTENCY_TTL_DAYS`` (7) days. A claim whose request never
-   finished (the process died) is given up after ``ABANDONED_AFTER``; its post record
-   is marked ``unknown``.
+   finished (its process died) is given up, and its post record marked ``unknown``, as
+   soon as the claiming process stops beating (``pressroom.service.processes``: four
+   missed heartbeats), or after ``ABANDONED_AFTER`` for a claim made by a process that
+   was not registered. The next request with the key then looks the post up before
+   anything is sent again.
 
 Every answer to a request that sent a key echoes it in the ``Idempotency-Key`` header.
 """
@@ -44,6 +47,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.exceptions import HTTPException
 
 from pressroom import error_codes
+from pressroom.service import processes
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import IdempotencyRecord
 from pressroom.service.db.session import transaction
@@ -57,6 +61,7 @@ from pressroom.service.errors import (
     validation_error,
 )
 from pressroom.service.ops import metrics
+from pressroom.service.processes import Registration
 from pressroom.service.publishing.claims import (
     HEADER,
     MAX_KEY_LENGTH,
@@ -121,9 +126,26 @@ def check_key(key: str) -> None:
 class KeyStore:
     """The claims on ``idempotency_keys``, each in a short transaction of its own."""
 
-    def __init__(self, sessions: sessionmaker[Session], ttl_days: int) -> None:
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        ttl_days: int,
+        registration: Registration | None = None,
+    ) -> None:
         self.sessions = sessions
         self.ttl = timedelta(days=ttl_days)
+        self.registration = registration
+
+    @property
+    def claimer(self) -> str | None:
+        """This process, when others can see whether it lives (it is registered)."""
+        registration = self.registration
+        return registration.id if registration is not None and registration.registered else None
+
+    def _claimer_gone(self, db: Session, record: IdempotencyRecord) -> bool:
+        if record.claimed_by is None or self.registration is None:
+            return False
+        return not processes.is_live(db, record.claimed_by, self.registration.stale_after)
 
     def claim(
         self, account_id: str, key: str, endpoint: str, digest: str
@@ -141,6 +163,7 @@ class KeyStore:
                         request_hash=digest,
                         now=now,
                         expires_at=now + self.ttl,
+                        claimer=self.claimer,
                     )
                 return Claim(record_id, account_id, key)
             except IntegrityError:
@@ -155,12 +178,17 @@ class KeyStore:
     ) -> Claim | Replay | InProgress | Absent:
         with transaction(self.sessions, write=False) as db:
             record = IdempotencyRepository(db).get(account_id, key)
+            orphaned = (
+                record is not None
+                and record.state == IN_PROGRESS
+                and self._claimer_gone(db, record)
+            )
         if record is None:
             return Absent()
         now = utcnow()
         if record.expires_at <= now:
             return Absent()  # the next claim purges it
-        if record.state == IN_PROGRESS and record.created_at <= now - ABANDONED_AFTER:
+        if record.state == IN_PROGRESS and (orphaned or record.created_at <= now - ABANDONED_AFTER):
             self._abandon(record)  # its request died mid-send: held, as an unknown outcome
             return Absent()
         if record.request_hash != digest:
@@ -179,7 +207,7 @@ class KeyStore:
     def _take_held(self, record: IdempotencyRecord) -> Claim | InProgress:
         """A held key: this request claims it to look the post up (one request wins)."""
         with transaction(self.sessions) as db:
-            won = IdempotencyRepository(db).take_held(record.id, utcnow())
+            won = IdempotencyRepository(db).take_held(record.id, utcnow(), self.claimer)
         if not won:
             return InProgress()
         return Claim(record.id, record.account_id, record.key, resolving=True)
@@ -240,7 +268,11 @@ async def _run_once(request: Request, key: str, handler: Handler) -> Response:
     check_key(key)
     account = await run_in_threadpool(authenticate_request, request)
     settings = request.app.state.settings
-    store = KeyStore(request.app.state.session_factory, settings.idempotency_ttl_days)
+    store = KeyStore(
+        request.app.state.session_factory,
+        settings.idempotency_ttl_days,
+        getattr(request.app.state, "registration", None),
+    )
     endpoint = request.url.path
     digest = fingerprint(request.method, endpoint, await request.body())
 

@@ -138,6 +138,7 @@ class IdempotencyRepository:
         request_hash: str,
         now: datetime,
         expires_at: datetime,
+        claimer: str | None,
     ) -> int:
         """Claim a key; raises ``IntegrityError`` (at flush) when the account already holds it."""
         record = IdempotencyRecord(
@@ -148,6 +149,7 @@ class IdempotencyRepository:
             state=IN_PROGRESS,
             created_at=now,
             expires_at=expires_at,
+            claimed_by=claimer,
         )
         self.db.add(record)
         self.db.flush()
@@ -176,12 +178,12 @@ class IdempotencyRepository:
             .execution_options(synchronize_session=False)
         )
 
-    def take_held(self, record_id: int, now: datetime) -> bool:
+    def take_held(self, record_id: int, now: datetime, claimer: str | None) -> bool:
         """A held key becomes this request's claim again (one request wins the race)."""
         result = self.db.execute(
             update(IdempotencyRecord)
             .where(IdempotencyRecord.id == record_id, IdempotencyRecord.state == HELD)
-            .values(state=IN_PROGRESS, created_at=now)
+            .values(state=IN_PROGRESS, created_at=now, claimed_by=claimer)
             .execution_options(synchronize_session=False)
         )
         return bool(getattr(result, "rowcount", 0) == 1)
