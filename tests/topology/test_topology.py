@@ -61,7 +61,7 @@ from tests.support.balancer import Balancer
 from tests.support.media import make_image
 from tests.support.seaweed import BUCKET, SeaweedS3
 
-pytest_plugins = ("tests.support.seaweed",)
+pytest_plugins = ("tests.support.library",)  # the session's SeaweedFS
 
 ROOT = Path(__file__).resolve().parents[2]
 POOL = "pressroom-topology"
