@@ -74,6 +74,12 @@ CONNECTION_NOT_FOUND = _code(
 POST_NOT_FOUND = _code("post_not_found", 404, "No post with this id in this account.")
 VIDEO_NOT_FOUND = _code("video_not_found", 404, "No video published by this account with this id.")
 NO_FILES = _code("no_files", 404, "The account has no files yet.")
+WEBHOOK_NOT_FOUND = _code(
+    "webhook_not_found", 404, "No webhook endpoint with this id in this account."
+)
+DELIVERY_NOT_FOUND = _code(
+    "delivery_not_found", 404, "No delivery with this id to this webhook endpoint."
+)
 METHOD_NOT_ALLOWED = _code("method_not_allowed", 405, "The route does not take this method.")
 # 409
 FILE_NOT_READY = _code("file_not_ready", 409, "The file is still being uploaded or processed.")
@@ -96,6 +102,12 @@ OUTCOME_UNKNOWN = _code(
     "asked; check the account, and send again only with a new key.",
 )
 UPLOAD_ALREADY_USED = _code("upload_url_used", 409, "The upload URL was already used.")
+WEBHOOK_LIMIT = _code(
+    "webhook_limit_reached", 409, "The account has as many webhook endpoints as it may."
+)
+WEBHOOK_DISABLED = _code(
+    "webhook_disabled", 409, "The webhook endpoint is disabled; enable it first."
+)
 # 403 on the presigned PUT
 UPLOAD_SIGNATURE = _code(
     "invalid_upload_signature", 403, "The upload URL's signature is wrong or expired."

@@ -157,6 +157,22 @@ class Settings(BaseSettings):
     """How often access tokens about to lapse are renewed with their networks."""
     reconcile_interval_seconds: int = Field(60, ge=1)
     """How often posts whose outcome is unknown are looked up on their platform."""
+    webhook_retry_period_seconds: float = Field(86400.0, gt=0)
+    """How long a webhook delivery is retried before it is given up and its endpoint
+    disabled (a day)."""
+    webhook_retry_base_seconds: float = Field(5.0, gt=0)
+    """The first retry's delay; each next one doubles, with jitter, up to the maximum."""
+    webhook_retry_max_delay_seconds: float = Field(3600.0, gt=0)
+    webhook_timeout_seconds: float = Field(10.0, gt=0)
+    """How long a receiver has to answer one delivery."""
+    webhook_senders: int = Field(4, ge=1)
+    """Deliveries in flight at once in one process."""
+    webhook_poll_seconds: float = Field(0.5, gt=0)
+    """How often an idle sender looks for due deliveries."""
+    webhook_development: bool = False
+    """Allow ``http://`` endpoints on loopback, for a receiver on a developer's machine."""
+    webhook_allow_private_targets: bool = False
+    """Allow endpoints on private, loopback and link-local addresses (an internal network)."""
     sweep_interval_seconds: int = Field(3600, ge=1)
     """How often orphaned bytes are swept and unnoticed S3 uploads looked for."""
 

@@ -12,7 +12,8 @@ models that keep fields they do not know::
 
 Contracts:
 
-- It depends on httpx and pydantic only (plus pressroom's import-light tables
+- It depends on httpx and pydantic only (and standardwebhooks, to verify webhooks; plus
+  pressroom's import-light tables
   ``platforms``, ``error_codes`` and ``probe``); it never imports the service.
 - Errors are a small hierarchy (see ``pressroom.client.errors``); each says whether it
   is ``transient``, and a ``TransportError`` says whether the request may have been
@@ -83,6 +84,7 @@ from pressroom.client.models import (
     build_publish_request,
 )
 from pressroom.client.upload import UploadProgress
+from pressroom.client.webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
 from pressroom.platforms import Platform
 from pressroom.statuses import (
     ConnectionStatus,
@@ -148,6 +150,9 @@ __all__ = [
     "UploadTimeout",
     "ValidationError",
     "VideoSharingPublish",
+    "WebhookEvent",
+    "WebhookVerificationError",
     "WriteTimeout",
     "build_publish_request",
+    "verify_webhook",
 ]

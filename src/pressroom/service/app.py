@@ -24,6 +24,8 @@ from pressroom.service.publishing.unknowns import install_reconciler
 from pressroom.service.ratelimit import install_rate_limiter
 from pressroom.service.storage.local import UPLOAD_PREFIX
 from pressroom.service.web.install import install_dashboard
+from pressroom.service.webhooks.dispatcher import install_dispatcher
+from pressroom.service.webhooks.endpoints import router as webhooks_router
 from pressroom.settings import Settings, get_settings
 
 DESCRIPTION = """\
@@ -69,8 +71,15 @@ def create_app(
     install_media(app)
     install_reconciler(app)
     install_token_refresher(app)
+    install_dispatcher(app)
     install_registry(app, kind)  # last: its start, which may refuse, runs first
-    for router in (accounts_router, connections_router, media_router, publishing_router):
+    for router in (
+        accounts_router,
+        connections_router,
+        media_router,
+        publishing_router,
+        webhooks_router,
+    ):
         app.include_router(router)
     install_dashboard(app)
     if settings.ops.ops_port is None:

@@ -14,6 +14,9 @@ from pressroom.service.accounts.repository import AccountRepository
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account
 from pressroom.service.errors import ServiceError
+from pressroom.service.schemas import iso_utc
+from pressroom.service.webhooks import outbox
+from pressroom.service.webhooks.catalog import EventType
 
 
 class AccountExists(ValueError):
@@ -66,6 +69,13 @@ def _rotate(db: Session, account: Account, old_hash: str) -> IssuedKey:
     account.api_key_hash = keys.hash_key(new_key)
     account.api_key_created_at = now
     account.api_key_last4 = keys.last4(new_key)
+    outbox.emit(
+        db,
+        account.id,
+        EventType.API_KEY_ROTATED,
+        f"account:{account.id}",
+        {"rotatedAt": iso_utc(now), "last4": account.api_key_last4},
+    )
     return IssuedKey(new_key, now)
 
 

@@ -14,6 +14,8 @@ from pressroom.service.connections.repository import ConnectionRepository
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, Connection
 from pressroom.service.errors import ServiceError
+from pressroom.service.webhooks import outbox
+from pressroom.service.webhooks.catalog import EventType, InactiveReason
 from pressroom.statuses import ConnectionStatus
 
 ACTIVE = ConnectionStatus.ACTIVE.value
@@ -176,6 +178,7 @@ def connect(db: Session, account: Account, new: NewConnection) -> Connection:
             verified=new.verified,
         )
     )
+    announce(db, connection, EventType.CONNECTION_ACTIVE)
     if new.platform == Platform.PHOTO_SHARING:
         _link_twin(db, account, connection)
     return connection
@@ -206,9 +209,10 @@ def _link_twin(db: Session, account: Account, photo: Connection) -> None:
     if twin is not None:
         twin.parent_id = photo.id
         twin.status = ACTIVE
+        announce(db, twin, EventType.CONNECTION_ACTIVE)
         return
     _check_cap(db, account, Platform.TEXT_THREAD)
-    repo.add(
+    twin = repo.add(
         Connection(
             id=new_id("conn"),
             account_id=account.id,
@@ -220,6 +224,7 @@ def _link_twin(db: Session, account: Account, photo: Connection) -> None:
             parent_id=photo.id,
         )
     )
+    announce(db, twin, EventType.CONNECTION_ACTIVE)
 
 
 def _visible(db: Session, connection_id: str) -> Connection:
@@ -234,32 +239,61 @@ def owned_anywhere(db: Session, connection_id: str) -> Connection:
     return _visible(db, connection_id)
 
 
-def _set_twin_status(db: Session, photo: Connection, status: str) -> None:
+def announce(
+    db: Session, connection: Connection, event: EventType, reason: InactiveReason | None = None
+) -> None:
+    """The connection's webhook event, in the transaction of its change."""
+    data: dict[str, str] = {
+        "connectionId": connection.id,
+        "platform": connection.platform,
+        "name": connection.name,
+    }
+    if reason is not None:
+        data["reason"] = reason.value
+    outbox.emit(db, connection.account_id, event, f"connection:{connection.id}", data)
+
+
+def _set_twin_status(
+    db: Session, photo: Connection, status: str, reason: InactiveReason | None = None
+) -> None:
     twin = ConnectionRepository(db).twin_of([photo.id])
-    if twin is not None:
-        twin.status = status
+    if twin is None or twin.removed_at is not None:
+        return
+    was = twin.status
+    twin.status = status
+    if status == ACTIVE:
+        announce(db, twin, EventType.CONNECTION_ACTIVE)
+    elif was == ACTIVE:
+        announce(db, twin, EventType.CONNECTION_INACTIVE, reason)
 
 
 def disconnect(db: Session, connection_id: str) -> Connection:
     connection = _visible(db, connection_id)
     connection.removed_at = utcnow()
     connection.status = INACTIVE
+    announce(db, connection, EventType.CONNECTION_REMOVED)
     if connection.platform == Platform.PHOTO_SHARING:
-        _set_twin_status(db, connection, INACTIVE)
+        _set_twin_status(db, connection, INACTIVE, InactiveReason.PARENT_REMOVED)
     db.flush()
     return connection
 
 
-def expire_token(db: Session, connection_id: str) -> Connection:
+def expire_token(
+    db: Session, connection_id: str, reason: InactiveReason = InactiveReason.TOKEN_EXPIRED
+) -> Connection:
+    """The connection's token no longer works (``reason`` says how that was learnt)."""
     connection = _visible(db, connection_id)
     if connection.platform == Platform.TEXT_THREAD:
         raise ConnectionRuleError(
             "text_thread connections have no token of their own: expire the photo_sharing one."
         )
+    was = connection.status
     connection.token_expires_at = utcnow()
     connection.status = INACTIVE
+    if was == ACTIVE:
+        announce(db, connection, EventType.CONNECTION_INACTIVE, reason)
     if connection.platform == Platform.PHOTO_SHARING:
-        _set_twin_status(db, connection, INACTIVE)
+        _set_twin_status(db, connection, INACTIVE, InactiveReason.PARENT_INACTIVE)
     db.flush()
     return connection
 
@@ -273,6 +307,7 @@ def reconnect(db: Session, connection_id: str) -> Connection:
     connection.status = ACTIVE
     connection.token_expires_at = None
     connection.connected_at = utcnow()
+    announce(db, connection, EventType.CONNECTION_ACTIVE)
     if connection.platform == Platform.PHOTO_SHARING:
         _set_twin_status(db, connection, ACTIVE)
     db.flush()

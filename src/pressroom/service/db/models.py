@@ -324,3 +324,87 @@ class RateLimitWindow(Base):
     key: Mapped[str] = mapped_column(String(40), primary_key=True)
     window_start: Mapped[datetime] = mapped_column(UTCDateTime())
     count: Mapped[int] = mapped_column(Integer)
+
+
+class WebhookEndpoint(Base):
+    """Where an account wants its events pushed (``pressroom.service.webhooks``)."""
+
+    __tablename__ = "webhook_endpoints"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    url: Mapped[str] = mapped_column(String(2048))
+    description: Mapped[str] = mapped_column(String(200), default="")
+    events: Mapped[list[str]] = mapped_column(JSON)
+    secret: Mapped[str] = mapped_column(Text)
+    """The signing secret, encrypted by the token vault."""
+    previous_secret: Mapped[str | None] = mapped_column(Text, nullable=True)
+    previous_secret_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    """Until when the secret before the last rotation signs too (the grace period)."""
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    disabled_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class WebhookEvent(Base):
+    """One thing that happened, written in the transaction of the change itself (the
+    outbox): its id is the ``webhook-id`` of every delivery of it, to every endpoint."""
+
+    __tablename__ = "webhook_events"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    type: Mapped[str] = mapped_column(String(40))
+    resource: Mapped[str] = mapped_column(String(80))
+    """What it is about (a file, post, connection or the API key): order is kept per resource."""
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class WebhookDelivery(Base):
+    """An event on its way to one endpoint: a durable job, claimed under a lease."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        Index("ix_webhook_deliveries_due", "state", "next_attempt_at"),
+        Index("ix_webhook_deliveries_queue", "endpoint_id", "resource", "seq"),
+    )
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    """Written in event order: first in, first out per (endpoint, resource)."""
+    id: Mapped[str] = mapped_column(String(40), unique=True)
+    event_id: Mapped[str] = mapped_column(ForeignKey("webhook_events.id", ondelete="CASCADE"))
+    endpoint_id: Mapped[str] = mapped_column(ForeignKey("webhook_endpoints.id", ondelete="CASCADE"))
+    resource: Mapped[str] = mapped_column(String(80))
+    state: Mapped[str] = mapped_column(String(16))
+    """``pending`` (to send, or sending), ``delivered``, ``failed`` (gave up)."""
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    claimed_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    last_error: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class WebhookAttempt(Base):
+    """One try at a delivery, for the endpoint's delivery log."""
+
+    __tablename__ = "webhook_attempts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    delivery_id: Mapped[str] = mapped_column(
+        ForeignKey("webhook_deliveries.id", ondelete="CASCADE"), index=True
+    )
+    attempted_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The receiver's HTTP status; None when it never answered."""
+    latency_ms: Mapped[int] = mapped_column(Integer)
+    excerpt: Mapped[str] = mapped_column(String(500), default="")
+    """The start of the answer's body, or the error when there was none: never more."""

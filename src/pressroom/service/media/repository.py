@@ -11,7 +11,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import File, UploadUsage
+from pressroom.service.media import states
 from pressroom.service.media.pagination import Position
+from pressroom.service.media.schemas import FileStatus
+from pressroom.service.webhooks import outbox
+from pressroom.service.webhooks.catalog import EventType
+
+SETTLED_EVENTS = {states.READY: EventType.FILE_READY, states.FAILED: EventType.FILE_FAILED}
 
 
 class FileRepository:
@@ -80,7 +86,20 @@ class FileRepository:
             .values(**values)
             .execution_options(synchronize_session=False)
         )
-        return bool(getattr(result, "rowcount", 0) == 1)
+        moved = bool(getattr(result, "rowcount", 0) == 1)
+        if moved and values.get("status") in SETTLED_EVENTS:
+            self._announce(file_id, SETTLED_EVENTS[values["status"]])
+        return moved
+
+    def _announce(self, file_id: str, event: EventType) -> None:
+        """Every file that becomes ready or failed does so here: its webhook event is
+        written in the same transaction as the move."""
+        file = self.db.scalar(
+            select(File).where(File.id == file_id).execution_options(populate_existing=True)
+        )
+        if file is not None:
+            data = FileStatus.of(file).model_dump(mode="json", by_alias=True)
+            outbox.emit(self.db, file.account_id, event, f"file:{file.id}", data)
 
     def ids_with_status(self, status: str, *, limit: int = 10_000) -> list[str]:
         return list(

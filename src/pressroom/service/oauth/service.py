@@ -32,6 +32,7 @@ from pressroom.service.drivers.base import (
 )
 from pressroom.service.oauth.repository import OAuthStateRepository
 from pressroom.service.oauth.vault import Vault
+from pressroom.service.webhooks.catalog import InactiveReason
 
 log = logging.getLogger(__name__)
 
@@ -328,7 +329,7 @@ def _refresh_held(flow: Flow, connection_id: str, seen_expiry: datetime | None) 
     except TokenRefused:
         with transaction(flow.sessions) as db:
             # A twin's state follows its photo_sharing account: that one turns inactive.
-            connections.expire_token(db, parent_id or connection_id)
+            connections.expire_token(db, parent_id or connection_id, InactiveReason.REFRESH_FAILED)
         return False
     if tokens.refresh_token is None:  # Google and others keep the refresh token as is
         tokens = TokenSet(tokens.access_token, refresh_token, tokens.expires_at)

@@ -9,6 +9,7 @@ from sqlalchemy import and_, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import IdempotencyRecord, Post
+from pressroom.service.publishing import events
 
 IN_PROGRESS = "in_progress"
 COMPLETED = "completed"
@@ -102,27 +103,38 @@ class PostRepository:
         )
 
     def settle(self, post_id: str, expected_status: str, **values: Any) -> bool:
-        """Change an attempt only if it is still in ``expected_status``."""
+        """Change an attempt only if it is still in ``expected_status`` (and announce it)."""
         result = self.db.execute(
             update(Post)
             .where(Post.id == post_id, Post.status == expected_status)
             .values(**values)
             .execution_options(synchronize_session=False)
         )
-        return bool(getattr(result, "rowcount", 0) == 1)
+        settled = bool(getattr(result, "rowcount", 0) == 1)
+        if settled and "status" in values:
+            self._announce(post_id, expected_status)
+        return settled
 
     def mark_interrupted(self, account_id: str, idempotency_key: str) -> None:
         """Attempts under a key whose request never finished: their outcome is unknown."""
-        self.db.execute(
-            update(Post)
-            .where(
-                Post.account_id == account_id,
-                Post.idempotency_key == idempotency_key,
-                Post.status == "sending",
+        interrupted = list(
+            self.db.scalars(
+                select(Post.id).where(
+                    Post.account_id == account_id,
+                    Post.idempotency_key == idempotency_key,
+                    Post.status == "sending",
+                )
             )
-            .values(status="unknown")
-            .execution_options(synchronize_session=False)
         )
+        for post_id in interrupted:
+            self.settle(post_id, "sending", status="unknown")
+
+    def _announce(self, post_id: str, was: str) -> None:
+        post = self.db.scalar(
+            select(Post).where(Post.id == post_id).execution_options(populate_existing=True)
+        )
+        if post is not None:
+            events.announce(self.db, post, was)
 
 
 class IdempotencyRepository:

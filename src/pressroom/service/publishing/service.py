@@ -36,7 +36,7 @@ from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.ops import metrics
-from pressroom.service.publishing import rules
+from pressroom.service.publishing import events, rules
 from pressroom.service.publishing.claims import Claim, settle_in
 from pressroom.service.publishing.context import PublishContext
 from pressroom.service.publishing.repository import PostRepository
@@ -49,6 +49,7 @@ from pressroom.service.publishing.schemas import (
     ThumbnailResult,
     VideoSharingPublish,
 )
+from pressroom.service.webhooks.catalog import InactiveReason
 from pressroom.statuses import PostStatus, RecordStatus
 
 log = logging.getLogger(__name__)
@@ -144,11 +145,13 @@ def record_published(
     with transaction(sessions) as db:
         post = PostRepository(db).get(account_id, post_id)
         assert post is not None
+        was = post.status
         post.status = PUBLISHED
         post.platform_post_id = published.platform_post_id
         post.url = published.url
         post.published_at = published.published_at
         post.result = answer
+        events.announce(db, post, was)
         if claim is not None:
             settle_in(db, claim, 200, answer)
 
@@ -320,7 +323,7 @@ def _turn_inactive(ctx: PublishContext, connection_id: str) -> None:
         if connection is None:
             return
         holder = connection.parent_id if connection.parent_id else connection.id
-        expire_token(db, holder)
+        expire_token(db, holder, InactiveReason.ACCESS_REVOKED)
 
 
 def _mark_unverified(ctx: PublishContext, connection_id: str) -> None:
@@ -338,8 +341,10 @@ def _record_outcome(
     with transaction(ctx.sessions) as db:
         post = PostRepository(db).get(ctx.account.id, post_id)
         if post is not None:
+            was = post.status
             post.status = status
             post.result = result
+            events.announce(db, post, was)
 
 
 # Thumbnails

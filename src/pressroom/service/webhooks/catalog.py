@@ -1,0 +1,57 @@
+"""The events pressroom sends, one source for the API, the dashboard and the docs."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class EventType(StrEnum):
+    FILE_READY = "file.ready"
+    FILE_FAILED = "file.failed"
+    POST_PUBLISHED = "post.published"
+    POST_FAILED = "post.failed"
+    POST_UNKNOWN = "post.unknown"
+    POST_RESOLVED = "post.resolved"
+    CONNECTION_ACTIVE = "connection.active"
+    CONNECTION_INACTIVE = "connection.inactive"
+    CONNECTION_REMOVED = "connection.removed"
+    API_KEY_ROTATED = "api_key.rotated"
+    WEBHOOK_TEST = "webhook.test"
+
+
+SUBSCRIBABLE = tuple(t.value for t in EventType if t is not EventType.WEBHOOK_TEST)
+"""What an endpoint may subscribe to; ``webhook.test`` goes only to the endpoint tested."""
+
+DESCRIPTIONS: dict[EventType, str] = {
+    EventType.FILE_READY: "An upload was processed and can be published. "
+    "`data`: the file, as `GET /api/upload/status/{fileId}` returns it.",
+    EventType.FILE_FAILED: "An upload could not be used. `data`: the file, with `failureReason`.",
+    EventType.POST_PUBLISHED: "A publish went out. `data`: `postId`, `platform`, "
+    "`connectionId`, `platformPostId`, `url`, `idempotencyKey`.",
+    EventType.POST_FAILED: "A publish was refused or never reached its network. `data`: "
+    "`postId`, `platform`, `connectionId`, `error` (`code`, `message`), `idempotencyKey`.",
+    EventType.POST_UNKNOWN: "A publish reached its network and no answer came back: "
+    "pressroom looks it up and sends `post.resolved`. `data`: `postId`, `platform`, "
+    "`connectionId`, `idempotencyKey`.",
+    EventType.POST_RESOLVED: "An unknown outcome was settled by looking the post up. "
+    "`data`: as `post.published` with `status: published`, or `status: failed`.",
+    EventType.CONNECTION_ACTIVE: "A connection can publish (connected or reconnected). "
+    "`data`: `connectionId`, `platform`, `name`.",
+    EventType.CONNECTION_INACTIVE: "A connection can no longer publish. `data`: "
+    "`connectionId`, `platform`, `name`, `reason`: `token_expired`, `refresh_failed`, "
+    "`access_revoked`, `parent_removed` or `parent_inactive` (a text_thread twin of a "
+    "photo_sharing account that was disconnected or lost its token).",
+    EventType.CONNECTION_REMOVED: "A connection was disconnected and is gone. `data`: "
+    "`connectionId`, `platform`, `name`.",
+    EventType.API_KEY_ROTATED: "The account's API key was rotated; the old one no longer "
+    "works. `data`: `rotatedAt`, `last4` (never the key).",
+    EventType.WEBHOOK_TEST: "Sent on request to one endpoint. `data`: `endpointId`, `message`.",
+}
+
+
+class InactiveReason(StrEnum):
+    TOKEN_EXPIRED = "token_expired"
+    REFRESH_FAILED = "refresh_failed"
+    ACCESS_REVOKED = "access_revoked"
+    PARENT_REMOVED = "parent_removed"
+    PARENT_INACTIVE = "parent_inactive"

@@ -1,0 +1,85 @@
+"""Writing events: in the caller's transaction, with a delivery per subscribed endpoint.
+
+The change and its event commit together or not at all; the deliveries are jobs from the
+moment they commit, so a process killed right after the commit leaves them waiting for
+the next dispatcher (``queue``), never lost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pressroom.service.db.base import new_id, utcnow
+from pressroom.service.db.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+from pressroom.service.schemas import iso_utc
+from pressroom.service.webhooks.catalog import EventType
+
+PENDING = "pending"
+DELIVERED = "delivered"
+FAILED = "failed"
+
+
+def emit(
+    db: Session,
+    account_id: str,
+    type: EventType,
+    resource: str,
+    data: dict[str, Any],
+    *,
+    only_endpoint: str | None = None,
+) -> WebhookEvent | None:
+    """Record ``type`` about ``resource`` for every enabled endpoint of the account that
+    subscribed to it (or for ``only_endpoint``); nothing when none listens."""
+    query = select(WebhookEndpoint).where(
+        WebhookEndpoint.account_id == account_id, WebhookEndpoint.enabled.is_(True)
+    )
+    if only_endpoint is not None:
+        query = query.where(WebhookEndpoint.id == only_endpoint)
+    endpoints = [
+        e for e in db.scalars(query) if only_endpoint is not None or type.value in e.events
+    ]
+    if not endpoints:
+        return None
+    now = utcnow()
+    event = WebhookEvent(
+        id=new_id("evt"),
+        account_id=account_id,
+        type=type.value,
+        resource=resource,
+        data=data,
+        created_at=now,
+    )
+    db.add(event)
+    db.flush()  # the event row before the deliveries that point at it
+    for endpoint in endpoints:
+        db.add(delivery_of(event, endpoint.id))
+    db.flush()
+    return event
+
+
+def delivery_of(event: WebhookEvent, endpoint_id: str) -> WebhookDelivery:
+    now = utcnow()
+    return WebhookDelivery(
+        id=new_id("dlv"),
+        event_id=event.id,
+        endpoint_id=endpoint_id,
+        resource=event.resource,
+        state=PENDING,
+        attempts=0,
+        next_attempt_at=now,
+        created_at=now,
+    )
+
+
+def body_of(event: WebhookEvent) -> dict[str, Any]:
+    """What a receiver gets: the same for every attempt and every endpoint."""
+    return {
+        "id": event.id,
+        "type": event.type,
+        "timestamp": iso_utc(event.created_at),
+        "accountId": event.account_id,
+        "data": event.data,
+    }

@@ -1,0 +1,214 @@
+"""Deliveries as durable jobs, claimed under a lease like media jobs (``media.jobs``).
+
+- First in, first out per (endpoint, resource): a delivery is claimable only when no
+  earlier one to the same endpoint about the same resource is still pending, so a
+  receiver sees ``post.unknown`` before ``post.resolved``, whatever the retries.
+- The claim takes the lease and counts the attempt; on PostgreSQL ``FOR UPDATE SKIP
+  LOCKED`` lets senders pass each other's rows, on SQLite the conditional ``UPDATE`` is
+  a single claimer. A sender that dies mid-send loses the delivery to another once its
+  lease runs out: the receiver may then get it twice, with one ``webhook-id``.
+- A failed attempt waits ``base × 2^(attempts-1)`` seconds (at most the maximum, ±20 %
+  jitter, never less than the receiver's ``Retry-After``); once the retry period since
+  the event has passed, the delivery is given up and its endpoint disabled with a reason.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import exists, or_, select, update
+from sqlalchemy.orm import Session, aliased, sessionmaker
+
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import (
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+)
+from pressroom.service.db.session import transaction
+from pressroom.service.webhooks.outbox import DELIVERED, FAILED, PENDING
+
+EXCERPT_CHARS = 500
+
+
+@dataclass(frozen=True)
+class Schedule:
+    base: timedelta
+    max_delay: timedelta
+    period: timedelta
+
+    def delay(self, attempts: int, retry_after: float | None) -> timedelta:
+        doublings = min(max(attempts - 1, 0), 40)  # past the maximum long before that
+        step = self.base * float(2**doublings)
+        wait: timedelta = min(step, self.max_delay) * random.uniform(0.8, 1.2)
+        if retry_after is not None:  # the receiver's wish wins, within the retry period
+            wait = max(wait, min(timedelta(seconds=retry_after), self.period))
+        return wait
+
+
+@dataclass(frozen=True)
+class Claimed:
+    delivery_id: str
+    event: WebhookEvent
+    endpoint: WebhookEndpoint
+
+
+@dataclass(frozen=True)
+class Attempt:
+    status: int | None
+    latency_ms: int
+    excerpt: str
+    retry_after: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+def claim(sessions: sessionmaker[Session], owner: str, lease: timedelta) -> Claimed | None:
+    """Claim the oldest due delivery whose turn it is; None when there is none."""
+    now = utcnow()
+    earlier = aliased(WebhookDelivery)
+    waiting_behind = exists().where(
+        earlier.endpoint_id == WebhookDelivery.endpoint_id,
+        earlier.resource == WebhookDelivery.resource,
+        earlier.state == PENDING,
+        earlier.seq < WebhookDelivery.seq,
+    )
+    free = or_(WebhookDelivery.claimed_by.is_(None), WebhookDelivery.lease_expires_at < now)
+    due = (
+        select(WebhookDelivery.seq)
+        .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
+        .where(
+            WebhookDelivery.state == PENDING,
+            WebhookDelivery.next_attempt_at <= now,
+            WebhookEndpoint.enabled.is_(True),
+            free,
+            ~waiting_behind,
+        )
+        .order_by(WebhookDelivery.seq)
+        .limit(1)
+        .with_for_update(skip_locked=True, of=WebhookDelivery)
+        .scalar_subquery()
+    )
+    with transaction(sessions) as db:
+        delivery_id = db.execute(
+            update(WebhookDelivery)
+            .where(WebhookDelivery.seq == due, WebhookDelivery.state == PENDING, free)
+            .values(
+                claimed_by=owner,
+                lease_expires_at=now + lease,
+                attempts=WebhookDelivery.attempts + 1,
+            )
+            .returning(WebhookDelivery.id)
+            .execution_options(synchronize_session=False)
+        ).scalar_one_or_none()
+        if delivery_id is None:
+            return None
+        delivery = db.scalar(select(WebhookDelivery).where(WebhookDelivery.id == delivery_id))
+        assert delivery is not None
+        event = db.get(WebhookEvent, delivery.event_id)
+        endpoint = db.get(WebhookEndpoint, delivery.endpoint_id)
+        assert event is not None and endpoint is not None
+        db.expunge_all()
+    return Claimed(delivery_id, event, endpoint)
+
+
+def finish(
+    sessions: sessionmaker[Session],
+    delivery_id: str,
+    owner: str,
+    attempt: Attempt,
+    schedule: Schedule,
+) -> str:
+    """Record the attempt and decide what comes next; the delivery's new state."""
+    now = utcnow()
+    with transaction(sessions) as db:
+        delivery = db.scalar(
+            select(WebhookDelivery).where(
+                WebhookDelivery.id == delivery_id, WebhookDelivery.claimed_by == owner
+            )
+        )
+        if delivery is None:  # our lease ran out and another sender has it now
+            return PENDING
+        db.add(
+            WebhookAttempt(
+                delivery_id=delivery_id,
+                attempted_at=now,
+                status=attempt.status,
+                latency_ms=attempt.latency_ms,
+                excerpt=attempt.excerpt[:EXCERPT_CHARS],
+            )
+        )
+        delivery.claimed_by = None
+        delivery.lease_expires_at = None
+        delivery.last_status = attempt.status
+        if attempt.ok:
+            delivery.state = DELIVERED
+            delivery.delivered_at = now
+            delivery.last_error = None
+            return DELIVERED
+        delivery.last_error = attempt.excerpt[:EXCERPT_CHARS] or None
+        if now - delivery.created_at >= schedule.period:
+            delivery.state = FAILED
+            disable(db, delivery.endpoint_id, reason_for(delivery, attempt, schedule.period))
+            return FAILED
+        delivery.next_attempt_at = now + schedule.delay(delivery.attempts, attempt.retry_after)
+        return PENDING
+
+
+def reason_for(delivery: WebhookDelivery, attempt: Attempt, period: timedelta) -> str:
+    answer = f"HTTP {attempt.status}" if attempt.status is not None else attempt.excerpt[:200]
+    return (
+        f"deliveries kept failing for {_span(period)} ({delivery.attempts} attempts at "
+        f"event {delivery.event_id}; last: {answer}); fix the receiver, then enable the "
+        "endpoint again"
+    )
+
+
+def _span(period: timedelta) -> str:
+    seconds = period.total_seconds()
+    if seconds >= 3600:
+        return f"{seconds / 3600:g} h"
+    return f"{seconds:g} s"
+
+
+def disable(db: Session, endpoint_id: str, reason: str) -> None:
+    db.execute(
+        update(WebhookEndpoint)
+        .where(WebhookEndpoint.id == endpoint_id, WebhookEndpoint.enabled.is_(True))
+        .values(enabled=False, disabled_reason=reason[:500], updated_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+
+
+def put_back(sessions: sessionmaker[Session], owner: str) -> None:
+    """A clean stop: what this process holds is due again at once, for another sender."""
+    with transaction(sessions) as db:
+        db.execute(
+            update(WebhookDelivery)
+            .where(WebhookDelivery.claimed_by == owner, WebhookDelivery.state == PENDING)
+            .values(claimed_by=None, lease_expires_at=None, next_attempt_at=utcnow())
+            .execution_options(synchronize_session=False)
+        )
+
+
+def pending(sessions: sessionmaker[Session]) -> list[tuple[str, str, int, datetime]]:
+    """Undelivered deliveries: (delivery id, event id, attempts, next attempt), in order."""
+    with transaction(sessions, write=False) as db:
+        return [
+            (row.id, row.event_id, row.attempts, row.next_attempt_at)
+            for row in db.execute(
+                select(
+                    WebhookDelivery.id,
+                    WebhookDelivery.event_id,
+                    WebhookDelivery.attempts,
+                    WebhookDelivery.next_attempt_at,
+                )
+                .where(WebhookDelivery.state == PENDING)
+                .order_by(WebhookDelivery.seq)
+            )
+        ]
