@@ -18,7 +18,7 @@ from pressroom.platforms import Platform
 from pressroom.service.app import create_app
 from pressroom.service.db.models import Account, WebhookDelivery, WebhookEvent
 from pressroom.service.db.session import transaction
-from pressroom.service.webhooks.catalog import SUBSCRIBABLE
+from pressroom.service.events.catalog import SUBSCRIBABLE
 from pressroom.settings import Settings
 from tests.conftest import AccountHandle, Service
 from tests.support.media import make_fake_video, make_image
@@ -464,3 +464,28 @@ def test_deliveries_are_claimed_once_across_senders(hooked: Service, receiver: R
     assert (a.event.type, b.event.type) == ("connection.active", "connection.active")
     assert {a.event.data["connectionId"], b.event.data["connectionId"]} == {first, second}
     assert c is None, "@one's inactive event waits for its active one"
+
+
+@ON_SQLITE
+def test_the_openapi_document_lists_every_event(service: Service) -> None:
+    document = service.client.get("/openapi.json").json()
+    hooks = document["webhooks"]
+    assert set(hooks) == {*SUBSCRIBABLE, "webhook.test"}
+    ready = hooks["file.ready"]["post"]
+    assert (
+        "webhook-signature" in ready["description"]
+        and "GET /api/upload/status" in (ready["description"])
+    )
+    body = ready["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    schema = document["components"]["schemas"][body.rsplit("/", 1)[-1]]
+    assert {"id", "type", "timestamp", "accountId", "data"} <= set(schema["properties"])
+
+
+def test_the_readme_documents_every_event_and_setting() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("## Webhooks") : readme.index("## Benchmarks")]
+    for event in (*SUBSCRIBABLE, "webhook.test"):
+        assert f"| `{event}` |" in section, event
+    for name in Settings.model_fields:
+        if name.startswith("webhook_"):
+            assert f"PRESSROOM_{name.upper()}" in section, name

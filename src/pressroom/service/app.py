@@ -25,6 +25,7 @@ from pressroom.service.ratelimit import install_rate_limiter
 from pressroom.service.storage.local import UPLOAD_PREFIX
 from pressroom.service.web.install import install_dashboard
 from pressroom.service.webhooks.dispatcher import install_dispatcher
+from pressroom.service.webhooks.docs import install_webhook_docs
 from pressroom.service.webhooks.endpoints import router as webhooks_router
 from pressroom.settings import Settings, get_settings
 
@@ -82,6 +83,7 @@ def create_app(
     ):
         app.include_router(router)
     install_dashboard(app)
+    install_webhook_docs(app)
     if settings.ops.ops_port is None:
         app.include_router(health_router(with_metrics=settings.ops.metrics))
     else:

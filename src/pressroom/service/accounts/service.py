@@ -14,9 +14,9 @@ from pressroom.service.accounts.repository import AccountRepository
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account
 from pressroom.service.errors import ServiceError
+from pressroom.service.events import outbox
+from pressroom.service.events.catalog import EventType
 from pressroom.service.schemas import iso_utc
-from pressroom.service.webhooks import outbox
-from pressroom.service.webhooks.catalog import EventType
 
 
 class AccountExists(ValueError):

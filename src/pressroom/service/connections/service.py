@@ -14,8 +14,8 @@ from pressroom.service.connections.repository import ConnectionRepository
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, Connection
 from pressroom.service.errors import ServiceError
-from pressroom.service.webhooks import outbox
-from pressroom.service.webhooks.catalog import EventType, InactiveReason
+from pressroom.service.events import outbox
+from pressroom.service.events.catalog import EventType, InactiveReason
 from pressroom.statuses import ConnectionStatus
 
 ACTIVE = ConnectionStatus.ACTIVE.value

@@ -11,11 +11,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import File, UploadUsage
+from pressroom.service.events import outbox
+from pressroom.service.events.catalog import EventType
 from pressroom.service.media import states
 from pressroom.service.media.pagination import Position
 from pressroom.service.media.schemas import FileStatus
-from pressroom.service.webhooks import outbox
-from pressroom.service.webhooks.catalog import EventType
 
 SETTLED_EVENTS = {states.READY: EventType.FILE_READY, states.FAILED: EventType.FILE_FAILED}
 

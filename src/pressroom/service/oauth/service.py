@@ -30,9 +30,9 @@ from pressroom.service.drivers.base import (
     TokenRefused,
     TokenSet,
 )
+from pressroom.service.events.catalog import InactiveReason
 from pressroom.service.oauth.repository import OAuthStateRepository
 from pressroom.service.oauth.vault import Vault
-from pressroom.service.webhooks.catalog import InactiveReason
 
 log = logging.getLogger(__name__)
 
@@ -327,9 +327,13 @@ def _refresh_held(flow: Flow, connection_id: str, seen_expiry: datetime | None) 
             raise TokenRefused("no_refresh_token")
         tokens = flow.drivers[platform].refresh(refresh_token)
     except TokenRefused:
+        # Without a refresh token the access token simply ran out; with one, the network
+        # refused to renew it. A twin's state follows its photo_sharing account.
+        reason = (
+            InactiveReason.TOKEN_EXPIRED if refresh_token is None else InactiveReason.REFRESH_FAILED
+        )
         with transaction(flow.sessions) as db:
-            # A twin's state follows its photo_sharing account: that one turns inactive.
-            connections.expire_token(db, parent_id or connection_id, InactiveReason.REFRESH_FAILED)
+            connections.expire_token(db, parent_id or connection_id, reason)
         return False
     if tokens.refresh_token is None:  # Google and others keep the refresh token as is
         tokens = TokenSet(tokens.access_token, refresh_token, tokens.expires_at)

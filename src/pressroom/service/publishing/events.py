@@ -12,9 +12,9 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import Post
+from pressroom.service.events import outbox
+from pressroom.service.events.catalog import EventType
 from pressroom.service.schemas import iso_utc
-from pressroom.service.webhooks import outbox
-from pressroom.service.webhooks.catalog import EventType
 from pressroom.statuses import PostStatus
 
 PUBLISHED = PostStatus.PUBLISHED.value

@@ -32,6 +32,7 @@ from pressroom.service.db.models import Account, File, Post
 from pressroom.service.db.session import transaction
 from pressroom.service.drivers import base as driver
 from pressroom.service.errors import ServiceError, unexpected_error
+from pressroom.service.events.catalog import InactiveReason
 from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
@@ -49,7 +50,6 @@ from pressroom.service.publishing.schemas import (
     ThumbnailResult,
     VideoSharingPublish,
 )
-from pressroom.service.webhooks.catalog import InactiveReason
 from pressroom.statuses import PostStatus, RecordStatus
 
 log = logging.getLogger(__name__)

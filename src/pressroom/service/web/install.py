@@ -27,9 +27,16 @@ class _Nosniff:
 
 def install_dashboard(app: FastAPI) -> None:
     from pressroom.service.drivers import sandbox_pages
-    from pressroom.service.web.routes import auth, connections, media, overview, settings
+    from pressroom.service.web.routes import (
+        auth,
+        connections,
+        media,
+        overview,
+        settings,
+        webhooks,
+    )
 
-    for module in (auth, settings, overview, connections, media):
+    for module in (auth, settings, overview, connections, media, webhooks):
         app.include_router(module.router)
     app.include_router(sandbox_pages.router)
     app.include_router(sandbox_pages.api)

@@ -26,10 +26,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import WebhookEndpoint
+from pressroom.service.events.outbox import body_of
 from pressroom.service.lifespan import run_with_app
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.webhooks import queue, signing
-from pressroom.service.webhooks.outbox import body_of
 from pressroom.service.webhooks.targets import TargetPolicy, TargetRefused
 from pressroom.settings import Settings
 

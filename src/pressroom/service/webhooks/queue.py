@@ -29,7 +29,7 @@ from pressroom.service.db.models import (
     WebhookEvent,
 )
 from pressroom.service.db.session import transaction
-from pressroom.service.webhooks.outbox import DELIVERED, FAILED, PENDING
+from pressroom.service.events.outbox import DELIVERED, FAILED, PENDING
 
 EXCERPT_CHARS = 500
 
@@ -79,7 +79,7 @@ def claim(sessions: sessionmaker[Session], owner: str, lease: timedelta) -> Clai
         earlier.seq < WebhookDelivery.seq,
     )
     free = or_(WebhookDelivery.claimed_by.is_(None), WebhookDelivery.lease_expires_at < now)
-    due = (
+    due_rows = (
         select(WebhookDelivery.seq)
         .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
         .where(
@@ -91,9 +91,13 @@ def claim(sessions: sessionmaker[Session], owner: str, lease: timedelta) -> Clai
         )
         .order_by(WebhookDelivery.seq)
         .limit(1)
-        .with_for_update(skip_locked=True, of=WebhookDelivery)
-        .scalar_subquery()
     )
+    due = due_rows.with_for_update(skip_locked=True, of=WebhookDelivery).scalar_subquery()
+    with transaction(sessions, write=False) as db:
+        # Idle senders only read: on SQLite a write transaction per poll would queue every
+        # request's writes behind the senders.
+        if db.scalar(due_rows) is None:
+            return None
     with transaction(sessions) as db:
         delivery_id = db.execute(
             update(WebhookDelivery)

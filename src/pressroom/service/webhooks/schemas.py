@@ -7,8 +7,8 @@ from typing import Any
 from pydantic import Field, StrictBool, StrictInt
 
 from pressroom.service.db.models import WebhookEndpoint
+from pressroom.service.events.catalog import SUBSCRIBABLE
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
-from pressroom.service.webhooks.catalog import SUBSCRIBABLE
 from pressroom.service.webhooks.targets import MAX_URL_LENGTH
 
 MAX_DESCRIPTION = 200

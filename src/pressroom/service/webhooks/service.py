@@ -18,9 +18,10 @@ from pressroom.service.db.models import (
     WebhookEvent,
 )
 from pressroom.service.errors import ServiceError
+from pressroom.service.events import outbox
+from pressroom.service.events.catalog import SUBSCRIBABLE, EventType
 from pressroom.service.oauth.vault import Vault
-from pressroom.service.webhooks import outbox, signing
-from pressroom.service.webhooks.catalog import SUBSCRIBABLE, EventType
+from pressroom.service.webhooks import signing
 from pressroom.service.webhooks.targets import TargetPolicy, TargetRefused
 
 MAX_ENDPOINTS = 20

@@ -14,8 +14,8 @@ from sqlalchemy.orm import Session
 
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+from pressroom.service.events.catalog import EventType
 from pressroom.service.schemas import iso_utc
-from pressroom.service.webhooks.catalog import EventType
 
 PENDING = "pending"
 DELIVERED = "delivered"

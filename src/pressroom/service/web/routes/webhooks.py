@@ -1,0 +1,143 @@
+"""Settings, Webhooks: endpoints, their secrets (shown once), tests and delivery logs.
+
+The same rules as ``/api/webhooks`` (``webhooks.service``); a refused form is shown again
+with the rule it broke beside its field.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request, Response
+from fastapi.responses import RedirectResponse
+
+from pressroom.service.deps import AppSettings, DbSession
+from pressroom.service.errors import ServiceError
+from pressroom.service.events.catalog import DESCRIPTIONS, SUBSCRIBABLE, EventType
+from pressroom.service.oauth.vault import Vault
+from pressroom.service.web.security import Actor, Viewer, WebRoute
+from pressroom.service.web.templating import flash, render_page
+from pressroom.service.webhooks import service
+from pressroom.service.webhooks.dispatcher import policy_of
+
+router = APIRouter(route_class=WebRoute, include_in_schema=False)
+PAGE = "/settings/webhooks"
+
+
+def _list_page(
+    request: Request,
+    visitor: Viewer,
+    db: DbSession,
+    *,
+    revealed: tuple[str, str] | None = None,
+    errors: dict[str, str] | None = None,
+    form: dict[str, object] | None = None,
+    status: int = 200,
+) -> Response:
+    return render_page(
+        request,
+        "webhooks.html",
+        {
+            "title": "Webhooks",
+            "visitor": visitor,
+            "active": PAGE,
+            "endpoints": service.list_endpoints(db, visitor.account),
+            "catalogue": [(t, DESCRIPTIONS[EventType(t)]) for t in SUBSCRIBABLE],
+            "revealed": revealed,
+            "errors": errors or {},
+            "form": form or {"url": "", "events": list(SUBSCRIBABLE)},
+        },
+        status=status,
+    )
+
+
+@router.get(PAGE)
+def webhooks(request: Request, visitor: Viewer, db: DbSession) -> Response:
+    return _list_page(request, visitor, db)
+
+
+@router.post(PAGE)
+def create(
+    request: Request,
+    visitor: Actor,
+    db: DbSession,
+    settings: AppSettings,
+    url: Annotated[str, Form()] = "",
+    events: Annotated[list[str] | None, Form()] = None,
+) -> Response:
+    try:
+        made = service.create(
+            db,
+            visitor.account,
+            Vault.from_settings(settings),
+            policy_of(settings),
+            url=url,
+            events=events or [],
+            description="",
+        )
+    except ServiceError as exc:
+        field = exc.field or "url"
+        return _list_page(
+            request,
+            visitor,
+            db,
+            errors={field: exc.message},
+            form={"url": url, "events": events or []},
+            status=400,
+        )
+    # Shown in this answer only: the secret is never readable again.
+    return _list_page(request, visitor, db, revealed=(made.endpoint.url, made.secret))
+
+
+@router.post(PAGE + "/{webhook_id}/rotate")
+def rotate(
+    request: Request, visitor: Actor, db: DbSession, webhook_id: str, settings: AppSettings
+) -> Response:
+    made = service.rotate_secret(
+        db, visitor.account, Vault.from_settings(settings), webhook_id, timedelta(days=1)
+    )
+    return _list_page(request, visitor, db, revealed=(made.endpoint.url, made.secret))
+
+
+@router.post(PAGE + "/{webhook_id}/test")
+def send_test(visitor: Actor, db: DbSession, webhook_id: str) -> Response:
+    service.send_test(db, visitor.account, webhook_id)
+    response = RedirectResponse(f"{PAGE}/{webhook_id}", status_code=303)
+    return flash(response, "A test event is on its way; its delivery is listed below.")
+
+
+@router.post(PAGE + "/{webhook_id}/enable")
+def enable(visitor: Actor, db: DbSession, webhook_id: str, settings: AppSettings) -> Response:
+    service.update(db, visitor.account, policy_of(settings), webhook_id, enabled=True)
+    return flash(RedirectResponse(PAGE, status_code=303), "The endpoint is enabled again.")
+
+
+@router.post(PAGE + "/{webhook_id}/delete")
+def delete(visitor: Actor, db: DbSession, webhook_id: str) -> Response:
+    service.delete(db, visitor.account, webhook_id)
+    return flash(RedirectResponse(PAGE, status_code=303), "The endpoint was deleted.")
+
+
+@router.get(PAGE + "/{webhook_id}")
+def deliveries(request: Request, visitor: Viewer, db: DbSession, webhook_id: str) -> Response:
+    endpoint = service.get(db, visitor.account, webhook_id)
+    views, _ = service.deliveries(db, visitor.account, webhook_id, limit=100, before=None)
+    return render_page(
+        request,
+        "webhook_deliveries.html",
+        {
+            "title": "Webhook deliveries",
+            "visitor": visitor,
+            "active": PAGE,
+            "endpoint": endpoint,
+            "deliveries": views,
+        },
+    )
+
+
+@router.post(PAGE + "/{webhook_id}/deliveries/{delivery_id}/redeliver")
+def redeliver(visitor: Actor, db: DbSession, webhook_id: str, delivery_id: str) -> Response:
+    service.redeliver(db, visitor.account, webhook_id, delivery_id)
+    response = RedirectResponse(f"{PAGE}/{webhook_id}", status_code=303)
+    return flash(response, "The event is queued again, with the same webhook-id.")
