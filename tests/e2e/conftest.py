@@ -71,6 +71,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         db=DatabaseSettings(database_url=database),
         store=StorageSettings(),
         sandbox=SandboxSettings(),
+        webhook_development=True,  # the tests' webhook receiver listens on loopback http
     )
     app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))

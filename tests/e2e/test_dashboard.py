@@ -254,3 +254,36 @@ def test_sign_out_everywhere_ends_other_sessions(
     other.goto("/media")
     assert other.url.startswith(live_server.address + "/sign-in?next=")
     other.context.close()
+
+
+def test_webhooks_are_managed_in_the_browser(page: Any, axe: Any, live_server: LiveServer) -> None:
+    from tests.support.receiver import running_receiver
+
+    sign_up(page, axe)
+    page.goto("/settings/webhooks")
+    check_page(page, axe, "webhooks")
+    page.get_by_label("URL").fill("https://10.0.0.7/hooks")
+    page.get_by_role("button", name="Add endpoint").click()
+    error = page.locator("#url-error")
+    assert "not a public one" in error.inner_text()
+    assert page.get_by_label("URL").get_attribute("aria-invalid") == "true"
+    check_page(page, axe)
+
+    with running_receiver() as receiver:
+        page.get_by_label("URL").fill(receiver.url)
+        page.get_by_role("button", name="Add endpoint").click()
+        secret = page.locator("#new-secret").input_value()
+        assert secret.startswith("whsec_")
+        receiver.secrets.append(secret)
+        check_page(page, axe, "webhook-secret")
+        page.get_by_role("button", name=re.compile("^Send test")).click()
+        page.wait_for_url("**/settings/webhooks/whk_*")
+        receiver.wait_for(1)
+        assert receiver.events()[0].type == "webhook.test"
+        for _ in range(40):  # the log shows the attempt once it is recorded
+            if "delivered" in page.content():
+                break
+            page.wait_for_timeout(250)
+            page.reload()
+        assert "delivered" in page.locator("tbody").inner_text()
+        check_page(page, axe, "webhook-deliveries")
