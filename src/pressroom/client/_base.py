@@ -7,7 +7,6 @@ it.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import os
@@ -16,7 +15,6 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
@@ -24,6 +22,7 @@ import httpx
 import pydantic
 
 from pressroom import __version__
+from pressroom import retry_after as retry_after_header
 from pressroom.client import errors
 from pressroom.client.models import Connection, ResponseMeta, WithMeta
 
@@ -253,21 +252,7 @@ def api_error(response: httpx.Response, *, secret: str | None) -> errors.APIErro
 
 def retry_after(value: str | None, *, now: float | None = None) -> float | None:
     """Seconds from a ``Retry-After`` header: delta seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    current = datetime.now(UTC).timestamp() if now is None else now
-    return max(0.0, when.timestamp() - current)
+    return retry_after_header.seconds(value, now=now)
 
 
 def transport_error(exc: httpx.TransportError, request: httpx.Request) -> errors.TransportError:

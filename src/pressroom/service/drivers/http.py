@@ -19,14 +19,15 @@ Every driver sends through a ``NetworkClient``, so three rules hold for all of t
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
 
+from pressroom import retry_after as retry_after_header
 from pressroom.platforms import Platform
 from pressroom.service.drivers.base import (
     AccessRevoked,
@@ -155,14 +156,9 @@ def retry_after_of(response: httpx.Response, *, now: datetime | None = None) -> 
     """Seconds to wait, from ``Retry-After`` (seconds or a date) or a rate-limit reset
     time (``x-rate-limit-reset``, epoch seconds, as X sends); at least 1."""
     now = now or datetime.now(UTC)
-    value = response.headers.get("Retry-After")
-    if value:
-        if value.strip().isdigit():
-            return max(1, int(value))
-        try:
-            return max(1, int((parsedate_to_datetime(value) - now).total_seconds() + 0.999))
-        except (TypeError, ValueError):
-            pass
+    wait = retry_after_header.seconds(response.headers.get("Retry-After"), now=now.timestamp())
+    if wait is not None:
+        return max(1, math.ceil(wait))
     reset = response.headers.get("x-rate-limit-reset")
     if reset and reset.strip().isdigit():
         return max(1, int(reset) - int(now.timestamp()))

@@ -10,7 +10,6 @@ the target's addresses are checked before each send (``targets``), and only the 
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import os
@@ -18,12 +17,13 @@ import socket
 import threading
 import time
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import httpx
 from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
+from pressroom import retry_after as retry_after_header
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import WebhookEndpoint
 from pressroom.service.events.outbox import body_of
@@ -139,7 +139,7 @@ class Dispatcher:
             ) as answer:
                 excerpt = _read_some(answer)
                 status = answer.status_code
-                retry_after = _retry_after(answer.headers.get("Retry-After"))
+                retry_after = retry_after_header.seconds(answer.headers.get("Retry-After"))
         except httpx.HTTPError as exc:
             latency = int((time.monotonic() - started) * 1000)
             return queue.Attempt(None, latency, f"no answer: {type(exc).__name__}: {exc}")
@@ -161,22 +161,6 @@ def _read_some(answer: httpx.Response) -> str:
         if len(data) >= READ_AT_MOST:
             break
     return data[:READ_AT_MOST].decode("utf-8", errors="replace")[: queue.EXCERPT_CHARS]
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
 
 
 def install_dispatcher(app: FastAPI) -> Dispatcher | None:
