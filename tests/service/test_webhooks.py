@@ -489,3 +489,17 @@ def test_the_readme_documents_every_event_and_setting() -> None:
     for name in Settings.model_fields:
         if name.startswith("webhook_"):
             assert f"PRESSROOM_{name.upper()}" in section, name
+
+
+@ON_SQLITE
+def test_a_redirect_is_an_answer_never_followed(hooked: Service, receiver: Receiver) -> None:
+    account = hooked.account()
+    made = subscribe(account, receiver)
+    with running_receiver() as elsewhere:
+        receiver.status, receiver.location = 307, elsewhere.url
+        account.connect("microblog", "@acme")
+        receiver.wait_for(2, answered=307)
+        assert elsewhere.received == []
+        [delivery] = deliveries_of(hooked, account, made["webhook"]["id"])
+        assert delivery["state"] == "pending"
+        assert {a["status"] for a in delivery["attempts"]} == {307}

@@ -35,6 +35,8 @@ class Receiver:
     status: int = 200
     delay: float = 0.0
     retry_after: str | None = None
+    location: str | None = None
+    """Sent as ``Location`` (with a 3xx status: a redirect)."""
     received: list[Received] = field(default_factory=list)
     port: int = 0
     _server: ThreadingHTTPServer | None = None
@@ -64,6 +66,8 @@ class Receiver:
                     self.send_response(status)
                     if receiver.retry_after is not None:
                         self.send_header("Retry-After", receiver.retry_after)
+                    if receiver.location is not None:
+                        self.send_header("Location", receiver.location)
                     self.send_header("Content-Length", str(len(answer)))
                     self.end_headers()
                     self.wfile.write(answer)

@@ -130,3 +130,32 @@ def test_a_token_lost_overnight_is_announced_by_the_refresher(
     reasons = {(e.data["platform"], e.data["reason"]) for e in receiver.events()}
     assert reasons == {("photo_sharing", "refresh_failed"), ("text_thread", "parent_inactive")}
     assert photo_id in {e.data["connectionId"] for e in receiver.events()}
+
+
+def test_an_endpoints_url_and_events_are_changed_by_the_same_rules(
+    hooked_browser: Browser, receiver: Receiver
+) -> None:
+    browser = hooked_browser
+    browser.sign_up()
+    add(browser, receiver.url, ["connection.active"])
+    [webhook_id] = re.findall(r'data-webhook="(whk_[0-9a-f]+)"', browser.client.get(PAGE).text)
+    page = f"{PAGE}/{webhook_id}"
+    html = browser.client.get(page).text
+    refused = browser.client.post(
+        page,
+        data={"csrf_token": csrf_of(html), "url": receiver.url, "events": ["post.exploded"]},
+    )
+    assert refused.status_code == 400 and 'id="events-error"' in refused.text
+    saved = browser.client.post(
+        page,
+        data={
+            "csrf_token": csrf_of(html),
+            "url": receiver.url + "/v2",
+            "events": ["post.published", "post.failed"],
+        },
+        follow_redirects=False,
+    )
+    assert saved.status_code == 303
+    shown = browser.client.get(page).text
+    assert receiver.url + "/v2" in shown
+    assert re.findall(r'value="([a-z_.]+)" checked', shown) == ["post.published", "post.failed"]

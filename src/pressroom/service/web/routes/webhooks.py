@@ -119,21 +119,65 @@ def delete(visitor: Actor, db: DbSession, webhook_id: str) -> Response:
     return flash(RedirectResponse(PAGE, status_code=303), "The endpoint was deleted.")
 
 
-@router.get(PAGE + "/{webhook_id}")
-def deliveries(request: Request, visitor: Viewer, db: DbSession, webhook_id: str) -> Response:
+def _endpoint_page(
+    request: Request,
+    visitor: Viewer,
+    db: DbSession,
+    webhook_id: str,
+    *,
+    errors: dict[str, str] | None = None,
+    form: dict[str, object] | None = None,
+    status: int = 200,
+) -> Response:
     endpoint = service.get(db, visitor.account, webhook_id)
     views, _ = service.deliveries(db, visitor.account, webhook_id, limit=100, before=None)
     return render_page(
         request,
         "webhook_deliveries.html",
         {
-            "title": "Webhook deliveries",
+            "title": "Webhook endpoint",
             "visitor": visitor,
             "active": PAGE,
             "endpoint": endpoint,
             "deliveries": views,
+            "catalogue": [(t, DESCRIPTIONS[EventType(t)]) for t in SUBSCRIBABLE],
+            "errors": errors or {},
+            "form": form or {"url": endpoint.url, "events": list(endpoint.events)},
         },
+        status=status,
     )
+
+
+@router.get(PAGE + "/{webhook_id}")
+def deliveries(request: Request, visitor: Viewer, db: DbSession, webhook_id: str) -> Response:
+    return _endpoint_page(request, visitor, db, webhook_id)
+
+
+@router.post(PAGE + "/{webhook_id}")
+def change(
+    request: Request,
+    visitor: Actor,
+    db: DbSession,
+    settings: AppSettings,
+    webhook_id: str,
+    url: Annotated[str, Form()] = "",
+    events: Annotated[list[str] | None, Form()] = None,
+) -> Response:
+    """The endpoint's URL and events, changed by the same rules as when it was made."""
+    try:
+        service.update(
+            db, visitor.account, policy_of(settings), webhook_id, url=url, events=events or []
+        )
+    except ServiceError as exc:
+        if exc.error.status == 404:
+            raise
+        form: dict[str, object] = {"url": url, "events": events or []}
+        errors = {exc.field or "url": exc.message}
+        return _endpoint_page(
+            request, visitor, db, webhook_id, errors=errors, form=form, status=400
+        )
+    response = RedirectResponse(f"{PAGE}/{webhook_id}", status_code=303)
+    return flash(response, "The endpoint was saved.")
 
 
 @router.post(PAGE + "/{webhook_id}/deliveries/{delivery_id}/redeliver")
