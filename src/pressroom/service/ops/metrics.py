@@ -62,6 +62,13 @@ DATABASE_BUSY = Counter(
     "Requests answered 503 database_busy.",
     registry=REGISTRY,
 )
+WEBHOOK_ATTEMPTS = Histogram(
+    "pressroom_webhook_attempt_duration_seconds",
+    "Webhook delivery attempts by what came of them (delivered, retry, failed) and latency.",
+    ["outcome"],
+    registry=REGISTRY,
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
+)
 IDEMPOTENT_REPLAYS = Counter(
     "pressroom_idempotent_replays",
     "Answers replayed for a repeated Idempotency-Key.",

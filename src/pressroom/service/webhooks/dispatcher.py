@@ -26,9 +26,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from pressroom import retry_after as retry_after_header
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import WebhookEndpoint
-from pressroom.service.events.outbox import body_of
+from pressroom.service.events.outbox import PENDING, body_of
 from pressroom.service.lifespan import run_with_app
 from pressroom.service.oauth.vault import Vault
+from pressroom.service.ops import metrics
 from pressroom.service.webhooks import queue, signing
 from pressroom.service.webhooks.targets import TargetPolicy, TargetRefused
 from pressroom.settings import Settings
@@ -111,6 +112,8 @@ class Dispatcher:
             return False
         attempt = self.attempt(claimed)
         state = queue.finish(self.sessions, claimed.delivery_id, self.owner, attempt, self.schedule)
+        outcome = "retry" if state == PENDING else state
+        metrics.WEBHOOK_ATTEMPTS.labels(outcome).observe(attempt.latency_ms / 1000)
         log.info(
             "webhook %s %s to %s: %s (%s)",
             claimed.event.type,
