@@ -1,7 +1,7 @@
 """``pressroom worker``: the service's background work without its HTTP API.
 
 A worker is the service's lifespan with nothing listening: it processes uploaded media
-(claiming jobs from the database), and takes its turn at the periodic tasks (media
+and sends webhooks (claiming both kinds of job from the database), and takes its turn at the periodic tasks (media
 housekeeping, the reconciler of unknown posts, token refresh), each run by one process
 at a time across all of them. Run as many as the uploads need, beside ``pressroom api
 --no-worker`` replicas, on PostgreSQL and S3; ``PRESSROOM_OPS_PORT`` serves its
