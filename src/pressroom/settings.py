@@ -169,6 +169,8 @@ class Settings(BaseSettings):
     """Deliveries in flight at once in one process."""
     webhook_poll_seconds: float = Field(0.5, gt=0)
     """How often an idle sender looks for due deliveries."""
+    webhook_retention_days: int = Field(30, ge=1)
+    """How long sent and given-up events are kept, with their delivery log."""
     webhook_development: bool = False
     """Allow ``http://`` endpoints on loopback, for a receiver on a developer's machine."""
     webhook_allow_private_targets: bool = False

@@ -510,3 +510,39 @@ def test_a_redirect_is_an_answer_never_followed(hooked: Service, receiver: Recei
         [delivery] = deliveries_of(hooked, account, made["webhook"]["id"])
         assert delivery["state"] == "pending"
         assert {a["status"] for a in delivery["attempts"]} == {307}
+
+
+@ON_SQLITE
+def test_old_settled_events_are_forgotten_and_pending_ones_kept(
+    hooked: Service, receiver: Receiver
+) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from pressroom.service.db.base import utcnow
+    from pressroom.service.db.models import WebhookAttempt
+
+    account = hooked.account()
+    made = subscribe(account, receiver)
+    account.connect("microblog", "@sent")
+    receiver.wait_for(1)
+    sent = receiver.events()[0].id
+    receiver.status = 500
+    account.connect("microblog", "@failing")
+    receiver.wait_for(1, answered=500)
+    long_ago = utcnow() - timedelta(days=hooked.settings.webhook_retention_days + 1)
+    with transaction(hooked.sessions) as db:
+        db.execute(update(WebhookEvent).values(created_at=long_ago))
+    account.connect("microblog", "@recent")  # new, and sent or not, kept
+
+    dispatcher = hooked.client.app.state.webhook_dispatcher  # type: ignore[attr-defined]
+    assert dispatcher.forget_old() == 1
+    remaining = {e.data["name"] for e in events_in_outbox(hooked)}
+    assert remaining == {"@failing", "@recent"}
+    log = deliveries_of(hooked, account, made["webhook"]["id"])
+    assert len(log) == 2 and sent not in {d["eventId"] for d in log}
+    with transaction(hooked.sessions, write=False) as db:
+        attempts = db.scalar(select(func.count()).select_from(WebhookAttempt))
+        kept = db.scalar(select(func.count()).select_from(WebhookDelivery))
+    assert kept == 2 and attempts >= 1  # the sent event's delivery and attempt went with it

@@ -24,6 +24,7 @@ from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom import retry_after as retry_after_header
+from pressroom.service import leases
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import WebhookEndpoint
 from pressroom.service.events.outbox import PENDING, body_of
@@ -36,6 +37,7 @@ from pressroom.settings import Settings
 
 log = logging.getLogger(__name__)
 
+RETENTION_EVERY = timedelta(hours=1)
 READ_AT_MOST = 4096
 """Bytes of an answer read at all: the rest is not wanted, and not waited for."""
 
@@ -81,6 +83,11 @@ class Dispatcher:
             threading.Thread(target=self._loop, name=f"pressroom-webhooks-{i}", daemon=True)
             for i in range(self.settings.webhook_senders)
         ]
+        self._threads.append(
+            threading.Thread(
+                target=self._retention_loop, name="pressroom-webhook-retention", daemon=True
+            )
+        )
         for thread in self._threads:
             thread.start()
 
@@ -104,6 +111,22 @@ class Dispatcher:
                 sent = False
             if not sent:
                 self._stopping.wait(self.settings.webhook_poll_seconds)
+
+    RETENTION_LEASE = "webhook-retention"
+
+    def _retention_loop(self) -> None:
+        """Hourly, one process across all: forget what is old and settled."""
+        ttl = timedelta(hours=3)
+        while not self._stopping.wait(RETENTION_EVERY.total_seconds()):
+            try:
+                if leases.claim(self.sessions, self.RETENTION_LEASE, self.owner, ttl):
+                    self.forget_old()
+            except Exception:
+                log.exception("forgetting old webhook events failed; trying again later")
+
+    def forget_old(self) -> int:
+        days = timedelta(days=self.settings.webhook_retention_days)
+        return queue.purge(self.sessions, utcnow() - days)
 
     def send_one(self) -> bool:
         """Claim one due delivery and attempt it; False when nothing was due."""

@@ -10,6 +10,8 @@
 - A failed attempt waits ``base × 2^(attempts-1)`` seconds (at most the maximum, ±20 %
   jitter, never less than the receiver's ``Retry-After``); once the retry period since
   the event has passed, the delivery is given up and its endpoint disabled with a reason.
+- Events nothing is left to send for are forgotten after ``PRESSROOM_WEBHOOK_RETENTION_DAYS``
+  (``purge``, run hourly by one process), so the outbox and the log stay bounded.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import exists, or_, select, update
+from sqlalchemy import delete, exists, or_, select, update
 from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from pressroom.service.db.base import utcnow
@@ -198,6 +200,21 @@ def put_back(sessions: sessionmaker[Session], owner: str) -> None:
             .values(claimed_by=None, lease_expires_at=None, next_attempt_at=utcnow())
             .execution_options(synchronize_session=False)
         )
+
+
+def purge(sessions: sessionmaker[Session], older_than: datetime) -> int:
+    """Forget events from before ``older_than`` that have nothing left to send, with their
+    deliveries and attempts (cascade); how many events went. Pending ones stay."""
+    still_to_send = exists().where(
+        WebhookDelivery.event_id == WebhookEvent.id, WebhookDelivery.state == PENDING
+    )
+    with transaction(sessions) as db:
+        result = db.execute(
+            delete(WebhookEvent)
+            .where(WebhookEvent.created_at < older_than, ~still_to_send)
+            .execution_options(synchronize_session=False)
+        )
+    return int(getattr(result, "rowcount", 0))
 
 
 def pending(sessions: sessionmaker[Session]) -> list[tuple[str, str, int, datetime]]:
