@@ -40,6 +40,12 @@ def add(browser: Browser, url: str, events: list[str]) -> object:
     )
 
 
+def shown_secret(html: str) -> str:
+    found = re.search(r'id="new-secret"[^>]*value="(whsec_[^"]+)"', html)
+    assert found, html
+    return found.group(1)
+
+
 def act(browser: Browser, action: str) -> object:
     html = browser.client.get(PAGE).text
     return browser.client.post(action, data={"csrf_token": csrf_of(html)}, follow_redirects=False)
@@ -59,11 +65,10 @@ def test_an_endpoint_is_added_tested_and_deleted_from_the_dashboard(
 
     made = add(browser, receiver.url, ["connection.active", "api_key.rotated"])
     assert made.status_code == 200  # type: ignore[attr-defined]
-    secret = re.search(r'id="new-secret"[^>]*value="(whsec_[^"]+)"', made.text)  # type: ignore[attr-defined]
-    assert secret, made.text  # type: ignore[attr-defined]
-    receiver.secrets.append(secret.group(1))
+    secret = shown_secret(made.text)  # type: ignore[attr-defined]
+    receiver.secrets.append(secret)
     page = browser.client.get(PAGE).text
-    assert secret.group(1) not in page and receiver.url in page  # shown once
+    assert secret not in page and receiver.url in page  # shown once
     [webhook_id] = re.findall(r'data-webhook="(whk_[0-9a-f]+)"', page)
     assert "2 of" in page
 
@@ -113,9 +118,7 @@ def test_a_token_lost_overnight_is_announced_by_the_refresher(
     browser = hooked_browser
     browser.sign_up()
     made = add(browser, receiver.url, ["connection.inactive"])
-    secret = re.search(r'id="new-secret"[^>]*value="(whsec_[^"]+)"', made.text)  # type: ignore[attr-defined]
-    assert secret
-    receiver.secrets.append(secret.group(1))
+    receiver.secrets.append(shown_secret(made.text))  # type: ignore[attr-defined]
     connect(browser, "photo_sharing", "acme.photos")
     flow = oauth.flow_of(browser.client.app)
     with transaction(flow.sessions) as db:

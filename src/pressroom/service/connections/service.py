@@ -259,11 +259,12 @@ def _set_twin_status(
     twin = ConnectionRepository(db).twin_of([photo.id])
     if twin is None or twin.removed_at is not None:
         return
-    was = twin.status
+    if twin.status == status:
+        return  # no change, nothing to announce
     twin.status = status
     if status == ACTIVE:
         announce(db, twin, EventType.CONNECTION_ACTIVE)
-    elif was == ACTIVE:
+    else:
         announce(db, twin, EventType.CONNECTION_INACTIVE, reason)
 
 

@@ -25,13 +25,13 @@ FAILED = "failed"
 def emit(
     db: Session,
     account_id: str,
-    type: EventType,
+    event_type: EventType,
     resource: str,
     data: dict[str, Any],
     *,
     only_endpoint: str | None = None,
 ) -> WebhookEvent | None:
-    """Record ``type`` about ``resource`` for every enabled endpoint of the account that
+    """Record ``event_type`` about ``resource`` for every enabled endpoint of the account that
     subscribed to it (or for ``only_endpoint``); nothing when none listens."""
     query = select(WebhookEndpoint).where(
         WebhookEndpoint.account_id == account_id, WebhookEndpoint.enabled.is_(True)
@@ -39,7 +39,7 @@ def emit(
     if only_endpoint is not None:
         query = query.where(WebhookEndpoint.id == only_endpoint)
     endpoints = [
-        e for e in db.scalars(query) if only_endpoint is not None or type.value in e.events
+        e for e in db.scalars(query) if only_endpoint is not None or event_type.value in e.events
     ]
     if not endpoints:
         return None
@@ -47,7 +47,7 @@ def emit(
     event = WebhookEvent(
         id=new_id("evt"),
         account_id=account_id,
-        type=type.value,
+        type=event_type.value,
         resource=resource,
         data=data,
         created_at=now,

@@ -32,6 +32,7 @@ from pressroom.service.lifespan import run_with_app
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.ops import metrics
 from pressroom.service.webhooks import queue, signing
+from pressroom.service.webhooks.service import previous_secret_signs
 from pressroom.service.webhooks.targets import TargetPolicy, TargetRefused
 from pressroom.settings import Settings
 
@@ -174,8 +175,7 @@ class Dispatcher:
 
     def secrets(self, endpoint: WebhookEndpoint) -> list[str]:
         found = [self.vault.decrypt(endpoint.secret)]
-        until = endpoint.previous_secret_until
-        if endpoint.previous_secret and until is not None and until > utcnow():
+        if previous_secret_signs(endpoint) and endpoint.previous_secret:
             found.append(self.vault.decrypt(endpoint.previous_secret))
         return found
 

@@ -11,6 +11,7 @@ from pressroom import error_codes
 from pressroom.service.db.models import WebhookEndpoint
 from pressroom.service.deps import AppSettings, CurrentAccount, DbSession
 from pressroom.service.errors import responses
+from pressroom.service.events.outbox import PENDING
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.routing import UnitOfWorkRoute
 from pressroom.service.webhooks import service
@@ -63,7 +64,7 @@ def _delivery(view: service.DeliveryView) -> DeliveryOut:
             )
             for a in view.attempts
         ],
-        next_attempt_at=d.next_attempt_at if d.state == "pending" else None,
+        next_attempt_at=d.next_attempt_at if d.state == PENDING else None,
         created_at=d.created_at,
         delivered_at=d.delivered_at,
     )

@@ -8,6 +8,7 @@ from pydantic import Field, StrictBool, StrictInt
 
 from pressroom.service.db.models import WebhookEndpoint
 from pressroom.service.events.catalog import SUBSCRIBABLE
+from pressroom.service.events.outbox import DELIVERED, FAILED, PENDING
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
 from pressroom.service.webhooks.targets import MAX_URL_LENGTH
 
@@ -120,7 +121,7 @@ class DeliveryOut(CamelModel):
     id: str
     event_id: str = Field(description="The webhook-id header: the same on every attempt.")
     event_type: str
-    state: str = Field(json_schema_extra={"enum": ["pending", "delivered", "failed"]})
+    state: str = Field(json_schema_extra={"enum": [PENDING, DELIVERED, FAILED]})
     attempts: list[AttemptOut]
     next_attempt_at: Timestamp | None
     created_at: Timestamp

@@ -23,6 +23,8 @@ from pressroom.service.webhooks.dispatcher import policy_of
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 PAGE = "/settings/webhooks"
+CATALOGUE = [(t, DESCRIPTIONS[EventType(t)]) for t in SUBSCRIBABLE]
+"""The event types an endpoint may choose, with what each means."""
 
 
 def _list_page(
@@ -43,7 +45,7 @@ def _list_page(
             "visitor": visitor,
             "active": PAGE,
             "endpoints": service.list_endpoints(db, visitor.account),
-            "catalogue": [(t, DESCRIPTIONS[EventType(t)]) for t in SUBSCRIBABLE],
+            "catalogue": CATALOGUE,
             "revealed": revealed,
             "errors": errors or {},
             "form": form or {"url": "", "events": list(SUBSCRIBABLE)},
@@ -140,7 +142,7 @@ def _endpoint_page(
             "active": PAGE,
             "endpoint": endpoint,
             "deliveries": views,
-            "catalogue": [(t, DESCRIPTIONS[EventType(t)]) for t in SUBSCRIBABLE],
+            "catalogue": CATALOGUE,
             "errors": errors or {},
             "form": form or {"url": endpoint.url, "events": list(endpoint.events)},
         },
