@@ -2,8 +2,8 @@
 
 How a request uses the database, and why:
 
-- ``CurrentAccount`` authenticates in a short read of its own, finished before the
-  route runs.
+- ``CurrentAccount`` authenticates in a short read of its own (``db.reads``),
+  finished before the route runs.
 - ``DbSession`` is the route's unit of work. It connects lazily, on the route's first
   statement, and the route's own worker thread commits it as the route returns
   (``routing.UnitOfWorkRoute``). A request therefore never holds SQLite's write lock,
@@ -20,14 +20,16 @@ from typing import Annotated
 from fastapi import Depends, Header, Request, Security
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import APIKeyHeader
+from sqlalchemy import Connection
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom import error_codes
 from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.service.accounts import keys
-from pressroom.service.accounts.repository import AccountRepository
+from pressroom.service.accounts.repository import account_by_key_hash
+from pressroom.service.db import reads
 from pressroom.service.db.models import Account
-from pressroom.service.db.session import transaction, writing_session
+from pressroom.service.db.session import writing_session
 from pressroom.service.errors import ServiceError
 from pressroom.settings import Settings
 
@@ -62,13 +64,16 @@ DbSession = Annotated[Session, Depends(get_db, scope="function")]
 AppSettings = Annotated[Settings, Depends(get_settings_dep)]
 
 
-def authenticate(db: Session, x_api_key: str | None) -> Account:
-    """401 for a missing or unknown key, 403 for a plan without API access."""
+def authenticate(connection: Connection, x_api_key: str | None) -> Account:
+    """401 for a missing or unknown key, 403 for a plan without API access.
+
+    One indexed read per request, never a cache: a rotated key is refused on the very
+    next request, by every process of the service."""
     if not x_api_key:
         raise ServiceError(
             error_codes.MISSING_API_KEY, "Send your API key in the X-API-Key header."
         )
-    account = AccountRepository(db).get_by_key_hash(keys.hash_key(x_api_key))
+    account = account_by_key_hash(connection, keys.hash_key(x_api_key))
     if account is None or not keys.matches(x_api_key, account.api_key_hash):
         raise ServiceError(
             error_codes.INVALID_API_KEY, "The API key is unknown or was rotated out."
@@ -81,13 +86,15 @@ def authenticate(db: Session, x_api_key: str | None) -> Account:
     return account
 
 
-def authenticate_request(request: Request) -> Account:
-    """The caller of this request, authenticated once, in a short read of its own."""
+async def authenticate_request(request: Request) -> Account:
+    """The caller of this request, authenticated once (``db.reads``: on the event loop
+    on SQLite, on a worker thread on a database server)."""
     account: Account | None = getattr(request.state, "account", None)
     if account is None:
-        factory: sessionmaker[Session] = request.app.state.session_factory
-        with transaction(factory, write=False) as db:
-            account = authenticate(db, request.headers.get("X-API-Key"))
+        key = request.headers.get("X-API-Key")
+        account = await reads.read(
+            request.app.state.engine, lambda connection: authenticate(connection, key)
+        )
         request.state.account = account
     return account
 
@@ -103,13 +110,9 @@ API_KEY = APIKeyHeader(
 async def current_account(
     request: Request, x_api_key: Annotated[str | None, Security(API_KEY)] = None
 ) -> Account:
-    """The caller: looked up on a worker thread, once per request (a publish route has
-    usually done it already)."""
+    """The caller, looked up once per request (a publish route has usually done it)."""
     del x_api_key  # declared for OpenAPI; authenticate_request reads the header
-    account: Account | None = getattr(request.state, "account", None)
-    if account is not None:
-        return account
-    return await run_in_threadpool(authenticate_request, request)
+    return await authenticate_request(request)
 
 
 CurrentAccount = Annotated[Account, Depends(current_account)]

@@ -4,10 +4,28 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, bindparam, func, select, update
+from sqlalchemy.orm import Session, make_transient_to_detached
 
 from pressroom.service.db.models import Account
+
+_BY_KEY_HASH = select(Account.__table__).where(
+    Account.__table__.c.api_key_hash == bindparam("key_hash")
+)
+
+
+def account_by_key_hash(connection: Connection, key_hash: str) -> Account | None:
+    """The key's account by one indexed read, on a plain connection (``db.reads``).
+
+    The object is detached, as an account loaded by a session that has closed: the
+    same attributes, and a route's session writes it back by primary key if asked to.
+    """
+    row = connection.execute(_BY_KEY_HASH, {"key_hash": key_hash}).mappings().first()
+    if row is None:
+        return None
+    account = Account(**row)
+    make_transient_to_detached(account)
+    return account
 
 
 class AccountRepository:

@@ -2,10 +2,49 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection as DbConnection
+from sqlalchemy import Row, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import Connection
+
+_VISIBLE = (Connection.account_id == bindparam("account_id"), Connection.removed_at.is_(None))
+"""The connections the API may show: the account's, not removed (param ``account_id``)."""
+_OLDEST_FIRST = (Connection.connected_at, Connection.id)
+"""The order they were linked."""
+
+_TABLE = Connection.__table__
+_PARENT = _TABLE.alias("parent")
+_VISIBLE_WITH_PARENTS = (
+    select(
+        _TABLE.c.id,
+        _TABLE.c.platform,
+        _TABLE.c.name,
+        _TABLE.c.display_name,
+        _TABLE.c.status,
+        _TABLE.c.connected_at,
+        _TABLE.c.token_expires_at,
+        _TABLE.c.removed_at,
+        _TABLE.c.parent_id,
+        _PARENT.c.id.label("parent_found"),
+        _PARENT.c.platform.label("parent_platform"),
+        _PARENT.c.status.label("parent_status"),
+        _PARENT.c.token_expires_at.label("parent_token_expires_at"),
+        _PARENT.c.removed_at.label("parent_removed_at"),
+    )
+    .select_from(_TABLE.outerjoin(_PARENT, _PARENT.c.id == _TABLE.c.parent_id))
+    .where(*_VISIBLE)
+    .order_by(*_OLDEST_FIRST)
+)
+
+
+def visible_with_parents(connection: DbConnection, account_id: str) -> Sequence[Row[Any]]:
+    """What ``list_for_account`` lists, each row with its parent's state beside it (one
+    statement on a plain connection, for the API's connection lists: ``db.reads``)."""
+    return connection.execute(_VISIBLE_WITH_PARENTS, {"account_id": account_id}).all()
 
 
 class ConnectionRepository:
@@ -14,13 +53,8 @@ class ConnectionRepository:
 
     def list_for_account(self, account_id: str) -> list[Connection]:
         """Every connection the API may show, oldest first (the order they were linked)."""
-        return list(
-            self.db.scalars(
-                select(Connection)
-                .where(Connection.account_id == account_id, Connection.removed_at.is_(None))
-                .order_by(Connection.connected_at, Connection.id)
-            )
-        )
+        query = select(Connection).where(*_VISIBLE).order_by(*_OLDEST_FIRST)
+        return list(self.db.scalars(query, {"account_id": account_id}))
 
     def all_for_account(self, account_id: str) -> list[Connection]:
         """Every connection the account ever had, disconnected ones included."""

@@ -266,7 +266,7 @@ class IdempotentRoute(APIRoute):
 
 async def _run_once(request: Request, key: str, handler: Handler) -> Response:
     check_key(key)
-    account = await run_in_threadpool(authenticate_request, request)
+    account = await authenticate_request(request)
     settings = request.app.state.settings
     store = KeyStore(
         request.app.state.session_factory,
