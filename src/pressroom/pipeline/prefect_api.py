@@ -10,9 +10,9 @@ In order:
 3. Else a temporary server, as Prefect's ephemeral mode would start it (Prefect's server
    app under uvicorn, no UI, flagged ephemeral, its database in ``PREFECT_HOME``), but
    started by :func:`start_early` in the command's first milliseconds, so that its start
-   (2–3 s on a warm ``PREFECT_HOME``, 6–7 s on a fresh one, most of it Prefect's
-   migrations) runs beside pressroom's own start, the plan and the service, instead of
-   after them. Prefect's ephemeral mode starts its server only at the first API call,
+   (2–3 s on a warm ``PREFECT_HOME``; on a fresh one as much again for Prefect's
+   migrations, unless ``prefect_template`` has them applied already) runs beside
+   pressroom's own start, the plan and the service, instead of after them. Prefect's ephemeral mode starts its server only at the first API call,
    after the ~2 s it takes to import Prefect's server package into the caller's process;
    this process never imports it.
 
@@ -28,41 +28,25 @@ import atexit
 import json
 import logging
 import os
-import socket
-import subprocess
 import sys
-import time
-import tomllib
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+
+from pressroom.pipeline import prefect_template
+from pressroom.pipeline.prefect_home import prefect_home, profile_settings
+from pressroom.pipeline.prefect_server import TemporaryServer
 
 logger = logging.getLogger("pressroom.pipeline")
 
 REGISTRY_NAME = "pressroom-server.json"
 """In ``PREFECT_HOME``: the local server ``pressroom serve`` started (``api_url``, ``pid``)."""
-START_TIMEOUT_SECONDS = 120.0
-"""A fresh Prefect database takes seconds to migrate; a busy 2-core machine, up to ~15 s."""
-
-
-def prefect_home() -> Path:
-    """``PREFECT_HOME`` as Prefect resolves it when only the environment sets it."""
-    return Path(os.environ.get("PREFECT_HOME") or "~/.prefect").expanduser()
 
 
 def configured_api_url() -> str | None:
     """The API the environment or the active Prefect profile names, read without
     importing Prefect (``.env`` and ``prefect.toml`` are left to :func:`resolve`)."""
-    if url := os.environ.get("PREFECT_API_URL"):
-        return url
-    path = Path(os.environ.get("PREFECT_PROFILES_PATH") or prefect_home() / "profiles.toml")
-    try:
-        profiles = tomllib.loads(path.expanduser().read_text())
-    except (OSError, tomllib.TOMLDecodeError):
-        return None
-    active = os.environ.get("PREFECT_PROFILE") or profiles.get("active") or "ephemeral"
-    url = profiles.get("profiles", {}).get(active, {}).get("PREFECT_API_URL")
-    return str(url) if url else None
+    return os.environ.get("PREFECT_API_URL") or profile_settings().get("PREFECT_API_URL")
 
 
 def registered_server() -> str | None:
@@ -97,75 +81,6 @@ def unregister_server() -> None:
         (prefect_home() / REGISTRY_NAME).unlink()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class TemporaryServer:
-    """Prefect's server for the length of one command, as its ephemeral mode runs it."""
-
-    def __init__(self) -> None:
-        self.port = _free_port()
-        self.api_url = f"http://127.0.0.1:{self.port}/api"
-        env = {
-            **os.environ,
-            # What Prefect's own ephemeral server is started with.
-            "PREFECT_UI_ENABLED": "0",
-            "PREFECT__SERVER_EPHEMERAL": "1",
-            "PREFECT__SERVER_FINAL": "1",
-        }
-        env.pop("PREFECT_API_URL", None)
-        self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "--factory",
-                "prefect.server.api.server:create_app",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--log-level",
-                "error",
-                "--lifespan",
-                "on",
-            ],
-            env=env,
-            stdin=subprocess.DEVNULL,
-        )
-
-    def wait_ready(self, timeout: float = START_TIMEOUT_SECONDS) -> str:
-        import httpx
-
-        deadline = time.monotonic() + timeout
-        with httpx.Client(timeout=2.0) as client:
-            while time.monotonic() < deadline:
-                if self.process is None or self.process.poll() is not None:
-                    code = None if self.process is None else self.process.returncode
-                    raise RuntimeError(f"the temporary Prefect server exited with {code}")
-                with suppress(httpx.HTTPError):
-                    if client.get(f"{self.api_url}/health").status_code == 200:
-                        return self.api_url
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"the temporary Prefect server did not start in {timeout:.0f} s")
-
-    def stop(self) -> None:
-        """SIGTERM, so the server writes its last batch of events before it ends."""
-        process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 @dataclass
 class PrefectApi:
     """Where the run goes, and whether it lives only as long as this command."""
@@ -186,6 +101,7 @@ def start_early() -> None:
     no Prefect import). :func:`resolve` waits for it."""
     global _early
     if _early is None and "prefect" not in sys.modules and configured_api_url() is None:
+        prefect_template.seed()  # a fresh home starts with its migrations applied
         _early = TemporaryServer()
         # A command that fails before the run (a mistake in the campaign) leaves no server.
         atexit.register(_early.stop)
@@ -206,6 +122,8 @@ def resolve() -> PrefectApi:
             early.stop()
         logger.info("using the Prefect server pressroom serve started: %s", served)
         return PrefectApi(served)
+    if early is None:
+        prefect_template.seed()
     server = early or TemporaryServer()
     try:
         url = server.wait_ready()

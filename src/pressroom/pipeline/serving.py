@@ -27,7 +27,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import FrameType
 
-from pressroom.pipeline import prefect_settings
+from pressroom.pipeline import prefect_settings, prefect_template
 
 CAMPAIGN_SUFFIXES = (".yaml", ".yml")
 CRASH_RESTART_SECONDS = 10.0
@@ -80,6 +80,7 @@ class LocalPrefectServer:
         import httpx
 
         out = self.log_file.open("ab") if self.log_file else subprocess.DEVNULL
+        prefect_template.seed()  # a fresh home starts with its migrations applied
         env = dict(os.environ)
         env.pop("PREFECT_API_URL", None)
         prefect_settings.apply(env, prefect_settings.SERVER)
