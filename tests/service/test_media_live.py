@@ -7,12 +7,13 @@ process's own memory, surviving ``kill -9``) does not exist inside a test client
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,13 @@ class LiveService:
 
 
 @contextmanager
-def live_service(data_dir: Path, database_url: str, **env: str) -> Iterator[LiveService]:
+def live_service(
+    data_dir: Path,
+    database_url: str,
+    *,
+    preexec_fn: Callable[[], None] | None = None,
+    **env: str,
+) -> Iterator[LiveService]:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PRESSROOM_")}
@@ -83,6 +90,7 @@ def live_service(data_dir: Path, database_url: str, **env: str) -> Iterator[Live
             stdout=output,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own group, so kill -9 reaches its probe workers too
+            preexec_fn=preexec_fn,
         )
     service = LiveService(process, base_url, log)
     try:
@@ -338,3 +346,44 @@ def test_workers_share_the_jobs_and_take_over_a_killed_ones(
             survivor.send_signal(signal.SIGTERM)
             assert survivor.wait(20) == 0  # a clean stop
     sessions.kw["bind"].dispose()
+
+
+def limit_file_size(max_bytes: int) -> Callable[[], None]:
+    """For ``preexec_fn``: the process may not write a file past ``max_bytes`` (its writes
+    then fail with EFBIG, as on a full disk; Python ignores the SIGXFSZ signal)."""
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
+
+    return apply
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_disk_that_refuses_the_bytes_is_a_503_that_keeps_nothing_and_the_url_works(
+    database_url: str, tmp_path: Path
+) -> None:
+    with live_service(
+        tmp_path / "data", database_url, preexec_fn=limit_file_size(48 * MIB)
+    ) as service:
+        key = api_key(database_url)
+        issued = presign(service, key, "big.mp4", "video/mp4")
+        refused = httpx.put(
+            issued["uploadUrl"],
+            content=os.urandom(64 * MIB),
+            headers={"Content-Type": "video/mp4"},
+            timeout=60,
+        )
+        assert refused.status_code == 503, refused.text
+        error = refused.json()["error"]
+        assert error["code"] == "storage_unavailable"
+        assert "could not be written to disk" in error["message"]
+        assert refused.headers["Retry-After"] == "30"
+        assert list((tmp_path / "data" / "media" / "tmp").glob("*.part")) == []
+        assert status(service, key, issued["fileId"])["status"] == "pending_upload"
+
+        video = make_video(tmp_path / "small.mp4", seconds=1)
+        retried = httpx.put(
+            issued["uploadUrl"], content=video.read_bytes(), headers={"Content-Type": "video/mp4"}
+        )
+        assert retried.status_code == 200, retried.text
+        assert wait_for(service, key, issued["fileId"], "ready", "failed")["status"] == "ready"
