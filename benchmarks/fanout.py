@@ -23,6 +23,8 @@ import shutil
 import subprocess
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -310,22 +312,37 @@ def run(work: Path, config: Config = FULL) -> dict[str, Any]:
         if config.real_server and config.server_runs:
             workers.extend(_on_real_server(config, work, shared, env))
         whole = _whole_processes(config, work, shared, env)
+        whole_on_server = None
+        if config.real_server and config.whole_process_runs:
+            with prefect_server(work, env, "prefect-whole-server") as (api, _pid, _start):
+                whole_on_server = _whole_processes(config, work, shared, env, api_url=api)
     result = aggregate(workers, config)
     result["whole_process"] = whole
+    if whole_on_server is not None:
+        result["whole_process_on_server"] = whole_on_server
     result["load_average"] = {"before": load_before, "after": load_average()}
     return result
 
 
 def _whole_processes(
-    config: Config, work: Path, shared: dict[str, Any], env: dict[str, str]
+    config: Config,
+    work: Path,
+    shared: dict[str, Any],
+    env: dict[str, str],
+    *,
+    api_url: str | None = None,
 ) -> dict[str, Any]:
     """What a user waits for: ``pressroom campaign run`` from its start to its exit
-    (imports, the temporary Prefect server, the plan, the run, the shutdown) against the
-    script from its start to its exit, in pairs, alternating which goes first. Both find
-    the campaign's media uploaded already; one unmeasured run first warms Prefect's home."""
+    (imports, the plan, the run, the shutdown, and without ``api_url`` its temporary
+    Prefect server) against the script from its start to its exit, in pairs, alternating
+    which goes first. Both find the campaign's media uploaded already; one unmeasured run
+    first warms Prefect's home. With ``api_url`` the command finds that server running
+    (``PREFECT_API_URL``), as beside ``pressroom serve``."""
     from benchmarks.fanout_flow import baseline
 
     run_env = {**env, "PREFECT_HOME": str(work / "prefect-whole")}
+    if api_url is not None:
+        run_env["PREFECT_API_URL"] = api_url
 
     def flow_process(edition: str) -> float:
         started = time.perf_counter()
@@ -366,14 +383,15 @@ def _whole_processes(
     }
 
 
-def _on_real_server(
-    config: Config, work: Path, shared: dict[str, Any], env: dict[str, str]
-) -> list[dict[str, Any]]:
+@contextmanager
+def prefect_server(work: Path, env: dict[str, str], name: str) -> Iterator[tuple[str, int, float]]:
+    """``prefect server start`` with pressroom's server settings, as ``pressroom serve``
+    starts one; yields its API URL, its pid and how long it took to answer."""
     port = free_port()
     server_env = dict(env)
-    server_env.update(PREFECT_HOME=str(work / "prefect-server"))
-    prefect_settings.apply(server_env, prefect_settings.SERVER)  # as `pressroom serve` does
-    log = work / "prefect-server.log"
+    server_env.update(PREFECT_HOME=str(work / name))
+    prefect_settings.apply(server_env, prefect_settings.SERVER)
+    log = work / f"{name}.log"
     started = time.perf_counter()
     with log.open("wb") as out:
         server = subprocess.Popen(
@@ -405,26 +423,32 @@ def _on_real_server(
             if time.monotonic() > deadline:
                 raise RuntimeError("prefect server never became healthy")
             time.sleep(0.2)
-        server_start = time.perf_counter() - started
-        worker_env = dict(server_env)
-        worker_env["PREFECT_API_URL"] = api
-        found = _worker(
-            "prefect server",
-            config,
-            work,
-            {**shared, "server_pid": server.pid},
-            worker_env,
-            runs=config.server_runs,
-            profile=config.profile,
-        )
-        found["server_start_seconds"] = server_start
-        return [found]
+        yield api, server.pid, time.perf_counter() - started
     finally:
         server.terminate()
         try:
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+def _on_real_server(
+    config: Config, work: Path, shared: dict[str, Any], env: dict[str, str]
+) -> list[dict[str, Any]]:
+    with prefect_server(work, env, "prefect-server") as (api, pid, server_start):
+        worker_env = {**env, "PREFECT_HOME": str(work / "prefect-server"), "PREFECT_API_URL": api}
+        prefect_settings.apply(worker_env, prefect_settings.SERVER)
+        found = _worker(
+            "prefect server",
+            config,
+            work,
+            {**shared, "server_pid": pid},
+            worker_env,
+            runs=config.server_runs,
+            profile=config.profile,
+        )
+        found["server_start_seconds"] = server_start
+        return [found]
 
 
 def aggregate(workers: list[dict[str, Any]], config: Config) -> dict[str, Any]:

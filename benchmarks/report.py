@@ -140,6 +140,18 @@ def fanout(r: dict[str, Any]) -> list[str]:
             f"{med(whole['script_process_seconds'], unit=' s')}: **{ratio(whole['ratio'])}**, "
             f"goal ≤ {whole['goal_ratio']:g}×: " + ("met." if met else "**not met**."),
         ]
+    on_server = r.get("whole_process_on_server")
+    if on_server and on_server["ratio"]["runs"]:
+        met = on_server["ratio"]["median"] <= on_server["goal_ratio"]
+        lines += [
+            "",
+            "The same beside a running Prefect server (`PREFECT_API_URL` set, as beside "
+            "`pressroom serve`, so the command starts none): "
+            f"{med(on_server['flow_process_seconds'], unit=' s')}, the script's process "
+            f"{med(on_server['script_process_seconds'], unit=' s')}: "
+            f"**{ratio(on_server['ratio'])}**, goal ≤ {on_server['goal_ratio']:g}×: "
+            + ("met." if met else "**not met**."),
+        ]
     lines += [
         "",
         "Orchestration overhead per task (a task = one publish request):",
