@@ -1,16 +1,13 @@
 """The local backend's upload endpoint: the presigned PUT, streamed to disk.
 
 ``PUT /storage/upload/{fileId}?expires=..&signature=..`` with the signed Content-Type
-and no API key. The body goes to disk in 1 MiB writes as it arrives, each written and
-hashed on a worker thread while the next arrives (``BlockWriter``), so memory stays
+and no API key. The body goes to disk in 1 MiB writes as it arrives, so memory stays
 flat whatever the size; database work happens in short transactions on a worker thread,
 never while the body is streaming.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 from typing import Annotated
 
@@ -102,7 +99,6 @@ async def _receive(
     limit = library.settings.store.max_upload_bytes
     declared = request.headers.get("content-length")
     slot = await run_in_threadpool(_claim, library, storage, file_id)
-    writer = BlockWriter(slot)
     try:
         if declared is not None and declared.isdigit() and int(declared) > limit:
             raise await run_in_threadpool(_refuse_too_large, library, file_id, int(declared))
@@ -114,11 +110,10 @@ async def _receive(
                 raise await run_in_threadpool(_refuse_too_large, library, file_id, None)
             buffer += chunk
             if len(buffer) >= WRITE_SIZE:
-                await writer.write(bytes(buffer))
+                await run_in_threadpool(slot.write, bytes(buffer))
                 buffer.clear()
         if buffer:
-            await writer.write(bytes(buffer))
-        await writer.drain()
+            await run_in_threadpool(slot.write, bytes(buffer))
         size = await run_in_threadpool(slot.finish)
     except ClientDisconnect:
         return Response(status_code=400)  # nobody is listening; the URL stays usable
@@ -130,39 +125,9 @@ async def _receive(
             headers={"Retry-After": str(DISK_RETRY_AFTER_SECONDS)},
         ) from None
     finally:
-        await writer.settle()  # the slot's file is closed only once no write is running
         slot.discard()  # no-op once finished; otherwise nothing half-written stays
     await run_in_threadpool(_accept, library, storage, file_id, size, slot.sha256)
     return Response(status_code=200)
-
-
-class BlockWriter:
-    """Each block written and hashed on a worker thread while the next one arrives.
-
-    The hash and the write release the GIL, so they run beside the event loop receiving
-    the body instead of after it; at most one block is in flight and one is filling, so
-    memory stays at two blocks whatever the size. A failed write surfaces at the next
-    ``write`` or at ``drain``.
-    """
-
-    def __init__(self, slot: UploadSlot) -> None:
-        self._slot = slot
-        self._pending: asyncio.Future[None] | None = None
-
-    async def write(self, block: bytes) -> None:
-        await self.drain()
-        self._pending = asyncio.ensure_future(run_in_threadpool(self._slot.write, block))
-
-    async def drain(self) -> None:
-        """Wait for the block in flight, raising what it raised."""
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            await pending
-
-    async def settle(self) -> None:
-        """Wait for the block in flight, whatever became of it (the upload is over)."""
-        with contextlib.suppress(Exception):
-            await self.drain()
 
 
 def _claim(library: MediaLibrary, storage: LocalStorage, file_id: str) -> UploadSlot:
