@@ -129,29 +129,29 @@ def fanout(r: dict[str, Any]) -> list[str]:
         ],
         rows,
     )
-    whole = r.get("whole_process")
-    if whole and whole["ratio"]["runs"]:
-        met = whole["ratio"]["median"] <= whole["goal_ratio"]
-        lines += [
-            "",
+    whole_processes = (
+        (
+            "whole_process",
             "Whole process, what a user waits for: `pressroom campaign run` from its start to "
-            "its exit (imports, its temporary Prefect server, the plan, the run, the "
-            f"shutdown) {med(whole['flow_process_seconds'], unit=' s')}, the script's process "
-            f"{med(whole['script_process_seconds'], unit=' s')}: **{ratio(whole['ratio'])}**, "
-            f"goal ≤ {whole['goal_ratio']:g}×: " + ("met." if met else "**not met**."),
-        ]
-    on_server = r.get("whole_process_on_server")
-    if on_server and on_server["ratio"]["runs"]:
-        met = on_server["ratio"]["median"] <= on_server["goal_ratio"]
-        lines += [
-            "",
+            "its exit (imports, its temporary Prefect server, the plan, the run, the shutdown)",
+        ),
+        (
+            "whole_process_on_server",
             "The same beside a running Prefect server (`PREFECT_API_URL` set, as beside "
-            "`pressroom serve`, so the command starts none): "
-            f"{med(on_server['flow_process_seconds'], unit=' s')}, the script's process "
-            f"{med(on_server['script_process_seconds'], unit=' s')}: "
-            f"**{ratio(on_server['ratio'])}**, goal ≤ {on_server['goal_ratio']:g}×: "
-            + ("met." if met else "**not met**."),
-        ]
+            "`pressroom serve`, so the command starts none)",
+        ),
+    )
+    for key, what in whole_processes:
+        whole = r.get(key)
+        if whole and whole["ratio"]["runs"]:
+            met = whole["ratio"]["median"] <= whole["goal_ratio"]
+            lines += [
+                "",
+                f"{what}: {med(whole['flow_process_seconds'], unit=' s')}, the script's "
+                f"process {med(whole['script_process_seconds'], unit=' s')}: "
+                f"**{ratio(whole['ratio'])}**, goal ≤ {whole['goal_ratio']:g}×: "
+                + ("met." if met else "**not met**."),
+            ]
     lines += [
         "",
         "Orchestration overhead per task (a task = one publish request):",
