@@ -4,6 +4,7 @@ fresh one: a used home, another database, or no template leave Prefect to itself
 from __future__ import annotations
 
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,17 @@ def test_a_fresh_home_gets_the_template_and_a_used_one_keeps_its_database(
         db.execute("UPDATE alembic_version SET version_num = 'used'")
     assert prefect_template.seed(home) is False
     assert version_in(home / "prefect.db") == [("used",)]
+
+
+def test_commands_starting_together_on_a_fresh_home_seed_it_once(
+    template: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    with ThreadPoolExecutor(8) as pool:
+        seeded = list(pool.map(lambda _: prefect_template.seed(home), range(8)))
+    assert seeded.count(True) == 1
+    assert version_in(home / "prefect.db") == [("head",)]
+    assert [p.name for p in home.iterdir()] == ["prefect.db"]
 
 
 def test_a_database_named_elsewhere_is_never_seeded(

@@ -59,8 +59,9 @@ def default_database_in_use() -> bool:
 def seed(home: Path | None = None) -> bool:
     """Copy the template into ``home`` if it has no database yet; True if it did.
 
-    Atomic (a copy under a temporary name, then a rename), so two commands starting at
-    once on a fresh home both find a whole database or none."""
+    Atomic (a copy under a temporary name, then a hard link that fails if the database
+    appeared meanwhile), so two commands starting at once on a fresh home both find one
+    whole database."""
     home = home or prefect_home()
     target = home / DATABASE
     template = template_path()
@@ -71,9 +72,10 @@ def seed(home: Path | None = None) -> bool:
         partial = Path(scratch.name)
     try:
         shutil.copyfile(template, partial)
-        if target.exists():  # another command seeded it meanwhile
-            return False
-        os.replace(partial, target)
+        try:
+            os.link(partial, target)  # only if still absent: never over a database in use
+        except FileExistsError:
+            return False  # another command seeded it meanwhile
     finally:
         with suppress(FileNotFoundError):
             partial.unlink()
