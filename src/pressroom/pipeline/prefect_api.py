@@ -96,13 +96,17 @@ class PrefectApi:
 _early: TemporaryServer | None = None
 
 
+def _temporary_server() -> TemporaryServer:
+    prefect_template.seed()  # a fresh home starts with its migrations applied
+    return TemporaryServer()
+
+
 def start_early() -> None:
     """Start a temporary server now if nothing else will serve the run (cheap to call:
     no Prefect import). :func:`resolve` waits for it."""
     global _early
     if _early is None and "prefect" not in sys.modules and configured_api_url() is None:
-        prefect_template.seed()  # a fresh home starts with its migrations applied
-        _early = TemporaryServer()
+        _early = _temporary_server()
         # A command that fails before the run (a mistake in the campaign) leaves no server.
         atexit.register(_early.stop)
 
@@ -122,9 +126,7 @@ def resolve() -> PrefectApi:
             early.stop()
         logger.info("using the Prefect server pressroom serve started: %s", served)
         return PrefectApi(served)
-    if early is None:
-        prefect_template.seed()
-    server = early or TemporaryServer()
+    server = early or _temporary_server()
     try:
         url = server.wait_ready()
     except BaseException:

@@ -64,8 +64,10 @@ def seed(home: Path | None = None) -> bool:
     whole database."""
     home = home or prefect_home()
     target = home / DATABASE
+    if target.exists():  # the usual case, and the cheapest check first
+        return False
     template = template_path()
-    if target.exists() or not template.is_file() or not default_database_in_use():
+    if not template.is_file() or not default_database_in_use():
         return False
     home.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=home, prefix=".prefect-", delete=False) as scratch:
