@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -78,6 +79,16 @@ def test_one_put_at_a_time_and_never_after_success(storage: LocalStorage) -> Non
     with pytest.raises(UploadUnavailable, match="already used"):
         storage.claim(FILE_ID)
     assert b"".join(storage.read(f"files/{FILE_ID}", 6, 11)) == b"world"
+
+
+def test_pieces_are_stored_in_order_with_the_sha256_of_the_whole(storage: LocalStorage) -> None:
+    """The route hands over the pieces as the connection delivered them, unjoined."""
+    slot = storage.claim(FILE_ID)
+    slot.write_all([b"spring ", b"", b"collection"])
+    slot.write_all([b" 2026"])
+    assert slot.finish() == 22
+    assert slot.sha256 == hashlib.sha256(b"spring collection 2026").hexdigest()
+    assert b"".join(storage.read(f"files/{FILE_ID}", 0, 22)) == b"spring collection 2026"
 
 
 def test_a_discarded_put_leaves_nothing_and_frees_the_url(storage: LocalStorage) -> None:

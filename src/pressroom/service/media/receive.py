@@ -1,9 +1,12 @@
 """The local backend's upload endpoint: the presigned PUT, streamed to disk.
 
 ``PUT /storage/upload/{fileId}?expires=..&signature=..`` with the signed Content-Type
-and no API key. The body goes to disk in 1 MiB writes as it arrives, so memory stays
-flat whatever the size; database work happens in short transactions on a worker thread,
-never while the body is streaming.
+and no API key. The body goes to disk as it arrives, handed to a worker thread about a
+MiB at a time in the pieces the connection delivered, so memory stays flat whatever the
+size. The pieces are never joined into one buffer first: that copy, and the fresh memory
+it takes for every MiB, cost more CPU than hashing the bytes (``benchmarks/README.md``).
+Database work happens in short transactions on a worker thread, never while the body is
+streaming.
 """
 
 from __future__ import annotations
@@ -103,17 +106,19 @@ async def _receive(
         if declared is not None and declared.isdigit() and int(declared) > limit:
             raise await run_in_threadpool(_refuse_too_large, library, file_id, int(declared))
         received = 0
-        buffer = bytearray()
+        pending: list[bytes] = []
+        pending_size = 0
         async for chunk in request.stream():
             received += len(chunk)
             if received > limit:
                 raise await run_in_threadpool(_refuse_too_large, library, file_id, None)
-            buffer += chunk
-            if len(buffer) >= WRITE_SIZE:
-                await run_in_threadpool(slot.write, bytes(buffer))
-                buffer.clear()
-        if buffer:
-            await run_in_threadpool(slot.write, bytes(buffer))
+            pending.append(chunk)
+            pending_size += len(chunk)
+            if pending_size >= WRITE_SIZE:
+                await run_in_threadpool(slot.write_all, pending)
+                pending, pending_size = [], 0
+        if pending:
+            await run_in_threadpool(slot.write_all, pending)
         size = await run_in_threadpool(slot.finish)
     except ClientDisconnect:
         return Response(status_code=400)  # nobody is listening; the URL stays usable

@@ -13,7 +13,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import BinaryIO
@@ -56,6 +56,11 @@ class UploadSlot:
         self._handle.write(data)
         self._digest.update(data)
         self.size += len(data)
+
+    def write_all(self, pieces: Sequence[bytes]) -> None:
+        """Write pieces as they arrived: joining them first would copy every byte once more."""
+        for piece in pieces:
+            self.write(piece)
 
     @property
     def sha256(self) -> str:
