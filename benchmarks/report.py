@@ -438,6 +438,22 @@ def uploads(r: dict[str, Any]) -> list[str]:
         ],
         rows,
     )
+    floors = [
+        f"{size} MiB: `hashlib.sha256` alone {med(f['hash_mib_s'], 0)} MiB/s, "
+        f"{ratio(f['hash_to_copy_fsync'])} copy + fsync; read, hash, write and fsync on "
+        f"one thread {med(f['hash_copy_fsync_mib_s'], 0)} MiB/s, "
+        f"{ratio(f['hash_copy_to_copy_fsync'])}"
+        for size, f in r["sizes"].items()
+        if "hash_mib_s" in f
+    ]
+    if floors:
+        lines += [
+            "",
+            "The PUT's work per byte without the network, same file and disk, same run "
+            "(what the ratio could reach with receiving free):",
+            "",
+            *[f"- {floor}" for floor in floors],
+        ]
     rows = []
     for size, f in r["sizes"].items():
         if "put_service_cpu_s" not in f:

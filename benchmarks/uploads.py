@@ -13,6 +13,7 @@ Each run uses a fresh service and data dir; every large file is deleted afterwar
 from __future__ import annotations
 
 import filecmp
+import hashlib
 import os
 import shutil
 import time
@@ -52,6 +53,34 @@ def _copy(source: Path, target: Path, *, fsync: bool) -> float:
     return took
 
 
+def _hash(source: Path) -> float:
+    """``hashlib.sha256`` over the file, read in 1 MiB blocks into one buffer: the hash alone."""
+    block = bytearray(MIB)
+    view = memoryview(block)
+    started = time.perf_counter()
+    digest = hashlib.sha256()
+    with source.open("rb", buffering=0) as handle:
+        while count := handle.readinto(block):
+            digest.update(view[:count])
+    return time.perf_counter() - started
+
+
+def _hash_copy(source: Path, target: Path) -> float:
+    """The PUT's work per byte on one thread without the network: read, hash, write, fsync."""
+    block = bytearray(MIB)
+    view = memoryview(block)
+    started = time.perf_counter()
+    digest = hashlib.sha256()
+    with source.open("rb", buffering=0) as reader, target.open("wb", buffering=0) as writer:
+        while count := reader.readinto(block):
+            digest.update(view[:count])
+            writer.write(view[:count])
+        os.fsync(writer.fileno())
+    took = time.perf_counter() - started
+    target.unlink()
+    return took
+
+
 def one_run(work: Path, source: Path) -> dict[str, Any]:
     from pressroom.client import Client
 
@@ -62,6 +91,8 @@ def one_run(work: Path, source: Path) -> dict[str, Any]:
     # the baseline first, on the same file and the same disk
     result["copy_seconds"] = _copy(source, work / "copy.bin", fsync=False)
     result["copy_fsync_seconds"] = _copy(source, work / "copy.bin", fsync=True)
+    result["hash_seconds"] = _hash(source)
+    result["hash_copy_fsync_seconds"] = _hash_copy(source, work / "copy.bin")
     with (
         pressroom_api(data_dir, work / "service.log") as service,
         Client(base_url=service.base_url, api_key=key, timeout=600) as client,
@@ -134,6 +165,14 @@ def run(work: Path, config: Config = FULL) -> dict[str, Any]:
             "get_mib_s": summary([mib_s / r["get_seconds"] for r in runs]),
             "copy_mib_s": summary([mib_s / r["copy_seconds"] for r in runs]),
             "copy_fsync_mib_s": summary([mib_s / r["copy_fsync_seconds"] for r in runs]),
+            "hash_mib_s": summary([mib_s / r["hash_seconds"] for r in runs]),
+            "hash_to_copy_fsync": summary(
+                [r["copy_fsync_seconds"] / r["hash_seconds"] for r in runs]
+            ),
+            "hash_copy_fsync_mib_s": summary([mib_s / r["hash_copy_fsync_seconds"] for r in runs]),
+            "hash_copy_to_copy_fsync": summary(
+                [r["copy_fsync_seconds"] / r["hash_copy_fsync_seconds"] for r in runs]
+            ),
             "put_to_copy": summary([r["copy_seconds"] / r["put_seconds"] for r in runs]),
             "put_to_copy_fsync": summary(
                 [r["copy_fsync_seconds"] / r["put_seconds"] for r in runs]

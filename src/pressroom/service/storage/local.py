@@ -53,14 +53,20 @@ class UploadSlot:
         self.size = 0
 
     def write(self, data: bytes) -> None:
-        self._handle.write(data)
-        self._digest.update(data)
-        self.size += len(data)
+        self.store([data])
+        self.hash([data])
 
-    def write_all(self, pieces: Sequence[bytes]) -> None:
-        """Write pieces as they arrived: joining them first would copy every byte once more."""
+    def store(self, pieces: Sequence[bytes]) -> None:
+        """Append pieces to the file as they arrived: joining them first would copy every
+        byte once more. Safe beside :meth:`hash` on another thread (no shared state)."""
         for piece in pieces:
-            self.write(piece)
+            self._handle.write(piece)
+            self.size += len(piece)
+
+    def hash(self, pieces: Sequence[bytes]) -> None:
+        """Add pieces to the SHA-256, in the order :meth:`store` gets them."""
+        for piece in pieces:
+            self._digest.update(piece)
 
     @property
     def sha256(self) -> str:
