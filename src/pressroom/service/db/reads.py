@@ -9,7 +9,8 @@ threads for the interpreter cost several times the query (benchmarks/README.md,
 plain connection (SQLAlchemy Core, no session, no unit of work). On a database
 server a read waits on the network, and runs on a worker thread as routes do.
 
-Only reads go through here. Writes keep their unit of work (``service.deps``).
+Only reads of one statement go through here. Writes keep their unit of work
+(``service.deps``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import TypeVar
 from sqlalchemy import Connection, Engine
 from starlette.concurrency import run_in_threadpool
 
+from pressroom.service.db.session import SINGLE_STATEMENT_OPTIONS
+
 T = TypeVar("T")
 
 
@@ -29,9 +32,13 @@ def reads_on_loop(engine: Engine) -> bool:
 
 
 def read_now(engine: Engine, fn: Callable[[Connection], T]) -> T:
-    """``fn`` on a pooled connection, in a read transaction closed before returning."""
+    """``fn``, which runs one statement, on a pooled connection.
+
+    One statement reads one snapshot on every database, so on SQLite no transaction is
+    opened around it (``SINGLE_STATEMENT_OPTIONS``); a server database gets its usual
+    one, ended before returning."""
     with engine.connect() as connection:
-        return fn(connection)
+        return fn(connection.execution_options(**SINGLE_STATEMENT_OPTIONS))
 
 
 async def read(engine: Engine, fn: Callable[[Connection], T]) -> T:
