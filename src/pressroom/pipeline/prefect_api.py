@@ -12,9 +12,10 @@ In order:
    started by :func:`start_early` in the command's first milliseconds, so that its start
    (2–3 s on a warm ``PREFECT_HOME``; on a fresh one as much again for Prefect's
    migrations, unless ``prefect_template`` has them applied already) runs beside
-   pressroom's own start, the plan and the service, instead of after them. Prefect's ephemeral mode starts its server only at the first API call,
-   after the ~2 s it takes to import Prefect's server package into the caller's process;
-   this process never imports it.
+   pressroom's own start, the plan and the service, instead of after them. Prefect's
+   ephemeral mode starts its server only at the first API call, after the ~2 s it takes
+   to import Prefect's server package into the caller's process; this process never
+   imports it.
 
 Step 1 needs Prefect's settings, and importing Prefect is part of what the early start
 overlaps, so :func:`start_early` decides from the environment and the active profile
