@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 from pressroom.platforms import MediaKind
 
@@ -56,8 +59,36 @@ class MediaInfo:
     duration_seconds: float | None = None
 
 
+FORMAT_NAMES = {
+    "image/jpeg": "JPEG",
+    "image/png": "PNG",
+    "image/gif": "GIF",
+    "image/webp": "WebP",
+    "video/mp4": "MP4",
+    "video/quicktime": "QuickTime",
+    "video/webm": "WebM",
+}
+"""How a reason names each accepted format."""
+
+
+def _one_of(content_types: Iterable[str]) -> str:
+    names = [FORMAT_NAMES[c] for c in content_types]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
 class ProbeError(ValueError):
-    """The bytes are not what they claim to be, or cannot be decoded; says so plainly."""
+    """The bytes are not what they claim to be, or cannot be decoded; says so plainly.
+
+    Its message names the rule the file broke and nothing of the machine it was read
+    on: it becomes the file's ``failureReason``, which API clients, the dashboard and
+    webhook receivers see. ``detail`` is the decoder's own words, which may name the
+    path the bytes were read from: for logs and for the campaign validator, whose user
+    gave that path.
+    """
+
+    def __init__(self, reason: str, detail: str | None = None) -> None:
+        super().__init__(reason)
+        self.detail = detail
 
 
 def probe(source: str | Path | BinaryIO, content_type: str) -> MediaInfo:
@@ -82,9 +113,16 @@ def _probe_image(source: str | Path | BinaryIO, content_type: str) -> MediaInfo:
         if found == expected:
             _decode_image(source)
     except Image.DecompressionBombError as exc:
-        raise ProbeError(f"the image is too large to decode safely ({exc})") from None
+        limit = 2 * (Image.MAX_IMAGE_PIXELS or 0)
+        raise ProbeError(
+            f"the image is too large to decode safely: more than {limit:,} pixels", str(exc)
+        ) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
-        raise ProbeError(f"the file is not a readable image ({exc})") from None
+        raise ProbeError(
+            f"the file is not a readable image: its bytes are not a whole "
+            f"{_one_of(IMAGE_TYPES)} image",
+            str(exc),
+        ) from None
     if found != expected:
         raise ProbeError(f"the file is a {found} image, but its content type says {content_type}")
     return MediaInfo(MediaKind.IMAGE, found, width, height)
@@ -123,8 +161,12 @@ def _probe_video(source: str | Path | BinaryIO, content_type: str) -> MediaInfo:
     except ProbeError:
         raise
     except (av.error.FFmpegError, OSError, ValueError, StopIteration) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise ProbeError(f"the file is not a readable video ({reason})") from None
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise ProbeError(
+            f"the file is not a readable video: its bytes are not {_one_of(VIDEO_TYPES)} "
+            "with pictures that decode",
+            reason,
+        ) from None
     if expected not in container_format.split(","):
         raise ProbeError(
             f"the file is a {container_format} container, but its content type says {content_type}"
@@ -154,7 +196,7 @@ def poster_frame(source: str | Path, content_type: str) -> bytes:
     except ProbeError:
         raise
     except (av.error.FFmpegError, OSError, ValueError, IndexError) as exc:
-        raise ProbeError(f"no picture could be taken from the video ({exc})") from None
+        raise ProbeError("no picture could be taken from the video", str(exc)) from None
     image.thumbnail((POSTER_MAX_SIDE, POSTER_MAX_SIDE))
     out = io.BytesIO()
     image.convert("RGB").save(out, format="JPEG", quality=80)

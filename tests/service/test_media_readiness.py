@@ -79,6 +79,22 @@ def test_bytes_that_are_not_what_the_content_type_says_fail(
     assert says in status["failureReason"]
 
 
+def test_a_failure_reason_names_the_rule_and_never_a_server_path(library: Library) -> None:
+    """Pillow's own words name the file it opened (``cannot identify image file
+    '<data dir>/media/files/file_…'``); clients, the dashboard and webhook receivers get
+    the rule instead, and the decoder's words stay in the log."""
+    account = library.account()
+    file_id = library.upload(account, b"these bytes are no picture" * 40, filename="photo.png")
+    status = library.wait(account, file_id)
+    assert status["status"] == "failed"
+    assert status["failureReason"] == (
+        "The file is not a readable image: its bytes are not a whole JPEG, PNG, GIF or WebP image."
+    )
+    shown = str(status)
+    assert str(library.settings.data_dir.resolve()) not in shown
+    assert "cannot identify" not in shown and "/media/" not in shown
+
+
 def test_truncated_image_fails(library: Library, media_files: MediaFiles) -> None:
     account = library.account()
     whole = media_files.jpeg.read_bytes()

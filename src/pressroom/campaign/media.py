@@ -31,7 +31,9 @@ def examine(name: str, written: str, folder: str | None, base_dir: Path) -> Medi
     try:
         info = probe(path, content_type)
     except ProbeError as exc:
-        raise MediaProblem(f"'{written}': {exc}") from None
+        # The editor's own file: the decoder's words (which may name its path) help here.
+        detail = f" ({exc.detail})" if exc.detail else ""
+        raise MediaProblem(f"'{written}': {exc}{detail}") from None
     return Media(
         name=name,
         path=path,

@@ -220,6 +220,9 @@ class Processor:
         except ObjectMissing:
             return Failed("The uploaded bytes are missing from storage; upload the file again.")
         except ProbeError as exc:
+            # The reason names the rule; the decoder's words may name server paths, so
+            # they go to the log only.
+            log.info("file %s is refused: %s (%s)", file_id, exc, exc.detail or "no detail")
             return Failed(_sentence(str(exc)))
         return Ready(info, found.size, digest, poster)
 
