@@ -116,7 +116,7 @@ def test_health_and_readiness_answer_and_stay_out_of_openapi(service: Service) -
     assert ready.status_code == 200, ready.text
     assert ready.json() == {
         "status": "ready",
-        "checks": {"database": "ok", "storage": "ok", "migrations": "ok"},
+        "checks": {"database": "ok", "storage": "ok", "migrations": "ok", "process": "ok"},
     }
     paths = service.client.get("/openapi.json").json()["paths"]
     assert not {"/healthz", "/readyz", "/metrics"} & set(paths)
@@ -151,6 +151,63 @@ def test_readyz_fails_when_the_database_does_not_answer(tmp_path: Path) -> None:
         response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["database"].startswith("unreachable")
+    assert str(tmp_path) not in response.text and "/no/such" not in response.text
+
+
+def test_readyz_fails_and_uploads_answer_503_when_the_media_directory_is_gone(
+    service: Service,
+) -> None:
+    """The store's directory vanished (a volume unmounted): not ready, and an upload is
+    a transient 503 ``storage_unavailable`` (not a 500); the directory is not made
+    again behind the operator's back."""
+    import shutil
+
+    media = service.settings.data_dir / "media"
+    issued = service.client.post(
+        "/api/upload/presigned-url",
+        json={"filename": "a.png", "contentType": "image/png"},
+        headers=service.account().headers,
+    ).json()
+    assert service.client.get("/readyz").status_code == 200
+    shutil.rmtree(media)
+
+    ready = service.client.get("/readyz")
+    assert ready.status_code == 503, ready.text
+    checks = ready.json()["checks"]
+    assert checks["storage"].startswith("cannot store files")
+    assert checks["database"] == checks["migrations"] == "ok"
+    assert str(service.settings.data_dir) not in ready.text and "media" not in ready.text
+
+    put = service.client.put(
+        issued["uploadUrl"], content=b"\x89PNG", headers={"Content-Type": "image/png"}
+    )
+    assert put.status_code == 503, put.text
+    assert put.json()["error"]["code"] == "storage_unavailable"
+    assert put.headers["Retry-After"] == "30"
+    assert str(service.settings.data_dir) not in put.text
+    assert not media.exists()
+
+
+@pytest.mark.parametrize("how", ["removed", "replaced"])
+def test_readyz_fails_when_the_sqlite_file_is_removed_or_replaced(tmp_path: Path, how: str) -> None:
+    """The open connections would go on with the unlinked file (and lose every write at
+    exit) while new ones open whatever is at the path now: not ready either way."""
+    database = tmp_path / "pressroom.db"
+    app = create_app(_settings(tmp_path, f"sqlite:///{database}"))
+    with TestClient(app) as client:
+        assert client.get("/readyz").status_code == 200
+        aside = tmp_path / "aside.db"
+        database.rename(aside)
+        if how == "replaced":
+            aside.with_name("copy.db").write_bytes(aside.read_bytes())
+            aside.with_name("copy.db").rename(database)
+        response = client.get("/readyz")
+    app.state.engine.dispose()
+    assert response.status_code == 503, response.text
+    assert response.json()["checks"]["database"] == (
+        f"the database file was {how} while the service had it open"
+    )
+    assert str(tmp_path) not in response.text
 
 
 # -- metrics -------------------------------------------------------------------------

@@ -8,6 +8,8 @@ which errors those are), never a 500 and never an unbounded queue.
 
 from __future__ import annotations
 
+import os
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -47,6 +49,10 @@ def make_engine(url: str, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Engi
             url, connect_args={"check_same_thread": False, "timeout": busy_timeout}, **pooling
         )
         event.listen(engine, "connect", _sqlite_pragmas(busy_timeout))
+        if not in_memory and engine.url.database:
+            watch = SqliteFile(os.path.abspath(engine.url.database))
+            _sqlite_files[engine] = watch
+            event.listen(engine, "connect", watch.on_connect)
         # pysqlite defers BEGIN on its own terms; SQLAlchemy's documented recipe hands
         # transaction control back to SQLAlchemy so isolation behaves as on PostgreSQL.
         event.listen(engine, "begin", _sqlite_begin)
@@ -54,6 +60,50 @@ def make_engine(url: str, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Engi
     return create_engine(
         url, pool_pre_ping=True, pool_size=10, max_overflow=30, pool_timeout=busy_timeout
     )
+
+
+class SqliteFile:
+    """Which file an engine's SQLite connections opened, to tell when the path no longer
+    leads to it.
+
+    A SQLite file deleted or replaced under a running process goes unnoticed by the
+    process: its open connections go on reading and writing the unlinked file, which
+    vanishes at exit with every write since, while a new connection opens an empty
+    database at the path. Readiness compares the path's device and inode with the file
+    the first connection opened.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.opened: tuple[int, int] | None = None
+
+    def on_connect(self, _dbapi_connection: Any, _record: Any) -> None:
+        if self.opened is None:
+            try:
+                found = os.stat(self.path)  # the connection just opened (or made) it
+            except OSError:
+                return  # nothing to compare with yet; the next connection records it
+            self.opened = (found.st_dev, found.st_ino)
+
+    def problem(self) -> str | None:
+        """What is wrong with the path, or None while it still leads to the opened file."""
+        if self.opened is None:
+            return None  # nothing opened yet: the next connection opens what is there
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return "the database file was removed while the service had it open"
+        if (found.st_dev, found.st_ino) != self.opened:
+            return "the database file was replaced while the service had it open"
+        return None
+
+
+_sqlite_files: weakref.WeakKeyDictionary[Engine, SqliteFile] = weakref.WeakKeyDictionary()
+
+
+def sqlite_file(engine: Engine) -> SqliteFile | None:
+    """The watch on an engine's SQLite file; None on PostgreSQL and in-memory SQLite."""
+    return _sqlite_files.get(engine)
 
 
 def _sqlite_pragmas(busy_timeout: float) -> Any:

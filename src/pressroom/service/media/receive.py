@@ -31,7 +31,7 @@ from pressroom.service.media.library import MediaLibrary
 from pressroom.service.media.repository import FileRepository
 from pressroom.service.media.runtime import Library
 from pressroom.service.ops import metrics
-from pressroom.service.storage.base import final_key
+from pressroom.service.storage.base import StorageError, final_key
 from pressroom.service.storage.local import (
     UPLOAD_PATH,
     InvalidUploadUrl,
@@ -42,7 +42,8 @@ from pressroom.service.storage.local import (
 
 WRITE_SIZE = 1024 * 1024
 DISK_RETRY_AFTER_SECONDS = 30
-"""A full disk is not freed in a second; an operator has to act."""
+"""A full disk or a missing media directory is not put right in a second; an operator
+has to act."""
 
 router = APIRouter(tags=["storage"])
 
@@ -151,6 +152,13 @@ def _claim(library: MediaLibrary, storage: LocalStorage, file_id: str) -> Upload
         slot = storage.claim(file_id)
     except UploadUnavailable as exc:
         raise ServiceError(error_codes.UPLOAD_ALREADY_USED, str(exc)) from None
+    except StorageError as exc:  # e.g. the media directory is gone (see LocalStorage.check)
+        raise ServiceError(
+            error_codes.STORAGE_UNAVAILABLE,
+            f"The file store cannot take uploads now ({exc}); nothing was kept and this URL "
+            "still works: retry after Retry-After seconds.",
+            headers={"Retry-After": str(DISK_RETRY_AFTER_SECONDS)},
+        ) from None
     with transaction(library.sessions, write=False) as db:
         file = FileRepository(db).get(file_id)
         status = file.status if file is not None else None

@@ -2,9 +2,13 @@
 
 - ``/healthz``: 200 while the process serves requests; nothing else is checked, so a
   busy database never gets a live process restarted.
-- ``/readyz``: 200 when the database answers, the file store is reachable and the
-  database's Alembic revision is the scripts' head; else 503 ``not_ready`` with each
-  check's result under ``checks``, so the failing one is named.
+- ``/readyz``: 200 when the database answers (on SQLite: from the file the process
+  opened, still at its path), the file store takes a write (local: a small file made
+  and removed; S3: a HEAD answers), the database's Alembic revision is the scripts'
+  head and the process is not shutting down; else 503 ``not_ready`` with each check's
+  result under ``checks``, so the failing one is named (never a path or a host: the
+  details go to the log). From SIGTERM on, ``process`` fails, so a balancer stops
+  sending while the requests in flight finish (``ops.shutdown``).
 - ``/metrics``: the Prometheus text format (``pressroom.service.ops.metrics``).
 
 The routes read the app's state (engine, media library), so the ops server on
@@ -13,6 +17,7 @@ The routes read the app's state (engine, media library), so the ops server on
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 from typing import Any
 
@@ -25,15 +30,16 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom import error_codes
 from pressroom.service.db.migrate import alembic_config
+from pressroom.service.db.session import sqlite_file
 from pressroom.service.errors import error_body
 from pressroom.service.ops import metrics
-from pressroom.service.storage.base import final_key
+from pressroom.service.ops.shutdown import draining
 
 HEALTH_PATHS = ("/healthz", "/readyz")
 METRICS_PATH = "/metrics"
 OK = "ok"
-PROBE_KEY = final_key("file_" + "0" * 24)
-"""Looked up to see that the store answers; no file is ever given this id."""
+
+log = logging.getLogger(__name__)
 
 
 @cache
@@ -43,8 +49,15 @@ def script_head() -> str | None:
 
 
 def readiness(state: Any) -> dict[str, str]:
-    """Each check's result: ``ok``, or what is wrong."""
-    checks = {"database": OK, "storage": OK, "migrations": OK}
+    """Each check's result: ``ok``, or what is wrong in words fit for anyone.
+
+    The answer is unauthenticated, so it names the check and the kind of failure, never
+    a path, a host or a driver's message; those go to the log, once per probe that
+    fails, for the operator.
+    """
+    checks = {"database": OK, "storage": OK, "migrations": OK, "process": OK}
+    if draining(state):
+        checks["process"] = "shutting down: finishing the requests in flight"
     engine: Engine = state.engine
     try:
         with engine.connect() as conn:
@@ -54,12 +67,18 @@ def readiness(state: Any) -> dict[str, str]:
         if current != head:
             checks["migrations"] = f"the database is at {current or 'no revision'}, head is {head}"
     except Exception as exc:
-        checks["database"] = f"unreachable: {type(exc).__name__}: {str(exc).splitlines()[0]}"
+        log.warning("readiness: the database did not answer", exc_info=True)
+        checks["database"] = f"unreachable ({type(exc).__name__}; the log says more)"
         checks["migrations"] = "unknown: the database did not answer"
+    watch = sqlite_file(engine)
+    if watch is not None and checks["database"] == OK and (moved := watch.problem()):
+        log.warning("readiness: %s (%s); restart the service", moved, watch.path)
+        checks["database"] = moved
     try:
-        state.media.storage.stat(PROBE_KEY)
+        state.media.storage.check()
     except Exception as exc:
-        checks["storage"] = f"unreachable: {type(exc).__name__}: {exc}"
+        log.warning("readiness: the file store failed its check", exc_info=True)
+        checks["storage"] = f"cannot store files ({type(exc).__name__}; the log says more)"
     return checks
 
 

@@ -45,6 +45,10 @@ def poster_key(file_id: str) -> str:
     return check_key(f"posters/{file_id}")
 
 
+PROBE_KEY = final_key("file_" + "0" * 24)
+"""Looked up by readiness to see that the store answers; no file is ever given this id."""
+
+
 class Storage(Protocol):
     backend: str
 
@@ -84,4 +88,8 @@ class Storage(Protocol):
 
     def sweep_partials(self, older_than: timedelta) -> int:
         """Drop half-written uploads untouched for ``older_than``; returns how many."""
+        ...
+
+    def check(self) -> None:
+        """Raise StorageError unless the store can take bytes now (``/readyz`` asks)."""
         ...

@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -131,7 +132,10 @@ class LocalStorage:
         if target.exists():
             raise UploadUnavailable("This upload URL was already used.")
         part = self._tmp / f"{file_id}.part"
-        fd = os.open(part, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(part, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:  # the media directory is gone, or the disk refuses files
+            raise StorageError(f"cannot start an upload: {_why(exc)}") from exc
         handle = os.fdopen(fd, "r+b")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -166,6 +170,28 @@ class LocalStorage:
                     removed += 1
         return removed
 
+    def check(self) -> None:
+        """Both directories are there, and a small file can be made and removed in them.
+
+        A missing directory is not made again, here or anywhere after start-up: the
+        usual cause is a volume that did not mount or was unmounted, and recreating it
+        would send uploads to the disk beneath while every earlier file stays missing.
+        Readiness fails and uploads answer ``storage_unavailable`` until an operator
+        mounts it or restarts the service (which makes the directories of an empty
+        store, as on first start).
+        """
+        for directory in (self._files, self._tmp):
+            if not directory.is_dir():
+                raise StorageError(f"the media store's {directory.name}/ directory is missing")
+        # A .part name: a probe left by a crash between write and unlink is swept.
+        probe = self._tmp / f"readiness-{os.getpid()}-{threading.get_ident()}.part"
+        try:
+            with open(probe, "wb") as handle:
+                handle.write(b"ready")
+            probe.unlink()
+        except OSError as exc:
+            raise StorageError(f"cannot write in the media store: {_why(exc)}") from exc
+
     # --- objects -------------------------------------------------------------------
     def stat(self, key: str) -> StoredObject | None:
         try:
@@ -182,9 +208,9 @@ class LocalStorage:
 
     def put(self, key: str, data: bytes, content_type: str) -> None:
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         aside = self._tmp / f"{path.name}.{os.getpid()}.put"
         try:
+            path.parent.mkdir(exist_ok=True)  # posters/, made on first use; never the root
             aside.write_bytes(data)
             os.replace(aside, path)  # readers see the old poster or the new one, whole
         except OSError as exc:
@@ -230,6 +256,11 @@ class LocalStorage:
         except ValueError:
             return False
         return True
+
+
+def _why(exc: OSError) -> str:
+    """The operating system's reason without the path it names."""
+    return exc.strerror or type(exc).__name__
 
 
 def _read_range(handle: BinaryIO, start: int, stop: int) -> Iterator[bytes]:

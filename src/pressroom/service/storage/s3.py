@@ -24,7 +24,13 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from pressroom.service.db.base import utcnow
-from pressroom.service.storage.base import ObjectMissing, StorageError, StoredObject, check_key
+from pressroom.service.storage.base import (
+    PROBE_KEY,
+    ObjectMissing,
+    StorageError,
+    StoredObject,
+    check_key,
+)
 from pressroom.settings import Settings
 
 if TYPE_CHECKING:
@@ -88,6 +94,11 @@ class S3Storage:
             ExpiresIn=seconds,
         )
         return url
+
+    def check(self) -> None:
+        """A HEAD of a key no file ever has: the bucket answers, and our credentials are
+        taken. A test write would cost a PUT and a DELETE per probe, billed by the store."""
+        self.stat(PROBE_KEY)
 
     def stat(self, key: str) -> StoredObject | None:
         try:
