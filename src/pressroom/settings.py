@@ -110,6 +110,10 @@ class OpsSettings(BaseSettings):
     from a second small server in the API process (one uvicorn worker only)."""
     ops_host: str = "127.0.0.1"
     """The interface of the ops port; they are unauthenticated, so local by default."""
+    shutdown_grace_seconds: float = Field(0.0, ge=0, le=300)
+    """After SIGTERM, how long ``pressroom api`` goes on serving with ``/readyz`` at 503
+    before it stops listening and finishes the requests in flight: set it to a little
+    more than the balancer's probe interval times its failure threshold."""
 
 
 class Settings(BaseSettings):

@@ -35,6 +35,7 @@ def worker(
     from pressroom.service.app import create_app
     from pressroom.service.db.migrate import upgrade
     from pressroom.service.ops.logs import configure_logging
+    from pressroom.service.ops.shutdown import begin_draining
     from pressroom.settings import get_settings
 
     apply_overrides(data_dir=data_dir, process_in_api=True)
@@ -49,8 +50,13 @@ def worker(
     async def run() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+
+        def stopping() -> None:
+            begin_draining(app.state)  # the ops port's /readyz fails from now on
+            stop.set()
+
         for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, stopping)
         async with app.router.lifespan_context(app):
             typer.echo(
                 f"pressroom worker processing media with {settings.processing_workers} "

@@ -18,6 +18,7 @@ from pressroom.service.openapi import install_openapi, operation_id
 from pressroom.service.ops.health import health_router
 from pressroom.service.ops.requests import RequestContext
 from pressroom.service.ops.server import install_ops_server
+from pressroom.service.ops.shutdown import install_drain_on_signal
 from pressroom.service.processes import install_registry
 from pressroom.service.publishing.endpoints import router as publishing_router
 from pressroom.service.publishing.unknowns import install_reconciler
@@ -73,6 +74,8 @@ def create_app(
     install_reconciler(app)
     install_token_refresher(app)
     install_dispatcher(app)
+    if kind == "api":
+        install_drain_on_signal(app, settings.ops.shutdown_grace_seconds)
     install_registry(app, kind)  # last: its start, which may refuse, runs first
     for router in (
         accounts_router,
