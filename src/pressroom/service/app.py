@@ -24,6 +24,7 @@ from pressroom.service.publishing.endpoints import router as publishing_router
 from pressroom.service.publishing.unknowns import install_reconciler
 from pressroom.service.ratelimit import install_rate_limiter
 from pressroom.service.storage.local import UPLOAD_PREFIX
+from pressroom.service.web.apidocs import install_api_docs
 from pressroom.service.web.install import install_dashboard
 from pressroom.service.webhooks.dispatcher import install_dispatcher
 from pressroom.service.webhooks.docs import install_webhook_docs
@@ -57,6 +58,8 @@ def create_app(
         version=__version__,
         description=DESCRIPTION,
         generate_unique_id_function=operation_id,
+        docs_url=None,  # served by install_api_docs from the package, not from a CDN
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = engine
@@ -86,6 +89,7 @@ def create_app(
     ):
         app.include_router(router)
     install_dashboard(app)
+    install_api_docs(app)
     install_webhook_docs(app)
     if settings.ops.ops_port is None:
         app.include_router(health_router(with_metrics=settings.ops.metrics))
