@@ -55,6 +55,8 @@ def install_api_docs(app: FastAPI) -> None:
                 swagger_css_url=SWAGGER_CSS,
                 swagger_favicon_url=FAVICON,
                 oauth2_redirect_url=None,
+                # Swagger UI would send the document's address to its maker's validator
+                swagger_ui_parameters={"validatorUrl": None},
             )
         )
 
