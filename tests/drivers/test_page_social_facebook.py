@@ -116,7 +116,7 @@ def test_the_consent_asks_for_page_posting(driver: FacebookPagesDriver) -> None:
 def test_the_code_becomes_a_long_lived_user_token(
     facebook: respx.MockRouter, driver: FacebookPagesDriver
 ) -> None:
-    route = facebook.get(f"{GRAPH}/oauth/access_token")
+    route = facebook.post(f"{GRAPH}/oauth/access_token")
     route.side_effect = [
         httpx.Response(
             200, json={"access_token": "EAAshort", "token_type": "bearer", "expires_in": 5183}
@@ -127,7 +127,11 @@ def test_the_code_becomes_a_long_lived_user_token(
     ]
     tokens = driver.exchange_code(code="AQD", redirect_uri=CALLBACK, code_verifier="v")
     assert tokens.access_token == "EAAlong"
-    first, second = (dict(c.request.url.params) for c in route.calls)
+    # the secret, the code and the tokens travel in the body, never in the URL
+    assert all(c.request.url.query == b"" for c in route.calls)
+    first, second = (
+        {k: v[0] for k, v in parse_qs(c.request.content.decode()).items()} for c in route.calls
+    )
     assert first == {
         "client_id": "4242",
         "client_secret": "app-secret",
@@ -145,7 +149,7 @@ def test_the_code_becomes_a_long_lived_user_token(
 def test_a_refused_code_is_token_refused(
     facebook: respx.MockRouter, driver: FacebookPagesDriver
 ) -> None:
-    facebook.get(f"{GRAPH}/oauth/access_token").respond(
+    facebook.post(f"{GRAPH}/oauth/access_token").respond(
         400, json=graph_error(100, "This authorization code has been used.", error_subcode=36009)
     )
     with pytest.raises(TokenRefused):

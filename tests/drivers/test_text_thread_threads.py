@@ -85,10 +85,10 @@ def test_the_code_becomes_a_self_renewing_long_lived_token(
     code = threads.post("https://graph.threads.net/oauth/access_token").respond(
         200, json={"access_token": "THAAshort", "user_id": USER}
     )
-    exchange = threads.get("https://graph.threads.net/access_token").respond(
+    exchange = threads.post("https://graph.threads.net/access_token").respond(
         200, json={"access_token": "THAAlong", "token_type": "bearer", "expires_in": 5183944}
     )
-    refresh = threads.get("https://graph.threads.net/refresh_access_token")
+    refresh = threads.post("https://graph.threads.net/refresh_access_token")
     refresh.side_effect = [
         httpx.Response(
             200, json={"access_token": "THAAlong2", "token_type": "bearer", "expires_in": 5183944}
@@ -112,12 +112,19 @@ def test_the_code_becomes_a_self_renewing_long_lived_token(
         "grant_type": "authorization_code",
         "redirect_uri": CALLBACK,
     }
-    assert dict(exchange.calls.last.request.url.params) == {
+    # Meta shows these as GETs with the secret in the query: sent as a POST body
+    assert exchange.calls.last.request.url.query == refresh.calls[0].request.url.query == b""
+    assert {k: v[0] for k, v in parse_qs(exchange.calls.last.request.content.decode()).items()} == {
         "grant_type": "th_exchange_token",
         "client_secret": "threads-secret",
         "access_token": "THAAshort",
+        "method": "GET",
     }
-    assert refresh.calls[0].request.url.params["grant_type"] == "th_refresh_token"
+    assert {k: v[0] for k, v in parse_qs(refresh.calls[0].request.content.decode()).items()} == {
+        "grant_type": "th_refresh_token",
+        "access_token": "THAAlong",
+        "method": "GET",
+    }
 
 
 def test_the_profile_is_the_username(threads: respx.MockRouter, driver: ThreadsDriver) -> None:

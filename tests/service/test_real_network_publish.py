@@ -405,7 +405,7 @@ def test_a_facebook_page_connects_with_its_own_token_and_its_permission(
     state = parse_qs(urlsplit(url).query)["state"][0]
     graph = "https://graph.facebook.com/v23.0"
     with respx.mock(assert_all_called=True) as facebook:
-        facebook.get(f"{graph}/oauth/access_token").respond(
+        facebook.post(f"{graph}/oauth/access_token").respond(
             200, json={"access_token": "EAAuser", "token_type": "bearer", "expires_in": 5183944}
         )
         facebook.get(f"{graph}/me/accounts").respond(

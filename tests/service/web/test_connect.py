@@ -260,7 +260,7 @@ def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Sett
             meta.post("https://api.instagram.com/oauth/access_token").respond(
                 200, json={"access_token": "IGshort", "user_id": "1784"}
             )
-            meta.get("https://graph.instagram.com/access_token").respond(
+            meta.post("https://graph.instagram.com/access_token").respond(
                 200, json={"access_token": "IGlong", "expires_in": 5183944}
             )
             meta.get("https://graph.instagram.com/v23.0/me").respond(
@@ -280,7 +280,7 @@ def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Sett
             meta.post("https://graph.threads.net/oauth/access_token").respond(
                 200, json={"access_token": "THshort", "user_id": "2589"}
             )
-            meta.get("https://graph.threads.net/access_token").respond(
+            meta.post("https://graph.threads.net/access_token").respond(
                 200, json={"access_token": "THlong", "expires_in": 5183944}
             )
             meta.get("https://graph.threads.net/v1.0/me").respond(

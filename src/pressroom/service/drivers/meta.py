@@ -11,6 +11,12 @@ read 2026-11-25):
   page_social; elsewhere a grant to renew);
 - 506: a duplicate post; 100 and other 4xx: a refused request, in Meta's words;
 - 1, 2, ``is_transient``: the API failed for now.
+
+Secrets never go in a URL (``token_form``): the app secret, codes and tokens that Meta's
+pages show as query parameters are sent as a POST's form body, which the Graph hosts
+read as they read a query (RFC 6749 sends token requests so too), and every other call
+carries its token in ``Authorization: Bearer``. URLs end up in proxies' and servers'
+logs; bodies and that header do not.
 """
 
 from __future__ import annotations
@@ -28,9 +34,23 @@ from pressroom.service.drivers.base import (
     PlatformRefused,
     PlatformUnavailable,
 )
+from pressroom.service.drivers.http import NetworkClient
 
 TOKEN_CODES = frozenset({102, 190})
 RATE_CODES = frozenset({4, 17, 32, 613, *range(80001, 80015)})
+
+
+def token_form(
+    http: NetworkClient, url: str, form: dict[str, str], *, read_edge: bool = False
+) -> httpx.Response:
+    """A token exchange or renewal with its secrets in a POST body, never in the URL.
+
+    ``read_edge`` marks an edge Meta documents as a GET (``/access_token``,
+    ``/refresh_access_token`` on the Instagram and Threads hosts): ``method=GET`` asks
+    the Graph API to answer the POST as that read, the override it gives clients that
+    cannot send a method (as ``method=delete`` on a POST deletes).
+    """
+    return http.request("POST", url, data={**form, **({"method": "GET"} if read_edge else {})})
 
 
 def error_of(response: httpx.Response) -> dict[str, Any]:

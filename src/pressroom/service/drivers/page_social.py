@@ -8,7 +8,8 @@ What the driver does, and the pages it follows (read 2026-11-25):
 
 - consent at ``https://www.facebook.com/{version}/dialog/oauth`` asking for
   ``pages_show_list,pages_manage_posts,pages_read_engagement``; the code is exchanged at
-  ``GET /oauth/access_token``, then for a long-lived user token (``fb_exchange_token``)
+  ``/oauth/access_token`` (its secrets in a POST body: ``meta.token_form``), then for a
+  long-lived user token (``fb_exchange_token``)
   (https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow,
   https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived);
 - profile: ``GET /me/accounts`` lists the Pages the person granted, each with its own
@@ -270,8 +271,8 @@ class FacebookPagesDriver:
         raise PlatformRefused("page_social posts take no custom thumbnail")
 
     # --- helpers ---------------------------------------------------------------
-    def _token(self, params: dict[str, str]) -> TokenSet:
-        response = self.http.request("GET", f"{self.graph}/oauth/access_token", params=params)
+    def _token(self, form: dict[str, str]) -> TokenSet:
+        response = meta.token_form(self.http, f"{self.graph}/oauth/access_token", form)
         if response.status_code != 200:
             raise TokenRefused(
                 str(meta.error_of(response).get("type") or f"http_{response.status_code}")

@@ -10,7 +10,8 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``instagram_business_basic,instagram_business_content_publish``; the code at
   ``POST https://api.instagram.com/oauth/access_token``, then a long-lived token (60 days,
   ``ig_exchange_token``), renewed before it lapses with ``ig_refresh_token``: the
-  long-lived token is its own refresh token
+  long-lived token is its own refresh token. Meta shows both as GETs with the secret
+  and the token in the query; they are sent in a POST body (``meta.token_form``)
   (https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/business-login);
 - profile: ``GET /me?fields=user_id,username,account_type``: business and creator
   accounts publish, a personal one connects and is refused by the spec's rule
@@ -225,8 +226,8 @@ class InstagramDriver:
         raise PlatformRefused("photo_sharing posts take no custom thumbnail")
 
     # --- helpers ---------------------------------------------------------------
-    def _long_lived(self, path: str, params: dict[str, str]) -> TokenSet:
-        response = self.http.request("GET", f"{self.host}{path}", params=params)
+    def _long_lived(self, path: str, form: dict[str, str]) -> TokenSet:
+        response = meta.token_form(self.http, f"{self.host}{path}", form, read_edge=True)
         if response.status_code != 200:
             raise TokenRefused(
                 str(meta.error_of(response).get("type") or f"http_{response.status_code}")

@@ -17,7 +17,8 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``threads_basic,threads_content_publish``; the code at ``POST
   https://graph.threads.net/oauth/access_token``, then a 60-day token
   (``th_exchange_token``) renewed with ``th_refresh_token``: the long-lived token is its
-  own refresh token (https://developers.facebook.com/docs/threads/get-started/get-access-tokens-and-permissions,
+  own refresh token; Meta shows both as GETs with the secrets in the query, and they are
+  sent in a POST body (``meta.token_form``) (https://developers.facebook.com/docs/threads/get-started/get-access-tokens-and-permissions,
   https://developers.facebook.com/docs/threads/get-started/long-lived-tokens);
 - profile: ``GET /v1.0/me?fields=id,username,name``;
 - publish: a text container (``POST /v1.0/{user}/threads`` with ``media_type=TEXT``), then
@@ -101,24 +102,26 @@ class ThreadsDriver:
         )
         short = self._token_of(response)
         long = self._token_of(
-            self.http.request(
-                "GET",
+            meta.token_form(
+                self.http,
                 f"{HOST}/access_token",
-                params={
+                {
                     "grant_type": "th_exchange_token",
                     "client_secret": self._app_secret,
                     "access_token": short.access_token,
                 },
+                read_edge=True,
             )
         )
         return TokenSet(long.access_token, long.access_token, long.expires_at)
 
     def refresh(self, refresh_token: str) -> TokenSet:
         renewed = self._token_of(
-            self.http.request(
-                "GET",
+            meta.token_form(
+                self.http,
                 f"{HOST}/refresh_access_token",
-                params={"grant_type": "th_refresh_token", "access_token": refresh_token},
+                {"grant_type": "th_refresh_token", "access_token": refresh_token},
+                read_edge=True,
             )
         )
         return TokenSet(renewed.access_token, renewed.access_token, renewed.expires_at)
