@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from pressroom.cli.options import DataDir, apply_overrides
+from pressroom.cli.options import DataDir, LogLevel, LogLevelFlag, apply_overrides
 
 DEFAULT_PORT = 8765
 DEMO_CAMPAIGN = Path("pipelines/demo.yaml")
@@ -31,8 +31,12 @@ def demo(
     serve: Annotated[
         bool, typer.Option(help="Keep the service running afterwards (Ctrl-C stops it).")
     ] = False,
+    log_level: LogLevelFlag = LogLevel.WARNING,
 ) -> None:
     """Start the embedded service, seed a demo account, and run the demo campaign."""
+    import logging
+
+    from pressroom import log_safety
     from pressroom.pipeline import prefect_api
     from pressroom.pipeline.runner import prepare_prefect
     from pressroom.settings import get_settings
@@ -43,6 +47,10 @@ def demo(
     # Prefect's server starts now, beside the service's start and the seeding.
     prepare_prefect(home=settings.data_dir / "prefect")
     prefect_api.start_early()
+    # Prefect's handlers print the run's lines (once it is imported); pressroom's join
+    # them at the level asked for, under the rule of every pressroom process.
+    logging.getLogger("pressroom").setLevel(log_level.value.upper())
+    log_safety.install()
 
     import uvicorn
 
@@ -56,7 +64,14 @@ def demo(
         link = f"{base_url}/sign-in/link/{create_sign_in_link(db, DEMO_EMAIL)}"
 
     server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(
+            create_app(settings),
+            host="127.0.0.1",
+            port=port,
+            log_level=log_level.value,
+            log_config=None,  # its lines go to the handlers set up above
+            access_log=False,  # pressroom.access writes the route, never the query
+        )
     )
     thread = threading.Thread(target=server.run, name="pressroom-service", daemon=True)
     thread.start()

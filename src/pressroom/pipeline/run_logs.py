@@ -13,6 +13,8 @@ import logging
 import os
 import re
 
+from pressroom import log_safety
+
 RUN_LOGGERS = ("pressroom.pipeline", "pressroom.client")
 _KEY = re.compile(r"\bprk_(?:live|test)_[A-Za-z0-9_\-]+")
 
@@ -32,11 +34,14 @@ def redact(text: str) -> str:
     key = os.environ.get("PRESSROOM_API_KEY")
     if key and len(key) >= 8:
         text = text.replace(key, "***")
-    return _KEY.sub("prk_***", text)
+    return log_safety.scrub(_KEY.sub("prk_***", text))
 
 
 def attach() -> None:
-    """Let the run loggers' INFO lines reach Prefect's run logs, with keys masked."""
+    """Let the run loggers' INFO lines reach Prefect's run logs, with keys masked, and
+    keep URLs' paths and queries out of every line of the process (``log_safety``: our
+    httpx client's request lines would show presigned upload URLs whole)."""
+    log_safety.install()
     for name in RUN_LOGGERS:
         logger = logging.getLogger(name)
         if logger.level == logging.NOTSET:

@@ -1,6 +1,7 @@
 """Logging for ``pressroom api``: plain lines for a terminal, JSON lines for a collector.
 
 Every record gets the request id of the request it was written in (``-`` outside one).
+What may be written at all is ``pressroom.log_safety``'s rule.
 A JSON line is one object: ``time``, ``level``, ``logger``, ``message``, ``requestId``,
 and for access lines ``method``, ``path`` (the route template), ``status``,
 ``durationMs`` and ``accountId``.
@@ -14,6 +15,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Literal
 
+from pressroom import log_safety
 from pressroom.service.ops.context import current_request_id
 
 LogFormat = Literal["plain", "json"]
@@ -42,7 +44,7 @@ class JsonFormatter(logging.Formatter):
             if field in record.__dict__:
                 line[field] = record.__dict__[field]
         if record.exc_info:
-            line["exception"] = self.formatException(record.exc_info)
+            line["exception"] = record.exc_text or self.formatException(record.exc_info)
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
@@ -50,14 +52,18 @@ PLAIN = "%(asctime)s %(levelname)-7s %(name)s [%(request_id)s] %(message)s"
 
 
 def configure_logging(level: str = "info", log_format: LogFormat = "plain") -> None:
-    """Send every logger's records (uvicorn's included) to stderr in one format.
+    """Send every logger's records (uvicorn's included) to stderr in one format, under
+    ``pressroom.log_safety``'s rule: below WARNING our own lines only, and every line
+    scrubbed of URLs' paths and queries, keys and tokens.
 
     Safe to call again (a worker process calls it as it imports the app): the handler
     it added before is replaced, not doubled.
     """
+    log_safety.install()
     handler = logging.StreamHandler(sys.stderr)
     handler.set_name(_HANDLER_NAME)
     handler.addFilter(RequestIdFilter())
+    log_safety.guard(handler)
     handler.setFormatter(JsonFormatter() if log_format == "json" else logging.Formatter(PLAIN))
     root = logging.getLogger()
     for old in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
