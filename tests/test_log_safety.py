@@ -22,6 +22,14 @@ from pressroom.log_safety import scrub
             "PUT https://bucket.s3.amazonaws.com/… failed",
         ),
         ("Uvicorn running on http://127.0.0.1:8000 (Press CTRL+C to quit)", None),
+        (
+            "database postgresql://press:hunter2@db:5432/pressroom",
+            "database postgresql://db:5432/…",
+        ),
+        (
+            "proxy http://user:pw@proxy.internal:3128 refused",
+            "proxy http://proxy.internal:3128 refused",
+        ),
         ("health and metrics on http://127.0.0.1:9100/", None),
         ("retry /storage/upload/file_1?expires=1&signature=ab", "retry /storage/upload/file_1?…"),
         ("rotated to prk_live_AbC123_xyz", "rotated to prk_…"),

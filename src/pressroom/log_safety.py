@@ -15,7 +15,7 @@ demo`` alike (``install``):
   keep the first of the two.)
 - **Every line, ours included, is scrubbed as it is made** (a log record factory, so it
   holds for every handler, Prefect's API handler too): a URL keeps its scheme and host
-  and loses its path, query and fragment (``https://hooks.example.com/…``: a webhook's
+  and loses its user and password, path, query and fragment (``https://hooks.example.com/…``: a webhook's
   path may be its secret, a query its signature); a path's query string is dropped
   (``/storage/upload/file_…?…``); API keys (``prk_live_…``) and bearer tokens are
   masked. Tracebacks are scrubbed the same way.
@@ -61,7 +61,9 @@ QUIETED = (
 
 MASK = "…"
 
-_URL = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s?#'\"<>]+)([/?#][^\s'\"<>]*)")
+_URL = re.compile(
+    r"(?i)\b([a-z][a-z0-9+.\-]*://)(?:[^/\s?#'\"<>@]*@)?([^/\s?#'\"<>@]+)([/?#][^\s'\"<>]*)?"
+)
 _QUERY = re.compile(r"(/[\w.\-~%/{}]*)\?[^\s'\"<>]+")
 _API_KEY = re.compile(r"\bprk_(?:live|test)_[A-Za-z0-9_\-]+")
 _BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=\-]{8,}")
@@ -70,11 +72,17 @@ _BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=\-]{8,}")
 def scrub(text: str) -> str:
     """``text`` with every URL cut to its origin, queries dropped and keys masked."""
     if "/" in text:
-        text = _URL.sub(lambda m: m.group(0) if m.group(2) == "/" else f"{m.group(1)}/{MASK}", text)
+        text = _URL.sub(_origin, text)
         text = _QUERY.sub(lambda m: f"{m.group(1)}?{MASK}", text)
     if "prk_" in text:
         text = _API_KEY.sub(f"prk_{MASK}", text)
     return _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)
+
+
+def _origin(url: re.Match[str]) -> str:
+    """Scheme and host, without a user or password; ``/…`` for whatever followed."""
+    rest = url.group(3) or ""
+    return f"{url.group(1)}{url.group(2)}{rest if rest in ('', '/') else '/' + MASK}"
 
 
 class OnlyOursBelowWarning(logging.Filter):
