@@ -152,8 +152,8 @@ def _read_request(conn: socket.socket) -> bytes:
     data = b""
     while b"\r\n\r\n" not in data:
         chunk = conn.recv(65536)
-        if not chunk:
-            return data
+        if not chunk or data + chunk[:1] == b"\x16":  # EOF, or a TLS handshake: answer now
+            return data + chunk
         data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
     length = 0
