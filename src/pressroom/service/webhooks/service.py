@@ -190,7 +190,6 @@ def send_test(db: Session, account: Account, endpoint_id: str) -> WebhookDeliver
         {"endpointId": endpoint.id, "message": "A test event from pressroom."},
         only_endpoint=endpoint.id,
     )
-    assert event is not None
     delivery = db.scalar(select(WebhookDelivery).where(WebhookDelivery.event_id == event.id))
     assert delivery is not None
     return delivery
