@@ -6,7 +6,11 @@
 - The claim takes the lease and counts the attempt; on PostgreSQL ``FOR UPDATE SKIP
   LOCKED`` lets senders pass each other's rows, on SQLite the conditional ``UPDATE`` is
   a single claimer. A sender that dies mid-send loses the delivery to another once its
-  lease runs out: the receiver may then get it twice, with one ``webhook-id``.
+  lease runs out: the receiver may then get it twice, with one ``webhook-id``. A live
+  sender never does: its attempt ends by a deadline shorter than the lease.
+- An endpoint has at most ``per_endpoint`` deliveries in flight (claimed, lease alive),
+  counted in the claim itself while claims for that endpoint take turns on its row, so
+  the cap holds across processes; an endpoint at its cap is passed over.
 - A failed attempt waits ``base × 2^(attempts-1)`` seconds (at most the maximum, ±20 %
   jitter, never less than the receiver's ``Retry-After``); once the retry period since
   the event has passed, the delivery is given up and its endpoint disabled with a reason.
