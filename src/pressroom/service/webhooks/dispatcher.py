@@ -102,7 +102,7 @@ class Dispatcher:
         self.vault = Vault.from_settings(settings)
         self.policy = policy_of(settings)
         self.schedule = schedule_of(settings)
-        self.deadline = settings.webhook_attempt_deadline_seconds
+        self.attempt_seconds = settings.webhook_attempt_deadline_seconds
         self.lease = timedelta(seconds=settings.webhook_lease_seconds)
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._stopping = threading.Event()
@@ -135,7 +135,7 @@ class Dispatcher:
     def stop(self) -> None:
         self._stopping.set()
         for thread in self._threads:
-            thread.join(timeout=self.deadline + 5)
+            thread.join(timeout=self.attempt_seconds + 5)
         self._threads = []
         if self._senders is not None:
             self._senders.shutdown(wait=True)  # each attempt ends by its deadline
@@ -161,8 +161,13 @@ class Dispatcher:
                 self._free.release()
                 self._stopping.wait(self.settings.webhook_poll_seconds)
                 continue
-            assert self._senders is not None
-            self._senders.submit(self._send_claimed, claimed, began)
+            try:
+                if self._senders is None:
+                    raise RuntimeError("stopped")
+                self._senders.submit(self._send_claimed, claimed, began)
+            except RuntimeError:  # stopped meanwhile: the delivery's lease frees it
+                self._free.release()
+                return
 
     def _send_claimed(self, claimed: queue.Claimed, began: float) -> None:
         try:
@@ -225,7 +230,7 @@ class Dispatcher:
         """One POST of the delivery, ended by the deadline counted from ``began`` (when it
         was claimed, so it ends before the lease does)."""
         started = time.monotonic() if began is None else began
-        with deadline(started + self.deadline):
+        with deadline(started + self.attempt_seconds):
             return self._attempt(claimed, started)
 
     def _attempt(self, claimed: queue.Claimed, started: float) -> queue.Attempt:
@@ -256,7 +261,7 @@ class Dispatcher:
         except httpx.HTTPError as exc:
             if past_deadline():
                 during = "" if status is None else f" (HTTP {status} came, its body did not)"
-                why = f"the deadline of {self.deadline:g} s passed{during}"
+                why = f"the deadline of {self.attempt_seconds:g} s passed{during}"
             else:
                 why = f"{type(exc).__name__}: {exc}"
             return queue.Attempt(None, took(), f"no answer: {why}")
