@@ -80,6 +80,7 @@ WEBHOOK_NOT_FOUND = _code(
 DELIVERY_NOT_FOUND = _code(
     "delivery_not_found", 404, "No delivery with this id to this webhook endpoint."
 )
+EVENT_NOT_FOUND = _code("event_not_found", 404, "No event with this id in this account.")
 METHOD_NOT_ALLOWED = _code("method_not_allowed", 405, "The route does not take this method.")
 # 409
 FILE_NOT_READY = _code("file_not_ready", 409, "The file is still being uploaded or processed.")

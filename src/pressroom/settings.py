@@ -16,6 +16,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _ENV = SettingsConfigDict(env_prefix="PRESSROOM_", extra="ignore")
 
+WEBHOOK_LEASE_MARGIN_SECONDS = 10.0
+"""How much longer than the attempt deadline a webhook delivery's lease must be: room to
+record the attempt (a database write) and for the clocks of several machines to differ."""
+
 
 class DatabaseSettings(BaseSettings):
     model_config = _ENV
@@ -167,10 +171,22 @@ class Settings(BaseSettings):
     webhook_retry_base_seconds: float = Field(5.0, gt=0)
     """The first retry's delay; each next one doubles, with jitter, up to the maximum."""
     webhook_retry_max_delay_seconds: float = Field(3600.0, gt=0)
+    webhook_attempt_deadline_seconds: float = Field(15.0, gt=0, le=600)
+    """How long one delivery attempt may take in all (resolving, connecting, sending, and
+    the answer's status, headers and first 4 KiB): a receiver that trickles its answer
+    is cut off here, and the attempt counts as failed."""
     webhook_timeout_seconds: float = Field(10.0, gt=0)
-    """How long a receiver has to answer one delivery."""
-    webhook_senders: int = Field(4, ge=1)
-    """Deliveries in flight at once in one process."""
+    """How long a receiver may stay silent within an attempt (to connect, or between
+    two reads); the deadline bounds the attempt whatever it does."""
+    webhook_lease_seconds: float = Field(60.0, gt=0)
+    """How long a claimed delivery is held by its sender; a dead sender's deliveries are
+    taken again after this. Must exceed the deadline by ``WEBHOOK_LEASE_MARGIN_SECONDS``,
+    so no delivery is ever sent twice at once (checked at start)."""
+    webhook_endpoint_concurrency: int = Field(2, ge=1)
+    """Deliveries in flight at once to one endpoint, across every process."""
+    webhook_senders: int = Field(16, ge=1)
+    """Deliveries in flight at once in one process; more than the endpoint concurrency,
+    so endpoints stuck at their deadline leave senders to the others."""
     webhook_poll_seconds: float = Field(0.5, gt=0)
     """How often an idle sender looks for due deliveries."""
     webhook_retention_days: int = Field(30, ge=1)
@@ -187,6 +203,26 @@ class Settings(BaseSettings):
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     ops: OpsSettings = Field(default_factory=OpsSettings)
     networks: NetworkSettings = Field(default_factory=NetworkSettings)
+
+    def webhook_settings_problem(self) -> str | None:
+        """Why the webhook settings cannot work together, or None; the service refuses to
+        start on a problem (``pressroom api``, ``pressroom worker``, the sender itself)."""
+        least = self.webhook_attempt_deadline_seconds + WEBHOOK_LEASE_MARGIN_SECONDS
+        if self.webhook_lease_seconds < least:
+            return (
+                f"PRESSROOM_WEBHOOK_LEASE_SECONDS ({self.webhook_lease_seconds:g}) must be at "
+                "least PRESSROOM_WEBHOOK_ATTEMPT_DEADLINE_SECONDS "
+                f"({self.webhook_attempt_deadline_seconds:g}) + "
+                f"{WEBHOOK_LEASE_MARGIN_SECONDS:g}: a lease that runs out while its attempt "
+                "is still open lets a second sender send the same delivery at once"
+            )
+        if self.webhook_senders <= self.webhook_endpoint_concurrency:
+            return (
+                f"PRESSROOM_WEBHOOK_SENDERS ({self.webhook_senders}) must be more than "
+                f"PRESSROOM_WEBHOOK_ENDPOINT_CONCURRENCY ({self.webhook_endpoint_concurrency}):"
+                " otherwise one slow endpoint can hold every sender of a process"
+            )
+        return None
 
     @property
     def database_url(self) -> str:

@@ -281,9 +281,60 @@ def test_webhooks_are_managed_in_the_browser(page: Any, axe: Any, live_server: L
         receiver.wait_for(1)
         assert receiver.events()[0].type == "webhook.test"
         for _ in range(40):  # the log shows the attempt once it is recorded
-            if "delivered" in page.content():
+            if "delivered" in page.locator("tbody").inner_text():
                 break
             page.wait_for_timeout(250)
             page.reload()
         assert "delivered" in page.locator("tbody").inner_text()
         check_page(page, axe, "webhook-deliveries")
+
+
+def test_the_delivery_log_is_filtered_and_deleting_asks_first_in_the_browser(
+    page: Any, axe: Any, live_server: LiveServer
+) -> None:
+    """A receiver answering 500: the attempt reads "HTTP 500" with the answer apart; the
+    log is filtered by a plain GET form; Delete opens a confirmation, Cancel keeps the
+    endpoint and confirming removes it. Each state checked with axe."""
+    from tests.support.receiver import running_receiver
+
+    sign_up(page, axe)
+    with running_receiver() as receiver:
+        receiver.status = 500
+        page.goto("/settings/webhooks")
+        page.get_by_label("URL").fill(receiver.url)
+        page.get_by_role("button", name="Add endpoint").click()
+        receiver.secrets.append(page.locator("#new-secret").input_value())
+        page.get_by_role("button", name=re.compile("^Send test")).click()
+        page.wait_for_url("**/settings/webhooks/whk_*")
+        log_url = page.url
+        receiver.wait_for(1, answered=500)
+        status = page.locator("[data-attempt] .attempt-status").first
+        for _ in range(40):  # the log shows the attempt once it is recorded
+            if status.count():
+                break
+            page.wait_for_timeout(250)
+            page.reload()
+        assert status.inner_text() == "HTTP 500"
+        excerpt = page.locator("[data-attempt] .attempt-excerpt").first.inner_text()
+        assert excerpt.startswith('Answer: {"seen"')
+        check_page(page, axe, "webhook-log-500")
+
+        page.get_by_label("State").select_option("delivered")
+        page.get_by_role("button", name="Filter").click()
+        page.wait_for_url("**state=delivered**")
+        assert "No delivery matches." in page.content()
+        check_page(page, axe)
+
+        page.goto("/settings/webhooks")
+        page.get_by_role("link", name=re.compile("^Delete")).click()
+        page.wait_for_url("**/delete")
+        assert "cannot be undone" in page.content()
+        check_page(page, axe, "webhook-delete-confirm")
+        page.get_by_role("link", name="Cancel").click()
+        page.wait_for_url("**/settings/webhooks")
+        assert receiver.url in page.content()
+        page.get_by_role("link", name=re.compile("^Delete")).click()
+        page.get_by_role("button", name="Delete endpoint").click()
+        page.wait_for_url("**/settings/webhooks")
+        assert "No endpoints yet" in page.content()
+        assert page.goto(log_url).status == 404

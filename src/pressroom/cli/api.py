@@ -67,6 +67,8 @@ def api(
         data_dir=data_dir, base_url=base_url, process_in_api=False if no_worker else None
     )
     settings = get_settings()
+    if problem := settings.webhook_settings_problem():
+        usage_error(problem)
     settings.ops.log_level, settings.ops.log_format = level, fmt  # type: ignore[assignment]
     if workers is None:
         workers = default_workers(settings.database_url, settings.ops.ops_port)

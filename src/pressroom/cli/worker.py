@@ -16,6 +16,7 @@ import signal
 
 import typer
 
+from pressroom.cli.errors import usage_error
 from pressroom.cli.options import (
     DataDir,
     LogFormat,
@@ -40,6 +41,8 @@ def worker(
 
     apply_overrides(data_dir=data_dir, process_in_api=True)
     settings = get_settings()
+    if problem := settings.webhook_settings_problem():
+        usage_error(problem)
     level, fmt = log_level.value, log_format.value
     settings.ops.log_level, settings.ops.log_format = level, fmt  # type: ignore[assignment]
     configure_logging(level, fmt)  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ import logging
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -26,6 +27,7 @@ from pressroom.client._base import (
     Cached,
     ClientCore,
     idempotency_headers,
+    instant,
     log_response,
     model_parser,
     page_params,
@@ -725,6 +727,69 @@ class AsyncClient(ClientCore):
             idempotency_key=idempotency_key, connection_id=connection_id, platform=platform, limit=1
         )
         return page.posts[0] if page.posts else None
+
+    # --- events and redelivery (pressroom's extension) --------------------------------
+
+    async def list_events(
+        self,
+        *,
+        type: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> models.EventPage:
+        """The account's events, newest first, for the retention period, whether or not
+        an endpoint listened (``since`` inclusive, ``until`` exclusive, both aware).
+
+        The hosted service has no such route: expect ``NotFoundError`` there.
+        """
+        params = page_params(
+            type=type,
+            since=instant(since),
+            until=instant(until),
+            limit=limit,
+            cursor=cursor,
+        )
+        return await self._call("GET", "/api/events", model_parser(models.EventPage), params=params)
+
+    def iter_events(
+        self,
+        *,
+        type: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        page_size: int | None = None,
+    ) -> AsyncIterator[models.Event]:
+        """Every event matching, page by page, newest first."""
+        return self._pages(
+            lambda cursor: self.list_events(
+                type=type, since=since, until=until, limit=page_size, cursor=cursor
+            ),
+            lambda page: (page.events, page.next_cursor),
+        )
+
+    async def redeliver_event(self, event_id: str, *, webhook_id: str) -> models.WebhookDelivery:
+        """Queue the event to the webhook endpoint anew, with the same ``webhook-id``
+        (a disabled endpoint is refused: ``ConflictError``, ``webhook_disabled``)."""
+        return await self._call(
+            "POST",
+            f"/api/events/{segment(event_id)}/redeliver",
+            model_parser(models.WebhookDelivery, key="delivery"),
+            json={"webhookId": webhook_id},
+        )
+
+    async def redeliver_webhook(
+        self, webhook_id: str, *, since: datetime, state: str = "failed"
+    ) -> models.Redelivered:
+        """Queue anew every event whose delivery to the endpoint is in ``state``
+        (``failed`` or ``delivered``) and was made at or after ``since``; how many."""
+        return await self._call(
+            "POST",
+            f"/api/webhooks/{segment(webhook_id)}/redeliver",
+            model_parser(models.Redelivered),
+            json={"since": instant(since), "state": state},
+        )
 
     # --- API key (spec 4.5) ------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
@@ -248,6 +249,15 @@ def api_error(response: httpx.Response, *, secret: str | None) -> errors.APIErro
         url=_display_url(response.request.url),
         body=body,
     )
+
+
+def instant(value: datetime | None) -> str | None:
+    """An aware datetime in ISO 8601 for a query or body; a naive one names no moment."""
+    if value is None:
+        return None
+    if value.utcoffset() is None:
+        raise ValueError("give an aware datetime (with tzinfo): a naive one names no moment")
+    return value.isoformat()
 
 
 def retry_after(value: str | None, *, now: float | None = None) -> float | None:

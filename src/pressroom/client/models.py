@@ -420,6 +420,46 @@ class PostPage(Response):
     next_cursor: str | None = None
 
 
+# --- events and redelivery (pressroom's extension) ------------------------------------
+
+
+class Event(Response):
+    """Something that happened in the account, as its webhooks carry it; kept for the
+    retention period whether or not an endpoint listened."""
+
+    id: Id
+    """The ``webhook-id`` of every delivery of it."""
+    type: str
+    created_at: Timestamp = None
+    data: dict[str, Any] = {}
+
+
+class EventPage(Response):
+    success: bool = True
+    events: list[Event] = []
+    next_cursor: str | None = None
+
+
+class WebhookDelivery(Response):
+    """One event on its way to one endpoint, with its attempts so far."""
+
+    id: Id
+    event_id: Id
+    event_type: str | None = None
+    state: str | None = None
+    """``pending``, ``delivered`` or ``failed`` (given up)."""
+    attempts: list[dict[str, Any]] = []
+    next_attempt_at: Timestamp = None
+    created_at: Timestamp = None
+    delivered_at: Timestamp = None
+
+
+class Redelivered(Response):
+    success: bool = True
+    queued: int
+    """Events queued to the endpoint again."""
+
+
 # --- API key -------------------------------------------------------------------------
 
 

@@ -29,6 +29,7 @@ from pressroom.service.web.install import install_dashboard
 from pressroom.service.webhooks.dispatcher import install_dispatcher
 from pressroom.service.webhooks.docs import install_webhook_docs
 from pressroom.service.webhooks.endpoints import router as webhooks_router
+from pressroom.service.webhooks.events_endpoints import router as events_router
 from pressroom.settings import Settings, get_settings
 
 DESCRIPTION = """\
@@ -86,6 +87,7 @@ def create_app(
         media_router,
         publishing_router,
         webhooks_router,
+        events_router,
     ):
         app.include_router(router)
     install_dashboard(app)

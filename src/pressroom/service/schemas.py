@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+)
 from pydantic.alias_generators import to_camel
 
 from pressroom.statuses import RecordStatus
@@ -17,6 +26,33 @@ def iso_utc(value: datetime) -> str:
 
 
 Timestamp = Annotated[datetime, PlainSerializer(iso_utc, return_type=str)]
+
+
+_RFC3339 = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)")
+
+
+def _rfc3339(value: object) -> object:
+    """Only an RFC 3339 date-time (what the schema's ``format: date-time`` says), never
+    the Unix time pydantic would read in a number or a numeric string."""
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not _RFC3339.fullmatch(value):
+        raise ValueError(
+            "give a date and time with its offset, as RFC 3339 says: 2026-11-01T10:00:00Z"
+        )
+    return value
+
+
+def _in_utc(value: datetime) -> datetime:
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("the date is out of range once in UTC") from None
+
+
+Instant = Annotated[AwareDatetime, BeforeValidator(_rfc3339), AfterValidator(_in_utc)]
+"""A moment given by a client: ISO 8601 with its offset (a bare local time is refused,
+since it names no moment), held in UTC."""
 
 
 class CamelModel(BaseModel):

@@ -78,7 +78,7 @@ def test_an_endpoint_is_added_tested_and_deleted_from_the_dashboard(
     [event] = receiver.events()
     assert event.type == "webhook.test" and event.data["endpointId"] == webhook_id
     log = browser.client.get(f"{PAGE}/{webhook_id}").text
-    assert "webhook.test" in log and "delivered" in log and ": 200," in log
+    assert "webhook.test" in log and "<td>delivered</td>" in log and "HTTP 200</strong>" in log
     [delivery_id] = re.findall(r'data-delivery="(dlv_[0-9a-f]+)"', log)
 
     act(browser, f"{PAGE}/{webhook_id}/deliveries/{delivery_id}/redeliver")

@@ -351,14 +351,18 @@ class WebhookEndpoint(Base):
 
 class WebhookEvent(Base):
     """One thing that happened, written in the transaction of the change itself (the
-    outbox): its id is the ``webhook-id`` of every delivery of it, to every endpoint."""
+    outbox), whether or not an endpoint listens (``GET /api/events`` lists them for the
+    retention period): its id is the ``webhook-id`` of every delivery of it."""
 
     __tablename__ = "webhook_events"
+    __table_args__ = (
+        # The account's events, newest first (GET /api/events); and the retention purge.
+        Index("ix_webhook_events_account_created", "account_id", "created_at", "id"),
+        Index("ix_webhook_events_created_at", "created_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
-    account_id: Mapped[str] = mapped_column(
-        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
-    )
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
     type: Mapped[str] = mapped_column(String(40))
     resource: Mapped[str] = mapped_column(String(80))
     """What it is about (a file, post, connection or the API key): order is kept per resource."""
@@ -378,7 +382,9 @@ class WebhookDelivery(Base):
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     """Written in event order: first in, first out per (endpoint, resource)."""
     id: Mapped[str] = mapped_column(String(40), unique=True)
-    event_id: Mapped[str] = mapped_column(ForeignKey("webhook_events.id", ondelete="CASCADE"))
+    event_id: Mapped[str] = mapped_column(
+        ForeignKey("webhook_events.id", ondelete="CASCADE"), index=True
+    )
     endpoint_id: Mapped[str] = mapped_column(ForeignKey("webhook_endpoints.id", ondelete="CASCADE"))
     resource: Mapped[str] = mapped_column(String(80))
     state: Mapped[str] = mapped_column(String(16))

@@ -2,7 +2,8 @@
 
 The change and its event commit together or not at all; the deliveries are jobs from the
 moment they commit, so a process killed right after the commit leaves them waiting for
-the next dispatcher (``queue``), never lost.
+the next dispatcher (``queue``), never lost. Every event is kept, listened to or not,
+until the retention purge (``webhooks.queue.purge``) forgets it.
 """
 
 from __future__ import annotations
@@ -30,19 +31,12 @@ def emit(
     data: dict[str, Any],
     *,
     only_endpoint: str | None = None,
-) -> WebhookEvent | None:
-    """Record ``event_type`` about ``resource`` for every enabled endpoint of the account that
-    subscribed to it (or for ``only_endpoint``); nothing when none listens."""
-    query = select(WebhookEndpoint).where(
-        WebhookEndpoint.account_id == account_id, WebhookEndpoint.enabled.is_(True)
-    )
-    if only_endpoint is not None:
-        query = query.where(WebhookEndpoint.id == only_endpoint)
-    endpoints = [
-        e for e in db.scalars(query) if only_endpoint is not None or event_type.value in e.events
-    ]
-    if not endpoints:
-        return None
+) -> WebhookEvent:
+    """Record ``event_type`` about ``resource``, and a delivery of it for every enabled
+    endpoint of the account that subscribed to it (or for ``only_endpoint``).
+
+    The event is kept even when no endpoint listens (none yet, or one disabled while its
+    receiver is fixed): ``GET /api/events`` lists it, and it can be delivered later."""
     now = utcnow()
     event = WebhookEvent(
         id=new_id("evt"),
@@ -53,20 +47,35 @@ def emit(
         created_at=now,
     )
     db.add(event)
+    query = select(WebhookEndpoint.id, WebhookEndpoint.events).where(
+        WebhookEndpoint.account_id == account_id, WebhookEndpoint.enabled.is_(True)
+    )
+    if only_endpoint is not None:
+        query = query.where(WebhookEndpoint.id == only_endpoint)
+    listening = [
+        endpoint_id
+        for endpoint_id, events in db.execute(query)
+        if only_endpoint is not None or event_type.value in events
+    ]
     db.flush()  # the event row before the deliveries that point at it
-    for endpoint in endpoints:
-        db.add(delivery_of(event, endpoint.id))
-    db.flush()
+    if listening:
+        db.add_all(delivery_of(event, endpoint_id) for endpoint_id in listening)
+        db.flush()
     return event
 
 
 def delivery_of(event: WebhookEvent, endpoint_id: str) -> WebhookDelivery:
+    return delivery_for(event.id, event.resource, endpoint_id)
+
+
+def delivery_for(event_id: str, resource: str, endpoint_id: str) -> WebhookDelivery:
+    """A new delivery of an event, due now, at the back of the endpoint's queue."""
     now = utcnow()
     return WebhookDelivery(
         id=new_id("dlv"),
-        event_id=event.id,
+        event_id=event_id,
         endpoint_id=endpoint_id,
-        resource=event.resource,
+        resource=resource,
         state=PENDING,
         attempts=0,
         next_attempt_at=now,

@@ -14,7 +14,7 @@ from pressroom.service.errors import responses
 from pressroom.service.events.outbox import PENDING
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.routing import UnitOfWorkRoute
-from pressroom.service.webhooks import service
+from pressroom.service.webhooks import history, service
 from pressroom.service.webhooks.dispatcher import policy_of
 from pressroom.service.webhooks.schemas import (
     AttemptOut,
@@ -22,6 +22,8 @@ from pressroom.service.webhooks.schemas import (
     DeliveryList,
     DeliveryOut,
     DeliveryResponse,
+    Redelivered,
+    RedeliverSince,
     RotateSecret,
     WebhookCreate,
     WebhookList,
@@ -48,7 +50,7 @@ def _out(endpoint: WebhookEndpoint) -> WebhookOut:
     return WebhookOut.of(endpoint, previous_secret_expires=service.previous_secret_signs(endpoint))
 
 
-def _delivery(view: service.DeliveryView) -> DeliveryOut:
+def delivery_out(view: service.DeliveryView) -> DeliveryOut:
     d = view.delivery
     return DeliveryOut(
         id=d.id,
@@ -157,7 +159,9 @@ def rotate_webhook_secret(
 def test_webhook(webhook_id: str, account: CurrentAccount, db: DbSession) -> DeliveryResponse:
     """Queue a `webhook.test` event to this endpoint alone (202); its delivery is returned."""
     delivery = service.send_test(db, account, webhook_id)
-    return DeliveryResponse(delivery=_delivery(service.DeliveryView(delivery, "webhook.test", [])))
+    return DeliveryResponse(
+        delivery=delivery_out(service.DeliveryView(delivery, "webhook.test", []))
+    )
 
 
 @router.get("/{webhook_id}/deliveries", response_model=DeliveryList, responses=NOT_FOUND)
@@ -174,7 +178,7 @@ def list_deliveries(
         db, account, webhook_id, limit=limit, before=int(cursor) if cursor else None
     )
     return DeliveryList(
-        deliveries=[_delivery(v) for v in views],
+        deliveries=[delivery_out(v) for v in views],
         next_cursor=str(after) if after is not None else None,
     )
 
@@ -194,5 +198,24 @@ def redeliver(
 ) -> DeliveryResponse:
     """Send the delivery's event again (same `webhook-id`), after what is queued (202)."""
     return DeliveryResponse(
-        delivery=_delivery(service.redeliver(db, account, webhook_id, delivery_id))
+        delivery=delivery_out(service.redeliver(db, account, webhook_id, delivery_id))
     )
+
+
+@router.post(
+    "/{webhook_id}/redeliver",
+    status_code=202,
+    response_model=Redelivered,
+    responses=responses(
+        error_codes.WEBHOOK_NOT_FOUND, error_codes.WEBHOOK_DISABLED, error_codes.VALIDATION_ERROR
+    ),
+)
+def redeliver_since(
+    webhook_id: str, body: RedeliverSince, account: CurrentAccount, db: DbSession
+) -> Redelivered:
+    """Queue anew, in bulk and oldest first, every event whose delivery to this endpoint
+    is in `state` (`failed` by default) and was made at or after `since`: each event once,
+    none already waiting (202, with how many). A disabled endpoint is refused (409):
+    enable it first."""
+    queued = history.redeliver_since(db, account, webhook_id, since=body.since, state=body.state)
+    return Redelivered(queued=queued)

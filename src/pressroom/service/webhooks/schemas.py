@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt
 
-from pressroom.service.db.models import WebhookEndpoint
+from pressroom.service.db.models import WebhookEndpoint, WebhookEvent
 from pressroom.service.events.catalog import SUBSCRIBABLE
 from pressroom.service.events.outbox import DELIVERED, FAILED, PENDING
-from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
+from pressroom.service.schemas import CamelModel, Instant, RequestModel, Timestamp
 from pressroom.service.webhooks.targets import MAX_URL_LENGTH
 
 MAX_DESCRIPTION = 200
-EventList = list[str]
+EventTypes = list[str]
 
 
 def _events_field(default: Any) -> Any:
@@ -31,7 +31,7 @@ class WebhookCreate(RequestModel):
         max_length=MAX_URL_LENGTH,
         json_schema_extra={"format": "uri"},
     )
-    events: EventList | None = _events_field(None)
+    events: EventTypes | None = _events_field(None)
     description: str = Field("", description="A note for you.", max_length=MAX_DESCRIPTION)
 
 
@@ -39,7 +39,7 @@ class WebhookUpdate(RequestModel):
     url: str | None = Field(
         None, min_length=1, max_length=MAX_URL_LENGTH, json_schema_extra={"format": "uri"}
     )
-    events: EventList | None = _events_field(None)
+    events: EventTypes | None = _events_field(None)
     description: str | None = Field(None, max_length=MAX_DESCRIPTION)
     enabled: StrictBool | None = Field(
         None, description="true enables an endpoint that was disabled after failing."
@@ -137,3 +137,44 @@ class DeliveryList(CamelModel):
 class DeliveryResponse(CamelModel):
     success: bool = True
     delivery: DeliveryOut
+
+
+class EventOut(CamelModel):
+    id: str = Field(description="The webhook-id of every delivery of this event.")
+    type: str
+    created_at: Timestamp
+    data: dict[str, Any] = Field(description="As in the event's webhook body.")
+
+    @classmethod
+    def of(cls, event: WebhookEvent) -> EventOut:
+        return cls(id=event.id, type=event.type, created_at=event.created_at, data=event.data)
+
+
+class EventList(CamelModel):
+    success: bool = True
+    events: list[EventOut]
+    next_cursor: str | None = Field(
+        None, description="Pass as `cursor` for the next page; null at the end."
+    )
+
+
+class RedeliverEvent(RequestModel):
+    webhook_id: str = Field(
+        min_length=1,
+        max_length=40,
+        description="The endpoint to send the event to (subscribed to its type or not).",
+    )
+
+
+class RedeliverSince(RequestModel):
+    since: Instant = Field(
+        description="Deliveries made at or after this moment (ISO 8601 with its offset)."
+    )
+    state: Literal["failed", "delivered"] = Field(
+        "failed", description="Which deliveries to send again: given up (default) or delivered."
+    )
+
+
+class Redelivered(CamelModel):
+    success: bool = True
+    queued: int = Field(description="Events queued to the endpoint again, each once, oldest first.")

@@ -190,7 +190,6 @@ def send_test(db: Session, account: Account, endpoint_id: str) -> WebhookDeliver
         {"endpointId": endpoint.id, "message": "A test event from pressroom."},
         only_endpoint=endpoint.id,
     )
-    assert event is not None
     delivery = db.scalar(select(WebhookDelivery).where(WebhookDelivery.event_id == event.id))
     assert delivery is not None
     return delivery
@@ -204,9 +203,17 @@ class DeliveryView:
 
 
 def deliveries(
-    db: Session, account: Account, endpoint_id: str, *, limit: int, before: int | None
+    db: Session,
+    account: Account,
+    endpoint_id: str,
+    *,
+    limit: int,
+    before: int | None,
+    state: str | None = None,
+    event_type: str | None = None,
 ) -> tuple[list[DeliveryView], int | None]:
-    """The endpoint's deliveries, newest first, with their attempts; and the next cursor."""
+    """The endpoint's deliveries, newest first, with their attempts; and the next cursor.
+    ``state`` and ``event_type`` keep only the deliveries in that state, of that type."""
     endpoint = get(db, account, endpoint_id)
     query = (
         select(WebhookDelivery, WebhookEvent.type)
@@ -217,6 +224,10 @@ def deliveries(
     )
     if before is not None:
         query = query.where(WebhookDelivery.seq < before)
+    if state is not None:
+        query = query.where(WebhookDelivery.state == state)
+    if event_type is not None:
+        query = query.where(WebhookEvent.type == event_type)
     rows = list(db.execute(query).tuples())
     more = len(rows) > limit
     rows = rows[:limit]

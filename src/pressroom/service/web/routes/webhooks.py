@@ -15,6 +15,7 @@ from fastapi.responses import RedirectResponse
 from pressroom.service.deps import AppSettings, DbSession
 from pressroom.service.errors import ServiceError
 from pressroom.service.events.catalog import DESCRIPTIONS, SUBSCRIBABLE, EventType
+from pressroom.service.events.outbox import DELIVERED, FAILED, PENDING
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.web.security import Actor, Viewer, WebRoute
 from pressroom.service.web.templating import flash, render_page
@@ -121,6 +122,12 @@ def delete(visitor: Actor, db: DbSession, webhook_id: str) -> Response:
     return flash(RedirectResponse(PAGE, status_code=303), "The endpoint was deleted.")
 
 
+STATES = (PENDING, DELIVERED, FAILED)
+TYPES = tuple(t.value for t in EventType)
+LOG_PAGE = 100
+"""Deliveries shown at once, newest first."""
+
+
 def _endpoint_page(
     request: Request,
     visitor: Viewer,
@@ -130,9 +137,19 @@ def _endpoint_page(
     errors: dict[str, str] | None = None,
     form: dict[str, object] | None = None,
     status: int = 200,
+    chosen: dict[str, str] | None = None,
 ) -> Response:
     endpoint = service.get(db, visitor.account, webhook_id)
-    views, _ = service.deliveries(db, visitor.account, webhook_id, limit=100, before=None)
+    chosen = chosen or {"state": "", "type": ""}
+    views, _ = service.deliveries(
+        db,
+        visitor.account,
+        webhook_id,
+        limit=LOG_PAGE,
+        before=None,
+        state=chosen["state"] or None,
+        event_type=chosen["type"] or None,
+    )
     return render_page(
         request,
         "webhook_deliveries.html",
@@ -143,6 +160,9 @@ def _endpoint_page(
             "endpoint": endpoint,
             "deliveries": views,
             "catalogue": CATALOGUE,
+            "states": STATES,
+            "types": TYPES,
+            "chosen": chosen,
             "errors": errors or {},
             "form": form or {"url": endpoint.url, "events": list(endpoint.events)},
         },
@@ -151,8 +171,42 @@ def _endpoint_page(
 
 
 @router.get(PAGE + "/{webhook_id}")
-def deliveries(request: Request, visitor: Viewer, db: DbSession, webhook_id: str) -> Response:
-    return _endpoint_page(request, visitor, db, webhook_id)
+def deliveries(
+    request: Request,
+    visitor: Viewer,
+    db: DbSession,
+    webhook_id: str,
+    state: str = "",
+    type: str = "",
+) -> Response:
+    """The endpoint, and its delivery log filtered by state and event type (a plain GET
+    form, so it works without JavaScript; an unknown value shows everything)."""
+    chosen = {
+        "state": state if state in STATES else "",
+        "type": type if type in TYPES else "",
+    }
+    return _endpoint_page(request, visitor, db, webhook_id, chosen=chosen)
+
+
+@router.get(PAGE + "/{webhook_id}/delete")
+def delete_confirm(request: Request, visitor: Viewer, db: DbSession, webhook_id: str) -> Response:
+    endpoint = service.get(db, visitor.account, webhook_id)
+    return render_page(
+        request,
+        "confirm.html",
+        {
+            "title": f"Delete the webhook endpoint {endpoint.url}?",
+            "visitor": visitor,
+            "active": PAGE,
+            "warning": "Nothing more is sent to it from the moment it is deleted: the "
+            "events waiting in its queue are dropped with its delivery log, and its secret "
+            "stops signing. The events themselves stay listed (GET /api/events) and can be "
+            "sent to another endpoint. This cannot be undone.",
+            "action": f"{PAGE}/{endpoint.id}/delete",
+            "confirm": "Delete endpoint",
+            "cancel": PAGE,
+        },
+    )
 
 
 @router.post(PAGE + "/{webhook_id}")
