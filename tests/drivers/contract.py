@@ -1,0 +1,123 @@
+"""Hold every request a driver sends in the tests to its network's own description.
+
+A driver test replays what we believe a network does; where the belief is wrong, the
+suite is green and the real post fails. So each network has a ``Contract``: the endpoints
+it documents, each with its method, host and path, the query and body it accepts (typed
+models that forbid unknown fields, or checks built from the network's machine-readable
+description), and the scopes it requires. A test module routes its respx mock through
+``held_to`` and every request, answered or not, is checked against the contract when the
+test ends, so a misspelt field, a missing scope or an undocumented endpoint fails here
+and not on the network.
+
+No contract may be derived from our own drivers: each endpoint names the page or the
+machine-readable document it was written from (``source``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+import httpx
+import respx
+
+Check = Callable[[httpx.Request], None]
+"""Raises AssertionError naming what in the request the network does not accept."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One documented endpoint of a network."""
+
+    method: str
+    host: str
+    path: str
+    """A regular expression matched against the whole path (``[^/]+`` for an id)."""
+    source: str
+    """The documentation page or machine-readable document this endpoint comes from."""
+    check: Check | None = None
+    """The checks of query and body; None accepts any (say why where it is used)."""
+    scopes: frozenset[str] = frozenset()
+    """Scopes the network requires of the token for this endpoint."""
+
+    def matches(self, request: httpx.Request) -> bool:
+        return (
+            request.method == self.method
+            and request.url.host == self.host
+            and re.fullmatch(self.path, request.url.path) is not None
+        )
+
+
+@dataclass
+class Contract:
+    network: str
+    endpoints: tuple[Endpoint, ...]
+    granted: frozenset[str] | None = None
+    """Scopes the connection was granted; when set, each endpoint's scopes must be in it."""
+    checked: list[httpx.Request] = field(default_factory=list)
+
+    def endpoint_of(self, request: httpx.Request) -> Endpoint:
+        found = [e for e in self.endpoints if e.matches(request)]
+        assert found, (
+            f"{self.network} documents no {request.method} {request.url.host}{request.url.path}"
+        )
+        return found[0]
+
+    def check(self, request: httpx.Request) -> None:
+        endpoint = self.endpoint_of(request)
+        if self.granted is not None:
+            missing = endpoint.scopes - self.granted
+            assert not missing, (
+                f"{request.method} {request.url.path} needs the scopes {sorted(missing)}, "
+                f"which {self.network} did not grant ({endpoint.source})"
+            )
+        if endpoint.check is not None:
+            endpoint.check(request)
+        self.checked.append(request)
+
+
+@contextmanager
+def held_to(router: respx.MockRouter, contract: Contract) -> Iterator[Contract]:
+    """Check every request ``router`` saw against ``contract`` when the block ends."""
+    yield contract
+    for call in router.calls:
+        contract.check(call.request)
+
+
+# Readers of a request's parts, for the checks.
+
+
+def query(request: httpx.Request) -> dict[str, str]:
+    """The query as a dict; a parameter given twice is a failure (no network here wants it)."""
+    pairs = parse_qsl(request.url.query.decode(), keep_blank_values=True)
+    names = [name for name, _ in pairs]
+    assert len(names) == len(set(names)), f"a query parameter is repeated: {names}"
+    return dict(pairs)
+
+
+def json_body(request: httpx.Request) -> Any:
+    content_type = request.headers.get("content-type", "")
+    assert content_type.startswith("application/json"), f"not a JSON body: {content_type!r}"
+    return json.loads(request.content)
+
+
+def form_body(request: httpx.Request) -> dict[str, str]:
+    content_type = request.headers.get("content-type", "")
+    assert content_type.startswith("application/x-www-form-urlencoded"), (
+        f"not a form body: {content_type!r}"
+    )
+    pairs = parse_qsl(request.content.decode(), keep_blank_values=True)
+    return dict(pairs)
+
+
+def bearer(request: httpx.Request) -> str:
+    value = request.headers.get("authorization", "")
+    assert value.startswith("Bearer ") and len(value) > len("Bearer "), (
+        "no bearer token in Authorization"
+    )
+    return value.removeprefix("Bearer ")
