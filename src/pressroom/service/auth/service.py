@@ -115,7 +115,9 @@ def sign_in(db: Session, *, email: str, password: str, address: str, session_day
             retry_after=wait,
         )
     account = find_account(db, typed) if email else None
-    if account is None or not passwords.verify(password, account.password_hash):
+    # verify runs (once) for an unknown email too: the answer takes as long either way.
+    matches = passwords.verify(password, account.password_hash if account else None)
+    if account is None or not matches:
         repo = AuthRepository(db)
         repo.purge_failures(now - THROTTLE_WINDOW)
         repo.add(SignInFailure(email=email, address=address, created_at=now))
