@@ -5,20 +5,23 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import math
-import re
 import secrets
 from datetime import datetime, timedelta
+from typing import cast
 
+from sqlalchemy import String
 from sqlalchemy.orm import Session
 
 from pressroom.plans import Plan
+from pressroom.service.accounts import emails
 from pressroom.service.accounts.repository import AccountRepository
-from pressroom.service.accounts.service import AccountExists, create_account
+from pressroom.service.accounts.service import AccountExists, create_account, find_by_email
 from pressroom.service.auth import passwords
 from pressroom.service.auth.repository import AuthRepository
 from pressroom.service.auth.schemas import FormError, SignedIn
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Account, SignInFailure, SignInLink, WebSession
+from pressroom.service.errors import ServiceError
 
 THROTTLE_WINDOW = timedelta(minutes=15)
 FAILURES_PER_EMAIL_AND_ADDRESS = 5
@@ -27,8 +30,8 @@ FAILURES_PER_ADDRESS = 20
 """Wrong passwords one address may send within the window, whatever the emails: a
 guesser who moves from email to email is stopped too."""
 LINK_TTL = timedelta(hours=24)
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-MAX_EMAIL = 320
+FAILURE_EMAIL_LENGTH = cast(String, SignInFailure.__table__.c.email.type).length
+"""A failure keeps what was typed, cut to its column (nothing longer is an account's)."""
 BAD_CREDENTIALS = "The email or password is wrong."
 
 
@@ -40,24 +43,16 @@ def normalise_email(email: str) -> str:
     return email.strip().lower()
 
 
-def find_account(db: Session, email: str) -> Account | None:
-    """By email as typed, else in any case: sign-up stores lower case, while the
-    operator's CLI keeps what it was given."""
-    repo = AccountRepository(db)
-    return repo.get_by_email(email.strip()) or repo.get_by_email_any_case(email.strip())
-
-
 def sign_up(
     db: Session, *, email: str, password: str, plan: str, session_days: int
 ) -> tuple[Account, str, SignedIn]:
     """A new account signed in at once; returns it, its API key (to show once) and the
     session."""
-    email = normalise_email(email)
     errors: dict[str, str] = {}
-    if not email:
-        errors["email"] = "email is required."
-    elif not EMAIL.match(email) or len(email) > MAX_EMAIL:
-        errors["email"] = "email must be an address such as name@example.com."
+    try:
+        email = emails.normalise(email)
+    except ServiceError as exc:
+        errors[exc.field or "email"] = exc.message
     problem = passwords.problem(password)
     if problem:
         errors["password"] = problem
@@ -129,7 +124,7 @@ def sign_in(db: Session, *, email: str, password: str, address: str, session_day
     """A session for the right password; a FormError (401, or 429 with Retry-After while
     throttled) otherwise. A failure is recorded by the caller's transaction."""
     typed, email = email, normalise_email(email)
-    key, address = email[:MAX_EMAIL], client_key(address)
+    key, address = email[:FAILURE_EMAIL_LENGTH], client_key(address)
     now = utcnow()
     wait = throttled_for(db, email=key, address=address, now=now)
     if wait is not None:
@@ -142,7 +137,7 @@ def sign_in(db: Session, *, email: str, password: str, address: str, session_day
             status=429,
             retry_after=wait,
         )
-    account = find_account(db, typed) if email else None
+    account = find_by_email(db, typed) if email else None
     # verify runs (once) for an unknown email too: the answer takes as long either way.
     matches = passwords.verify(password, account.password_hash if account else None)
     if account is None or not matches:
@@ -201,7 +196,7 @@ def change_password(
 
 def set_password(db: Session, email: str, password: str) -> Account:
     """The operator's ``admin set-password``: also signs the account out everywhere."""
-    account = find_account(db, email)
+    account = find_by_email(db, email)
     if account is None:
         raise FormError({"email": f"no account with email {email!r}."}, status=404)
     problem = passwords.problem(password)
@@ -215,7 +210,7 @@ def set_password(db: Session, email: str, password: str) -> Account:
 
 def create_sign_in_link(db: Session, email: str) -> str:
     """A one-time sign-in token for the account (the CLI prints the link)."""
-    account = find_account(db, email)
+    account = find_by_email(db, email)
     if account is None:
         raise FormError({"email": f"no account with email {email!r}."}, status=404)
     token = secrets.token_urlsafe(32)
