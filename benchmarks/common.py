@@ -286,7 +286,7 @@ def seed_account(
     database_url: str | None,
     connections: Sequence[tuple[str, str, dict[str, Any]]],
     *,
-    email: str = "bench@pressroom.local",
+    email: str = "bench@pressroom.example",
 ) -> str:
     """An Agency account with these connections (platform, name, extra); returns its key."""
     from pressroom.plans import Plan

@@ -25,6 +25,7 @@ EXTRA_OF_MODULE: dict[str, str] = {
             "jinja2",
             "multipart",
             "pwdlib",
+            "email_validator",
             "authlib",
             "cryptography",
             "prometheus_client",

@@ -3,6 +3,9 @@
 Loaded by ``st run`` through ``SCHEMATHESIS_HOOKS``. Each rule below changes only
 *positive* cases (data schemathesis believes valid), and only to make them valid by the
 service's own rules; negative cases reach the service untouched, and must be refused.
+Everything JSON Schema can state is in the document instead: cursors have their exact
+``pattern``, a filename's extension follows its contentType by ``if``/``then``, and an
+integer field takes ``6357.0`` as JSON Schema's ``integer`` does.
 """
 
 from __future__ import annotations
@@ -12,30 +15,22 @@ import schemathesis
 from schemathesis import GenerationMode, HookContext
 
 from pressroom.platforms import RULES
-from pressroom.probe import IMAGE_TYPES, VIDEO_TYPES
 
 _GRAPHEME = regex.compile(r"\X")
 _PUBLISH_PATHS = {rules.publish_path: rules for rules in RULES.values()}
-_TYPES = {**IMAGE_TYPES, **VIDEO_TYPES}
 
 
 @schemathesis.hook
 def map_case(context: HookContext, case: schemathesis.Case) -> schemathesis.Case:
     if case.meta is None or case.meta.generation.mode != GenerationMode.POSITIVE:
         return case
-
-    # 1. `cursor` is opaque: only a value this service issued (`nextCursor`) is valid,
-    #    which no schema can express. Positive cases ask for the first page instead.
-    if isinstance(case.query, dict):
-        case.query.pop("cursor", None)
-
     body = case.body
     if not isinstance(body, dict):
         return case
 
-    # 2. Text limits count characters as people see them (`x-max-graphemes`); JSON Schema
-    #    can only count code points (`maxLength`, which allows 16 per character). A text
-    #    is cut to its limit in characters.
+    # 1. Text limits count characters as people see them (`x-max-graphemes`): JSON Schema
+    #    counts code points only (`maxLength`, which allows 16 per character, so it never
+    #    refuses a valid text). A text is cut to its limit in characters.
     rules = _PUBLISH_PATHS.get(case.operation.path)
     if rules is not None:
         for rule in rules.text_fields:
@@ -43,15 +38,9 @@ def map_case(context: HookContext, case: schemathesis.Case) -> schemathesis.Case
             if rule.max_chars is not None and isinstance(value, str):
                 body[rule.name] = "".join(_GRAPHEME.findall(value)[: rule.max_chars])
 
-    # 3. A filename's extension must fit the content type: a rule across two fields.
-    if case.operation.path == "/api/upload/presigned-url":
-        content_type, filename = body.get("contentType"), body.get("filename")
-        if content_type in _TYPES and isinstance(filename, str) and "." in filename:
-            body["filename"] = filename[: filename.rindex(".")] + _TYPES[content_type][1][0]
-
-    # 4. Whether a webhook URL may be called depends on where its host is (a public
-    #    address, https): the network's answer, not the string's shape. Positive cases
-    #    point at a public https host.
+    # 2. Whether a webhook URL may be called depends on where its host is (a public
+    #    address): the network's answer, not the string's shape, which JSON Schema cannot
+    #    know. Positive cases point at a public https host.
     if case.operation.path.startswith("/api/webhooks") and isinstance(body.get("url"), str):
         body["url"] = "https://hooks.example.com/pressroom"
     return case

@@ -52,7 +52,10 @@ def migrate() -> None:
 
 @app.command("create-account")
 def create_account(
-    email: Annotated[str, typer.Option(help="The account's email (unique).")],
+    email: Annotated[
+        str,
+        typer.Option(help="The account's email (unique; kept normalised, in lower case)."),
+    ],
     plan: Annotated[Plan, typer.Option(help="business, agency or blogger.")],
     as_json: Json = False,
 ) -> None:
@@ -61,20 +64,23 @@ def create_account(
     from pressroom.service.accounts.service import create_account as create
     from pressroom.service.admin import admin_session
     from pressroom.service.auth.service import create_sign_in_link
+    from pressroom.service.errors import ServiceError
 
     try:
         with admin_session() as db:
             account, key = create(db, email=email, plan=plan)
-            link = _link(create_sign_in_link(db, email))
+            link = _link(create_sign_in_link(db, account.email))
             data = {
                 "accountId": account.id,
-                "email": email,
+                "email": account.email,
                 "plan": plan.value,
                 "apiKey": key,
                 "signInLink": link,
             }
     except AccountExists as exc:
         _fail(str(exc))
+    except ServiceError as exc:  # the email is not an address: nothing was made
+        _fail(exc.message)
     if as_json:
         typer.echo(json.dumps(data))
     else:

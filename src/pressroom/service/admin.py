@@ -51,7 +51,7 @@ def connect_through_sandbox(
     from urllib.parse import parse_qs, urlparse
 
     from pressroom.platforms import Platform
-    from pressroom.service.accounts.repository import AccountRepository
+    from pressroom.service.accounts.service import find_by_email
     from pressroom.service.connections.service import ConnectionRuleError
     from pressroom.service.drivers.sandbox_pages import approve_profile
     from pressroom.service.oauth import service as oauth
@@ -59,7 +59,7 @@ def connect_through_sandbox(
     settings = settings or get_settings()
     chosen = Platform(str(platform))
     with admin_session(settings) as db:
-        owner = AccountRepository(db).get_by_email(email)
+        owner = find_by_email(db, email)
         if owner is None:
             raise ConnectionRuleError(f"no account with email {email!r}")
         account_id = owner.id
@@ -89,7 +89,10 @@ def connect_through_sandbox(
     return connection.id
 
 
-DEMO_EMAIL = "demo@pressroom.local"
+DEMO_EMAIL = "demo@pressroom.example"
+FORMER_DEMO_EMAIL = "demo@pressroom.local"
+"""The demo account's email in data dirs made before emails were checked (``.local`` is
+a special-use domain, refused now): such an account is renamed, not left behind."""
 DEMO_CONNECTIONS: tuple[tuple[str, str, dict[str, object]], ...] = (
     ("microblog", "@acme", {}),
     ("microblog", "@acme_support", {}),
@@ -117,12 +120,17 @@ def seed_demo(db: Session) -> tuple[str, str]:
     from pressroom.service.connections.service import NewConnection, connect
     from pressroom.service.db.base import utcnow
 
-    account = AccountRepository(db).get_by_email(DEMO_EMAIL)
+    repo = AccountRepository(db)
+    account = repo.get_by_email(DEMO_EMAIL)
+    if account is None:
+        account = repo.get_by_email(FORMER_DEMO_EMAIL)
+        if account is not None:
+            account.email = DEMO_EMAIL
     if account is None:
         account, key = create_account(db, email=DEMO_EMAIL, plan=Plan.AGENCY)
     else:
         key = keys.generate_key()
-        AccountRepository(db).swap_key(
+        repo.swap_key(
             account.id, account.api_key_hash, keys.hash_key(key), utcnow(), keys.last4(key)
         )
     existing = {(c.platform, c.name) for c in ConnectionRepository(db).list_for_account(account.id)}

@@ -5,15 +5,18 @@ Every non-2xx answer is ``{"success": false, "error": {"code", "message", "field
 and statuses live in ``pressroom.error_codes``; ``requestId`` is the request's
 ``X-Request-ID`` (``pressroom.service.ops.requests``), so a client's report of an error
 leads to its log lines.
+
+The dashboard's paths are people's, not programs': it sets ``app.state.error_page``
+(``web.error_pages``), which answers those errors as a page in its layout instead.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -139,32 +142,46 @@ def allowed_methods(request: Request) -> list[str]:
     return allowed
 
 
+ErrorPage = Callable[[Request, ServiceError], Awaitable[Response | None]]
+"""A page for an error on a path that is not the API's, or None to answer JSON."""
+
+
+async def _answer(request: Request, err: ServiceError) -> Response:
+    page: ErrorPage | None = getattr(request.app.state, "error_page", None)
+    answer = await page(request, err) if page is not None else None
+    return answer if answer is not None else error_response(err)
+
+
+def http_error(request: Request, exc: StarletteHTTPException) -> ServiceError:
+    """The router's 404 and 405, and any other HTTPException, as an error of ours."""
+    if exc.status_code == 404:
+        err = ServiceError(error_codes.NOT_FOUND, "No route matches this path.")
+    elif exc.status_code == 405:
+        allowed = allowed_methods(request)
+        return ServiceError(
+            error_codes.METHOD_NOT_ALLOWED,
+            f"This route does not take {request.method}; it takes {', '.join(allowed)}.",
+            headers={"Allow": ", ".join(allowed)},
+        )
+    else:
+        code = ErrorCode("http_error", exc.status_code, str(exc.detail))
+        err = ServiceError(code, str(exc.detail))
+    err.headers.update(exc.headers or {})
+    return err
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service_error(_: Request, exc: ServiceError) -> JSONResponse:
         return error_response(exc)
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return error_response(validation_error(exc))
+    async def _validation(request: Request, exc: RequestValidationError) -> Response:
+        return await _answer(request, validation_error(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        if exc.status_code == 404:
-            err = ServiceError(error_codes.NOT_FOUND, "No route matches this path.")
-        elif exc.status_code == 405:
-            allowed = allowed_methods(request)
-            err = ServiceError(
-                error_codes.METHOD_NOT_ALLOWED,
-                f"This route does not take {request.method}; it takes {', '.join(allowed)}.",
-                headers={"Allow": ", ".join(allowed)},
-            )
-            return error_response(err)
-        else:
-            code = ErrorCode("http_error", exc.status_code, str(exc.detail))
-            err = ServiceError(code, str(exc.detail))
-        err.headers.update(exc.headers or {})
-        return error_response(err)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        return await _answer(request, http_error(request, exc))
 
     app.add_middleware(UnexpectedErrors)
 

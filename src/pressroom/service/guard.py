@@ -8,6 +8,10 @@
 - **Depth.** JSON nested deeper than ``MAX_JSON_DEPTH`` is a ``400 validation_error``:
   no body of ours nests past 3, and Python's parser (and anything that re-serialises
   the body, such as the Idempotency-Key fingerprint) recurses once per level.
+- **Encoding.** A JSON body must be UTF-8 (RFC 8259, section 8.1): bytes that are not
+  (``ED A0 80``, an encoded surrogate, or ``FF``), or a NUL byte (UTF-16 and UTF-32 hold
+  them), are a ``400 validation_error`` naming the field they are in. Python's parser
+  would otherwise guess UTF-16, or let a surrogate through to be shown as U+FFFD.
 - **Text that cannot be stored.** A lone UTF-16 surrogate (``"\\ud800"``, which JSON
   allows and no encoding can store) or a NUL character (which PostgreSQL refuses) in any
   string of the body, the query or the path is a ``400 validation_error`` naming the
@@ -16,6 +20,7 @@
 
 from __future__ import annotations
 
+import email.message
 import json
 import re
 from collections.abc import Iterator
@@ -35,6 +40,7 @@ _UNSTORABLE_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKET = re.compile(rb"[\[\]{}]")
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_ESCAPED_BYTE = re.compile("[\udc00-\udcff]")
 
 
 class ClientGone(Exception):
@@ -55,6 +61,8 @@ class RequestGuard:
             check_path_and_query(scope["path"], scope.get("query_string", b""))
             if scope["method"] in _BODY_METHODS:
                 body = await self._read_body(scope, receive)
+                if _parsed_as_json(scope):
+                    check_utf8(body)
                 check_json_body(body)
                 receive = _replay(body, receive)
         except ServiceError as refused:
@@ -102,6 +110,41 @@ def check_path_and_query(path: str, query_string: bytes) -> None:
     for name, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
         if UNSTORABLE.search(name) or UNSTORABLE.search(value):
             raise _unstorable(name)
+
+
+def check_utf8(body: bytes) -> None:
+    """Refuse a JSON body that is not UTF-8, naming the field where the bad bytes are."""
+    nul = body.find(b"\x00")
+    try:
+        body.decode("utf-8")
+        undecodable = -1
+    except UnicodeDecodeError as exc:
+        undecodable = exc.start
+    found = [at for at in (nul, undecodable) if at >= 0]
+    if not found:
+        return
+    bad = min(found)
+    field = _field_holding_bad_bytes(body)
+    raise ServiceError(
+        error_codes.VALIDATION_ERROR,
+        f"{field or 'The body'} is not UTF-8: byte 0x{body[bad]:02X} at offset {bad} "
+        f"{'is a NUL' if bad == nul else 'begins no UTF-8 character'}. A JSON body must be "
+        "UTF-8 (RFC 8259); nothing was stored.",
+        field=field,
+    )
+
+
+def _field_holding_bad_bytes(body: bytes) -> str | None:
+    """The dotted path of the string holding the first undecodable byte, if the body is
+    JSON around it (each such byte decodes to a lone surrogate U+DC80-U+DCFF here)."""
+    try:
+        document = json.loads(body.decode("utf-8", "surrogateescape").replace("\x00", "\udc00"))
+    except ValueError:
+        return None
+    for field, text in strings_in(document):
+        if _ESCAPED_BYTE.search(text):
+            return _ESCAPED_BYTE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", field)
+    return None
 
 
 def check_json_body(body: bytes) -> None:
@@ -171,6 +214,20 @@ def _unstorable(field: str) -> ServiceError:
         "pairs that belong together.",
         field=shown,
     )
+
+
+def _parsed_as_json(scope: Scope) -> bool:
+    """Whether FastAPI parses this body as JSON: no Content-Type, ``application/json``
+    or ``application/*+json``."""
+    for name, value in scope["headers"]:
+        if name == b"content-type":
+            message = email.message.Message()
+            message["content-type"] = value.decode("latin-1")
+            subtype = message.get_content_subtype()
+            return message.get_content_maintype() == "application" and (
+                subtype == "json" or subtype.endswith("+json")
+            )
+    return True
 
 
 def _content_length(scope: Scope) -> int | None:

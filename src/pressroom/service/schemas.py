@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Annotated
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import (
     AfterValidator,
@@ -14,6 +15,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    model_validator,
 )
 from pydantic.alias_generators import to_camel
 
@@ -62,9 +64,36 @@ class CamelModel(BaseModel):
 
 
 class RequestModel(CamelModel):
-    """Request bodies refuse unknown fields, so a typo is an error, not silence."""
+    """Request bodies refuse unknown fields, so a typo is an error, not silence.
+
+    An integer field takes a number without a fraction written as a float (``6357.0``):
+    JSON Schema's ``integer`` is any such number, so the OpenAPI document promises it, and
+    JSON itself does not tell ``6357`` from ``6357.0``. Strict fields still refuse
+    ``6357.5``, ``"6357"`` and ``true``.
+    """
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _whole_numbers_as_integers(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        for name, field in cls.model_fields.items():
+            if not _takes_int(field.annotation):
+                continue
+            for key in {field.alias or name, name}:
+                value = data.get(key)
+                if isinstance(value, float) and value.is_integer():
+                    data = {**data, key: int(value)}
+        return data
+
+
+def _takes_int(annotation: Any) -> bool:
+    """``int``, ``StrictInt`` (int with metadata kept apart) or ``int | None``."""
+    if annotation is int:
+        return True
+    return get_origin(annotation) in (Union, UnionType) and int in get_args(annotation)
 
 
 class ErrorDetail(BaseModel):

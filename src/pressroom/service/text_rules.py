@@ -21,8 +21,10 @@ NAME = r"^[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f][^\u0000-\u001f\u007f]*
 
 CONTROL_CHARACTERS = re.compile(r"[\u0000-\u001f\u007f]")
 
-CURSOR = r"^[A-Za-z0-9_-]+$"
-"""The alphabet of our cursors (URL-safe base64 without padding)."""
+CURSOR = r"^[0-9]{1,16}\.[A-Za-z0-9_-]{1,64}$"
+"""A list's cursor: the last entry's creation time in microseconds since 1970 (UTC, up to
+the year 2286), a dot, and its id. Every string of this shape is a place a newest-first
+list can go on from, so the pattern says exactly which cursors are accepted."""
 
 SHA256_HEX = r"^[0-9a-fA-F]{64}$"
 

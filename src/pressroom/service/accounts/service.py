@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from pressroom import error_codes
 from pressroom.plans import Plan
-from pressroom.service.accounts import keys
+from pressroom.service.accounts import emails, keys
 from pressroom.service.accounts.repository import AccountRepository
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account
@@ -30,8 +30,11 @@ class IssuedKey:
 
 
 def create_account(db: Session, *, email: str, plan: Plan) -> tuple[Account, str]:
+    """A new account with its first API key; the email is checked and kept normalised
+    (``emails``), a ``validation_error`` naming ``email`` when it is not an address."""
+    email = emails.normalise(email)
     repo = AccountRepository(db)
-    if repo.get_by_email(email) is not None:
+    if find_by_email(db, email) is not None:
         raise AccountExists(f"an account with email {email!r} already exists")
     key = keys.generate_key()
     now = utcnow()
@@ -45,6 +48,14 @@ def create_account(db: Session, *, email: str, plan: Plan) -> tuple[Account, str
         created_at=now,
     )
     return repo.add(account), key
+
+
+def find_by_email(db: Session, email: str) -> Account | None:
+    """By email as typed, else in any case: accounts are kept in lower case, but those
+    made before emails were normalised keep the case the operator typed."""
+    repo = AccountRepository(db)
+    email = email.strip()
+    return repo.get_by_email(email) or repo.get_by_email_any_case(email)
 
 
 def rotate_key(db: Session, account: Account, presented_key: str) -> IssuedKey:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from functools import lru_cache
 
 from pwdlib import PasswordHash
@@ -15,13 +16,23 @@ def _hasher() -> PasswordHash:
     return PasswordHash.recommended()
 
 
+@lru_cache
+def _stand_in() -> str:
+    """The hash of a random password nobody knows, made once by the same hasher: checking
+    a password against it costs what checking a real one does, and never succeeds."""
+    return _hasher().hash(secrets.token_urlsafe(32))
+
+
 def hash_password(password: str) -> str:
     return _hasher().hash(password)
 
 
 def verify(password: str, stored: str | None) -> bool:
+    """One Argon2 check whatever ``stored`` is: with no hash (no such account, or one
+    without a password) the check runs against the stand-in, so how long a sign-in takes
+    tells nobody whether the email has an account."""
     if stored is None:
-        _hasher().hash(password)  # spend the same time as a real check
+        _hasher().verify(password, _stand_in())
         return False
     return bool(_hasher().verify(password, stored))
 

@@ -32,13 +32,22 @@ class AuthRepository:
         )
         return int(getattr(result, "rowcount", 0) or 0)
 
-    def failure_times(self, since: datetime, column: str, value: str) -> list[datetime]:
-        col = SignInFailure.email if column == "email" else SignInFailure.address
-        return list(
-            self.db.scalars(
-                select(SignInFailure.created_at)
-                .where(col == value, SignInFailure.created_at > since)
-                .order_by(SignInFailure.created_at)
+    def failure_times(
+        self, since: datetime, *, address: str, email: str | None = None
+    ) -> list[datetime]:
+        """When the address failed since ``since``, oldest first: for one email, or for
+        any."""
+        query = select(SignInFailure.created_at).where(
+            SignInFailure.address == address, SignInFailure.created_at > since
+        )
+        if email is not None:
+            query = query.where(SignInFailure.email == email)
+        return list(self.db.scalars(query.order_by(SignInFailure.created_at)))
+
+    def forget_failures(self, *, email: str, address: str) -> None:
+        self.db.execute(
+            delete(SignInFailure).where(
+                SignInFailure.email == email, SignInFailure.address == address
             )
         )
 

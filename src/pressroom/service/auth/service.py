@@ -3,26 +3,35 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import math
-import re
 import secrets
 from datetime import datetime, timedelta
+from typing import cast
 
+from sqlalchemy import String
 from sqlalchemy.orm import Session
 
 from pressroom.plans import Plan
+from pressroom.service.accounts import emails
 from pressroom.service.accounts.repository import AccountRepository
-from pressroom.service.accounts.service import AccountExists, create_account
+from pressroom.service.accounts.service import AccountExists, create_account, find_by_email
 from pressroom.service.auth import passwords
 from pressroom.service.auth.repository import AuthRepository
 from pressroom.service.auth.schemas import FormError, SignedIn
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Account, SignInFailure, SignInLink, WebSession
+from pressroom.service.errors import ServiceError
 
 THROTTLE_WINDOW = timedelta(minutes=15)
-THROTTLE_FAILURES = 5
+FAILURES_PER_EMAIL_AND_ADDRESS = 5
+"""Wrong passwords one address may send for one email within the window."""
+FAILURES_PER_ADDRESS = 20
+"""Wrong passwords one address may send within the window, whatever the emails: a
+guesser who moves from email to email is stopped too."""
 LINK_TTL = timedelta(hours=24)
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+FAILURE_EMAIL_LENGTH = cast(String, SignInFailure.__table__.c.email.type).length
+"""A failure keeps what was typed, cut to its column (nothing longer is an account's)."""
 BAD_CREDENTIALS = "The email or password is wrong."
 
 
@@ -34,24 +43,16 @@ def normalise_email(email: str) -> str:
     return email.strip().lower()
 
 
-def find_account(db: Session, email: str) -> Account | None:
-    """By email as typed, else in any case: sign-up stores lower case, while the
-    operator's CLI keeps what it was given."""
-    repo = AccountRepository(db)
-    return repo.get_by_email(email.strip()) or repo.get_by_email_any_case(email.strip())
-
-
 def sign_up(
     db: Session, *, email: str, password: str, plan: str, session_days: int
 ) -> tuple[Account, str, SignedIn]:
     """A new account signed in at once; returns it, its API key (to show once) and the
     session."""
-    email = normalise_email(email)
     errors: dict[str, str] = {}
-    if not email:
-        errors["email"] = "email is required."
-    elif not EMAIL.match(email) or len(email) > 320:
-        errors["email"] = "email must be an address such as name@example.com."
+    try:
+        email = emails.normalise(email)
+    except ServiceError as exc:
+        errors[exc.field or "email"] = exc.message
     problem = passwords.problem(password)
     if problem:
         errors["password"] = problem
@@ -84,16 +85,37 @@ def start_session(db: Session, account: Account, session_days: int) -> SignedIn:
     return SignedIn(account.id, token, csrf)
 
 
+def client_key(address: str) -> str:
+    """The address failures are counted against. An IPv6 host is judged by its /64,
+    which one subscriber holds whole (one address per guess would be free otherwise);
+    an IPv4-mapped one is the IPv4 address it maps."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address[:64]  # not an IP (a test client, a unix socket)
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
 def throttled_for(db: Session, *, email: str, address: str, now: datetime) -> int | None:
-    """Seconds until another try is allowed, or None when it is allowed now."""
+    """Seconds until ``address`` may try ``email`` again, or None when it may now.
+
+    Failures count against the address that made them: per email, and across emails.
+    Nobody else is refused, the account's owner at another address least of all, so
+    wrong passwords from one place cannot lock an account for everyone."""
     repo = AuthRepository(db)
     since = now - THROTTLE_WINDOW
     wait = 0.0
-    for column, value in (("email", email), ("address", address)):
-        times = repo.failure_times(since, column, value)
-        if len(times) >= THROTTLE_FAILURES:
+    for times, limit in (
+        (repo.failure_times(since, address=address, email=email), FAILURES_PER_EMAIL_AND_ADDRESS),
+        (repo.failure_times(since, address=address), FAILURES_PER_ADDRESS),
+    ):
+        if len(times) >= limit:
             # Allowed again when enough of them have aged out of the window.
-            unblocks = times[len(times) - THROTTLE_FAILURES] + THROTTLE_WINDOW
+            unblocks = times[len(times) - limit] + THROTTLE_WINDOW
             wait = max(wait, (unblocks - now).total_seconds())
     return max(1, math.ceil(wait)) if wait > 0 else None
 
@@ -102,8 +124,9 @@ def sign_in(db: Session, *, email: str, password: str, address: str, session_day
     """A session for the right password; a FormError (401, or 429 with Retry-After while
     throttled) otherwise. A failure is recorded by the caller's transaction."""
     typed, email = email, normalise_email(email)
+    key, address = email[:FAILURE_EMAIL_LENGTH], client_key(address)
     now = utcnow()
-    wait = throttled_for(db, email=email, address=address, now=now)
+    wait = throttled_for(db, email=key, address=address, now=now)
     if wait is not None:
         minutes = math.ceil(wait / 60)
         raise FormError(
@@ -114,12 +137,16 @@ def sign_in(db: Session, *, email: str, password: str, address: str, session_day
             status=429,
             retry_after=wait,
         )
-    account = find_account(db, typed) if email else None
-    if account is None or not passwords.verify(password, account.password_hash):
+    account = find_by_email(db, typed) if email else None
+    # verify runs (once) for an unknown email too: the answer takes as long either way.
+    matches = passwords.verify(password, account.password_hash if account else None)
+    if account is None or not matches:
         repo = AuthRepository(db)
         repo.purge_failures(now - THROTTLE_WINDOW)
-        repo.add(SignInFailure(email=email, address=address, created_at=now))
+        repo.add(SignInFailure(email=key, address=address, created_at=now))
         raise FormError({"email": BAD_CREDENTIALS}, status=401)
+    # The owner got in: this address's earlier slips on this email are forgiven.
+    AuthRepository(db).forget_failures(email=key, address=address)
     return start_session(db, account, session_days)
 
 
@@ -169,7 +196,7 @@ def change_password(
 
 def set_password(db: Session, email: str, password: str) -> Account:
     """The operator's ``admin set-password``: also signs the account out everywhere."""
-    account = find_account(db, email)
+    account = find_by_email(db, email)
     if account is None:
         raise FormError({"email": f"no account with email {email!r}."}, status=404)
     problem = passwords.problem(password)
@@ -183,7 +210,7 @@ def set_password(db: Session, email: str, password: str) -> Account:
 
 def create_sign_in_link(db: Session, email: str) -> str:
     """A one-time sign-in token for the account (the CLI prints the link)."""
-    account = find_account(db, email)
+    account = find_by_email(db, email)
     if account is None:
         raise FormError({"email": f"no account with email {email!r}."}, status=404)
     token = secrets.token_urlsafe(32)

@@ -9,6 +9,7 @@ from sqlalchemy import and_, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import IdempotencyRecord, Post
+from pressroom.service.media.pagination import Position
 from pressroom.service.publishing import events
 
 IN_PROGRESS = "in_progress"
@@ -36,7 +37,7 @@ class PostRepository:
         account_id: str,
         *,
         limit: int,
-        after: tuple[datetime, str] | None = None,
+        after: Position | None = None,
         connection_id: str | None = None,
         platform: str | None = None,
         idempotency_key: str | None = None,
@@ -50,11 +51,10 @@ class PostRepository:
         if idempotency_key is not None:
             query = query.where(Post.idempotency_key == idempotency_key)
         if after is not None:
-            created_at, record_id = after
             query = query.where(
                 or_(
-                    Post.created_at < created_at,
-                    and_(Post.created_at == created_at, Post.id < record_id),
+                    Post.created_at < after.created_at,
+                    and_(Post.created_at == after.created_at, Post.id < after.id),
                 )
             )
         query = query.order_by(Post.created_at.desc(), Post.id.desc()).limit(limit)

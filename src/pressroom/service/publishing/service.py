@@ -15,10 +15,7 @@ seconds and must not hold the database:
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -33,6 +30,7 @@ from pressroom.service.db.session import transaction
 from pressroom.service.drivers import base as driver
 from pressroom.service.errors import ServiceError, unexpected_error
 from pressroom.service.events.catalog import InactiveReason
+from pressroom.service.media.pagination import Position, decode_cursor, encode_cursor
 from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
@@ -460,32 +458,12 @@ def list_posts(
     posts = PostRepository(db).newest_first(
         account.id,
         limit=limit + 1,
-        after=_decode_cursor(cursor) if cursor is not None else None,
+        after=decode_cursor(cursor),
         connection_id=connection_id,
         platform=platform,
         idempotency_key=idempotency_key,
     )
     page = posts[:limit]
     more = len(posts) > limit
-    return page, _encode_cursor(page[-1]) if more and page else None
-
-
-def _encode_cursor(post: Post) -> str:
-    raw = f"{post.created_at.isoformat()}|{post.id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> tuple[datetime, str]:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        created_at, record_id = raw.split("|", 1)
-        moment = datetime.fromisoformat(created_at)
-        if moment.tzinfo is None:
-            raise ValueError("naive")
-        return moment, record_id
-    except (ValueError, UnicodeDecodeError, binascii.Error):
-        raise ServiceError(
-            error_codes.VALIDATION_ERROR,
-            "cursor is not one this service issued; pass nextCursor from the previous page.",
-            field="cursor",
-        ) from None
+    last = page[-1] if more and page else None
+    return page, encode_cursor(Position(last.created_at, last.id)) if last else None

@@ -6,6 +6,7 @@ from fastapi import FastAPI
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pressroom.service.web.error_pages import install_error_pages, sections_of
 from pressroom.service.web.templating import HERE
 
 
@@ -36,8 +37,9 @@ def install_dashboard(app: FastAPI) -> None:
         webhooks,
     )
 
-    for module in (auth, settings, overview, connections, media, webhooks):
+    pages = (auth, settings, overview, connections, media, webhooks, sandbox_pages)
+    for module in pages:
         app.include_router(module.router)
-    app.include_router(sandbox_pages.router)
+    install_error_pages(app, sections_of(r.path for m in pages for r in m.router.routes))
     app.include_router(sandbox_pages.api)
     app.mount("/static", _Nosniff(StaticFiles(directory=HERE / "static")), name="static")

@@ -106,6 +106,14 @@ def viewer(request: Request) -> Visitor:
     return _visitor(request)
 
 
+def visitor_if_signed_in(request: Request) -> Visitor | None:
+    """For pages anyone may see (an error page): the layout shows the menu when known."""
+    try:
+        return _visitor(request)
+    except SignInRequired:
+        return None
+
+
 def actor(request: Request, csrf_token: Annotated[str, Form()] = "") -> Visitor:
     visitor = _visitor(request)
     if not hmac.compare_digest(csrf_token.encode(), visitor.csrf_token.encode()):
@@ -176,13 +184,19 @@ class WebRoute(UnitOfWorkRoute):
                     },
                     status=403,
                 )
-            new_cookie = getattr(request.state, "new_csrf_cookie", None)
-            if new_cookie:
-                set_cookie(request, response, CSRF_COOKIE, new_cookie)
-            response.headers.update(SECURITY_HEADERS)
-            response.headers["Content-Security-Policy"] = content_security_policy(
-                request.app.state.settings
-            )
-            return response
+            return protect(request, response)
 
         return run
+
+
+def protect(request: Request, response: Response) -> Response:
+    """What every dashboard answer carries: its security headers, and the anonymous CSRF
+    cookie when the page made one."""
+    new_cookie = getattr(request.state, "new_csrf_cookie", None)
+    if new_cookie:
+        set_cookie(request, response, CSRF_COOKIE, new_cookie)
+    response.headers.update(SECURITY_HEADERS)
+    response.headers["Content-Security-Policy"] = content_security_policy(
+        request.app.state.settings
+    )
+    return response

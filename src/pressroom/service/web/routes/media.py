@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request, Response
+from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 from fastapi.responses import JSONResponse, RedirectResponse, StreamingResponse
 
 from pressroom.service.deps import DbSession
@@ -59,6 +59,31 @@ def _library_page(
 @router.get("/media")
 def library(request: Request, visitor: Viewer, db: DbSession, folder: str = "") -> Response:
     return _library_page(request, visitor, db, folder)
+
+
+UPLOAD_FIELD = "upload-file"
+"""The file input's id: where the error summary's link leads."""
+
+
+@router.post("/media")
+def upload_form(
+    request: Request,
+    visitor: Actor,
+    db: DbSession,
+    folder_id: Annotated[str, Form()] = "",
+    file: Annotated[UploadFile | None, File()] = None,
+) -> Response:
+    """The upload form as the browser sends it when the page's script did not take it
+    over: Upload pressed with no file chosen, or a browser without JavaScript. The bytes
+    go to storage from the browser only, so the page says what to do instead."""
+    if file is None or not file.filename:
+        problem = "Choose an image or video to upload."
+    else:
+        problem = (
+            "Uploading from this page needs JavaScript: turn it on and try again, or "
+            "upload through the API's presigned URL."
+        )
+    return _library_page(request, visitor, db, folder_id, {UPLOAD_FIELD: problem}, 400)
 
 
 @router.post("/media/uploads")
