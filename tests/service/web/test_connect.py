@@ -283,7 +283,7 @@ def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Sett
             meta.post("https://graph.threads.net/access_token").respond(
                 200, json={"access_token": "THlong", "expires_in": 5183944}
             )
-            meta.get("https://graph.threads.net/v1.0/me").respond(
+            meta.post("https://graph.threads.net/v1.0/me").respond(
                 200, json={"id": "2589", "username": "acme.photos"}
             )
             done = client.get(
@@ -302,14 +302,15 @@ def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Sett
             assert twin is not None and twin.access_token_enc is not None
             assert vault.decrypt(twin.access_token_enc) == "THlong"
         with respx.mock(assert_all_called=True) as meta:
-            meta.get("https://graph.threads.net/v1.0/me").respond(200, json={"id": "2589"})
-            container = meta.post("https://graph.threads.net/v1.0/2589/threads").respond(
-                200, json={"id": "c1"}
+            threads = "https://graph.threads.net/v1.0"
+            meta.post(f"{threads}/me").respond(200, json={"id": "2589"})
+            meta.post(f"{threads}/2589/threads_publishing_limit").respond(
+                200, json={"data": [{"quota_usage": 1, "config": {"quota_total": 250}}]}
             )
-            meta.post("https://graph.threads.net/v1.0/2589/threads_publish").respond(
-                200, json={"id": "p1"}
-            )
-            meta.get("https://graph.threads.net/v1.0/p1").respond(
+            container = meta.post(f"{threads}/2589/threads").respond(200, json={"id": "c1"})
+            meta.post(f"{threads}/c1").respond(200, json={"status": "FINISHED", "id": "c1"})
+            meta.post(f"{threads}/2589/threads_publish").respond(200, json={"id": "p1"})
+            meta.post(f"{threads}/p1").respond(
                 200, json={"permalink": "https://www.threads.net/@acme.photos/post/A"}
             )
             published = client.post(
@@ -318,8 +319,11 @@ def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Sett
                 json={"connectionId": twin_id, "text": "hello"},
             )
         assert published.status_code == 200, published.text
-        assert container.calls.last.request.headers["Authorization"] == "Bearer THlong"
+        assert b"access_token=THlong" in container.calls.last.request.content
         with respx.mock(assert_all_called=True) as meta:
+            meta.post("https://graph.threads.net/v1.0/2589/threads_publishing_limit").respond(
+                200, json={"data": [{"quota_usage": 2, "config": {"quota_total": 250}}]}
+            )
             meta.post("https://graph.threads.net/v1.0/2589/threads").respond(
                 400,
                 json={
