@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import parse_qs, urlparse
 
 from sqlalchemy import create_engine, text
@@ -343,3 +345,113 @@ def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Sett
         # The twin follows its photo_sharing account: both inactive, one reconnect fixes both.
         states = {c["platform"]: c["status"] for c in _unified(browser, key)}
         assert states == {"photo_sharing": "inactive", "text_thread": "inactive"}
+
+
+def test_facebook_pages_granted_are_chosen_after_consent_each_its_own_connection(
+    settings: Settings,
+) -> None:
+    """Facebook's consent granted three Pages (two pages of /me/accounts results): the
+    dashboard lists them all, the person picks two, and each is a connection of its own
+    with its own Page token; the choice is used once. Every call is held to Facebook's
+    contract."""
+    import httpx
+    import respx
+    from fastapi.testclient import TestClient
+
+    from pressroom.service.app import create_app
+    from pressroom.service.db.models import Connection
+    from pressroom.service.db.session import transaction
+    from pressroom.service.oauth.vault import Vault
+    from pressroom.settings import NetworkSettings
+    from tests.drivers.contract import held_to
+    from tests.drivers.contracts import facebook as facebook_contract
+
+    graph = "https://graph.facebook.com/v23.0"
+    configured = settings.model_copy(
+        update={
+            "networks": NetworkSettings(page_social_client_id="4242", page_social_client_secret="s")
+        }
+    )
+
+    def page(page_id: str, name: str) -> dict[str, object]:
+        return {
+            "id": page_id,
+            "name": name,
+            "access_token": f"EAA{name[5:]}",
+            "tasks": ["CREATE_CONTENT"],
+        }
+
+    def accounts(request: httpx.Request) -> httpx.Response:
+        if b"after=" not in request.content:
+            return httpx.Response(
+                200,
+                json={
+                    "data": [page("101", "Acme Bakery"), page("102", "Acme Cafe")],
+                    "paging": {
+                        "cursors": {"after": "QVFa"},
+                        "next": f"{graph}/me/accounts?after=QVFa",
+                    },
+                },
+            )
+        return httpx.Response(200, json={"data": [page("103", "Acme Deli")], "paging": {}})
+
+    @contextmanager
+    def facebook() -> Iterator[respx.MockRouter]:
+        with (
+            respx.mock(assert_all_called=False) as router,
+            held_to(router, facebook_contract.contract()),
+        ):
+            router.post(f"{graph}/oauth/access_token").respond(
+                200,
+                json={"access_token": "EAAuser", "token_type": "bearer", "expires_in": 5183944},
+            )
+            router.post(f"{graph}/me/accounts").mock(side_effect=accounts)
+            router.post(f"{graph}/me/permissions").respond(
+                200, json={"data": [{"permission": "pages_manage_posts", "status": "granted"}]}
+            )
+            yield router
+
+    app = create_app(configured)
+    with TestClient(app, base_url="http://testserver") as client:
+        browser = Browser(client)
+        browser.sign_up()
+        key = browser.api_key_shown()
+        started = browser.form("/connections", "/connections/connect/page_social")
+        consent = urlparse(started.headers["location"])  # type: ignore[attr-defined]
+        assert (consent.netloc, consent.path) == ("www.facebook.com", "/v23.0/dialog/oauth")
+        state = parse_qs(consent.query)["state"][0]
+        with facebook():
+            back = client.get(
+                "/oauth/callback/page_social",
+                params={"state": state, "code": "AQD"},
+                follow_redirects=False,
+            )
+            assert back.status_code == 303, back.text
+            choose = back.headers["location"]
+            assert choose.startswith("/connections/pages/")
+            assert _unified(browser, key) == []  # nothing connected before the choice
+            page_html = client.get(choose).text
+            assert [m for m in re.findall(r'data-page="(\d+)"', page_html)] == ["101", "102", "103"]
+            assert "Acme Deli" in page_html  # the Page on the second page of results
+            none = client.post(choose, data={"csrf_token": csrf_of(page_html)})
+            assert none.status_code == 400 and "Choose at least one Page" in none.text
+            done = client.post(
+                choose,
+                data={"csrf_token": csrf_of(page_html), "page": ["101", "103"]},
+                follow_redirects=False,
+            )
+            assert done.status_code == 303, done.text
+            again = client.post(choose, data={"csrf_token": csrf_of(page_html), "page": ["102"]})
+            assert again.status_code == 400 and "cannot be used" in again.text
+        found = sorted((c["platform"], c["name"], c["status"]) for c in _unified(browser, key))
+        assert found == [
+            ("page_social", "Acme Bakery", "active"),
+            ("page_social", "Acme Deli", "active"),
+        ]
+        vault = Vault.from_settings(configured)
+        with transaction(app.state.session_factory, write=False) as db:
+            stored = {
+                c.name: vault.decrypt(c.access_token_enc or "")
+                for c in db.query(Connection).filter(Connection.platform == "page_social")
+            }
+        assert stored == {"Acme Bakery": "EAABakery", "Acme Deli": "EAADeli"}
