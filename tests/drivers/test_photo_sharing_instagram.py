@@ -437,6 +437,30 @@ def test_the_publishing_limit_met_at_publish_is_a_rate_limit(
     assert caught.value.retry_after == 3600 and caught.value.sent is False
 
 
+def test_a_container_not_ready_at_publish_is_transient_and_unsent(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    """Code 9007, subcode 2207027: "The media is not ready for publishing" (error codes)."""
+    me(instagram)
+    instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "101"})
+    instagram.get(f"{GRAPH}/101").respond(200, json={"status_code": "FINISHED"})
+    instagram.post(f"{GRAPH}/{USER}/media_publish").respond(
+        400,
+        json={
+            "error": {
+                "message": "Media ID is not available",
+                "type": "OAuthException",
+                "code": 9007,
+                "error_subcode": 2207027,
+                "fbtrace_id": "A",
+            }
+        },
+    )
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(delivery())
+    assert caught.value.sent is False and caught.value.retry_after == 60
+
+
 def test_a_reel_is_awaited_past_two_minutes_at_a_slowing_pace(
     instagram: respx.MockRouter, driver: InstagramDriver, slept: list[float]
 ) -> None:

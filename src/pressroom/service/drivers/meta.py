@@ -13,6 +13,9 @@ read 2026-11-25):
   (https://developers.facebook.com/docs/instagram-platform/content-publishing#rate-limit);
 - 10 and 200-299: a permission the grant lacks (``pages_permission_missing`` for
   page_social; elsewhere a grant to renew);
+- 9007 (Instagram's 2207027 "the media is not ready for publishing"): a container
+  published before it was ready; nothing was published, so it is transient and unsent
+  (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/error-codes);
 - 506: a duplicate post; 100 and other 4xx: a refused request, in Meta's words;
 - 1, 2, ``is_transient``: the API failed for now.
 
@@ -57,6 +60,7 @@ from pressroom.service.drivers.http import NetworkClient
 TOKEN_CODES = frozenset({102, 190})
 RATE_CODES = frozenset({4, 9, 17, 32, 613, *range(80001, 80015)})
 PUBLISHING_LIMIT_CODE = 9
+NOT_READY_CODE = 9007
 PUBLISHING_LIMIT_WAIT_SECONDS = 3600
 """How long to wait once an account's 24-hour publishing quota is used up. The window
 moves: a slot frees 24 hours after the post that took it, which Meta does not say; an
@@ -191,6 +195,8 @@ def failure(
     if code in RATE_CODES:
         wait = {PUBLISHING_LIMIT_CODE: PUBLISHING_LIMIT_WAIT_SECONDS, 4: 3600}.get(code, 600)
         return PlatformRateLimited(message, retry_after=wait)
+    if code == NOT_READY_CODE:
+        return PlatformUnavailable(f"{message} (nothing was published)", retry_after=60, sent=False)
     if code == 10 or 200 <= code <= 299:
         return PermissionMissing(permission, message) if permission else AccessRevoked(message)
     if error.get("is_transient") or code in (1, 2) or response.status_code >= 500:
