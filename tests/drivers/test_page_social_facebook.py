@@ -429,3 +429,18 @@ def test_a_draft_is_an_unpublished_page_post(
         "published": "false",
         "access_token": "EAAPageToken",
     }
+
+
+def test_a_read_sent_as_a_post_is_retried_as_a_read(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    """A GET edge goes as POST method=GET: still a read, tried again on a 503."""
+    accounts = read(facebook, "/me/accounts")
+    accounts.side_effect = [
+        httpx.Response(503),
+        httpx.Response(200, json={"data": [page(PAGE, "Acme Bakery", "EAAPage1")]}),
+    ]
+    assert [p.name for p in driver.granted_pages(TokenSet("EAAlong", None, None))] == [
+        "Acme Bakery"
+    ]
+    assert accounts.call_count == 2
