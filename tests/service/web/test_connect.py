@@ -7,10 +7,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import parse_qs, urlparse
 
+import httpx
+import respx
+from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
+from pressroom.service.app import create_app
 from pressroom.service.db.session import normalise_url
 from pressroom.settings import Settings
+from tests.drivers.contract import held_to
+from tests.drivers.contracts import facebook as facebook_contract
 from tests.service.web.conftest import Browser, connect, consent_fields, csrf_of
 
 
@@ -347,6 +353,73 @@ def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Sett
         assert states == {"photo_sharing": "inactive", "text_thread": "inactive"}
 
 
+GRAPH = "https://graph.facebook.com/v23.0"
+
+
+def _facebook_app(settings: Settings) -> Settings:
+    from pressroom.settings import NetworkSettings
+
+    return settings.model_copy(
+        update={
+            "networks": NetworkSettings(page_social_client_id="4242", page_social_client_secret="s")
+        }
+    )
+
+
+def _page(page_id: str, name: str) -> dict[str, object]:
+    return {
+        "id": page_id,
+        "name": name,
+        "access_token": f"EAA{name[5:]}",
+        "tasks": ["CREATE_CONTENT"],
+    }
+
+
+def _accounts(request: httpx.Request) -> httpx.Response:
+    """/me/accounts: three granted Pages on two pages of results."""
+    if b"after=" not in request.content:
+        return httpx.Response(
+            200,
+            json={
+                "data": [_page("101", "Acme Bakery"), _page("102", "Acme Cafe")],
+                "paging": {"cursors": {"after": "QVFa"}, "next": f"{GRAPH}/me/accounts?after=QVFa"},
+            },
+        )
+    return httpx.Response(200, json={"data": [_page("103", "Acme Deli")], "paging": {}})
+
+
+@contextmanager
+def _facebook() -> Iterator[respx.MockRouter]:
+    """Facebook's answers, every call held to its contract."""
+    with (
+        respx.mock(assert_all_called=False) as router,
+        held_to(router, facebook_contract.contract()),
+    ):
+        router.post(f"{GRAPH}/oauth/access_token").respond(
+            200, json={"access_token": "EAAuser", "token_type": "bearer", "expires_in": 5183944}
+        )
+        router.post(f"{GRAPH}/me/accounts").mock(side_effect=_accounts)
+        router.post(f"{GRAPH}/me/permissions").respond(
+            200, json={"data": [{"permission": "pages_manage_posts", "status": "granted"}]}
+        )
+        yield router
+
+
+def _to_the_choice(client: TestClient, browser: Browser) -> str:
+    """Connect page_social through Facebook's consent; the choice page's address."""
+    started = browser.form("/connections", "/connections/connect/page_social")
+    consent = urlparse(started.headers["location"])  # type: ignore[attr-defined]
+    assert (consent.netloc, consent.path) == ("www.facebook.com", "/v23.0/dialog/oauth")
+    state = parse_qs(consent.query)["state"][0]
+    back = client.get(
+        "/oauth/callback/page_social",
+        params={"state": state, "code": "AQD"},
+        follow_redirects=False,
+    )
+    assert back.status_code == 303, back.text
+    return str(back.headers["location"])
+
+
 def test_facebook_pages_granted_are_chosen_after_consent_each_its_own_connection(
     settings: Settings,
 ) -> None:
@@ -354,80 +427,18 @@ def test_facebook_pages_granted_are_chosen_after_consent_each_its_own_connection
     dashboard lists them all, the person picks two, and each is a connection of its own
     with its own Page token; the choice is used once. Every call is held to Facebook's
     contract."""
-    import httpx
-    import respx
-    from fastapi.testclient import TestClient
-
-    from pressroom.service.app import create_app
     from pressroom.service.db.models import Connection
     from pressroom.service.db.session import transaction
     from pressroom.service.oauth.vault import Vault
-    from pressroom.settings import NetworkSettings
-    from tests.drivers.contract import held_to
-    from tests.drivers.contracts import facebook as facebook_contract
 
-    graph = "https://graph.facebook.com/v23.0"
-    configured = settings.model_copy(
-        update={
-            "networks": NetworkSettings(page_social_client_id="4242", page_social_client_secret="s")
-        }
-    )
-
-    def page(page_id: str, name: str) -> dict[str, object]:
-        return {
-            "id": page_id,
-            "name": name,
-            "access_token": f"EAA{name[5:]}",
-            "tasks": ["CREATE_CONTENT"],
-        }
-
-    def accounts(request: httpx.Request) -> httpx.Response:
-        if b"after=" not in request.content:
-            return httpx.Response(
-                200,
-                json={
-                    "data": [page("101", "Acme Bakery"), page("102", "Acme Cafe")],
-                    "paging": {
-                        "cursors": {"after": "QVFa"},
-                        "next": f"{graph}/me/accounts?after=QVFa",
-                    },
-                },
-            )
-        return httpx.Response(200, json={"data": [page("103", "Acme Deli")], "paging": {}})
-
-    @contextmanager
-    def facebook() -> Iterator[respx.MockRouter]:
-        with (
-            respx.mock(assert_all_called=False) as router,
-            held_to(router, facebook_contract.contract()),
-        ):
-            router.post(f"{graph}/oauth/access_token").respond(
-                200,
-                json={"access_token": "EAAuser", "token_type": "bearer", "expires_in": 5183944},
-            )
-            router.post(f"{graph}/me/accounts").mock(side_effect=accounts)
-            router.post(f"{graph}/me/permissions").respond(
-                200, json={"data": [{"permission": "pages_manage_posts", "status": "granted"}]}
-            )
-            yield router
-
+    configured = _facebook_app(settings)
     app = create_app(configured)
     with TestClient(app, base_url="http://testserver") as client:
         browser = Browser(client)
         browser.sign_up()
         key = browser.api_key_shown()
-        started = browser.form("/connections", "/connections/connect/page_social")
-        consent = urlparse(started.headers["location"])  # type: ignore[attr-defined]
-        assert (consent.netloc, consent.path) == ("www.facebook.com", "/v23.0/dialog/oauth")
-        state = parse_qs(consent.query)["state"][0]
-        with facebook():
-            back = client.get(
-                "/oauth/callback/page_social",
-                params={"state": state, "code": "AQD"},
-                follow_redirects=False,
-            )
-            assert back.status_code == 303, back.text
-            choose = back.headers["location"]
+        with _facebook():
+            choose = _to_the_choice(client, browser)
             assert choose.startswith("/connections/pages/")
             assert _unified(browser, key) == []  # nothing connected before the choice
             page_html = client.get(choose).text
@@ -455,3 +466,38 @@ def test_facebook_pages_granted_are_chosen_after_consent_each_its_own_connection
                 for c in db.query(Connection).filter(Connection.platform == "page_social")
             }
         assert stored == {"Acme Bakery": "EAABakery", "Acme Deli": "EAADeli"}
+
+
+def test_a_choice_over_the_plans_cap_is_refused_and_can_be_made_again(settings: Settings) -> None:
+    """Each chosen Page counts toward the plan's profiles per platform: over the cap the
+    choice page says so (nothing connected) and the choice stays open."""
+    from pressroom.plans import PLAN_LIMITS, Plan
+    from pressroom.platforms import Platform
+    from pressroom.service.accounts.repository import AccountRepository
+    from pressroom.service.connections.service import NewConnection
+    from pressroom.service.connections.service import connect as add_connection
+    from pressroom.service.db.session import transaction
+
+    app = create_app(_facebook_app(settings))
+    with TestClient(app, base_url="http://testserver") as client:
+        browser = Browser(client)
+        email = browser.sign_up()
+        key = browser.api_key_shown()
+        room = PLAN_LIMITS[Plan.BUSINESS].profiles_per_platform
+        with transaction(app.state.session_factory) as db:
+            account = AccountRepository(db).get_by_email(email)
+            assert account is not None
+            for n in range(room - 1):
+                add_connection(db, account, NewConnection(Platform.PAGE_SOCIAL, f"Other {n}"))
+        with _facebook():
+            choose = _to_the_choice(client, browser)
+            html = client.get(choose).text
+            over = client.post(choose, data={"csrf_token": csrf_of(html), "page": ["101", "102"]})
+            assert over.status_code == 400 and "all are in use" in over.text
+            assert 'href="#pages"' in over.text  # the error summary links to the choice
+            done = client.post(
+                choose, data={"csrf_token": csrf_of(html), "page": ["102"]}, follow_redirects=False
+            )
+            assert done.status_code == 303, done.text
+        names = {c["name"] for c in _unified(browser, key) if c["platform"] == "page_social"}
+        assert "Acme Cafe" in names and "Acme Bakery" not in names and len(names) == room
