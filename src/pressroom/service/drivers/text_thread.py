@@ -193,8 +193,8 @@ class ThreadsDriver:
         )
 
     def _await_container(self, token: str, container: str) -> None:
-        """Until Threads says the container is ready: publishing one still in progress
-        is refused, and Meta's pages ask for the wait."""
+        """Until Threads says the container is ready, as Meta's pages ask (what Threads
+        answers to publishing a container not yet ready is not documented)."""
         for delay in meta.poll_delays(self.container_wait_seconds):
             self._sleep(delay)
             state = self._get(
