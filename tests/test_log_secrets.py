@@ -142,7 +142,7 @@ def test_no_secret_reaches_any_log_line_of_api_worker_or_demo(tmp_path: Path) ->
 
     # What was sent carried the secrets: in bodies and headers, never in a URL.
     assert hooks.paths[0] == f"/hook/{HOOK_PATH}?token={HOOK_QUERY}"
-    bodies = " ".join(call.body for call in network.calls)
+    bodies = " ".join(f"{call.body} {call.authorization}" for call in network.calls)
     sent = [APP_SECRETS["page_social"], *(t for t in tokens if t.startswith("REFRESH"))]
     assert all(secret in bodies for secret in sent), network.calls
     assert not [c for c in network.calls if QUERY_SECRET.search(c.query)], network.calls

@@ -91,6 +91,11 @@ class NetworkSettings(BaseSettings):
     """The ``LinkedIn-Version`` (YYYYMM) sent to LinkedIn's versioned APIs."""
     meta_graph_version: str = Field("v23.0", pattern=r"^v\d+\.\d+$")
     """The Graph API version page_social, photo_sharing and text_thread call."""
+    meta_container_wait_seconds: float = Field(300.0, gt=0, le=480)
+    """How long a post to Instagram or Threads waits for its media container to be ready
+    before it is answered 503 with nothing published (Meta: "no more than 5 minutes").
+    At most 8 minutes: a publish still running at the idempotency claim's abandonment
+    would be taken for a dead one."""
     network_timeout_seconds: float = Field(30.0, gt=0, le=600)
     """How long one call to a network may take before its outcome counts as unknown."""
 

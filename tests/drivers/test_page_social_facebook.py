@@ -7,7 +7,13 @@ Pages read 2026-11-25:
 - Pages API, /me/accounts: https://developers.facebook.com/docs/pages-api/overview
 - Page photos: https://developers.facebook.com/docs/graph-api/reference/page/photos/
 - Video publishing and status: https://developers.facebook.com/docs/video-api/guides/publishing
+- Video API overview (graph.facebook.com for videos): https://developers.facebook.com/docs/video-api/overview
+- Paginated results: https://developers.facebook.com/docs/graph-api/results
 - Error handling: https://developers.facebook.com/docs/graph-api/guides/error-handling
+
+Every request is held to the Facebook contract (``tests/drivers/contracts/facebook.py``):
+documented endpoints and parameters, the token as the ``access_token`` parameter in a
+POST body (a read as a POST with ``method=GET``), the scopes asked for at consent.
 """
 
 from __future__ import annotations
@@ -34,10 +40,11 @@ from pressroom.service.drivers.base import (
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
-from pressroom.service.drivers.page_social import FacebookPagesDriver
+from pressroom.service.drivers.page_social import FacebookPagesDriver, GrantedPage
+from tests.drivers.contract import held_to
+from tests.drivers.contracts import facebook as facebook_contract
 
 GRAPH = "https://graph.facebook.com/v23.0"
-VIDEO_GRAPH = "https://graph-video.facebook.com/v23.0"
 CALLBACK = "https://press.example/oauth/callback/page_social"
 LINK = "https://press.example/storage/files/file_1?expires=1&signature=s"
 PAGE = "104836135573838"
@@ -70,18 +77,35 @@ def graph_error(code: int, message: str, **extra: object) -> dict[str, object]:
 
 
 @pytest.fixture
-def facebook() -> Iterator[respx.MockRouter]:
-    with respx.mock(assert_all_mocked=True, assert_all_called=True) as router:
-        yield router
-
-
-@pytest.fixture
 def driver() -> Iterator[FacebookPagesDriver]:
     http = NetworkClient(Platform.PAGE_SOCIAL, timeout_seconds=5, backoff_seconds=0)
     yield FacebookPagesDriver(
         "4242", "app-secret", Tokens(), http, Links(), sleep=lambda _s: None, poll_seconds=0
     )
     http.close()
+
+
+@pytest.fixture(autouse=True)
+def facebook(driver: FacebookPagesDriver) -> Iterator[respx.MockRouter]:
+    """Facebook, played by respx; every request is held to its contract at the end."""
+    consent = urlsplit(
+        driver.authorization_url(redirect_uri=CALLBACK, state="s", code_verifier="v")
+    )
+    asked = frozenset(parse_qs(consent.query)["scope"][0].split(","))
+    with (
+        respx.mock(assert_all_mocked=True, assert_all_called=True) as router,
+        held_to(router, facebook_contract.contract(granted=asked)),
+    ):
+        yield router
+
+
+def read(router: respx.MockRouter, path: str, **body: str) -> respx.Route:
+    """A documented GET, which the driver sends as a POST with method=GET."""
+    return router.post(f"{GRAPH}{path}", data__contains={"method": "GET", **body})
+
+
+def form(request: httpx.Request) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(request.content.decode()).items()}
 
 
 def delivery(
@@ -98,7 +122,7 @@ def delivery(
 
 
 def page_id_route(facebook: respx.MockRouter) -> respx.Route:
-    return facebook.get(f"{GRAPH}/me").respond(200, json={"id": PAGE})
+    return read(facebook, "/me").respond(200, json={"id": PAGE})
 
 
 def test_the_consent_asks_for_page_posting(driver: FacebookPagesDriver) -> None:
@@ -156,33 +180,57 @@ def test_a_refused_code_is_token_refused(
         driver.exchange_code(code="used", redirect_uri=CALLBACK, code_verifier="v")
 
 
+def page(page_id: str, name: str, token: str) -> dict[str, object]:
+    return {
+        "access_token": token,
+        "category": "Bakery",
+        "name": name,
+        "id": page_id,
+        "tasks": ["ANALYZE", "ADVERTISE", "MODERATE", "CREATE_CONTENT", "MANAGE"],
+    }
+
+
+def test_every_granted_page_is_listed_across_pages_of_results(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    """/me/accounts is cursor-paged: the Pages after the first page of results count too."""
+    accounts = read(facebook, "/me/accounts")
+    accounts.side_effect = [
+        httpx.Response(
+            200,
+            json={
+                "data": [page(PAGE, "Acme Bakery", "EAAPage1"), page("2", "Acme Cafe", "EAAPage2")],
+                "paging": {
+                    "cursors": {"before": "QVFIUb", "after": "QVFIUa"},
+                    "next": f"{GRAPH}/me/accounts?after=QVFIUa",
+                },
+            },
+        ),
+        httpx.Response(
+            200,
+            json={
+                "data": [page("3", "Acme Deli", "EAAPage3")],
+                "paging": {"cursors": {"before": "QVFIUc", "after": "QVFIUd"}},
+            },
+        ),
+    ]
+    pages = driver.granted_pages(TokenSet("EAAlong", None, None))
+    assert [(p.id, p.name, p.token) for p in pages] == [
+        (PAGE, "Acme Bakery", "EAAPage1"),
+        ("2", "Acme Cafe", "EAAPage2"),
+        ("3", "Acme Deli", "EAAPage3"),
+    ]
+    assert "EAAPage" not in repr(pages)
+    first, second = (form(c.request) for c in accounts.calls)
+    assert "after" not in first and second["after"] == "QVFIUa"
+    assert first["access_token"] == second["access_token"] == "EAAlong"
+
+
 @pytest.mark.parametrize(("granted", "permission"), [("granted", True), ("declined", False)])
-def test_the_first_granted_page_is_connected_with_its_own_token(
+def test_a_chosen_page_connects_with_its_own_token(
     facebook: respx.MockRouter, driver: FacebookPagesDriver, granted: str, permission: bool
 ) -> None:
-    accounts = facebook.get(f"{GRAPH}/me/accounts").respond(
-        200,
-        json={
-            "data": [
-                {
-                    "access_token": "EAAPage1",
-                    "category": "Bakery",
-                    "name": "Acme Bakery",
-                    "id": PAGE,
-                    "tasks": ["ANALYZE", "ADVERTISE", "MODERATE", "CREATE_CONTENT", "MANAGE"],
-                },
-                {
-                    "access_token": "EAAPage2",
-                    "category": "Cafe",
-                    "name": "Acme Cafe",
-                    "id": "2",
-                    "tasks": ["CREATE_CONTENT"],
-                },
-            ],
-            "paging": {"cursors": {"before": "b", "after": "a"}},
-        },
-    )
-    facebook.get(f"{GRAPH}/me/permissions").respond(
+    facebook.post(f"{GRAPH}/me/permissions").respond(
         200,
         json={
             "data": [
@@ -191,23 +239,22 @@ def test_the_first_granted_page_is_connected_with_its_own_token(
             ]
         },
     )
-    profile = driver.fetch_profile(TokenSet("EAAlong", None, None))
+    chosen = GrantedPage("2", "Acme Cafe", "EAAPage2", ("CREATE_CONTENT",))
+    profile = driver.page_profile(TokenSet("EAAlong", None, None), chosen)
     assert (profile.name, profile.page_kind, profile.pages_permission) == (
-        "Acme Bakery",
+        "Acme Cafe",
         "page",
         permission,
     )
-    assert profile.page_token == "EAAPage1"
-    assert "EAAPage1" not in repr(profile)
-    assert accounts.calls.last.request.headers["Authorization"] == "Bearer EAAlong"
+    assert profile.page_token == "EAAPage2"
+    assert "EAAPage2" not in repr(profile)
 
 
 def test_a_person_who_granted_no_page_connects_a_profile(
     facebook: respx.MockRouter, driver: FacebookPagesDriver
 ) -> None:
-    facebook.get(f"{GRAPH}/me/accounts").respond(200, json={"data": []})
-    facebook.get(f"{GRAPH}/me/permissions").respond(200, json={"data": []})
-    facebook.get(f"{GRAPH}/me").respond(200, json={"id": "10158", "name": "Ada Baker"})
+    read(facebook, "/me/accounts").respond(200, json={"data": []})
+    read(facebook, "/me").respond(200, json={"id": "10158", "name": "Ada Baker"})
     profile = driver.fetch_profile(TokenSet("EAAlong", None, None))
     assert (profile.name, profile.page_kind, profile.page_token) == ("Ada Baker", "profile", None)
 
@@ -225,11 +272,12 @@ def test_a_photo_is_posted_from_a_signed_link(
     assert published.platform_post_id == f"{PAGE}_5678"
     assert published.url == f"https://www.facebook.com/{PAGE}_5678"
     request = photos.calls[0].request
-    assert request.headers["Authorization"] == "Bearer EAAPageToken"
-    assert {k: v[0] for k, v in parse_qs(request.content.decode()).items()} == {
+    assert "authorization" not in request.headers and request.url.query == b""
+    assert form(request) == {
         "url": LINK,
         "published": "true",
         "message": "Open day on Saturday",
+        "access_token": "EAAPageToken",
     }
     assert "message" not in parse_qs(photos.calls[1].request.content.decode())
 
@@ -238,8 +286,8 @@ def test_a_video_is_posted_and_awaited_until_ready(
     facebook: respx.MockRouter, driver: FacebookPagesDriver
 ) -> None:
     page_id_route(facebook)
-    videos = facebook.post(f"{VIDEO_GRAPH}/{PAGE}/videos").respond(200, json={"id": "987654"})
-    status = facebook.get(f"{GRAPH}/987654")
+    videos = facebook.post(f"{GRAPH}/{PAGE}/videos").respond(200, json={"id": "987654"})
+    status = read(facebook, "/987654")
     status.side_effect = [
         httpx.Response(
             200,
@@ -261,19 +309,22 @@ def test_a_video_is_posted_and_awaited_until_ready(
     ]
     published = driver.publish(delivery(MediaKind.VIDEO))
     assert published.url == f"https://www.facebook.com/{PAGE}/videos/987654/"
-    assert {k: v[0] for k, v in parse_qs(videos.calls.last.request.content.decode()).items()} == {
+    # graph.facebook.com: the Video API overview calls graph-video.facebook.com deprecated
+    assert videos.calls.last.request.url.host == "graph.facebook.com"
+    assert form(videos.calls.last.request) == {
         "file_url": LINK,
         "description": "Open day on Saturday",
+        "access_token": "EAAPageToken",
     }
-    assert status.calls.last.request.url.params["fields"] == "status"
+    assert form(status.calls.last.request)["fields"] == "status"
 
 
 def test_a_video_facebook_cannot_process_is_refused_with_its_reason(
     facebook: respx.MockRouter, driver: FacebookPagesDriver
 ) -> None:
     page_id_route(facebook)
-    facebook.post(f"{VIDEO_GRAPH}/{PAGE}/videos").respond(200, json={"id": "987654"})
-    facebook.get(f"{GRAPH}/987654").respond(
+    facebook.post(f"{GRAPH}/{PAGE}/videos").respond(200, json={"id": "987654"})
+    read(facebook, "/987654").respond(
         200,
         json={
             "status": {
@@ -334,7 +385,7 @@ def test_an_unknown_photo_is_found_among_the_pages_posts(
     facebook: respx.MockRouter, driver: FacebookPagesDriver
 ) -> None:
     page_id_route(facebook)
-    posts = facebook.get(f"{GRAPH}/{PAGE}/published_posts").respond(
+    posts = read(facebook, f"/{PAGE}/published_posts").respond(
         200,
         json={
             "data": [
@@ -353,7 +404,7 @@ def test_an_unknown_photo_is_found_among_the_pages_posts(
     )
     found = driver.find_delivery(delivery(), SENT_AT)
     assert found is not None and found.platform_post_id == f"{PAGE}_2"
-    params = posts.calls.last.request.url.params
+    params = form(posts.calls.last.request)
     assert params["fields"] == "id,message,created_time"
     assert int(params["since"]) == int(SENT_AT.timestamp()) - 120
 
@@ -362,7 +413,7 @@ def test_an_unknown_video_is_looked_up_among_the_pages_videos(
     facebook: respx.MockRouter, driver: FacebookPagesDriver
 ) -> None:
     page_id_route(facebook)
-    facebook.get(f"{GRAPH}/{PAGE}/videos").respond(200, json={"data": []})
+    read(facebook, f"/{PAGE}/videos").respond(200, json={"data": []})
     assert driver.find_delivery(delivery(MediaKind.VIDEO), SENT_AT) is None
 
 
@@ -373,7 +424,23 @@ def test_a_draft_is_an_unpublished_page_post(
     page_id_route(facebook)
     feed = facebook.post(f"{GRAPH}/{PAGE}/feed").respond(200, json={"id": f"{PAGE}_777"})
     assert driver.draft_post(Account("conn_1", "Acme Bakery"), "pressroom check") == f"{PAGE}_777"
-    assert {k: v[0] for k, v in parse_qs(feed.calls.last.request.content.decode()).items()} == {
+    assert form(feed.calls.last.request) == {
         "message": "pressroom check",
         "published": "false",
+        "access_token": "EAAPageToken",
     }
+
+
+def test_a_read_sent_as_a_post_is_retried_as_a_read(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    """A GET edge goes as POST method=GET: still a read, tried again on a 503."""
+    accounts = read(facebook, "/me/accounts")
+    accounts.side_effect = [
+        httpx.Response(503),
+        httpx.Response(200, json={"data": [page(PAGE, "Acme Bakery", "EAAPage1")]}),
+    ]
+    assert [p.name for p in driver.granted_pages(TokenSet("EAAlong", None, None))] == [
+        "Acme Bakery"
+    ]
+    assert accounts.call_count == 2

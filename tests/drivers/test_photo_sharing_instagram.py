@@ -7,6 +7,11 @@ Pages read 2026-11-25:
 - Content publishing: https://developers.facebook.com/docs/instagram-platform/content-publishing
 - IG container status: https://developers.facebook.com/docs/instagram-platform/reference/ig-container
 - Media of a user: https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media
+- Publishing limit: https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/content_publishing_limit
+
+Every request is held to the Instagram contract (``tests/drivers/contracts/instagram.py``):
+documented endpoints and parameters, the token in ``Authorization: Bearer`` (which this
+host documents) and never in a URL, the scopes asked for at consent.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from pressroom.service.drivers.base import (
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.photo_sharing import InstagramDriver
+from tests.drivers.contract import held_to
+from tests.drivers.contracts import instagram as instagram_contract
 
 GRAPH = "https://graph.instagram.com/v23.0"
 CALLBACK = "https://press.example/oauth/callback/photo_sharing"
@@ -55,24 +62,37 @@ class Links:
 
 
 @pytest.fixture
-def instagram() -> Iterator[respx.MockRouter]:
-    with respx.mock(assert_all_mocked=True, assert_all_called=True) as router:
-        yield router
+def slept() -> list[float]:
+    return []
+
+
+def make_driver(slept: list[float], **options: float) -> tuple[InstagramDriver, NetworkClient]:
+    http = NetworkClient(Platform.PHOTO_SHARING, timeout_seconds=5, backoff_seconds=0)
+    driver = InstagramDriver(
+        "990602627938098", "ig-secret", Tokens(), http, Links(), sleep=slept.append, **options
+    )
+    return driver, http
 
 
 @pytest.fixture
-def driver() -> Iterator[InstagramDriver]:
-    http = NetworkClient(Platform.PHOTO_SHARING, timeout_seconds=5, backoff_seconds=0)
-    yield InstagramDriver(
-        "990602627938098",
-        "ig-secret",
-        Tokens(),
-        http,
-        Links(),
-        sleep=lambda _s: None,
-        poll_seconds=0,
-    )
+def driver(slept: list[float]) -> Iterator[InstagramDriver]:
+    driver, http = make_driver(slept)
+    yield driver
     http.close()
+
+
+@pytest.fixture(autouse=True)
+def instagram(driver: InstagramDriver) -> Iterator[respx.MockRouter]:
+    """Instagram, played by respx; every request is held to its contract at the end."""
+    consent = urlsplit(
+        driver.authorization_url(redirect_uri=CALLBACK, state="s", code_verifier="v")
+    )
+    asked = frozenset(parse_qs(consent.query)["scope"][0].split(","))
+    with (
+        respx.mock(assert_all_mocked=True, assert_all_called=True) as router,
+        held_to(router, instagram_contract.contract(granted=asked)),
+    ):
+        yield router
 
 
 def delivery(
@@ -94,8 +114,25 @@ def delivery(
     )
 
 
-def me(instagram: respx.MockRouter) -> respx.Route:
+def me(instagram: respx.MockRouter, quota_usage: int | None = 3) -> respx.Route:
+    """The user id and, unless None, the account's publishing quota with room."""
+    if quota_usage is not None:
+        limit(instagram, quota_usage)
     return instagram.get(f"{GRAPH}/me").respond(200, json={"user_id": USER, "id": "1"})
+
+
+def limit(instagram: respx.MockRouter, quota_usage: int) -> respx.Route:
+    return instagram.get(f"{GRAPH}/{USER}/content_publishing_limit").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "quota_usage": quota_usage,
+                    "config": {"quota_total": 100, "quota_duration": 86400},
+                }
+            ]
+        },
+    )
 
 
 def test_the_consent_asks_for_business_publishing(driver: InstagramDriver) -> None:
@@ -128,7 +165,7 @@ def test_the_code_becomes_a_long_lived_token_that_refreshes_itself(
     exchange = instagram.post("https://graph.instagram.com/access_token").respond(
         200, json={"access_token": "IGAAlong", "token_type": "bearer", "expires_in": 5183944}
     )
-    refresh = instagram.post("https://graph.instagram.com/refresh_access_token").respond(
+    refresh = instagram.get("https://graph.instagram.com/refresh_access_token").respond(
         200, json={"access_token": "IGAAlong2", "token_type": "bearer", "expires_in": 5183944}
     )
     tokens = driver.exchange_code(code="AQB", redirect_uri=CALLBACK, code_verifier="v")
@@ -143,21 +180,19 @@ def test_the_code_becomes_a_long_lived_token_that_refreshes_itself(
         "redirect_uri": CALLBACK,
         "code": "AQB",
     }
-    # Meta shows these as GETs with the secret in the query: sent as a POST body, read
-    # as the GET (method=GET), the URL carries nothing
-    for call in (exchange.calls.last, refresh.calls.last):
-        assert call.request.url.query == b""
+    # Meta shows these as GETs with the secret or the token in the query. The exchange's
+    # app secret has no other documented place: a POST body, read as the GET (method=GET).
+    # The renewal carries only the token: in Authorization, as this host documents.
+    assert exchange.calls.last.request.url.query == b""
     assert form_of(exchange.calls.last.request) == {
         "grant_type": "ig_exchange_token",
         "client_secret": "ig-secret",
         "access_token": "IGAAshort",
         "method": "GET",
     }
-    assert form_of(refresh.calls.last.request) == {
-        "grant_type": "ig_refresh_token",
-        "access_token": "IGAAlong",
-        "method": "GET",
-    }
+    renewal = refresh.calls.last.request
+    assert renewal.url.query == b"grant_type=ig_refresh_token"
+    assert renewal.headers["Authorization"] == "Bearer IGAAlong"
 
 
 def test_a_refused_code_is_token_refused(
@@ -198,7 +233,7 @@ def test_the_profile_carries_the_account_type(
 
 
 def test_a_photo_goes_through_a_container_then_publish(
-    instagram: respx.MockRouter, driver: InstagramDriver
+    instagram: respx.MockRouter, driver: InstagramDriver, slept: list[float]
 ) -> None:
     me(instagram)
     container = instagram.post(f"{GRAPH}/{USER}/media").respond(
@@ -225,6 +260,7 @@ def test_a_photo_goes_through_a_container_then_publish(
         "17920238422030506",
         "https://www.instagram.com/p/C1a2b3c4d5e/",
     )
+    assert slept == [1.0, 2.0]  # the first read a second after the container, then slower
     assert {
         k: v[0] for k, v in parse_qs(container.calls.last.request.content.decode()).items()
     } == {
@@ -239,10 +275,10 @@ def test_a_photo_goes_through_a_container_then_publish(
 
 def test_a_video_is_a_reel(instagram: respx.MockRouter, driver: InstagramDriver) -> None:
     me(instagram)
-    container = instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "c1"})
-    instagram.get(f"{GRAPH}/c1").respond(200, json={"status_code": "FINISHED"})
-    instagram.post(f"{GRAPH}/{USER}/media_publish").respond(200, json={"id": "m1"})
-    instagram.get(f"{GRAPH}/m1").respond(
+    container = instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "101"})
+    instagram.get(f"{GRAPH}/101").respond(200, json={"status_code": "FINISHED"})
+    instagram.post(f"{GRAPH}/{USER}/media_publish").respond(200, json={"id": "201"})
+    instagram.get(f"{GRAPH}/201").respond(
         200, json={"permalink": "https://www.instagram.com/reel/X/"}
     )
     driver.publish(delivery(MediaKind.VIDEO, caption=None))
@@ -258,8 +294,8 @@ def test_a_container_instagram_rejects_is_refused_with_its_status(
     instagram: respx.MockRouter, driver: InstagramDriver
 ) -> None:
     me(instagram)
-    instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "c1"})
-    instagram.get(f"{GRAPH}/c1").respond(
+    instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "101"})
+    instagram.get(f"{GRAPH}/101").respond(
         200,
         json={
             "status_code": "ERROR",
@@ -275,8 +311,8 @@ def test_a_publish_without_an_answer_is_an_unknown_outcome(
     instagram: respx.MockRouter, driver: InstagramDriver
 ) -> None:
     me(instagram)
-    instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "c1"})
-    instagram.get(f"{GRAPH}/c1").respond(200, json={"status_code": "FINISHED"})
+    instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "101"})
+    instagram.get(f"{GRAPH}/101").respond(200, json={"status_code": "FINISHED"})
     instagram.post(f"{GRAPH}/{USER}/media_publish").mock(side_effect=httpx.ReadTimeout("no answer"))
     with pytest.raises(PlatformUnavailable) as caught:
         driver.publish(delivery())
@@ -333,7 +369,7 @@ def test_graph_errors_on_the_container(
 def test_an_unknown_outcome_is_found_among_the_accounts_media(
     instagram: respx.MockRouter, driver: InstagramDriver
 ) -> None:
-    me(instagram)
+    me(instagram, quota_usage=None)
     listed = instagram.get(f"{GRAPH}/{USER}/media").respond(
         200,
         json={
@@ -360,6 +396,103 @@ def test_an_unknown_outcome_is_found_among_the_accounts_media(
         "https://www.instagram.com/p/A/",
     )
     assert listed.calls.last.request.url.params["fields"] == "id,caption,timestamp,permalink"
+
+
+def test_a_used_up_publishing_limit_is_a_rate_limit_and_no_container_is_made(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    """100 API posts in a moving 24 hours: read before the container, not learnt after."""
+    me(instagram, quota_usage=None)
+    read = limit(instagram, 100)
+    with pytest.raises(PlatformRateLimited) as caught:
+        driver.publish(delivery())
+    assert caught.value.retry_after == 3600 and caught.value.sent is False
+    assert read.calls.last.request.url.params["fields"] == "quota_usage,config"
+    assert not any(c.request.method == "POST" for c in instagram.calls)
+
+
+def test_the_publishing_limit_met_at_publish_is_a_rate_limit(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    """Posts made elsewhere since the check: Instagram's code 9, subcode 2207042."""
+    me(instagram)
+    instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "101"})
+    instagram.get(f"{GRAPH}/101").respond(200, json={"status_code": "FINISHED"})
+    instagram.post(f"{GRAPH}/{USER}/media_publish").respond(
+        400,
+        json={
+            "error": {
+                "message": "Application request limit reached",
+                "type": "OAuthException",
+                "code": 9,
+                "error_subcode": 2207042,
+                "is_transient": False,
+                "error_user_title": "Reached the limit of posts",
+                "fbtrace_id": "A",
+            }
+        },
+    )
+    with pytest.raises(PlatformRateLimited) as caught:
+        driver.publish(delivery())
+    assert caught.value.retry_after == 3600 and caught.value.sent is False
+
+
+def test_a_container_not_ready_at_publish_is_transient_and_unsent(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    """Code 9007, subcode 2207027: "The media is not ready for publishing" (error codes)."""
+    me(instagram)
+    instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "101"})
+    instagram.get(f"{GRAPH}/101").respond(200, json={"status_code": "FINISHED"})
+    instagram.post(f"{GRAPH}/{USER}/media_publish").respond(
+        400,
+        json={
+            "error": {
+                "message": "Media ID is not available",
+                "type": "OAuthException",
+                "code": 9007,
+                "error_subcode": 2207027,
+                "fbtrace_id": "A",
+            }
+        },
+    )
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(delivery())
+    assert caught.value.sent is False and caught.value.retry_after == 60
+
+
+def test_a_reel_is_awaited_past_two_minutes_at_a_slowing_pace(
+    instagram: respx.MockRouter, driver: InstagramDriver, slept: list[float]
+) -> None:
+    """Meta: read a container's status "once per minute, for no more than 5 minutes"."""
+    me(instagram)
+    instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "101"})
+    status = instagram.get(f"{GRAPH}/101")
+    status.side_effect = [
+        *(httpx.Response(200, json={"status_code": "IN_PROGRESS"}) for _ in range(8)),
+        httpx.Response(200, json={"status_code": "FINISHED"}),
+    ]
+    instagram.post(f"{GRAPH}/{USER}/media_publish").respond(200, json={"id": "201"})
+    instagram.get(f"{GRAPH}/201").respond(
+        200, json={"permalink": "https://www.instagram.com/reel/Y/"}
+    )
+    driver.publish(delivery(MediaKind.VIDEO))
+    assert slept == [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0, 60.0]
+    assert sum(slept) > 120 and status.call_count == 9  # a fixed 3 s read 40 times in 120 s
+
+
+def test_a_container_still_processing_after_the_wait_publishes_nothing(
+    instagram: respx.MockRouter, slept: list[float]
+) -> None:
+    driver, http = make_driver(slept, container_wait_seconds=300)
+    me(instagram)
+    instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "101"})
+    instagram.get(f"{GRAPH}/101").respond(200, json={"status_code": "IN_PROGRESS"})
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(delivery(MediaKind.VIDEO))
+    http.close()
+    assert caught.value.sent is False
+    assert sum(slept) == 300 and len(slept) == 10  # Meta's five minutes, ten reads
 
 
 def form_of(request: httpx.Request) -> dict[str, str]:

@@ -6,7 +6,12 @@ Pages read 2026-11-25:
 - Long-lived tokens: https://developers.facebook.com/docs/threads/get-started/long-lived-tokens
 - Posts (text containers, threads_publish): https://developers.facebook.com/docs/threads/posts
 - Media of a user: https://developers.facebook.com/docs/threads/threads-media
-- Error codes (Graph shape): https://developers.facebook.com/docs/threads/troubleshooting
+- Error codes (Graph shape), container status: https://developers.facebook.com/docs/threads/troubleshooting
+- Publishing quota (threads_publishing_limit): https://developers.facebook.com/docs/threads/overview
+
+Every request is held to the Threads contract (``tests/drivers/contracts/threads.py``):
+documented endpoints and parameters, the token as the ``access_token`` parameter in a
+POST body (a read as a POST with ``method=GET``), the scopes asked for at consent.
 """
 
 from __future__ import annotations
@@ -32,10 +37,13 @@ from pressroom.service.drivers.base import (
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.text_thread import ThreadsDriver
+from tests.drivers.contract import held_to
+from tests.drivers.contracts import threads as threads_contract
 
 API = "https://graph.threads.net/v1.0"
 CALLBACK = "https://press.example/oauth/callback/text_thread"
 USER = "25899828646306"
+CONTAINER = "17889615691921648"
 SENT_AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
 
@@ -45,16 +53,57 @@ class Tokens:
 
 
 @pytest.fixture
-def threads() -> Iterator[respx.MockRouter]:
-    with respx.mock(assert_all_mocked=True, assert_all_called=True) as router:
-        yield router
+def slept() -> list[float]:
+    return []
 
 
 @pytest.fixture
-def driver() -> Iterator[ThreadsDriver]:
+def driver(slept: list[float]) -> Iterator[ThreadsDriver]:
     http = NetworkClient(Platform.TEXT_THREAD, timeout_seconds=5, backoff_seconds=0)
-    yield ThreadsDriver("1234567", "threads-secret", Tokens(), http)
+    yield ThreadsDriver("1234567", "threads-secret", Tokens(), http, sleep=slept.append)
     http.close()
+
+
+@pytest.fixture(autouse=True)
+def threads(driver: ThreadsDriver) -> Iterator[respx.MockRouter]:
+    """Threads, played by respx; every request is held to its contract at the end."""
+    consent = urlsplit(
+        driver.authorization_url(redirect_uri=CALLBACK, state="s", code_verifier="v")
+    )
+    asked = frozenset(parse_qs(consent.query)["scope"][0].split(","))
+    with (
+        respx.mock(assert_all_mocked=True, assert_all_called=True) as router,
+        held_to(router, threads_contract.contract(granted=asked)),
+    ):
+        yield router
+
+
+def read(router: respx.MockRouter, path: str) -> respx.Route:
+    """A documented GET, which the driver sends as a POST with method=GET."""
+    return router.post(f"{API}{path}", data__contains={"method": "GET"})
+
+
+def form(request: httpx.Request) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(request.content.decode()).items()}
+
+
+def ready_to_publish(threads: respx.MockRouter, quota_usage: int = 4) -> respx.Route:
+    """The user id, a quota with room, a container made and ready."""
+    read(threads, "/me").respond(200, json={"id": USER})
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "quota_usage": quota_usage,
+                    "config": {"quota_total": 250, "quota_duration": 86400},
+                }
+            ]
+        },
+    )
+    return threads.post(f"{API}/{USER}/threads", data__contains={"media_type": "TEXT"}).respond(
+        200, json={"id": CONTAINER}
+    )
 
 
 def delivery(text: str = "Fresh bread at 7 #bakery") -> Delivery:
@@ -128,20 +177,28 @@ def test_the_code_becomes_a_self_renewing_long_lived_token(
 
 
 def test_the_profile_is_the_username(threads: respx.MockRouter, driver: ThreadsDriver) -> None:
-    threads.get(f"{API}/me").respond(
+    me = read(threads, "/me").respond(
         200, json={"id": USER, "username": "acme.bakery", "name": "Acme Bakery"}
     )
     profile = driver.fetch_profile(TokenSet("THAA", None, None))
     assert (profile.name, profile.display_name) == ("acme.bakery", "Acme Bakery")
+    # Threads documents the access_token parameter, no header: in the body, not the URL
+    request = me.calls.last.request
+    assert request.url.query == b"" and "authorization" not in request.headers
+    assert form(request) == {"fields": "id,username,name", "access_token": "THAA", "method": "GET"}
 
 
-def test_a_text_post_is_a_container_then_a_publish(
-    threads: respx.MockRouter, driver: ThreadsDriver
+def test_a_text_post_waits_for_its_container_then_publishes(
+    threads: respx.MockRouter, driver: ThreadsDriver, slept: list[float]
 ) -> None:
-    threads.get(f"{API}/me").respond(200, json={"id": USER})
-    container = threads.post(f"{API}/{USER}/threads").respond(200, json={"id": "1234567890"})
+    made = ready_to_publish(threads)
+    status = read(threads, f"/{CONTAINER}")
+    status.side_effect = [
+        httpx.Response(200, json={"status": "IN_PROGRESS", "id": CONTAINER}),
+        httpx.Response(200, json={"status": "FINISHED", "id": CONTAINER}),
+    ]
     publish = threads.post(f"{API}/{USER}/threads_publish").respond(200, json={"id": "1789012345"})
-    threads.get(f"{API}/1789012345").respond(
+    read(threads, "/1789012345").respond(
         200,
         json={
             "permalink": "https://www.threads.net/@acme.bakery/post/C1a2B3",
@@ -154,13 +211,74 @@ def test_a_text_post_is_a_container_then_a_publish(
         "1789012345",
         "https://www.threads.net/@acme.bakery/post/C1a2B3",
     )
-    request = container.calls.last.request
-    assert request.headers["Authorization"] == "Bearer THAAtoken"
-    assert {k: v[0] for k, v in parse_qs(request.content.decode()).items()} == {
+    assert form(made.calls.last.request) == {
         "media_type": "TEXT",
         "text": "Fresh bread at 7 #bakery",
+        "access_token": "THAAtoken",
     }
-    assert parse_qs(publish.calls.last.request.content.decode()) == {"creation_id": ["1234567890"]}
+    assert form(status.calls.last.request)["fields"] == "status,error_message"
+    assert form(publish.calls.last.request) == {
+        "creation_id": CONTAINER,
+        "access_token": "THAAtoken",
+    }
+    # published only once the container said FINISHED: a short first wait, then longer
+    assert slept == [1.0, 2.0]
+    order = [c.request for c in threads.calls]
+    assert order.index(publish.calls.last.request) > order.index(status.calls.last.request)
+
+
+@pytest.mark.parametrize(
+    ("status", "message"), [("ERROR", "FAILED_PROCESSING_VIDEO"), ("EXPIRED", None)]
+)
+def test_a_container_threads_will_not_take_is_refused_and_never_published(
+    threads: respx.MockRouter, driver: ThreadsDriver, status: str, message: str | None
+) -> None:
+    ready_to_publish(threads)
+    read(threads, f"/{CONTAINER}").respond(
+        200,
+        json={"status": status, "id": CONTAINER, **({"error_message": message} if message else {})},
+    )
+    with pytest.raises(PlatformRefused, match=message or status) as caught:
+        driver.publish(delivery())
+    assert caught.value.field == "text"
+    assert not any(c.request.url.path.endswith("/threads_publish") for c in threads.calls)
+
+
+def test_a_container_still_processing_after_the_wait_is_not_sent(
+    threads: respx.MockRouter, slept: list[float]
+) -> None:
+    http = NetworkClient(Platform.TEXT_THREAD, timeout_seconds=5, backoff_seconds=0)
+    driver = ThreadsDriver(
+        "1234567", "threads-secret", Tokens(), http, container_wait_seconds=10, sleep=slept.append
+    )
+    ready_to_publish(threads)
+    read(threads, f"/{CONTAINER}").respond(200, json={"status": "IN_PROGRESS", "id": CONTAINER})
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(delivery())
+    http.close()
+    assert caught.value.sent is False and not isinstance(caught.value, PlatformRateLimited)
+    assert slept == [1.0, 2.0, 4.0, 3.0]  # ten seconds in all, then nothing is published
+
+
+def test_a_used_up_daily_quota_is_a_rate_limit_and_nothing_is_sent(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, "/me").respond(200, json={"id": USER})
+    limit = read(threads, f"/{USER}/threads_publishing_limit").respond(
+        200,
+        json={
+            "data": [{"quota_usage": 250, "config": {"quota_total": 250, "quota_duration": 86400}}]
+        },
+    )
+    with pytest.raises(PlatformRateLimited) as caught:
+        driver.publish(delivery())
+    assert caught.value.retry_after == 3600 and caught.value.sent is False
+    assert "250" in str(caught.value)
+    assert form(limit.calls.last.request)["fields"] == "quota_usage,config"
+    assert [c.request.url.path for c in threads.calls] == [
+        "/v1.0/me",
+        f"/v1.0/{USER}/threads_publishing_limit",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -200,8 +318,8 @@ def test_errors_of_the_publish_call(
     raised: type[Exception],
     sent: bool | None,
 ) -> None:
-    threads.get(f"{API}/me").respond(200, json={"id": USER})
-    threads.post(f"{API}/{USER}/threads").respond(200, json={"id": "c1"})
+    ready_to_publish(threads)
+    read(threads, f"/{CONTAINER}").respond(200, json={"status": "FINISHED", "id": CONTAINER})
     threads.post(f"{API}/{USER}/threads_publish").respond(
         400, json={"error": {**error, "fbtrace_id": "A"}}
     )
@@ -214,8 +332,8 @@ def test_errors_of_the_publish_call(
 def test_an_unknown_outcome_is_found_among_the_users_threads(
     threads: respx.MockRouter, driver: ThreadsDriver
 ) -> None:
-    threads.get(f"{API}/me").respond(200, json={"id": USER})
-    listed = threads.get(f"{API}/{USER}/threads").respond(
+    read(threads, "/me").respond(200, json={"id": USER})
+    listed = read(threads, f"/{USER}/threads").respond(
         200,
         json={
             "data": [
@@ -231,6 +349,6 @@ def test_an_unknown_outcome_is_found_among_the_users_threads(
     )
     found = driver.find_delivery(delivery(), SENT_AT)
     assert found is not None and found.platform_post_id == "2"
-    params = listed.calls.last.request.url.params
+    params = form(listed.calls.last.request)
     assert params["fields"] == "id,text,timestamp,permalink"
     assert int(params["since"]) == int(SENT_AT.timestamp()) - 120

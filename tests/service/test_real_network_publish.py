@@ -408,10 +408,10 @@ def test_a_facebook_page_connects_with_its_own_token_and_its_permission(
         facebook.post(f"{graph}/oauth/access_token").respond(
             200, json={"access_token": "EAAuser", "token_type": "bearer", "expires_in": 5183944}
         )
-        facebook.get(f"{graph}/me/accounts").respond(
+        facebook.post(f"{graph}/me/accounts").respond(
             200, json={"data": [{"id": "1048", "name": "Acme Bakery", "access_token": "EAApage"}]}
         )
-        facebook.get(f"{graph}/me/permissions").respond(
+        facebook.post(f"{graph}/me/permissions").respond(
             200, json={"data": [{"permission": "pages_manage_posts", "status": granted}]}
         )
         connection = oauth.finish(flow, account.id, "page_social", {"state": state, "code": "AQD"})

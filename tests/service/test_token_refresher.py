@@ -102,15 +102,16 @@ def test_a_pass_renews_what_is_about_to_lapse_and_nothing_else(real: Service) ->
     app: Any = real.client.app
     with respx.mock(assert_all_called=True) as networks:
         x = networks.post("https://api.x.com/2/oauth2/token").mock(side_effect=x_token_endpoint)
-        ig = networks.post("https://graph.instagram.com/refresh_access_token").respond(
+        ig = networks.get("https://graph.instagram.com/refresh_access_token").respond(
             200, json={"access_token": "IG-long-2", "token_type": "bearer", "expires_in": 5183944}
         )
         assert app.state.token_refresher.refresh_due() == 2
     asked = sorted(parse_qs(c.request.content.decode())["refresh_token"][0] for c in x.calls)
     assert asked == ["r-down", "r-due", "r-revoked"]  # not r-later: two hours left
-    # 3 days left: Meta's margin; the token goes in the body, never the URL
-    assert parse_qs(ig.calls.last.request.content.decode())["access_token"] == ["IG-long"]
-    assert ig.calls.last.request.url.query == b""
+    # 3 days left: Meta's margin; the token goes in Authorization (documented on this
+    # host), never the URL
+    assert ig.calls.last.request.headers["Authorization"] == "Bearer IG-long"
+    assert ig.calls.last.request.url.query == b"grant_type=ig_refresh_token"
 
     status, token, expires = state(real, due)
     assert (status, token) == ("active", "new-r-due")

@@ -5,7 +5,7 @@ way it would reach the internet through a corporate proxy: ``HTTPS_PROXY`` point
 at ``FakeNetwork.proxy_url``, which accepts ``CONNECT``, speaks TLS with a certificate
 for the asked host signed by a CA made for the run (``SSL_CERT_FILE`` makes the process
 trust it), and answers every call with one JSON body that has every field the Meta
-drivers read. Each request is recorded: method, host, path, query and body.
+drivers read. Each request is recorded: method, host, path, query, body and Authorization.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ class Call:
     path: str
     query: str
     body: str
+    authorization: str = ""
 
 
 @dataclass
@@ -71,7 +72,14 @@ def fake_meta(directory: Path, answer: dict[str, Any]) -> Iterator[FakeNetwork]:
             body = self.rfile.read(length).decode("utf-8", "replace")
             parts = urlsplit(self.path)
             network.calls.append(
-                Call(self.command, self.headers.get("Host", ""), parts.path, parts.query, body)
+                Call(
+                    self.command,
+                    self.headers.get("Host", ""),
+                    parts.path,
+                    parts.query,
+                    body,
+                    self.headers.get("Authorization", ""),
+                )
             )
             data = json.dumps(network.answer).encode()
             self.send_response(200)

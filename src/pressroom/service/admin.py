@@ -86,6 +86,8 @@ def connect_through_sandbox(
     connection = oauth.finish(
         flow, account_id, chosen.value, {"state": query["state"], "code": code}
     )
+    # The sandbox's consent names one account: never a choice of Pages.
+    assert not isinstance(connection, oauth.PageChoice)
     return connection.id
 
 

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import parse_qs, urlparse
 
+import httpx
+import respx
+from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
+from pressroom.service.app import create_app
 from pressroom.service.db.session import normalise_url
 from pressroom.settings import Settings
+from tests.drivers.contract import held_to
+from tests.drivers.contracts import facebook as facebook_contract
 from tests.service.web.conftest import Browser, connect, consent_fields, csrf_of
 
 
@@ -283,7 +291,7 @@ def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Sett
             meta.post("https://graph.threads.net/access_token").respond(
                 200, json={"access_token": "THlong", "expires_in": 5183944}
             )
-            meta.get("https://graph.threads.net/v1.0/me").respond(
+            meta.post("https://graph.threads.net/v1.0/me").respond(
                 200, json={"id": "2589", "username": "acme.photos"}
             )
             done = client.get(
@@ -302,14 +310,15 @@ def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Sett
             assert twin is not None and twin.access_token_enc is not None
             assert vault.decrypt(twin.access_token_enc) == "THlong"
         with respx.mock(assert_all_called=True) as meta:
-            meta.get("https://graph.threads.net/v1.0/me").respond(200, json={"id": "2589"})
-            container = meta.post("https://graph.threads.net/v1.0/2589/threads").respond(
-                200, json={"id": "c1"}
+            threads = "https://graph.threads.net/v1.0"
+            meta.post(f"{threads}/me").respond(200, json={"id": "2589"})
+            meta.post(f"{threads}/2589/threads_publishing_limit").respond(
+                200, json={"data": [{"quota_usage": 1, "config": {"quota_total": 250}}]}
             )
-            meta.post("https://graph.threads.net/v1.0/2589/threads_publish").respond(
-                200, json={"id": "p1"}
-            )
-            meta.get("https://graph.threads.net/v1.0/p1").respond(
+            container = meta.post(f"{threads}/2589/threads").respond(200, json={"id": "c1"})
+            meta.post(f"{threads}/c1").respond(200, json={"status": "FINISHED", "id": "c1"})
+            meta.post(f"{threads}/2589/threads_publish").respond(200, json={"id": "p1"})
+            meta.post(f"{threads}/p1").respond(
                 200, json={"permalink": "https://www.threads.net/@acme.photos/post/A"}
             )
             published = client.post(
@@ -318,8 +327,11 @@ def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Sett
                 json={"connectionId": twin_id, "text": "hello"},
             )
         assert published.status_code == 200, published.text
-        assert container.calls.last.request.headers["Authorization"] == "Bearer THlong"
+        assert b"access_token=THlong" in container.calls.last.request.content
         with respx.mock(assert_all_called=True) as meta:
+            meta.post("https://graph.threads.net/v1.0/2589/threads_publishing_limit").respond(
+                200, json={"data": [{"quota_usage": 2, "config": {"quota_total": 250}}]}
+            )
             meta.post("https://graph.threads.net/v1.0/2589/threads").respond(
                 400,
                 json={
@@ -339,3 +351,153 @@ def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Sett
         # The twin follows its photo_sharing account: both inactive, one reconnect fixes both.
         states = {c["platform"]: c["status"] for c in _unified(browser, key)}
         assert states == {"photo_sharing": "inactive", "text_thread": "inactive"}
+
+
+GRAPH = "https://graph.facebook.com/v23.0"
+
+
+def _facebook_app(settings: Settings) -> Settings:
+    from pressroom.settings import NetworkSettings
+
+    return settings.model_copy(
+        update={
+            "networks": NetworkSettings(page_social_client_id="4242", page_social_client_secret="s")
+        }
+    )
+
+
+def _page(page_id: str, name: str) -> dict[str, object]:
+    return {
+        "id": page_id,
+        "name": name,
+        "access_token": f"EAA{name[5:]}",
+        "tasks": ["CREATE_CONTENT"],
+    }
+
+
+def _accounts(request: httpx.Request) -> httpx.Response:
+    """/me/accounts: three granted Pages on two pages of results."""
+    if b"after=" not in request.content:
+        return httpx.Response(
+            200,
+            json={
+                "data": [_page("101", "Acme Bakery"), _page("102", "Acme Cafe")],
+                "paging": {"cursors": {"after": "QVFa"}, "next": f"{GRAPH}/me/accounts?after=QVFa"},
+            },
+        )
+    return httpx.Response(200, json={"data": [_page("103", "Acme Deli")], "paging": {}})
+
+
+@contextmanager
+def _facebook() -> Iterator[respx.MockRouter]:
+    """Facebook's answers, every call held to its contract."""
+    with (
+        respx.mock(assert_all_called=False) as router,
+        held_to(router, facebook_contract.contract()),
+    ):
+        router.post(f"{GRAPH}/oauth/access_token").respond(
+            200, json={"access_token": "EAAuser", "token_type": "bearer", "expires_in": 5183944}
+        )
+        router.post(f"{GRAPH}/me/accounts").mock(side_effect=_accounts)
+        router.post(f"{GRAPH}/me/permissions").respond(
+            200, json={"data": [{"permission": "pages_manage_posts", "status": "granted"}]}
+        )
+        yield router
+
+
+def _to_the_choice(client: TestClient, browser: Browser) -> str:
+    """Connect page_social through Facebook's consent; the choice page's address."""
+    started = browser.form("/connections", "/connections/connect/page_social")
+    consent = urlparse(started.headers["location"])  # type: ignore[attr-defined]
+    assert (consent.netloc, consent.path) == ("www.facebook.com", "/v23.0/dialog/oauth")
+    state = parse_qs(consent.query)["state"][0]
+    back = client.get(
+        "/oauth/callback/page_social",
+        params={"state": state, "code": "AQD"},
+        follow_redirects=False,
+    )
+    assert back.status_code == 303, back.text
+    return str(back.headers["location"])
+
+
+def test_facebook_pages_granted_are_chosen_after_consent_each_its_own_connection(
+    settings: Settings,
+) -> None:
+    """Facebook's consent granted three Pages (two pages of /me/accounts results): the
+    dashboard lists them all, the person picks two, and each is a connection of its own
+    with its own Page token; the choice is used once. Every call is held to Facebook's
+    contract."""
+    from pressroom.service.db.models import Connection
+    from pressroom.service.db.session import transaction
+    from pressroom.service.oauth.vault import Vault
+
+    configured = _facebook_app(settings)
+    app = create_app(configured)
+    with TestClient(app, base_url="http://testserver") as client:
+        browser = Browser(client)
+        browser.sign_up()
+        key = browser.api_key_shown()
+        with _facebook():
+            choose = _to_the_choice(client, browser)
+            assert choose.startswith("/connections/pages/")
+            assert _unified(browser, key) == []  # nothing connected before the choice
+            page_html = client.get(choose).text
+            assert [m for m in re.findall(r'data-page="(\d+)"', page_html)] == ["101", "102", "103"]
+            assert "Acme Deli" in page_html  # the Page on the second page of results
+            none = client.post(choose, data={"csrf_token": csrf_of(page_html)})
+            assert none.status_code == 400 and "Choose at least one Page" in none.text
+            done = client.post(
+                choose,
+                data={"csrf_token": csrf_of(page_html), "page": ["101", "103"]},
+                follow_redirects=False,
+            )
+            assert done.status_code == 303, done.text
+            again = client.post(choose, data={"csrf_token": csrf_of(page_html), "page": ["102"]})
+            assert again.status_code == 400 and "cannot be used" in again.text
+        found = sorted((c["platform"], c["name"], c["status"]) for c in _unified(browser, key))
+        assert found == [
+            ("page_social", "Acme Bakery", "active"),
+            ("page_social", "Acme Deli", "active"),
+        ]
+        vault = Vault.from_settings(configured)
+        with transaction(app.state.session_factory, write=False) as db:
+            stored = {
+                c.name: vault.decrypt(c.access_token_enc or "")
+                for c in db.query(Connection).filter(Connection.platform == "page_social")
+            }
+        assert stored == {"Acme Bakery": "EAABakery", "Acme Deli": "EAADeli"}
+
+
+def test_a_choice_over_the_plans_cap_is_refused_and_can_be_made_again(settings: Settings) -> None:
+    """Each chosen Page counts toward the plan's profiles per platform: over the cap the
+    choice page says so (nothing connected) and the choice stays open."""
+    from pressroom.plans import PLAN_LIMITS, Plan
+    from pressroom.platforms import Platform
+    from pressroom.service.accounts.repository import AccountRepository
+    from pressroom.service.connections.service import NewConnection
+    from pressroom.service.connections.service import connect as add_connection
+    from pressroom.service.db.session import transaction
+
+    app = create_app(_facebook_app(settings))
+    with TestClient(app, base_url="http://testserver") as client:
+        browser = Browser(client)
+        email = browser.sign_up()
+        key = browser.api_key_shown()
+        room = PLAN_LIMITS[Plan.BUSINESS].profiles_per_platform
+        with transaction(app.state.session_factory) as db:
+            account = AccountRepository(db).get_by_email(email)
+            assert account is not None
+            for n in range(room - 1):
+                add_connection(db, account, NewConnection(Platform.PAGE_SOCIAL, f"Other {n}"))
+        with _facebook():
+            choose = _to_the_choice(client, browser)
+            html = client.get(choose).text
+            over = client.post(choose, data={"csrf_token": csrf_of(html), "page": ["101", "102"]})
+            assert over.status_code == 400 and "all are in use" in over.text
+            assert 'href="#pages"' in over.text  # the error summary links to the choice
+            done = client.post(
+                choose, data={"csrf_token": csrf_of(html), "page": ["102"]}, follow_redirects=False
+            )
+            assert done.status_code == 303, done.text
+        names = {c["name"] for c in _unified(browser, key) if c["platform"] == "page_social"}
+        assert "Acme Cafe" in names and "Acme Bakery" not in names and len(names) == room

@@ -235,7 +235,11 @@ class SignInLink(Base):
 
 
 class OAuthState(Base):
-    """One authorization in flight: its ``state``, PKCE verifier and what it is for."""
+    """One authorization in flight: its ``state``, PKCE verifier and what it is for.
+
+    A row of platform ``page_social.choice`` is a Facebook grant awaiting the person's
+    choice of Pages: its ``code_verifier_enc`` holds the person's token, encrypted as a
+    verifier is, for the few minutes the choice page lives."""
 
     __tablename__ = "oauth_states"
 

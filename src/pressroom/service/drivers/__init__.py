@@ -73,7 +73,13 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
     ),
     Platform.TEXT_THREAD: RealNetwork(
         "Threads (Threads API)",
-        lambda a: ThreadsDriver(a.client_id, a.client_secret, a.tokens, a.http),
+        lambda a: ThreadsDriver(
+            a.client_id,
+            a.client_secret,
+            a.tokens,
+            a.http,
+            container_wait_seconds=a.settings.meta_container_wait_seconds,
+        ),
     ),
     Platform.PROFESSIONAL_NETWORK: RealNetwork(
         "LinkedIn (Posts API)",
@@ -94,6 +100,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
             a.http,
             a.media,
             version=a.settings.meta_graph_version,
+            container_wait_seconds=a.settings.meta_container_wait_seconds,
         ),
     ),
     Platform.PAGE_SOCIAL: RealNetwork(

@@ -9,7 +9,7 @@ Every driver sends through a ``NetworkClient``, so three rules hold for all of t
   network's rate limit (``PlatformRateLimited``, with its wait) and 401 a token it no
   longer accepts (``AccessRevoked``). Any other answer goes back to the driver, which
   knows its network's error shapes.
-- **Retries only where they are safe.** Reads (``GET``) are tried up to ``READ_ATTEMPTS``
+- **Retries only where they are safe.** Reads (``GET``, or a call marked ``read``) are tried up to ``READ_ATTEMPTS``
   times on connection errors and 502/503/504; anything that creates is sent once.
 - **Logs without secrets.** One line per call: network, method, host and path, status
   and time. Never the query (some networks take the token there), the headers or the
@@ -74,18 +74,21 @@ class NetworkClient:
         *,
         token: str | None = None,
         creates: bool = False,
+        read: bool = False,
         headers: Mapping[str, str] | None = None,
         **kwargs: Any,
     ) -> httpx.Response:
         """Send one call and classify what can be classified without knowing the network.
 
         ``creates`` marks a call that publishes something: after it was sent, a failure
-        is ``sent=True``. ``token`` is sent as a bearer token. Returns every answer below
-        500 except 401 and 429, for the driver to read."""
+        is ``sent=True``. ``read`` marks a call that only reads whatever its method (Meta's
+        POST with ``method=GET``): it is retried as a ``GET`` is. ``token`` is sent as a
+        bearer token. Returns every answer below 500 except 401 and 429, for the driver
+        to read."""
         sent_headers = dict(headers or {})
         if token is not None:
             sent_headers["Authorization"] = f"Bearer {token}"
-        attempts = READ_ATTEMPTS if method.upper() == "GET" else 1
+        attempts = READ_ATTEMPTS if read or method.upper() == "GET" else 1
         for attempt in range(1, attempts + 1):
             try:
                 response = self._send(method, url, sent_headers, kwargs)

@@ -12,19 +12,30 @@ What the driver does, and the pages it follows (read 2026-11-25):
   long-lived user token (``fb_exchange_token``)
   (https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow,
   https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived);
-- profile: ``GET /me/accounts`` lists the Pages the person granted, each with its own
-  Page access token (which does not expire when taken from a long-lived user token);
-  the first granted Page is connected, and the connection keeps that Page's token.
-  ``GET /me/permissions`` says whether ``pages_manage_posts`` was granted: without it the
-  connection is made without the Pages permission and publishing answers
+- every call carries the token as graph.facebook.com documents it, the ``access_token``
+  parameter, in a POST body (a read as a POST with ``method=GET``: ``meta.GraphAccess``);
+- Pages: ``GET /me/accounts`` lists the Pages the person granted, each with its own Page
+  access token (which does not expire when taken from a long-lived user token), a page
+  of results at a time: every page is read, following ``paging.cursors.after`` while
+  ``paging.next`` is there (https://developers.facebook.com/docs/graph-api/reference/user/accounts,
+  https://developers.facebook.com/docs/graph-api/results). ``granted_pages`` gives them
+  all, for the person to choose which to connect (the dashboard's Page choice after
+  consent; each chosen Page is a connection of its own, keeping that Page's token).
+  ``GET /me/permissions`` says whether ``pages_manage_posts`` was granted: without it a
+  Page is connected without the Pages permission and publishing answers
   ``pages_permission_missing``, as the spec says. A person who granted no Page connects
   a profile, which the spec refuses to publish to (``not_a_page``)
   (https://developers.facebook.com/docs/pages-api/overview);
 - a photo: ``POST /{page-id}/photos`` with ``url``, a signed link Facebook fetches
   (https://developers.facebook.com/docs/graph-api/reference/page/photos/);
-- a video: ``POST https://graph-video.facebook.com/{version}/{page-id}/videos`` with
-  ``file_url``, then ``GET /{video-id}?fields=status`` polled until ``ready`` or
-  ``error`` (https://developers.facebook.com/docs/video-api/guides/publishing);
+- a video: ``POST /{page-id}/videos`` on graph.facebook.com with ``file_url``, a signed
+  link Facebook fetches, then ``GET /{video-id}?fields=status`` polled until ``ready``
+  or ``error``. The Video API overview calls the graph-video.facebook.com host of the
+  publishing guide's examples deprecated ("Use the graph.facebook.com host"), and
+  ``file_url`` is a documented parameter of the Page videos edge
+  (https://developers.facebook.com/docs/video-api/overview,
+  https://developers.facebook.com/docs/graph-api/reference/page/videos/,
+  https://developers.facebook.com/docs/video-api/guides/publishing);
 - look-up of an unknown outcome: ``GET /{page-id}/published_posts`` (photos) or
   ``/{page-id}/videos`` since the send, matched on the message;
 - errors: ``meta.failure``.
@@ -38,8 +49,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+
+import httpx
 
 from pressroom import error_codes
 from pressroom.platforms import MediaKind, Platform
@@ -67,6 +81,22 @@ SCOPES = ("pages_show_list", "pages_manage_posts", "pages_read_engagement")
 VIDEO_WAIT_SECONDS = 120.0
 POLL_SECONDS = 3.0
 CLOCK_SLACK = timedelta(minutes=2)
+ACCESS = meta.GraphAccess.PARAMETER
+PAGES_PER_READ = 100
+"""Pages asked for per read of ``/me/accounts`` (its ``limit``; Meta's default is smaller)."""
+MOST_PAGE_READS = 50
+"""A person with more Pages than this many reads is shown the first ones only."""
+
+
+@dataclass(frozen=True)
+class GrantedPage:
+    """A Page the person granted at consent, as ``/me/accounts`` lists it."""
+
+    id: str
+    name: str
+    token: str = field(repr=False)
+    tasks: tuple[str, ...]
+    """What the person may do on the Page; ``CREATE_CONTENT`` is needed to post."""
 
 
 class FacebookPagesDriver:
@@ -92,7 +122,6 @@ class FacebookPagesDriver:
         self.http = http
         self.media = media
         self.graph = f"https://graph.facebook.com/{version}"
-        self.graph_video = f"https://graph-video.facebook.com/{version}"
         self.dialog = f"https://www.facebook.com/{version}/dialog/oauth"
         self.video_wait_seconds = video_wait_seconds
         self.poll_seconds = poll_seconds
@@ -135,32 +164,59 @@ class FacebookPagesDriver:
             }
         )
 
-    def fetch_profile(self, tokens: TokenSet) -> Profile:
-        user = tokens.access_token
-        pages = (
-            self._get(user, "/me/accounts", {"fields": "id,name,access_token,tasks"}).get("data")
-            or []
-        )
+    def granted_pages(self, tokens: TokenSet) -> list[GrantedPage]:
+        """Every Page the person granted, in Facebook's order, read page by page."""
+        pages: list[GrantedPage] = []
+        params = {"fields": "id,name,access_token,tasks", "limit": str(PAGES_PER_READ)}
+        for _ in range(MOST_PAGE_READS):
+            listed = self._get(tokens.access_token, "/me/accounts", params)
+            pages += [
+                GrantedPage(
+                    str(p["id"]),
+                    str(p.get("name") or p["id"]),
+                    str(p["access_token"]),
+                    tuple(str(t) for t in p.get("tasks") or ()),
+                )
+                for p in listed.get("data") or []
+                if isinstance(p, dict) and p.get("access_token")
+            ]
+            paging = listed.get("paging") or {}
+            after = (paging.get("cursors") or {}).get("after")
+            if not paging.get("next") or not after:
+                break
+            params = {**params, "after": str(after)}
+        return pages
+
+    def page_profile(self, tokens: TokenSet, page: GrantedPage) -> Profile:
+        """The connection ``page`` becomes, with whether posting was granted."""
         granted = {
             p.get("permission")
-            for p in self._get(user, "/me/permissions", {}).get("data") or []
+            for p in self._get(tokens.access_token, "/me/permissions", {}).get("data") or []
             if p.get("status") == "granted"
         }
-        if not pages:
-            me = self._get(user, "/me", {"fields": "id,name"})
-            return Profile(
-                name=str(me.get("name") or me["id"]),
-                display_name=str(me.get("name") or ""),
-                page_kind="profile",
-            )
-        page = pages[0]
         return Profile(
-            name=str(page["name"]),
-            display_name=str(page["name"]),
+            name=page.name,
+            display_name=page.name,
             page_kind="page",
             pages_permission="pages_manage_posts" in granted,
-            page_token=str(page["access_token"]),
+            page_token=page.token,
         )
+
+    def person_profile(self, tokens: TokenSet) -> Profile:
+        """The person who granted no Page: a profile, which the spec will not post to."""
+        me = self._get(tokens.access_token, "/me", {"fields": "id,name"})
+        return Profile(
+            name=str(me.get("name") or me["id"]),
+            display_name=str(me.get("name") or ""),
+            page_kind="profile",
+        )
+
+    def fetch_profile(self, tokens: TokenSet) -> Profile:
+        """The connection for a caller that offers no choice of Page: the only Page
+        granted, or the person when none was. Connecting with several Pages granted
+        goes through ``granted_pages`` and the person's choice instead."""
+        pages = self.granted_pages(tokens)
+        return self.page_profile(tokens, pages[0]) if pages else self.person_profile(tokens)
 
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
@@ -172,9 +228,7 @@ class FacebookPagesDriver:
         message = delivery.fields.get("message")
         if media.kind is MediaKind.IMAGE:
             form = {"url": link, "published": "true", **({"message": message} if message else {})}
-            response = self.http.request(
-                "POST", f"{self.graph}/{page_id}/photos", token=token, creates=True, data=form
-            )
+            response = self._call("POST", f"/{page_id}/photos", token, form, creates=True)
             if response.status_code != 200:
                 raise meta.failure(
                     response,
@@ -187,9 +241,7 @@ class FacebookPagesDriver:
             post_id = str(created.get("post_id") or created["id"])
             return Published(post_id, f"https://www.facebook.com/{post_id}", utcnow())
         form = {"file_url": link, **({"description": message} if message else {})}
-        response = self.http.request(
-            "POST", f"{self.graph_video}/{page_id}/videos", token=token, creates=True, data=form
-        )
+        response = self._call("POST", f"/{page_id}/videos", token, form, creates=True)
         if response.status_code != 200:
             raise meta.failure(
                 response,
@@ -230,11 +282,8 @@ class FacebookPagesDriver:
         only, for ``drivers check``."""
         token = self.tokens.access_token(account.connection_id)
         page_id = self._page_id(account.connection_id, token)
-        response = self.http.request(
-            "POST",
-            f"{self.graph}/{page_id}/feed",
-            token=token,
-            data={"message": text, "published": "false"},
+        response = self._call(
+            "POST", f"/{page_id}/feed", token, {"message": text, "published": "false"}
         )
         if response.status_code != 200:
             raise meta.failure(
@@ -284,8 +333,15 @@ class FacebookPagesDriver:
             self._pages[connection_id] = str(self._get(token, "/me", {"fields": "id"})["id"])
         return self._pages[connection_id]
 
+    def _call(
+        self, method: str, path: str, token: str, params: dict[str, str], *, creates: bool = False
+    ) -> httpx.Response:
+        return meta.call(
+            self.http, ACCESS, method, f"{self.graph}{path}", token, params, creates=creates
+        )
+
     def _get(self, token: str, path: str, params: dict[str, str]) -> dict[str, Any]:
-        response = self.http.request("GET", f"{self.graph}{path}", token=token, params=params)
+        response = self._call("GET", path, token, params)
         if response.status_code != 200:
             raise meta.failure(
                 response, "Facebook", sent=True, permission=error_codes.PAGES_PERMISSION

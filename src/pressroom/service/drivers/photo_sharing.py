@@ -11,16 +11,26 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``POST https://api.instagram.com/oauth/access_token``, then a long-lived token (60 days,
   ``ig_exchange_token``), renewed before it lapses with ``ig_refresh_token``: the
   long-lived token is its own refresh token. Meta shows both as GETs with the secret
-  and the token in the query; they are sent in a POST body (``meta.token_form``)
-  (https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/business-login);
+  and the token in the query: the exchange, whose app secret has no other documented
+  place, is sent as a POST body (``meta.token_form``); the renewal, which carries only
+  the token, is a GET with the token in ``Authorization: Bearer``, as this host
+  documents for every call
+  (https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/business-login,
+  https://developers.facebook.com/docs/instagram-platform/reference/refresh_access_token);
 - profile: ``GET /me?fields=user_id,username,account_type``: business and creator
   accounts publish, a personal one connects and is refused by the spec's rule
   (``account_type_not_allowed``);
-- publish: a media container (``POST /{ig-user-id}/media`` with ``image_url``, or
-  ``media_type=REELS`` and ``video_url``: signed links Instagram fetches), its
-  ``status_code`` polled until ``FINISHED`` (``ERROR`` or ``EXPIRED`` is refused with
-  Instagram's ``status``), then ``POST /{ig-user-id}/media_publish``, and the post's
-  ``permalink`` read back
+- publish: the account's quota first (``GET /{ig-user-id}/content_publishing_limit``:
+  100 API posts in a moving 24 hours; a used-up quota is a rate limit and nothing is
+  sent). The read is made before every post: one call of the account's 200 an hour,
+  against a container Instagram would fetch and process for nothing, and a refusal
+  that would otherwise come only at ``media_publish``. Then a media container
+  (``POST /{ig-user-id}/media`` with ``image_url``, or ``media_type=REELS`` and
+  ``video_url``: signed links Instagram fetches), its ``status_code`` read until
+  ``FINISHED`` (``ERROR`` or ``EXPIRED`` is refused with Instagram's ``status``; the
+  reads start a second apart and slow to Meta's once a minute, up to
+  ``PRESSROOM_META_CONTAINER_WAIT_SECONDS``: ``meta.poll_delays``), then ``POST
+  /{ig-user-id}/media_publish``, and the post's ``permalink`` read back
   (https://developers.facebook.com/docs/instagram-platform/content-publishing);
 - look-up of an unknown outcome: ``GET /{ig-user-id}/media``, a post since the send with
   the same caption;
@@ -33,6 +43,8 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
+
+import httpx
 
 from pressroom.platforms import MediaKind, Platform
 from pressroom.service.db.base import utcnow
@@ -57,8 +69,9 @@ from pressroom.service.drivers.tokens import TokenSource
 AUTHORIZE_URL = "https://www.instagram.com/oauth/authorize"
 CODE_URL = "https://api.instagram.com/oauth/access_token"
 SCOPES = ("instagram_business_basic", "instagram_business_content_publish")
-CONTAINER_WAIT_SECONDS = 120.0
-POLL_SECONDS = 3.0
+CONTAINER_WAIT_SECONDS = 300.0
+"""Meta's "no more than 5 minutes" of status reads; a reel may take that long."""
+ACCESS = meta.GraphAccess.BEARER
 CLOCK_SLACK = timedelta(minutes=2)
 ACCOUNT_TYPES = {"business": "business", "media_creator": "creator", "creator": "creator"}
 
@@ -78,7 +91,6 @@ class InstagramDriver:
         *,
         version: str = "v23.0",
         container_wait_seconds: float = CONTAINER_WAIT_SECONDS,
-        poll_seconds: float = POLL_SECONDS,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.app_id = app_id
@@ -89,7 +101,6 @@ class InstagramDriver:
         self.host = "https://graph.instagram.com"
         self.graph = f"{self.host}/{version}"
         self.container_wait_seconds = container_wait_seconds
-        self.poll_seconds = poll_seconds
         self._sleep = sleep
         self._users: dict[str, str] = {}
         """Connection id → Instagram user id, read once per process."""
@@ -136,9 +147,15 @@ class InstagramDriver:
         return TokenSet(long.access_token, long.access_token, long.expires_at)
 
     def refresh(self, refresh_token: str) -> TokenSet:
-        renewed = self._long_lived(
-            "/refresh_access_token",
-            {"grant_type": "ig_refresh_token", "access_token": refresh_token},
+        renewed = self._token_of(
+            meta.call(
+                self.http,
+                ACCESS,
+                "GET",
+                f"{self.host}/refresh_access_token",
+                refresh_token,
+                {"grant_type": "ig_refresh_token"},
+            )
         )
         return TokenSet(renewed.access_token, renewed.access_token, renewed.expires_at)
 
@@ -157,6 +174,12 @@ class InstagramDriver:
         assert media is not None
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
+        limit = self._get(
+            token, f"/{user}/content_publishing_limit", {"fields": "quota_usage,config"}, sent=False
+        )
+        quota = meta.quota_of(limit)
+        if quota is not None and quota.exhausted:
+            raise meta.quota_exhausted("Instagram", quota)
         link = self.media.url(media.file_id, media.storage_key, media.content_type)
         form = (
             {"image_url": link}
@@ -165,17 +188,13 @@ class InstagramDriver:
         )
         if delivery.fields.get("caption"):
             form["caption"] = str(delivery.fields["caption"])
-        response = self.http.request("POST", f"{self.graph}/{user}/media", token=token, data=form)
+        response = self._call("POST", f"/{user}/media", token, form)
         if response.status_code != 200:
             raise meta.failure(response, "Instagram", sent=False, field="fileId")
         container = str(json_of(response)["id"])
         self._await_container(token, container)
-        response = self.http.request(
-            "POST",
-            f"{self.graph}/{user}/media_publish",
-            token=token,
-            creates=True,
-            data={"creation_id": container},
+        response = self._call(
+            "POST", f"/{user}/media_publish", token, {"creation_id": container}, creates=True
         )
         if response.status_code != 200:
             raise meta.failure(response, "Instagram", sent=True)
@@ -188,8 +207,8 @@ class InstagramDriver:
         )
 
     def _await_container(self, token: str, container: str) -> None:
-        deadline = time.monotonic() + self.container_wait_seconds
-        while True:
+        for delay in meta.poll_delays(self.container_wait_seconds):
+            self._sleep(delay)
             state = self._get(token, f"/{container}", {"fields": "status_code,status"}, sent=False)
             code = state.get("status_code")
             if code == "FINISHED":
@@ -199,14 +218,12 @@ class InstagramDriver:
                 raise PlatformRefused(
                     f"Instagram could not take the media ({reason})", field="fileId"
                 )
-            if time.monotonic() >= deadline:
-                # Nothing is published until media_publish: a later retry starts again.
-                raise PlatformUnavailable(
-                    "Instagram is still processing the media; nothing was published yet",
-                    retry_after=60,
-                    sent=False,
-                )
-            self._sleep(self.poll_seconds)
+        # Nothing is published until media_publish: a later retry starts again.
+        raise PlatformUnavailable(
+            "Instagram is still processing the media; nothing was published yet",
+            retry_after=60,
+            sent=False,
+        )
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         token = self.tokens.access_token(delivery.account.connection_id)
@@ -227,7 +244,11 @@ class InstagramDriver:
 
     # --- helpers ---------------------------------------------------------------
     def _long_lived(self, path: str, form: dict[str, str]) -> TokenSet:
-        response = meta.token_form(self.http, f"{self.host}{path}", form, read_edge=True)
+        return self._token_of(
+            meta.token_form(self.http, f"{self.host}{path}", form, read_edge=True)
+        )
+
+    def _token_of(self, response: httpx.Response) -> TokenSet:
         if response.status_code != 200:
             raise TokenRefused(
                 str(meta.error_of(response).get("type") or f"http_{response.status_code}")
@@ -237,15 +258,22 @@ class InstagramDriver:
     def _user_id(self, connection_id: str, token: str) -> str:
         if connection_id not in self._users:
             self._users[connection_id] = str(
-                self._get(token, "/me", {"fields": "user_id"})["user_id"]
+                self._get(token, "/me", {"fields": "user_id"}, sent=False)["user_id"]
             )
         return self._users[connection_id]
+
+    def _call(
+        self, method: str, path: str, token: str, params: dict[str, str], *, creates: bool = False
+    ) -> httpx.Response:
+        return meta.call(
+            self.http, ACCESS, method, f"{self.graph}{path}", token, params, creates=creates
+        )
 
     def _get(
         self, token: str, path: str, params: dict[str, str], *, sent: bool = True
     ) -> dict[str, Any]:
         """A read; ``sent`` says whether the post may exist if it fails (see ``meta``)."""
-        response = self.http.request("GET", f"{self.graph}{path}", token=token, params=params)
+        response = self._call("GET", path, token, params)
         if response.status_code != 200:
             raise meta.failure(response, "Instagram", sent=sent)
         return json_of(response)

@@ -20,10 +20,20 @@ What the driver does, and the pages it follows (read 2026-11-25):
   own refresh token; Meta shows both as GETs with the secrets in the query, and they are
   sent in a POST body (``meta.token_form``) (https://developers.facebook.com/docs/threads/get-started/get-access-tokens-and-permissions,
   https://developers.facebook.com/docs/threads/get-started/long-lived-tokens);
+- every call carries the token as Threads documents it, the ``access_token`` parameter,
+  in a POST body (a read as a POST with ``method=GET``: ``meta.GraphAccess``); Threads
+  documents no ``Authorization`` header;
 - profile: ``GET /v1.0/me?fields=id,username,name``;
-- publish: a text container (``POST /v1.0/{user}/threads`` with ``media_type=TEXT``), then
-  ``POST /v1.0/{user}/threads_publish``, then the post's ``permalink``; text only, as the
-  spec says (https://developers.facebook.com/docs/threads/posts);
+- publish: the account's quota first (``GET /{user}/threads_publishing_limit``: 250 API
+  posts in a moving 24 hours; a used-up quota is a rate limit and nothing is sent), a
+  text container (``POST /v1.0/{user}/threads`` with ``media_type=TEXT``), its
+  ``status`` read until ``FINISHED`` (``ERROR`` and ``EXPIRED`` are refusals with
+  Threads' ``error_message``; the reads start a second apart and slow to once a minute,
+  ``meta.poll_delays``), then ``POST /v1.0/{user}/threads_publish``, then the post's
+  ``permalink``; text only, as the spec says
+  (https://developers.facebook.com/docs/threads/posts: "wait on average 30 seconds
+  before publishing a Threads media container"; https://developers.facebook.com/docs/threads/troubleshooting;
+  https://developers.facebook.com/docs/threads/overview#rate-limiting);
 - look-up of an unknown outcome: ``GET /v1.0/{user}/threads`` since the send, by text
   (https://developers.facebook.com/docs/threads/threads-media);
 - errors: ``meta.failure``.
@@ -31,6 +41,8 @@ What the driver does, and the pages it follows (read 2026-11-25):
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -43,6 +55,7 @@ from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     Delivery,
     PlatformRefused,
+    PlatformUnavailable,
     Profile,
     Published,
     ThumbnailChange,
@@ -59,6 +72,9 @@ HOST = "https://graph.threads.net"
 API = f"{HOST}/v1.0"
 SCOPES = ("threads_basic", "threads_content_publish")
 CLOCK_SLACK = timedelta(minutes=2)
+CONTAINER_WAIT_SECONDS = 300.0
+"""Meta's "no more than 5 minutes" of status reads (troubleshooting page)."""
+ACCESS = meta.GraphAccess.PARAMETER
 
 
 class ThreadsDriver:
@@ -67,12 +83,21 @@ class ThreadsDriver:
     """Meta renews a long-lived token only while it is valid: well before it lapses."""
 
     def __init__(
-        self, app_id: str, app_secret: str, tokens: TokenSource, http: NetworkClient
+        self,
+        app_id: str,
+        app_secret: str,
+        tokens: TokenSource,
+        http: NetworkClient,
+        *,
+        container_wait_seconds: float = CONTAINER_WAIT_SECONDS,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.app_id = app_id
         self._app_secret = app_secret
         self.tokens = tokens
         self.http = http
+        self.container_wait_seconds = container_wait_seconds
+        self._sleep = sleep
         self._users: dict[str, str] = {}
 
     # --- connect ---------------------------------------------------------------
@@ -134,21 +159,28 @@ class ThreadsDriver:
     def publish(self, delivery: Delivery) -> Published:
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
-        response = self.http.request(
+        quota = meta.quota_of(
+            self._get(
+                token,
+                f"/{user}/threads_publishing_limit",
+                {"fields": "quota_usage,config"},
+                sent=False,
+            )
+        )
+        if quota is not None and quota.exhausted:
+            raise meta.quota_exhausted("Threads", quota)
+        response = self._call(
             "POST",
-            f"{API}/{user}/threads",
-            token=token,
-            data={"media_type": "TEXT", "text": str(delivery.fields["text"])},
+            f"/{user}/threads",
+            token,
+            {"media_type": "TEXT", "text": str(delivery.fields["text"])},
         )
         if response.status_code != 200:
             raise meta.failure(response, "Threads", sent=False, field="text")
         container = str(json_of(response)["id"])
-        response = self.http.request(
-            "POST",
-            f"{API}/{user}/threads_publish",
-            token=token,
-            creates=True,
-            data={"creation_id": container},
+        self._await_container(token, container)
+        response = self._call(
+            "POST", f"/{user}/threads_publish", token, {"creation_id": container}, creates=True
         )
         if response.status_code != 200:
             raise meta.failure(response, "Threads", sent=True, field="text")
@@ -158,6 +190,27 @@ class ThreadsDriver:
             post_id,
             str(post.get("permalink") or ""),
             parse_time(post.get("timestamp")) or utcnow(),
+        )
+
+    def _await_container(self, token: str, container: str) -> None:
+        """Until Threads says the container is ready, as Meta's pages ask (what Threads
+        answers to publishing a container not yet ready is not documented)."""
+        for delay in meta.poll_delays(self.container_wait_seconds):
+            self._sleep(delay)
+            state = self._get(
+                token, f"/{container}", {"fields": "status,error_message"}, sent=False
+            )
+            status = state.get("status")
+            if status == "FINISHED":
+                return
+            if status in ("ERROR", "EXPIRED"):
+                reason = state.get("error_message") or status
+                raise PlatformRefused(f"Threads could not take the post ({reason})", field="text")
+        # Nothing is published until threads_publish: a later retry starts again.
+        raise PlatformUnavailable(
+            "Threads is still processing the post; nothing was published yet",
+            retry_after=60,
+            sent=False,
         )
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
@@ -192,11 +245,21 @@ class ThreadsDriver:
 
     def _user_id(self, connection_id: str, token: str) -> str:
         if connection_id not in self._users:
-            self._users[connection_id] = str(self._get(token, "/me", {"fields": "id"})["id"])
+            self._users[connection_id] = str(
+                self._get(token, "/me", {"fields": "id"}, sent=False)["id"]
+            )
         return self._users[connection_id]
 
-    def _get(self, token: str, path: str, params: dict[str, str]) -> dict[str, Any]:
-        response = self.http.request("GET", f"{API}{path}", token=token, params=params)
+    def _call(
+        self, method: str, path: str, token: str, params: dict[str, str], *, creates: bool = False
+    ) -> httpx.Response:
+        return meta.call(self.http, ACCESS, method, f"{API}{path}", token, params, creates=creates)
+
+    def _get(
+        self, token: str, path: str, params: dict[str, str], *, sent: bool = True
+    ) -> dict[str, Any]:
+        """A read; ``sent`` says whether the post may exist if it fails (see ``meta``)."""
+        response = self._call("GET", path, token, params)
         if response.status_code != 200:
-            raise meta.failure(response, "Threads", sent=True)
+            raise meta.failure(response, "Threads", sent=sent)
         return json_of(response)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import OAuthState
@@ -38,3 +38,17 @@ class OAuthStateRepository:
         if getattr(result, "rowcount", 0) != 1:
             return None
         return self.db.get(OAuthState, state_hash)
+
+    def peek(
+        self, state_hash: str, account_id: str, platform: str, now: datetime
+    ) -> OAuthState | None:
+        """The state, left unused, if ``take`` would take it now; None otherwise."""
+        return self.db.scalars(
+            select(OAuthState).where(
+                OAuthState.state_hash == state_hash,
+                OAuthState.account_id == account_id,
+                OAuthState.platform == platform,
+                OAuthState.used_at.is_(None),
+                OAuthState.expires_at > now,
+            )
+        ).one_or_none()

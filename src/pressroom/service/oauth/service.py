@@ -8,9 +8,11 @@ import os
 import secrets
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -34,9 +36,14 @@ from pressroom.service.events.catalog import InactiveReason
 from pressroom.service.oauth.repository import OAuthStateRepository
 from pressroom.service.oauth.vault import Vault
 
+if TYPE_CHECKING:
+    from pressroom.service.drivers.page_social import FacebookPagesDriver, GrantedPage
+
 log = logging.getLogger(__name__)
 
 STATE_TTL = timedelta(minutes=10)
+PAGE_CHOICE = "page_social.choice"
+"""The OAuth state rows that hold a Facebook grant until the person chooses its Pages."""
 
 
 class OAuthFailure(Exception):
@@ -46,6 +53,19 @@ class OAuthFailure(Exception):
         super().__init__(message)
         self.title = title
         self.message = message
+
+
+class ChoiceError(Exception):
+    """The Page choice form was sent without a valid choice; nothing was connected."""
+
+
+@dataclass(frozen=True)
+class PageChoice:
+    """Facebook's consent granted several Pages: the person chooses which to connect
+    at the dashboard's ``/connections/pages/{choice}``, each its own connection."""
+
+    choice: str
+    """The choice's id in its URL: random, kept hashed, this account's, for STATE_TTL."""
 
 
 @dataclass(frozen=True)
@@ -169,8 +189,13 @@ def next_consent(flow: Flow, account_id: str, connection: Connection) -> str | N
     )
 
 
-def finish(flow: Flow, account_id: str, platform_name: str, params: dict[str, str]) -> Connection:
-    """The callback: consume the state, exchange the code, read the profile, connect."""
+def finish(
+    flow: Flow, account_id: str, platform_name: str, params: dict[str, str]
+) -> Connection | PageChoice:
+    """The callback: consume the state, exchange the code, read the profile, connect.
+
+    Where one consent grants several Pages (Facebook), a new connection waits for the
+    person's choice instead (``PageChoice``); a reconnect takes the Page it had."""
     try:
         platform = Platform(platform_name)
     except ValueError:
@@ -181,6 +206,8 @@ def finish(flow: Flow, account_id: str, platform_name: str, params: dict[str, st
         )
         verifier = flow.vault.decrypt(taken.code_verifier_enc) if taken else None
         reconnect_id = taken.reconnect_id if taken else None
+        target = ConnectionRepository(db).get(reconnect_id) if reconnect_id else None
+        reconnect_name = target.name if target is not None else None
     if verifier is None:
         raise OAuthFailure(
             "This authorization cannot be used",
@@ -196,27 +223,25 @@ def finish(flow: Flow, account_id: str, platform_name: str, params: dict[str, st
             else f"The platform answered {params['error']!r}, so nothing was connected.",
         )
     driver = flow.drivers[platform]
-    try:
+    chooser = page_chooser(flow) if platform == Platform.PAGE_SOCIAL else None
+    with _network_step(platform):
         tokens = driver.exchange_code(
             code=params.get("code", ""),
             redirect_uri=flow.callback(platform),
             code_verifier=verifier,
         )
-        profile = driver.fetch_profile(tokens)
+        if chooser is None:
+            profile = driver.fetch_profile(tokens)
+        else:
+            pages = chooser.granted_pages(tokens)
+            if reconnect_name is None and len(pages) > 1:
+                return _await_choice(flow, account_id, tokens)
+            same = [p for p in pages if p.name == reconnect_name] or pages
+            profile = (
+                chooser.page_profile(tokens, same[0]) if same else chooser.person_profile(tokens)
+            )
         if profile.page_token is not None:  # a Facebook Page acts with its own token
             tokens = TokenSet(profile.page_token, None, None)
-    except (TokenRefused, AccessRevoked) as exc:
-        raise OAuthFailure(
-            "The platform refused the authorization",
-            f"The platform refused to issue tokens ({exc}), so nothing was connected. "
-            "Start again from Connections.",
-        ) from None
-    except PlatformUnavailable as exc:
-        raise OAuthFailure(
-            "The platform did not answer",
-            f"{platform.value} could not be reached to finish connecting ({exc}), so "
-            "nothing was connected. Start again from Connections in a minute.",
-        ) from None
     with transaction(flow.sessions) as db:
         account = AccountRepository(db).get(account_id)
         assert account is not None
@@ -235,6 +260,113 @@ def finish(flow: Flow, account_id: str, platform_name: str, params: dict[str, st
         _store(flow.vault, connection, tokens)
         db.flush()
         return connection
+
+
+@contextmanager
+def _network_step(platform: Platform) -> Iterator[None]:
+    """A call to the platform while connecting: its refusal or silence, in words."""
+    try:
+        yield
+    except (TokenRefused, AccessRevoked) as exc:
+        raise OAuthFailure(
+            "The platform refused the authorization",
+            f"The platform refused to issue tokens ({exc}), so nothing was connected. "
+            "Start again from Connections.",
+        ) from None
+    except PlatformUnavailable as exc:
+        raise OAuthFailure(
+            "The platform did not answer",
+            f"{platform.value} could not be reached to finish connecting ({exc}), so "
+            "nothing was connected. Start again from Connections in a minute.",
+        ) from None
+
+
+def page_chooser(flow: Flow) -> FacebookPagesDriver | None:
+    """page_social's driver when one consent may grant several Pages (Facebook's); the
+    sandbox's consent names one account, as before."""
+    from pressroom.service.drivers.page_social import FacebookPagesDriver
+
+    driver = flow.drivers.get(Platform.PAGE_SOCIAL)
+    return driver if isinstance(driver, FacebookPagesDriver) else None
+
+
+def _await_choice(flow: Flow, account_id: str, tokens: TokenSet) -> PageChoice:
+    choice = secrets.token_urlsafe(32)
+    with transaction(flow.sessions) as db:
+        now = utcnow()
+        OAuthStateRepository(db).add(
+            OAuthState(
+                state_hash=_hash(choice),
+                account_id=account_id,
+                platform=PAGE_CHOICE,
+                code_verifier_enc=flow.vault.encrypt(tokens.access_token),
+                reconnect_id=None,
+                created_at=now,
+                expires_at=now + STATE_TTL,
+            )
+        )
+    return PageChoice(choice)
+
+
+_CHOICE_GONE = OAuthFailure(
+    "This choice of Pages cannot be used",
+    "It was already made, or it expired after ten minutes, or it is not yours, so "
+    "nothing was connected. Connect page_social again from Connections.",
+)
+
+
+def _grant_of(flow: Flow, account_id: str, choice: str) -> tuple[FacebookPagesDriver, TokenSet]:
+    chooser = page_chooser(flow)
+    with transaction(flow.sessions, write=False) as db:
+        row = OAuthStateRepository(db).peek(_hash(choice), account_id, PAGE_CHOICE, utcnow())
+        token = flow.vault.decrypt(row.code_verifier_enc) if row is not None else None
+    if token is None or chooser is None:
+        raise _CHOICE_GONE
+    return chooser, TokenSet(token, None, None)
+
+
+def pages_to_choose(flow: Flow, account_id: str, choice: str) -> list[GrantedPage]:
+    """The Pages the person granted, read again from Facebook for the choice page."""
+    chooser, tokens = _grant_of(flow, account_id, choice)
+    with _network_step(Platform.PAGE_SOCIAL):
+        return chooser.granted_pages(tokens)
+
+
+def connect_pages(
+    flow: Flow, account_id: str, choice: str, page_ids: list[str]
+) -> list[Connection]:
+    """Connect each chosen Page as its own connection, with its own token; a Page
+    already connected is reconnected. ``ChoiceError`` or ``ConnectionRuleError`` (the
+    plan's cap) leave the choice open to be made again; success uses it up."""
+    if not page_ids:
+        raise ChoiceError("Choose at least one Page to connect.")
+    chooser, tokens = _grant_of(flow, account_id, choice)
+    with _network_step(Platform.PAGE_SOCIAL):
+        granted = {p.id: p for p in chooser.granted_pages(tokens)}
+        unknown = [i for i in page_ids if i not in granted]
+        if unknown:
+            raise ChoiceError("Choose among the Pages you granted on Facebook.")
+        profiles = [chooser.page_profile(tokens, granted[i]) for i in dict.fromkeys(page_ids)]
+    with transaction(flow.sessions) as db:
+        if OAuthStateRepository(db).take(_hash(choice), account_id, PAGE_CHOICE, utcnow()) is None:
+            raise _CHOICE_GONE
+        account = AccountRepository(db).get(account_id)
+        assert account is not None
+        made = []
+        for profile in profiles:
+            assert profile.page_token is not None
+            same = ConnectionRepository(db).find_by_name(
+                account_id, Platform.PAGE_SOCIAL.value, profile.name
+            )
+            if same:  # chosen again: the same Page, with a fresh token
+                connection = connections.reconnect(db, same[0].id)
+                connection.pages_permission = profile.pages_permission
+            else:
+                connection = _connect(db, account, Platform.PAGE_SOCIAL, profile, None)
+            _store(flow.vault, connection, TokenSet(profile.page_token, None, None))
+            made.append(connection)
+        db.flush()
+        return made
 
 
 def _connect(

@@ -1,8 +1,11 @@
-"""Connections: list with status and why, Connect (OAuth), Reconnect, Disconnect."""
+"""Connections: list with status and why, Connect (OAuth), Reconnect, Disconnect, and
+the choice of Facebook Pages after a consent that granted several."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import RedirectResponse
 
 from pressroom.plans import PLAN_LIMITS, Plan
@@ -10,6 +13,7 @@ from pressroom.platforms import Platform
 from pressroom.service.connections import service as connections
 from pressroom.service.deps import DbSession
 from pressroom.service.drivers import describe
+from pressroom.service.drivers.page_social import GrantedPage
 from pressroom.service.oauth import service as oauth
 from pressroom.service.web.security import Actor, Viewer, Visitor, WebRoute
 from pressroom.service.web.templating import flash, render_page
@@ -84,23 +88,86 @@ def callback(request: Request, visitor: Viewer, db: DbSession, platform: str) ->
     try:
         connection = oauth.finish(oauth.flow_of(request.app), visitor.account.id, platform, params)
     except oauth.OAuthFailure as exc:
-        return render_page(
-            request,
-            "refused.html",
-            {
-                "title": exc.title,
-                "message": exc.message,
-                "visitor": visitor,
-                "active": "/connections",
-                "back": "/connections",
-                "back_label": "Back to Connections",
-            },
-            status=400,
-        )
+        return _refused(request, visitor, exc)
+    if isinstance(connection, oauth.PageChoice):
+        return RedirectResponse(f"/connections/pages/{connection.choice}", status_code=303)
     flow = oauth.flow_of(request.app)
     then = oauth.next_consent(flow, visitor.account.id, connection)
     response = RedirectResponse(then or "/connections", status_code=303)
     return flash(response, f"Connected {connection.platform} account {connection.name}.")
+
+
+@router.get("/connections/pages/{choice}")
+def choose_pages(request: Request, visitor: Viewer, choice: str) -> Response:
+    """After Facebook's consent granted several Pages: which to connect."""
+    try:
+        pages = oauth.pages_to_choose(oauth.flow_of(request.app), visitor.account.id, choice)
+    except oauth.OAuthFailure as exc:
+        return _refused(request, visitor, exc)
+    return _choice_page(request, visitor, choice, pages)
+
+
+@router.post("/connections/pages/{choice}")
+def connect_pages(
+    request: Request,
+    visitor: Actor,
+    choice: str,
+    page: Annotated[list[str] | None, Form()] = None,
+) -> Response:
+    flow = oauth.flow_of(request.app)
+    try:
+        made = oauth.connect_pages(flow, visitor.account.id, choice, page or [])
+    except oauth.OAuthFailure as exc:
+        return _refused(request, visitor, exc)
+    except (oauth.ChoiceError, connections.ConnectionRuleError) as exc:
+        try:
+            pages = oauth.pages_to_choose(flow, visitor.account.id, choice)
+        except oauth.OAuthFailure as gone:
+            return _refused(request, visitor, gone)
+        return _choice_page(request, visitor, choice, pages, _sentence(str(exc)), page or [])
+    names = ", ".join(c.name for c in made)
+    response = RedirectResponse("/connections", status_code=303)
+    return flash(response, f"Connected page_social {'Pages' if len(made) > 1 else 'Page'} {names}.")
+
+
+def _choice_page(
+    request: Request,
+    visitor: Visitor,
+    choice: str,
+    pages: list[GrantedPage],
+    error: str | None = None,
+    chosen: list[str] | None = None,
+) -> Response:
+    return render_page(
+        request,
+        "choose_pages.html",
+        {
+            "title": "Choose the Pages to connect",
+            "visitor": visitor,
+            "active": "/connections",
+            "choice": choice,
+            "pages": pages,
+            "chosen": chosen or [],
+            "errors": {"pages": error} if error else {},
+        },
+        status=400 if error else 200,
+    )
+
+
+def _refused(request: Request, visitor: Visitor, exc: oauth.OAuthFailure) -> Response:
+    return render_page(
+        request,
+        "refused.html",
+        {
+            "title": exc.title,
+            "message": exc.message,
+            "visitor": visitor,
+            "active": "/connections",
+            "back": "/connections",
+            "back_label": "Back to Connections",
+        },
+        status=400,
+    )
 
 
 @router.get("/connections/{connection_id}/disconnect")

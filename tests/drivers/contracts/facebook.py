@@ -1,0 +1,201 @@
+"""Facebook Graph API for Pages (graph.facebook.com), as Meta's pages describe it (read
+2026-11-26).
+
+The token: Meta's pages for this host pass it as the ``access_token`` parameter (``-F
+access_token=`` on POSTs in the Video API publishing guide) and document no header, so
+it is checked in the body of a POST; a documented GET is sent as a POST with
+``method=GET`` (see ``pressroom.service.drivers.meta``). Token endpoint, as chosen:
+
+- ``/oauth/access_token``, both the code exchange and ``fb_exchange_token``: shown as
+  GETs with the app secret in the query (MANUAL_FLOW, LONG_LIVED); it is the app's OAuth
+  2.0 token endpoint, sent as RFC 6749 sends token requests, a POST with a form body
+  (no ``method`` override). That Facebook takes the POST is not shown on those pages.
+
+Videos go to graph.facebook.com only: the Video API overview calls graph-video.facebook.com
+deprecated (VIDEO_OVERVIEW), so that host is not in this contract.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from tests.drivers.contract import Contract
+from tests.drivers.contracts.meta_graph import GRAPH_PAGES, Read, Request, edge, token_endpoint
+
+HOST = "graph.facebook.com"
+MANUAL_FLOW = "https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow"
+LONG_LIVED = (
+    "https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived"
+)
+ACCOUNTS = "https://developers.facebook.com/docs/graph-api/reference/user/accounts"
+PERMISSIONS = "https://developers.facebook.com/docs/graph-api/reference/user/permissions"
+USER = "https://developers.facebook.com/docs/graph-api/reference/user"
+PAGE = "https://developers.facebook.com/docs/graph-api/reference/page"
+PHOTOS = "https://developers.facebook.com/docs/graph-api/reference/page/photos"
+VIDEOS = "https://developers.facebook.com/docs/graph-api/reference/page/videos"
+VIDEO_OVERVIEW = "https://developers.facebook.com/docs/video-api/overview"
+VIDEO_PUBLISHING = "https://developers.facebook.com/docs/video-api/guides/publishing"
+VIDEO = "https://developers.facebook.com/docs/graph-api/reference/video"
+FEED = "https://developers.facebook.com/docs/graph-api/reference/page/feed"
+PUBLISHED_POSTS = "https://developers.facebook.com/docs/graph-api/reference/page/published_posts"
+ID = r"[0-9]+"
+VERSION = r"/v[0-9]+\.[0-9]+"
+SHOW = frozenset({"pages_show_list"})
+POSTING = frozenset({"pages_show_list", "pages_manage_posts", "pages_read_engagement"})
+READING = frozenset({"pages_show_list", "pages_read_engagement"})
+BOOL = Literal["true", "false"]
+
+
+class CodeExchange(Request):
+    client_id: str  # MANUAL_FLOW, "Exchanging Code for an Access Token"
+    client_secret: str  # MANUAL_FLOW
+    redirect_uri: str  # MANUAL_FLOW
+    code: str  # MANUAL_FLOW
+
+
+class LongLivedExchange(Request):
+    grant_type: Literal["fb_exchange_token"]  # LONG_LIVED
+    client_id: str  # LONG_LIVED
+    client_secret: str  # LONG_LIVED
+    fb_exchange_token: str  # LONG_LIVED
+
+
+class AccountsRead(Read):
+    """GET /me/accounts: the Pages the person granted (ACCOUNTS), paged (GRAPH_PAGES)."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "name", "access_token", "tasks", "category", "category_list", "perms"}
+    )  # ACCOUNTS, "Fields" (a Page's fields, PAGE)
+    limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    after: str | None = None  # GRAPH_PAGES, cursor-based pagination
+    before: str | None = None  # GRAPH_PAGES
+    is_place: BOOL | None = None  # ACCOUNTS, "Parameters"
+    is_promotable: BOOL | None = None  # ACCOUNTS
+
+
+class PermissionsRead(Request):
+    permission: str | None = None  # PERMISSIONS, "Parameters"
+    status: Literal["granted", "declined", "expired"] | None = None  # PERMISSIONS
+
+
+class MeRead(Read):
+    FIELDS: ClassVar[frozenset[str]] = frozenset({"id", "name"})  # USER (or PAGE for a Page)
+
+
+class PhotoCreate(Request):
+    """POST /{page-id}/photos (PHOTOS, "Creating")."""
+
+    url: str  # PHOTOS: "The URL of a photo that is already uploaded to the Internet"
+    message: str | None = None  # PHOTOS
+    caption: str | None = None  # PHOTOS
+    published: BOOL | None = None  # PHOTOS
+    no_story: BOOL | None = None  # PHOTOS
+    alt_text_custom: str | None = None  # PHOTOS
+    scheduled_publish_time: str | None = None  # PHOTOS
+    temporary: BOOL | None = None  # PHOTOS
+
+
+class VideoCreate(Request):
+    """POST /{page-id}/videos on graph.facebook.com (VIDEOS; host per VIDEO_OVERVIEW)."""
+
+    file_url: str | None = None  # VIDEOS: "Accessible URL of a video file"
+    fbuploader_video_file_chunk: str | None = None  # VIDEO_PUBLISHING (a Resumable upload)
+    description: str | None = None  # VIDEOS
+    title: str | None = None  # VIDEOS
+    published: BOOL | None = None  # VIDEOS
+    scheduled_publish_time: str | None = None  # VIDEOS
+
+    @model_validator(mode="after")
+    def _one_source(self) -> VideoCreate:
+        assert (self.file_url is None) != (self.fbuploader_video_file_chunk is None), (
+            "a video has a file_url or an uploaded file handle (VIDEOS)"
+        )
+        return self
+
+
+class FeedCreate(Request):
+    message: str | None = None  # FEED, "Publishing"
+    link: str | None = None  # FEED
+    published: BOOL | None = None  # FEED
+    scheduled_publish_time: str | None = None  # FEED
+
+
+class VideoRead(Read):
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "status", "description", "title", "created_time", "permalink_url"}
+    )  # VIDEO, "Fields"
+
+
+class PostsRead(Read):
+    """GET /{page-id}/published_posts (PUBLISHED_POSTS), time-paged (GRAPH_PAGES)."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "message", "created_time", "permalink_url", "story"}
+    )  # PUBLISHED_POSTS, a Page Post's fields
+    since: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES, time-based
+    until: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+
+
+class VideosRead(Read):
+    """GET /{page-id}/videos (VIDEOS, "Reading"), time-paged (GRAPH_PAGES)."""
+
+    FIELDS: ClassVar[frozenset[str]] = VideoRead.FIELDS
+    type: Literal["tagged", "uploaded"] | None = None  # VIDEOS
+    since: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    until: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+
+
+def contract(granted: frozenset[str] | None = None) -> Contract:
+    """Facebook's documented endpoints; ``granted``: the scopes asked for at consent."""
+    return Contract(
+        "Facebook",
+        (
+            token_endpoint(
+                HOST,
+                f"{VERSION}/oauth/access_token",
+                f"{MANUAL_FLOW}; {LONG_LIVED}",
+                (CodeExchange, LongLivedExchange),
+                override=False,
+            ),
+            *edge(
+                HOST, f"{VERSION}/me/accounts", ACCOUNTS, "parameter", get=AccountsRead, scopes=SHOW
+            ),
+            *edge(HOST, f"{VERSION}/me/permissions", PERMISSIONS, "parameter", get=PermissionsRead),
+            *edge(HOST, f"{VERSION}/me", USER, "parameter", get=MeRead),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/photos",
+                PHOTOS,
+                "parameter",
+                post=PhotoCreate,
+                scopes=POSTING,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/videos",
+                f"{VIDEOS}; {VIDEO_OVERVIEW}",
+                "parameter",
+                get=VideosRead,
+                post=VideoCreate,
+                scopes=POSTING,
+            ),
+            *edge(HOST, f"{VERSION}/{ID}/feed", FEED, "parameter", post=FeedCreate, scopes=POSTING),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/published_posts",
+                PUBLISHED_POSTS,
+                "parameter",
+                get=PostsRead,
+                scopes=READING,
+            ),
+            *edge(HOST, f"{VERSION}/{ID}", VIDEO, "parameter", get=VideoRead, scopes=READING),
+        ),
+        granted=granted,
+    )
+
+
+__all__ = ["GRAPH_PAGES", "contract"]

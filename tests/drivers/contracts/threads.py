@@ -1,0 +1,200 @@
+"""Threads API (graph.threads.net), as Meta's pages describe it (read 2026-11-26).
+
+The token: Threads documents only the ``access_token`` parameter (every example on the
+pages below puts it in the query), and no ``Authorization`` header. It is checked in
+the body of a POST; a documented GET is sent as a POST with ``method=GET`` (see
+``pressroom.service.drivers.meta``). Token endpoints, each as chosen:
+
+- ``POST /oauth/access_token`` (code exchange): documented as a POST with form fields
+  (``-F``), sent so (GET_TOKENS);
+- ``GET /access_token`` (``th_exchange_token``) and ``GET /refresh_access_token``
+  (``th_refresh_token``): documented as GETs with the app secret or the token in the
+  query (LONG_LIVED); sent as a POST body with ``method=GET``, whether Threads honours
+  the override being not confirmed by its pages.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from tests.drivers.contract import Contract
+from tests.drivers.contracts.meta_graph import (
+    GRAPH_PAGES,
+    ContainerOrder,
+    Read,
+    Request,
+    edge,
+    token_endpoint,
+)
+
+HOST = "graph.threads.net"
+GET_TOKENS = (
+    "https://developers.facebook.com/docs/threads/get-started/get-access-tokens-and-permissions"
+)
+LONG_LIVED = "https://developers.facebook.com/docs/threads/get-started/long-lived-tokens"
+POSTS = "https://developers.facebook.com/docs/threads/posts"
+PUBLISHING = "https://developers.facebook.com/docs/threads/reference/publishing"
+TROUBLESHOOTING = "https://developers.facebook.com/docs/threads/troubleshooting"
+OVERVIEW = "https://developers.facebook.com/docs/threads/overview"
+PROFILES = "https://developers.facebook.com/docs/threads/threads-profiles"
+MEDIA = "https://developers.facebook.com/docs/threads/threads-media"
+ID = r"[0-9]+"
+VERSION = r"/v1\.0"
+BASIC = frozenset({"threads_basic"})
+PUBLISH = frozenset({"threads_basic", "threads_content_publish"})
+
+
+class CodeExchange(Request):
+    client_id: str  # GET_TOKENS, step 2
+    client_secret: str  # GET_TOKENS
+    code: str  # GET_TOKENS
+    grant_type: Literal["authorization_code"]  # GET_TOKENS
+    redirect_uri: str  # GET_TOKENS
+
+
+class LongLivedExchange(Request):
+    grant_type: Literal["th_exchange_token"]  # LONG_LIVED, "Get a long-lived token"
+    client_secret: str  # LONG_LIVED
+    access_token: str  # LONG_LIVED: the short-lived token
+
+
+class Refresh(Request):
+    grant_type: Literal["th_refresh_token"]  # LONG_LIVED, "Refresh a long-lived token"
+    access_token: str  # LONG_LIVED: the long-lived token, still valid
+
+
+class ContainerCreate(Request):
+    """POST /{threads-user-id}/threads (PUBLISHING, "Create a media container")."""
+
+    media_type: Literal["TEXT", "IMAGE", "VIDEO", "CAROUSEL"]  # PUBLISHING
+    text: str | None = None  # PUBLISHING; POSTS: required for TEXT
+    image_url: str | None = None  # PUBLISHING
+    video_url: str | None = None  # PUBLISHING
+    is_carousel_item: Literal["true", "false"] | None = None  # PUBLISHING
+    children: str | None = None  # PUBLISHING (carousel)
+    reply_to_id: str | None = None  # PUBLISHING
+    reply_control: (
+        Literal["everyone", "accounts_you_follow", "mentioned_only", "parent_post_author_only"]
+        | None
+    ) = None  # PUBLISHING
+    quote_post_id: str | None = None  # PUBLISHING
+    link_attachment: str | None = None  # PUBLISHING
+    alt_text: str | None = None  # PUBLISHING
+    topic_tag: str | None = None  # PUBLISHING
+    location_id: str | None = None  # PUBLISHING
+    auto_publish_text: Literal["true", "false"] | None = None  # PUBLISHING
+
+    @model_validator(mode="after")
+    def _text_post_has_text(self) -> ContainerCreate:
+        if self.media_type == "TEXT":
+            assert self.text, "a TEXT container needs text (POSTS, step 1)"
+            assert not (self.image_url or self.video_url), "a TEXT container takes no media"
+        return self
+
+
+class Publish(Request):
+    creation_id: str = Field(pattern=r"^[0-9A-Za-z_]+$")  # PUBLISHING, "Publish a container"
+
+
+class NodeRead(Read):
+    """GET /{id}: a container's status (TROUBLESHOOTING) or a post's fields (MEDIA)."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "status", "error_message"}  # TROUBLESHOOTING, "Publishing does not return…"
+        | {"media_product_type", "media_type", "media_url", "permalink", "owner"}  # MEDIA
+        | {"username", "text", "timestamp", "shortcode", "thumbnail_url", "children"}  # MEDIA
+        | {"is_quote_post", "quoted_post", "reposted_post", "alt_text", "link_attachment_url"}
+    )
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> NodeRead:
+        asked = set((self.fields or "").split(","))
+        status = {"status", "error_message"}
+        assert not (asked & status) or asked <= status | {"id"}, (
+            "a container's status and a post's fields are different nodes"
+        )
+        return self
+
+
+class PublishingLimitRead(Read):
+    """GET /{threads-user-id}/threads_publishing_limit (OVERVIEW, "Rate limiting")."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"quota_usage", "config", "reply_quota_usage", "reply_config"}
+        | {"delete_quota_usage", "delete_config"}
+        | {"location_search_quota_usage", "location_search_config"}
+    )
+
+
+class ProfileRead(Read):
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "username", "name", "threads_profile_picture_url", "threads_biography"}
+    )  # PROFILES
+
+
+class ThreadsList(Read):
+    """GET /{threads-user-id}/threads (MEDIA, "Retrieve a list of all a user's threads")."""
+
+    FIELDS: ClassVar[frozenset[str]] = NodeRead.FIELDS - {"status", "error_message"}
+    since: str | None = Field(None, pattern=r"^[0-9]+$")  # MEDIA; GRAPH_PAGES
+    until: str | None = Field(None, pattern=r"^[0-9]+$")  # MEDIA; GRAPH_PAGES
+    limit: str | None = Field(None, pattern=r"^[0-9]+$")  # MEDIA; GRAPH_PAGES
+    after: str | None = None  # GRAPH_PAGES
+    before: str | None = None  # GRAPH_PAGES
+
+
+def contract(granted: frozenset[str] | None = None) -> Contract:
+    """Threads' documented endpoints; ``granted``: the scopes asked for at consent."""
+    order = ContainerOrder("status", f"{POSTS}, step 2; {TROUBLESHOOTING}")
+    return Contract(
+        "Threads",
+        (
+            token_endpoint(
+                HOST, "/oauth/access_token", GET_TOKENS, (CodeExchange,), override=False
+            ),
+            token_endpoint(HOST, "/access_token", LONG_LIVED, (LongLivedExchange,), override=True),
+            token_endpoint(HOST, "/refresh_access_token", LONG_LIVED, (Refresh,), override=True),
+            *edge(HOST, f"{VERSION}/me", PROFILES, "parameter", get=ProfileRead, scopes=BASIC),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/threads",
+                f"{PUBLISHING}; {MEDIA}",
+                "parameter",
+                get=ThreadsList,
+                post=ContainerCreate,
+                scopes=PUBLISH,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/threads_publish",
+                PUBLISHING,
+                "parameter",
+                post=Publish,
+                scopes=PUBLISH,
+                then=order.published,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/threads_publishing_limit",
+                OVERVIEW,
+                "parameter",
+                get=PublishingLimitRead,
+                scopes=PUBLISH,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}",
+                f"{TROUBLESHOOTING}; {MEDIA}",
+                "parameter",
+                get=NodeRead,
+                scopes=BASIC,
+                then=order.read,
+            ),
+        ),
+        granted=granted,
+    )
+
+
+__all__ = ["GRAPH_PAGES", "contract"]
