@@ -139,8 +139,9 @@ INTERNAL_ERROR = _code("internal_error", 500, "Unexpected server error.", transi
 PLATFORM_MISCONFIGURED = _code(
     "platform_misconfigured",
     500,
-    "The platform refuses how this service is set up (an API version it no longer serves); "
-    "nothing was sent, and nothing will be until the operator changes the setting named.",
+    "The platform refuses how this service is set up (an API version it no longer serves, "
+    "an app it has not enrolled); nothing was published, and nothing will be until the "
+    "operator changes what the message names.",
 )
 DATABASE_BUSY = _code(
     "database_busy",

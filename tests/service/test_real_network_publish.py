@@ -178,6 +178,30 @@ def test_a_text_x_refuses_is_a_400_naming_it(real: Service, x: respx.MockRouter)
     assert "duplicate content" in error["message"]
 
 
+def test_an_app_x_has_not_enrolled_is_a_final_500_not_a_refused_text(
+    real: Service, x: respx.MockRouter
+) -> None:
+    account, connection_id = connected(real)
+    x.post("/2/tweets").respond(
+        403,
+        json={
+            "title": "Client Forbidden",
+            "detail": "When authenticating requests to the Twitter API v2 endpoints, you must "
+            "use keys and tokens from a Twitter developer App that is attached to a Project.",
+            "reason": "client-not-enrolled",
+            "type": "https://api.twitter.com/2/problems/client-forbidden",
+        },
+    )
+    response = publish(
+        account, Platform.MICROBLOG, {"connectionId": connection_id, "text": "hello"}
+    )
+    assert response.status_code == 500, response.text
+    error = error_of(response)
+    assert (error["code"], error["field"]) == ("platform_misconfigured", None)
+    assert "client-not-enrolled" in error["message"]
+    assert record(real, account).status == "failed"
+
+
 def test_an_unknown_outcome_is_looked_up_on_x_not_resent(
     real: Service, x: respx.MockRouter
 ) -> None:

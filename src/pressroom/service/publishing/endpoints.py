@@ -73,7 +73,7 @@ def _errors(platform: Platform, *extra: ErrorCode) -> dict[int | str, dict[str, 
 @publish_router.post(
     RULES[Platform.MICROBLOG].publish_path,
     response_model=MicroblogResult,
-    responses=_errors(Platform.MICROBLOG),
+    responses=_errors(Platform.MICROBLOG, error_codes.PLATFORM_MISCONFIGURED),
 )
 def publish_microblog(body: MicroblogPublish, ctx: Publishing) -> PublishResult:
     """A text post of at most 280 characters; no media."""
