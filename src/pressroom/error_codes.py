@@ -136,6 +136,13 @@ PLATFORM_UNAVAILABLE = _code(
     transient=True,
 )
 INTERNAL_ERROR = _code("internal_error", 500, "Unexpected server error.", transient=True)
+PLATFORM_MISCONFIGURED = _code(
+    "platform_misconfigured",
+    500,
+    "The platform refuses how this service is set up (an API version it no longer serves, "
+    "an app it has not enrolled); nothing was published, and nothing will be until the "
+    "operator changes what the message names.",
+)
 DATABASE_BUSY = _code(
     "database_busy",
     503,

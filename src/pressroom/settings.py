@@ -87,8 +87,13 @@ class NetworkSettings(BaseSettings):
     text_thread_client_secret: str | None = None
     professional_network_client_id: str | None = None
     professional_network_client_secret: str | None = None
-    professional_network_api_version: str = Field("202511", pattern=r"^\d{6}$")
-    """The ``LinkedIn-Version`` (YYYYMM) sent to LinkedIn's versioned APIs."""
+    professional_network_api_version: str = Field("202608", pattern=r"^\d{4}(0[1-9]|1[0-2])$")
+    """The ``LinkedIn-Version`` (YYYYMM) sent to LinkedIn's versioned APIs. LinkedIn serves
+    each version at least a year (https://learn.microsoft.com/en-us/linkedin/marketing/versioning):
+    pressroom warns a month before that year is out and refuses to send once it is
+    (``pressroom.service.drivers.linkedin_versions``). The
+    default is the newest version LinkedIn's "Recent Marketing API Changes" page names
+    (August 2026, https://learn.microsoft.com/en-us/linkedin/marketing/integrations/recent-changes)."""
     meta_graph_version: str = Field("v23.0", pattern=r"^v\d+\.\d+$")
     """The Graph API version page_social, photo_sharing and text_thread call."""
     meta_container_wait_seconds: float = Field(300.0, gt=0, le=480)

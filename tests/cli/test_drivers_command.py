@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 import pytest
@@ -155,3 +156,45 @@ def test_check_makes_a_draft_where_the_network_has_drafts(
     assert "draft urn:li:share:1 made on LinkedIn (Posts API)" in done.output
     body = json.loads(drafted.calls.last.request.content)
     assert (body["lifecycleState"], body["commentary"]) == ("DRAFT", "pressroom check")
+    shipped = drafted.calls.last.request.headers["LinkedIn-Version"]
+    assert re.search(rf"^LinkedIn-Version {shipped} is \d+ months old; served$", done.output, re.M)
+
+
+def test_a_linkedin_version_past_its_year_is_reported_and_fails_the_check(
+    service: Service,
+) -> None:
+    """LinkedIn serves a version a year: ``drivers`` warns, ``drivers check`` says so and
+    fails, and nothing is sent with it."""
+    account = service.account()
+    connection_id = account.connect("professional_network", "Ada Lovelace")
+    with transaction(service.sessions) as db:
+        connection = db.get(Connection, connection_id)
+        assert connection is not None
+        connection.access_token_enc = Vault.from_settings(service.settings).encrypt("AQV")
+    env = {
+        "COLUMNS": "200",
+        "PRESSROOM_DATABASE_URL": service.settings.database_url,
+        "PRESSROOM_DATA_DIR": str(service.settings.data_dir),
+        "PRESSROOM_SECRET_KEY": service.settings.secret_key or "",
+        "PRESSROOM_PROFESSIONAL_NETWORK_CLIENT_ID": "id",
+        "PRESSROOM_PROFESSIONAL_NETWORK_CLIENT_SECRET": "secret",
+        "PRESSROOM_PROFESSIONAL_NETWORK_API_VERSION": "202501",
+    }
+    get_settings.cache_clear()
+    listed = runner.invoke(app, ["drivers"], env=env)
+    with respx.mock(assert_all_called=True) as linkedin:
+        linkedin.get("https://api.linkedin.com/v2/userinfo").respond(
+            200, json={"sub": "782bbtaQ", "name": "Ada Lovelace"}
+        )
+        done = runner.invoke(
+            app,
+            ["drivers", "check", "--platform", "professional_network", "--draft", "x"],
+            env=env,
+        )
+    get_settings.cache_clear()
+    assert listed.exit_code == 0, listed.output
+    assert "warning: professional_network: LinkedIn-Version 202501 is" in listed.output
+    assert done.exit_code == 1, done.output
+    assert "warning: LinkedIn-Version 202501 is" in done.output
+    assert "PRESSROOM_PROFESSIONAL_NETWORK_API_VERSION" in done.output
+    assert "refused the draft" in done.output  # refused here: no POST reached LinkedIn

@@ -9,6 +9,11 @@ call that never happened. Pages read 2026-11-25:
 - The signed-in user: https://docs.x.com/x-api/users/get-my-user
 - A user's posts: https://docs.x.com/x-api/posts/get-posts-by-user
 - Rate limits: https://docs.x.com/fundamentals/rate-limits
+- Errors: https://docs.x.com/x-api/fundamentals/response-codes-and-errors
+
+Every request is held to ``tests/drivers/contracts/x.py``: bodies to the official SDK's
+models (``xdk``) with no unknown field at any depth, queries to the SDK's parameters, and
+each endpoint's scopes (X's OpenAPI) to the ones the driver asks for at consent.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    NetworkMisconfigured,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
@@ -37,6 +43,8 @@ from pressroom.service.drivers.base import (
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.microblog import XDriver
+from tests.drivers.contract import Contract, held_to
+from tests.drivers.contracts import x as documented
 
 CLIENT_ID, CLIENT_SECRET = "x-client-id", "x-client-secret"
 TOKEN = "x-user-access-token"
@@ -63,6 +71,19 @@ def driver() -> Iterator[XDriver]:
     http = NetworkClient(Platform.MICROBLOG, timeout_seconds=5, backoff_seconds=0)
     yield XDriver(CLIENT_ID, CLIENT_SECRET, Tokens(), http)
     http.close()
+
+
+def consented(driver: XDriver) -> frozenset[str]:
+    """The scopes the driver asks for at consent: all a connection is ever granted."""
+    url = driver.authorization_url(redirect_uri=CALLBACK, state="s", code_verifier="v" * 64)
+    return frozenset(parse_qs(urlsplit(url).query)["scope"][0].split(" "))
+
+
+@pytest.fixture(autouse=True)
+def contract(x: respx.MockRouter, driver: XDriver) -> Iterator[Contract]:
+    """Every request any test here makes is held to X's own description."""
+    with held_to(x, documented.contract(consented(driver))) as held:
+        yield held
 
 
 def delivery(text: str = "Launch day: https://example.com/launch & more") -> Delivery:
@@ -187,6 +208,46 @@ def test_a_duplicate_is_a_refused_text(x: respx.MockRouter, driver: XDriver) -> 
     with pytest.raises(PlatformRefused, match="duplicate content") as refused:
         driver.publish(delivery())
     assert refused.value.field == "text"
+
+
+def test_a_403_for_an_app_x_has_not_enrolled_is_the_operators_to_fix(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    """client-forbidden refuses the app (its project or access level), not the text nor
+    the person's token: no field to fix, no reconnect that helps."""
+    x.post("/2/tweets").respond(
+        403,
+        headers={"content-type": "application/problem+json"},
+        json={
+            "client_id": "26924600",
+            "detail": "When authenticating requests to the Twitter API v2 endpoints, you must "
+            "use keys and tokens from a Twitter developer App that is attached to a Project. "
+            "You can create a project via the developer portal.",
+            "registration_url": "https://developer.twitter.com/en/docs/projects/overview",
+            "title": "Client Forbidden",
+            "required_enrollment": "Appropriate Level of API Access",
+            "reason": "client-not-enrolled",
+            "type": "https://api.twitter.com/2/problems/client-forbidden",
+        },
+    )
+    with pytest.raises(NetworkMisconfigured) as refused:
+        driver.publish(delivery())
+    assert "client-not-enrolled" in str(refused.value)
+    assert "PRESSROOM_MICROBLOG_CLIENT_ID" in str(refused.value)
+
+
+def test_a_bare_403_is_a_token_without_the_scope_to_post(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    """X's answer to a token lacking ``tweet.write`` (plhery/node-twitter-api-v2#376,
+    mironal/TwitterAPIKit#122): reconnecting asks for the scope again."""
+    x.post("/2/tweets").respond(
+        403,
+        headers={"content-type": "application/problem+json"},
+        json={"title": "Forbidden", "type": "about:blank", "status": 403, "detail": "Forbidden"},
+    )
+    with pytest.raises(AccessRevoked, match=r"tweet\.write"):
+        driver.publish(delivery())
 
 
 def test_a_rate_limit_waits_until_the_reset(x: respx.MockRouter, driver: XDriver) -> None:

@@ -8,6 +8,11 @@ Pages read 2026-11-25:
 - Create a pin: https://developers.pinterest.com/docs/api/v5/pins-create
 - List a board's pins: https://developers.pinterest.com/docs/api/v5/boards-list_pins
 - Errors ``{"code", "message"}`` and 429: https://developers.pinterest.com/docs/reference/error-codes/
+
+Every request is held to ``tests/drivers/contracts/pinterest.py``: Pinterest's generated
+client (``PinCreate``, its endpoints' parameters and validations, no unknown key) and
+each operation's scopes from Pinterest's API description, against the ones the driver
+asks for at consent.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from pressroom.service.drivers.base import (
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.pin_board import PinterestDriver
+from tests.drivers.contract import Contract, held_to
+from tests.drivers.contracts import pinterest as documented
 
 CLIENT_ID, CLIENT_SECRET = "1484362", "pinterest-secret"
 CALLBACK = "https://press.example/oauth/callback/pin_board"
@@ -97,6 +104,19 @@ def driver(links: Links) -> Iterator[PinterestDriver]:
     http.close()
 
 
+def consented(driver: PinterestDriver) -> frozenset[str]:
+    """The scopes the driver asks for at consent: all a connection is ever granted."""
+    url = driver.authorization_url(redirect_uri=CALLBACK, state="s", code_verifier="v")
+    return frozenset(parse_qs(urlsplit(url).query)["scope"][0].split(","))
+
+
+@pytest.fixture(autouse=True)
+def contract(pinterest: respx.MockRouter, driver: PinterestDriver) -> Iterator[Contract]:
+    """Every request any test here makes is held to Pinterest's own description."""
+    with held_to(pinterest, documented.contract(consented(driver))) as held:
+        yield held
+
+
 def delivery(**fields: object) -> Delivery:
     return Delivery(
         platform=Platform.PIN_BOARD,
@@ -108,15 +128,17 @@ def delivery(**fields: object) -> Delivery:
 
 
 def test_the_consent_url_asks_for_pins_and_boards(driver: PinterestDriver) -> None:
+    """``boards:write`` too: ``POST /v5/pins`` requires it (Pinterest's API description)."""
     url = urlsplit(driver.authorization_url(redirect_uri=CALLBACK, state="st", code_verifier="v"))
     assert f"{url.scheme}://{url.netloc}{url.path}" == "https://www.pinterest.com/oauth/"
     assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
         "client_id": CLIENT_ID,
         "redirect_uri": CALLBACK,
         "response_type": "code",
-        "scope": "boards:read,pins:read,pins:write,user_accounts:read",
+        "scope": "boards:read,boards:write,pins:read,pins:write,user_accounts:read",
         "state": "st",
     }
+    assert documented.SCOPES["pins_create"] <= consented(driver)
 
 
 def test_the_code_is_exchanged_with_basic_auth(
@@ -131,7 +153,7 @@ def test_the_code_is_exchanged_with_basic_auth(
             "token_type": "bearer",
             "expires_in": 2592000,
             "refresh_token_expires_in": 31536000,
-            "scope": "boards:read,pins:read,pins:write,user_accounts:read",
+            "scope": "boards:read,boards:write,pins:read,pins:write,user_accounts:read",
         },
     )
     tokens = driver.exchange_code(code="c0de", redirect_uri=CALLBACK, code_verifier="v")
@@ -143,6 +165,7 @@ def test_the_code_is_exchanged_with_basic_auth(
         "grant_type": "authorization_code",
         "code": "c0de",
         "redirect_uri": CALLBACK,
+        "continuous_refresh": "true",  # apps made before 2025-09-25 must send it
     }
 
 
@@ -196,6 +219,18 @@ def test_a_pin_takes_its_image_by_a_signed_link(
         "title": "Spring",
         "description": "New",
     }
+
+
+def test_a_pin_answered_200_is_published(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    """Pinterest's description lists 200 beside 201 for ``POST /v5/pins`` since 5.18.0:
+    the pin exists, so it is published, never a "maybe sent" to look up."""
+    pinterest.post("/pins").respond(
+        200, json=pin("813744226420795884", "2026-11-25T12:00:02", title="Spring")
+    )
+    published = driver.publish(delivery(title="Spring"))
+    assert published.platform_post_id == "813744226420795884"
 
 
 def test_a_pin_without_title_or_description_sends_neither(
@@ -281,3 +316,19 @@ def test_a_pin_the_board_does_not_have_is_not_found(
 ) -> None:
     pinterest.get("/boards/549755885175/pins").respond(200, json={"items": [], "bookmark": None})
     assert driver.find_delivery(delivery(title="Spring"), SENT_AT) is None
+
+
+def test_the_contract_holds_a_pin_to_pinterests_limits() -> None:
+    """What the generated client's ``PinCreate`` refuses (a description over 800, a board
+    id that is not digits, a field it does not have) fails any test that sends it; the
+    limits themselves are checked before sending by the rule table, not by the driver."""
+    ok = {"board_id": "549755885175", "media_source": {"source_type": "image_url", "url": LINK}}
+    documented.check_pin({**ok, "description": "d" * 800})
+    for wrong in (
+        {**ok, "description": "d" * 801},
+        {**ok, "board_id": "board-1"},
+        {**ok, "alt": "a photo"},
+        {**ok, "media_source": {"source_type": "image_base64", "url": LINK}},
+    ):
+        with pytest.raises(AssertionError):
+            documented.check_pin(wrong)

@@ -7,24 +7,31 @@ Pages read 2026-11-25:
 - Posts API: https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api
 - Little text format: https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/little-text-format
 - Versioning (LinkedIn-Version: YYYYMM): https://learn.microsoft.com/en-us/linkedin/marketing/versioning
+- Sunset dates: https://learn.microsoft.com/en-us/linkedin/marketing/integrations/migrations
+
+Every request is held to ``tests/drivers/contracts/linkedin.py`` (LinkedIn's documented
+shapes, scopes against what the driver asks for at consent, and the ``LinkedIn-Version``
+against the versions LinkedIn serves on the test's fixed day).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import respx
 
 from pressroom.platforms import Platform
+from pressroom.service.drivers import linkedin_versions
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
     LookupUnsupported,
+    NetworkMisconfigured,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
@@ -32,12 +39,20 @@ from pressroom.service.drivers.base import (
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.linkedin_versions import Standing
 from pressroom.service.drivers.professional_network import LinkedInDriver, little_text
+from pressroom.settings import NetworkSettings
+from tests.drivers.contract import Contract, held_to
+from tests.drivers.contracts import linkedin as documented
 
 CLIENT_ID, CLIENT_SECRET = "78abcdef", "linkedin-secret"
 CALLBACK = "https://press.example/oauth/callback/professional_network"
 URN = "urn:li:share:6844785523593134080"
 SENT_AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+TODAY = datetime(2026, 11, 26, 9, 0, tzinfo=UTC)
+"""The tests' fixed clock: the driver's and the contract's day."""
+SHIPPED = str(NetworkSettings.model_fields["professional_network_api_version"].default)
+"""The ``LinkedIn-Version`` pressroom sends unless the operator sets another."""
 USERINFO = {
     "sub": "782bbtaQ",
     "name": "Ada Lovelace",
@@ -59,11 +74,37 @@ def linkedin() -> Iterator[respx.MockRouter]:
         yield router
 
 
+def make_driver(
+    http: NetworkClient, *, version: str = SHIPPED, today: datetime = TODAY
+) -> LinkedInDriver:
+    return LinkedInDriver(
+        CLIENT_ID, CLIENT_SECRET, Tokens(), http, api_version=version, clock=lambda: today
+    )
+
+
 @pytest.fixture
-def driver() -> Iterator[LinkedInDriver]:
-    http = NetworkClient(Platform.PROFESSIONAL_NETWORK, timeout_seconds=5, backoff_seconds=0)
-    yield LinkedInDriver(CLIENT_ID, CLIENT_SECRET, Tokens(), http, api_version="202511")
-    http.close()
+def http() -> Iterator[NetworkClient]:
+    client = NetworkClient(Platform.PROFESSIONAL_NETWORK, timeout_seconds=5, backoff_seconds=0)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def driver(http: NetworkClient) -> LinkedInDriver:
+    return make_driver(http)
+
+
+def consented(driver: LinkedInDriver) -> frozenset[str]:
+    """The scopes the driver asks for at consent: all a connection is ever granted."""
+    url = driver.authorization_url(redirect_uri=CALLBACK, state="s", code_verifier="v")
+    return frozenset(parse_qs(urlsplit(url).query)["scope"][0].split(" "))
+
+
+@pytest.fixture(autouse=True)
+def contract(linkedin: respx.MockRouter, driver: LinkedInDriver) -> Iterator[Contract]:
+    """Every request any test here makes is held to LinkedIn's documented contract."""
+    with held_to(linkedin, documented.contract(TODAY.date(), consented(driver))) as held:
+        yield held
 
 
 def delivery(text: str = "Hiring (remote) #python: see [jobs]") -> Delivery:
@@ -162,7 +203,7 @@ def test_a_post_is_sent_versioned_as_the_member_with_escaped_text(
     assert published.url == f"https://www.linkedin.com/feed/update/{URN}/"
     request = route.calls[0].request
     assert request.headers["Authorization"] == "Bearer AQV-token"
-    assert request.headers["LinkedIn-Version"] == "202511"
+    assert request.headers["LinkedIn-Version"] == SHIPPED
     assert request.headers["X-Restli-Protocol-Version"] == "2.0.0"
     assert json.loads(request.content) == {
         "author": "urn:li:person:782bbtaQ",
@@ -236,8 +277,11 @@ def test_a_created_post_without_its_urn_is_an_unknown_outcome(
 
 
 def test_an_app_without_the_read_permission_cannot_look_posts_up(
-    linkedin: respx.MockRouter, driver: LinkedInDriver
+    linkedin: respx.MockRouter, driver: LinkedInDriver, contract: Contract
 ) -> None:
+    # The driver asks knowing the token may lack r_member_social: LinkedIn's 403 is the
+    # documented answer, so this one request is not held to the scopes.
+    contract.granted = None
     linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
     listing = linkedin.get("https://api.linkedin.com/rest/posts").respond(
         403,
@@ -250,8 +294,10 @@ def test_an_app_without_the_read_permission_cannot_look_posts_up(
 
 
 def test_with_the_read_permission_an_unknown_outcome_is_found(
-    linkedin: respx.MockRouter, driver: LinkedInDriver
+    linkedin: respx.MockRouter, driver: LinkedInDriver, contract: Contract
 ) -> None:
+    assert contract.granted is not None
+    contract.granted |= {"r_member_social"}  # an app LinkedIn granted the restricted read
     linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
     created = int(datetime(2026, 11, 25, 12, 0, 2, tzinfo=UTC).timestamp() * 1000)
     linkedin.get("https://api.linkedin.com/rest/posts").respond(
@@ -272,3 +318,122 @@ def test_with_the_read_permission_an_unknown_outcome_is_found(
     )
     found = driver.find_delivery(delivery(), SENT_AT)
     assert found is not None and found.platform_post_id == URN
+
+
+# The version LinkedIn serves (https://learn.microsoft.com/en-us/linkedin/marketing/versioning:
+# each version "supported and stable for a minimum of one year before sunset").
+
+NONEXISTENT_VERSION = {
+    "status": 426,
+    "code": "NONEXISTENT_VERSION",
+    "message": "Requested version 20251101 is not active",
+}
+"""LinkedIn's answer to a sunset version (its message writes YYYYMM as YYYYMM01)."""
+
+
+def test_a_version_linkedin_no_longer_serves_is_a_configuration_error_not_maybe_sent(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    """LinkedIn's 426 says the version is not served and nothing was posted: the
+    operator's setting must change, so it is final, never a "maybe sent" to look up."""
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    sent = linkedin.post("https://api.linkedin.com/rest/posts").respond(
+        426, json=NONEXISTENT_VERSION
+    )
+    with pytest.raises(NetworkMisconfigured) as refused:
+        driver.publish(delivery())
+    assert sent.call_count == 1
+    message = str(refused.value)
+    assert SHIPPED in message and "Requested version 20251101 is not active" in message
+    assert linkedin_versions.SETTING in message and linkedin_versions.VERSIONING_URL in message
+    with pytest.raises(NetworkMisconfigured):
+        driver.draft_post(Account("conn_1", "Ada Lovelace"), "draft")
+
+
+def test_a_look_up_answered_426_leaves_the_outcome_unknown(
+    linkedin: respx.MockRouter, driver: LinkedInDriver, contract: Contract
+) -> None:
+    assert contract.granted is not None
+    contract.granted |= {"r_member_social"}
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    linkedin.get("https://api.linkedin.com/rest/posts").respond(426, json=NONEXISTENT_VERSION)
+    with pytest.raises(PlatformUnavailable) as unsure:
+        driver.find_delivery(delivery(), SENT_AT)
+    assert unsure.value.sent is True and linkedin_versions.SETTING in str(unsure.value)
+
+
+def test_the_version_sent_by_default_is_one_linkedin_serves(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    """202511 was sunset on 2026-11-16: sending it is what the contract refuses."""
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    linkedin.post("https://api.linkedin.com/rest/posts").respond(201, headers={"x-restli-id": URN})
+    driver.publish(delivery())
+    assert driver.version_check().standing is Standing.SERVED
+
+
+def test_past_its_twelfth_month_a_version_is_refused_before_anything_is_sent(
+    linkedin: respx.MockRouter, http: NetworkClient
+) -> None:
+    year_on = linkedin_versions.month_of(SHIPPED).replace(
+        year=linkedin_versions.month_of(SHIPPED).year + 1
+    )
+    late = make_driver(http, today=datetime.combine(year_on, datetime.min.time(), UTC))
+    with pytest.raises(NetworkMisconfigured) as refused:
+        late.publish(delivery())
+    with pytest.raises(NetworkMisconfigured):
+        late.draft_post(Account("conn_1", "Ada Lovelace"), "draft")
+    assert not linkedin.calls  # nothing reached LinkedIn
+    assert linkedin_versions.SETTING in str(refused.value)
+    assert f"{linkedin_versions.SERVED_MONTHS} months" in str(refused.value)
+
+
+def test_an_outcome_is_not_looked_up_with_a_version_past_its_year(
+    linkedin: respx.MockRouter, http: NetworkClient
+) -> None:
+    """The post may exist: the outcome stays unknown (and is asked again later), never
+    "not found", until the operator sets a version LinkedIn serves."""
+    late = make_driver(http, version="202510", today=TODAY)
+    with pytest.raises(PlatformUnavailable) as unsure:
+        late.find_delivery(delivery(), SENT_AT)
+    assert unsure.value.sent is True
+    assert linkedin_versions.SETTING in str(unsure.value)
+    assert not linkedin.calls
+
+
+@pytest.mark.parametrize(
+    ("version", "today", "standing", "age"),
+    [
+        ("202608", date(2026, 11, 26), Standing.SERVED, 3),
+        ("202608", date(2027, 6, 30), Standing.SERVED, 10),
+        ("202608", date(2027, 7, 1), Standing.AGEING, 11),
+        ("202608", date(2027, 7, 31), Standing.AGEING, 11),
+        ("202608", date(2027, 8, 1), Standing.UNSERVED, 12),
+        ("202511", date(2026, 11, 26), Standing.UNSERVED, 12),
+        ("202612", date(2026, 11, 26), Standing.UNSERVED, -1),
+    ],
+)
+def test_a_versions_age_is_counted_in_months_from_its_yyyymm(
+    version: str, today: date, standing: Standing, age: int
+) -> None:
+    check = linkedin_versions.check(version, today)
+    assert (check.standing, check.age_months) == (standing, age)
+    if standing is not Standing.SERVED:
+        assert linkedin_versions.SETTING in check.message
+
+
+def test_an_ageing_version_still_posts(linkedin: respx.MockRouter, http: NetworkClient) -> None:
+    """In the version's last promised month the driver warns (start-up, ``drivers
+    check``) but still sends: LinkedIn serves it until its sunset."""
+    ageing = make_driver(http, version="202601", today=datetime(2026, 12, 5, tzinfo=UTC))
+    assert ageing.version_check().standing is Standing.AGEING
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    linkedin.post("https://api.linkedin.com/rest/posts").respond(201, headers={"x-restli-id": URN})
+    assert ageing.publish(delivery()).platform_post_id == URN
+
+
+def test_the_shipped_version_is_still_served_today() -> None:
+    """On the real clock: when this fails, LinkedIn no longer promises the default and
+    every install that keeps it refuses to post; set a newer default in settings.py."""
+    check = linkedin_versions.check(SHIPPED, datetime.now(UTC).date())
+    assert check.standing is not Standing.UNSERVED, check.message

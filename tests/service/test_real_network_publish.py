@@ -178,6 +178,30 @@ def test_a_text_x_refuses_is_a_400_naming_it(real: Service, x: respx.MockRouter)
     assert "duplicate content" in error["message"]
 
 
+def test_an_app_x_has_not_enrolled_is_a_final_500_not_a_refused_text(
+    real: Service, x: respx.MockRouter
+) -> None:
+    account, connection_id = connected(real)
+    x.post("/2/tweets").respond(
+        403,
+        json={
+            "title": "Client Forbidden",
+            "detail": "When authenticating requests to the Twitter API v2 endpoints, you must "
+            "use keys and tokens from a Twitter developer App that is attached to a Project.",
+            "reason": "client-not-enrolled",
+            "type": "https://api.twitter.com/2/problems/client-forbidden",
+        },
+    )
+    response = publish(
+        account, Platform.MICROBLOG, {"connectionId": connection_id, "text": "hello"}
+    )
+    assert response.status_code == 500, response.text
+    error = error_of(response)
+    assert (error["code"], error["field"]) == ("platform_misconfigured", None)
+    assert "client-not-enrolled" in error["message"]
+    assert record(real, account).status == "failed"
+
+
 def test_an_unknown_outcome_is_looked_up_on_x_not_resent(
     real: Service, x: respx.MockRouter
 ) -> None:
@@ -282,6 +306,57 @@ def test_an_outcome_linkedin_cannot_be_asked_about_is_never_resent(
     post = record(real, account)
     assert post.status == "unknown"
     assert post.result is not None and "lookupUnsupported" in post.result
+
+
+def test_a_linkedin_version_no_longer_served_fails_the_post_and_names_the_setting(
+    real: Service,
+) -> None:
+    """LinkedIn's 426 NONEXISTENT_VERSION: nothing was posted, so the record fails (never
+    unknown), the answer is final and says what to set; the key is not held, so once the
+    operator sets a served version the same key sends."""
+    account = real.account()
+    connection_id = account.connect("professional_network", "Ada Lovelace")
+    with transaction(real.sessions) as db:
+        connection = db.get(Connection, connection_id)
+        assert connection is not None
+        connection.access_token_enc = Vault.from_settings(real.settings).encrypt("AQV")
+    body = {"connectionId": connection_id, "text": "We are hiring"}
+    with respx.mock(assert_all_called=True) as linkedin:
+        linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json={"sub": "782bbtaQ"})
+        posts = linkedin.post("https://api.linkedin.com/rest/posts")
+        posts.side_effect = [
+            httpx.Response(
+                426,
+                json={
+                    "status": 426,
+                    "code": "NONEXISTENT_VERSION",
+                    "message": "Requested version 20251101 is not active",
+                },
+            ),
+            httpx.Response(201, headers={"x-restli-id": "urn:li:share:1"}),
+        ]
+        refused = publish(account, Platform.PROFESSIONAL_NETWORK, body, key="hiring-2")
+        assert refused.status_code == 500, refused.text
+        error = error_of(refused)
+        assert (error["code"], error["recordStatus"]) == ("platform_misconfigured", "not_sent")
+        assert "PRESSROOM_PROFESSIONAL_NETWORK_API_VERSION" in error["message"]
+        assert record(real, account).status == "failed"
+        again = publish(account, Platform.PROFESSIONAL_NETWORK, body, key="hiring-2")
+    assert again.status_code == 200, again.text
+    assert posts.call_count == 2
+
+
+def test_start_up_warns_of_a_linkedin_version_near_or_past_its_year(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    old = NETWORKS.model_copy(update={"professional_network_api_version": "202501"})
+    with caplog.at_level("WARNING", logger="pressroom.service.app"):
+        app = create_app(settings.model_copy(update={"networks": old}))
+    app.state.engine.dispose()
+    warned = [r.getMessage() for r in caplog.records if r.name == "pressroom.service.app"]
+    assert len(warned) == 1, warned
+    assert warned[0].startswith("professional_network: LinkedIn-Version 202501 is ")
+    assert "PRESSROOM_PROFESSIONAL_NETWORK_API_VERSION" in warned[0]
 
 
 @pytest.mark.parametrize("backend", ["local"], indirect=True)

@@ -34,7 +34,8 @@ def drivers(ctx: typer.Context, data_dir: DataDir = None) -> None:
     from pressroom.settings import get_settings
 
     table = Table("label", "driver", "credentials", "note", title="Platform drivers")
-    for choice in describe(get_settings()):
+    choices = describe(get_settings())
+    for choice in choices:
         table.add_row(
             choice.platform.value,
             choice.driver,
@@ -42,6 +43,9 @@ def drivers(ctx: typer.Context, data_dir: DataDir = None) -> None:
             choice.note,
         )
     Console().print(table)
+    for choice in choices:
+        if choice.warning is not None:
+            typer.echo(f"warning: {choice.platform.value}: {choice.warning}")
     typer.echo(
         "Real networks need an app registered with them; its redirect URL is "
         f"{get_settings().public_base_url}/oauth/callback/<label>."
@@ -97,7 +101,7 @@ def check(
         found = [(c.id, c.name, c.access_token_enc) for c in query]
     if not found:
         fail(f"no {label.value} connection to check; connect one in the dashboard first")
-    failed = 0
+    failed = _version(flow.drivers[label])
     for connection_id, name, encrypted in found:
         if encrypted is None:
             typer.echo(
@@ -136,12 +140,27 @@ def check(
         raise typer.Exit(1)
 
 
+def _version(driver: object) -> int:
+    """Print how the API version the driver sends stands, where the network versions its
+    API by date (LinkedIn); 1 when the network no longer serves it, else 0."""
+    from pressroom.service.drivers.linkedin_versions import Standing
+    from pressroom.service.drivers.professional_network import LinkedInDriver
+
+    if not isinstance(driver, LinkedInDriver):
+        return 0
+    check = driver.version_check()
+    prefix = "" if check.standing is Standing.SERVED else "warning: "
+    typer.echo(prefix + check.message)
+    return int(check.standing is Standing.UNSERVED)
+
+
 def _draft(driver: object, connection_id: str, name: str, text: str, network: str) -> bool:
     """Make a draft post where the network has drafts; True unless it failed."""
     from pressroom.service.drivers.base import (
         AccessRevoked,
         Account,
         DraftingDriver,
+        NetworkMisconfigured,
         PermissionMissing,
         PlatformRefused,
         PlatformUnavailable,
@@ -152,7 +171,13 @@ def _draft(driver: object, connection_id: str, name: str, text: str, network: st
         return True
     try:
         draft_id = driver.draft_post(Account(connection_id, name), text)
-    except (AccessRevoked, PermissionMissing, PlatformRefused, PlatformUnavailable) as exc:
+    except (
+        AccessRevoked,
+        NetworkMisconfigured,
+        PermissionMissing,
+        PlatformRefused,
+        PlatformUnavailable,
+    ) as exc:
         typer.echo(f"{connection_id}  {name}: {network} refused the draft ({exc})")
         return False
     typer.echo(f"{connection_id}  {name}: draft {draft_id} made on {network}; delete it there")

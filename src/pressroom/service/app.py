@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import FastAPI
 
 from pressroom import __version__
 from pressroom.service.accounts.endpoints import router as accounts_router
 from pressroom.service.connections.endpoints import router as connections_router
+from pressroom.service.db.base import utcnow
 from pressroom.service.db.migrate import upgrade
 from pressroom.service.db.session import make_engine, make_session_factory
+from pressroom.service.drivers import version_warnings
 from pressroom.service.errors import install_error_handlers
 from pressroom.service.guard import RequestGuard
 from pressroom.service.media.routes import router as media_router
@@ -32,6 +36,8 @@ from pressroom.service.webhooks.endpoints import router as webhooks_router
 from pressroom.service.webhooks.events_endpoints import router as events_router
 from pressroom.settings import Settings, get_settings
 
+log = logging.getLogger(__name__)
+
 DESCRIPTION = """\
 Media library and publishing to eight social platforms.
 
@@ -47,6 +53,8 @@ def create_app(
     """The service; ``kind`` is how its process registers (``worker`` for
     ``pressroom worker``, which runs the lifespan without listening)."""
     settings = settings or get_settings()
+    for platform, warning in version_warnings(settings.networks, utcnow()).items():
+        log.warning("%s: %s", platform.value, warning)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     if migrate:
         upgrade(settings.database_url)

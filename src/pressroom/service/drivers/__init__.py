@@ -4,7 +4,9 @@ Each label is served by its real network's driver (``REAL_DRIVERS``) when the op
 registered an app with that network (``PRESSROOM_<LABEL>_CLIENT_ID`` and
 ``_CLIENT_SECRET``, see ``settings.NetworkSettings``); every other label keeps the
 sandbox, a faithful stand-in with latency and failure knobs.
-``describe`` says which is which, for ``pressroom drivers`` and the dashboard.
+``describe`` says which is which, for ``pressroom drivers`` and the dashboard, and
+``version_warnings`` what an operator must change before a network stops serving the API
+version pressroom is set to send (logged at start-up, shown by ``pressroom drivers``).
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import date
 
 from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import Platform
+from pressroom.service.db.base import utcnow
+from pressroom.service.drivers import linkedin_versions
 from pressroom.service.drivers.base import MediaSource, PlatformDriver
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.microblog import XDriver
@@ -130,15 +135,34 @@ class DriverChoice:
     configured: bool
     """Whether the operator set this label's client id and secret."""
     note: str
+    warning: str | None = None
+    """What the operator must change before the network stops taking posts, if anything."""
 
 
-def describe(settings: Settings) -> list[DriverChoice]:
+def version_warnings(networks: NetworkSettings, today: date) -> dict[Platform, str]:
+    """Per configured label, the API version set that its network stops serving soon or
+    already has (LinkedIn's ``LinkedIn-Version``, served a year)."""
+    found: dict[Platform, str] = {}
+    linkedin = Platform.PROFESSIONAL_NETWORK
+    if networks.credentials(linkedin.value) is not None:
+        check = linkedin_versions.check(networks.professional_network_api_version, today)
+        if check.standing is not linkedin_versions.Standing.SERVED:
+            found[linkedin] = check.message
+    return found
+
+
+def describe(settings: Settings, today: date | None = None) -> list[DriverChoice]:
     """Which driver serves each label, and why."""
     choices = []
+    warnings = version_warnings(settings.networks, today or utcnow())
     for platform in Platform:
         real = REAL_DRIVERS[platform]
         if settings.networks.credentials(platform.value) is not None:
-            choices.append(DriverChoice(platform, real.network, True, "publishes for real"))
+            choices.append(
+                DriverChoice(
+                    platform, real.network, True, "publishes for real", warnings.get(platform)
+                )
+            )
         else:
             hint = (
                 f"set PRESSROOM_{platform.value.upper()}_CLIENT_ID and _CLIENT_SECRET "

@@ -14,8 +14,9 @@ already have reached the platform, which decides whether a resend could post twi
 What a network refuses for good is one of the other exceptions below, each answered
 with the service's own code: ``PlatformRateLimited`` (429 ``rate_limited``),
 ``AccessRevoked`` (the connection turns inactive; 409 ``connection_inactive``),
-``PermissionMissing`` (the spec's 403 codes) and ``PlatformRefused`` (400, the field
-named). None of them is raised once the network may have published the post.
+``PermissionMissing`` (the spec's 403 codes), ``PlatformRefused`` (400, the field
+named) and ``NetworkMisconfigured`` (the operator's setting, not the post, is refused).
+None of them is raised once the network may have published the post.
 """
 
 from __future__ import annotations
@@ -125,6 +126,12 @@ class PlatformRefused(Exception):
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+class NetworkMisconfigured(Exception):
+    """The network refuses how the service is set up, not the post or the account (an
+    API version it no longer serves): nothing was sent or published, and nothing can be
+    until the operator changes the setting the message names."""
 
 
 class LookupUnsupported(Exception):

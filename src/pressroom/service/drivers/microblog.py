@@ -20,8 +20,16 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``entities.urls``, ``&``, ``<`` and ``>`` HTML-escaped)
   (https://docs.x.com/x-api/posts/get-posts-by-user).
 
-X refuses a text it already has from the same account (403, "duplicate content"): that
-is a refused post naming ``text``, as is any other 400 or 403 about the post.
+A 403 means one of three things (https://docs.x.com/x-api/fundamentals/response-codes-and-errors,
+"Error types" and "403 Forbidden"), told apart by its problem body:
+
+- the app is not enrolled for the endpoint: problem type ``…/problems/client-forbidden``
+  with a ``reason`` (``client-not-enrolled``): the operator's X app must change, so it is
+  ``NetworkMisconfigured``, whatever the post;
+- the token lacks a scope the endpoint needs: a bare ``"detail": "Forbidden"`` with type
+  ``about:blank``: reconnecting asks for the scopes again, so it is ``AccessRevoked``;
+- X refuses this post and says why (``"You are not allowed to create a Tweet with
+  duplicate content."``): a refused post naming ``text``, as is a 400 about the post.
 """
 
 from __future__ import annotations
@@ -36,7 +44,9 @@ from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
 from pressroom.service.drivers.answers import json_of, parse_time
 from pressroom.service.drivers.base import (
+    AccessRevoked,
     Delivery,
+    NetworkMisconfigured,
     PlatformRefused,
     PlatformUnavailable,
     Profile,
@@ -185,12 +195,37 @@ def _problem(response: httpx.Response) -> str:
     return f"HTTP {response.status_code}"
 
 
+APP_ACCESS_PROBLEMS = ("/problems/client-forbidden", "/problems/unsupported-authentication")
+"""Problem types that refuse the app or how it authenticates, not the post or the token."""
+
+
 def _refusal(response: httpx.Response) -> Exception:
-    if response.status_code in (400, 403, 422):
+    if response.status_code == 403:
+        return _forbidden(response)
+    if response.status_code in (400, 422):
         return PlatformRefused(f"X answered: {_problem(response)}", field="text")
     return PlatformUnavailable(
         f"X answered {response.status_code}: {_problem(response)}", retry_after=30, sent=True
     )
+
+
+def _forbidden(response: httpx.Response) -> Exception:
+    """What X's 403 refuses: the app, the token's scopes, or the post (module docstring)."""
+    body = json_of(response)
+    kind = str(body.get("type") or "")
+    detail = _problem(response)
+    if body.get("reason") or kind.endswith(APP_ACCESS_PROBLEMS):
+        reason = str(body.get("reason") or kind.rsplit("/", 1)[-1])
+        return NetworkMisconfigured(
+            f"X does not let this app post ({reason}: {detail}); in the X developer console, "
+            "give the app of PRESSROOM_MICROBLOG_CLIENT_ID the API access that posting needs"
+        )
+    if detail.strip().rstrip(".").lower() in ("forbidden", "http 403"):
+        return AccessRevoked(
+            "X refused the connection's token for posting (403 Forbidden): it lacks a scope "
+            "posting needs (tweet.write), so reconnect it"
+        )
+    return PlatformRefused(f"X answered: {detail}", field="text")
 
 
 def _cannot_tell(response: httpx.Response) -> PlatformUnavailable:

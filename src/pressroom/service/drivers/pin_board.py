@@ -6,10 +6,18 @@ redirect URIs.
 
 What the driver does, and the pages it follows (read 2026-11-25):
 
-- consent at ``https://www.pinterest.com/oauth/`` with ``boards:read,pins:read,pins:write,
-  user_accounts:read`` (comma-separated); code and refresh at ``POST
-  https://api.pinterest.com/v5/oauth/token`` with HTTP Basic client authentication
+- consent at ``https://www.pinterest.com/oauth/`` with ``boards:read,boards:write,
+  pins:read,pins:write,user_accounts:read`` (comma-separated): ``POST /v5/pins`` requires
+  all four board and pin scopes (its ``security`` in Pinterest's API description,
+  https://github.com/pinterest/api-description ``v5/openapi.yaml``, every version since
+  5.11.0); a token without one is answered 401 and the connection would turn inactive;
+- code and refresh at ``POST https://api.pinterest.com/v5/oauth/token`` with HTTP Basic
+  client authentication
   (https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/).
+  The code is exchanged with ``continuous_refresh=true``: apps made before 2025-09-25 must
+  send it to get the continuous refresh token (60 days, renewed on each refresh), the
+  legacy one being no longer supported (the description's ``/oauth/token``, 5.23.0); for
+  later apps it is what they get anyway, and pressroom cannot tell which the operator has.
   Pinterest documents no PKCE, so the verifier stays ours; ``state`` still binds the
   callback to the person who started it;
 - profile: ``GET /v5/user_account`` (username, account type)
@@ -17,7 +25,8 @@ What the driver does, and the pages it follows (read 2026-11-25):
 - publish: ``POST /v5/pins`` on the request's board with ``media_source`` of type
   ``image_url``: Pinterest downloads the image from a signed link that expires in an
   hour (``media.handover``), so no bytes pass through the driver
-  (https://developers.pinterest.com/docs/api/v5/pins-create);
+  (https://developers.pinterest.com/docs/api/v5/pins-create); the pin is answered 201 or,
+  since API 5.18.0, 200 (both are listed in the description);
 - look-up of an unknown outcome: ``GET /v5/boards/{board_id}/pins``, a pin made since the
   send with the same title and description
   (https://developers.pinterest.com/docs/api/v5/boards-list_pins).
@@ -55,7 +64,9 @@ from pressroom.service.drivers.tokens import TokenSource
 AUTHORIZE_URL = "https://www.pinterest.com/oauth/"
 TOKEN_URL = "https://api.pinterest.com/v5/oauth/token"
 API = "https://api.pinterest.com/v5"
-SCOPES = ("boards:read", "pins:read", "pins:write", "user_accounts:read")
+SCOPES = ("boards:read", "boards:write", "pins:read", "pins:write", "user_accounts:read")
+CREATED = frozenset({200, 201})
+"""What ``POST /v5/pins`` answers when it made the pin (201; 200 too since API 5.18.0)."""
 LOOKUP_PAGES = 3
 CLOCK_SLACK = timedelta(minutes=2)
 
@@ -92,7 +103,12 @@ class PinterestDriver:
         )
 
     def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
-        form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri}
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": redirect_uri,
+            "continuous_refresh": "true",
+        }
         return token_call(self.http, TOKEN_URL, form, basic_auth=self._basic)
 
     def refresh(self, refresh_token: str) -> TokenSet:
@@ -127,7 +143,7 @@ class PinterestDriver:
             if delivery.fields.get(ours):
                 pin[theirs] = delivery.fields[ours]
         response = self.http.request("POST", f"{API}/pins", token=token, creates=True, json=pin)
-        if response.status_code != 201:
+        if response.status_code not in CREATED:
             raise _refusal(response)
         created = json_of(response)
         return Published(

@@ -4,7 +4,9 @@ Set ``PRESSROOM_PROFESSIONAL_NETWORK_CLIENT_ID`` and ``_CLIENT_SECRET`` from a L
 app with the products "Sign In with LinkedIn using OpenID Connect" and "Share on
 LinkedIn", and ``{PRESSROOM_BASE_URL}/oauth/callback/professional_network`` among its
 authorized redirect URLs. ``PRESSROOM_PROFESSIONAL_NETWORK_API_VERSION`` is the
-``LinkedIn-Version`` sent (YYYYMM; LinkedIn keeps each version a year).
+``LinkedIn-Version`` sent (YYYYMM). LinkedIn serves each version a year and then answers
+it 426 ``NONEXISTENT_VERSION``; ``linkedin_versions`` says how pressroom warns before
+that and refuses to send after it.
 
 What the driver does, and the pages it follows (read 2026-11-25):
 
@@ -21,6 +23,8 @@ What the driver does, and the pages it follows (read 2026-11-25):
 - publish: ``POST https://api.linkedin.com/rest/posts`` with ``LinkedIn-Version`` and
   ``X-Restli-Protocol-Version: 2.0.0``; 201 with the post's URN in ``x-restli-id``
   (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api).
+  A 426 is a version LinkedIn no longer serves: nothing was posted, and the operator's
+  setting, not the post, must change (``NetworkMisconfigured``, never "maybe sent").
   ``commentary`` is in LinkedIn's "little text" format, whose reserved characters are
   escaped with a backslash so the text appears as written
   (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/little-text-format);
@@ -32,6 +36,7 @@ What the driver does, and the pages it follows (read 2026-11-25):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
@@ -40,12 +45,14 @@ import httpx
 
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
+from pressroom.service.drivers import linkedin_versions
 from pressroom.service.drivers.answers import aware, json_of
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
     LookupUnsupported,
+    NetworkMisconfigured,
     PlatformRefused,
     PlatformUnavailable,
     Profile,
@@ -63,7 +70,6 @@ TOKEN_URL = "https://www.linkedin.com/oauth/v2/accessToken"
 USERINFO_URL = "https://api.linkedin.com/v2/userinfo"
 POSTS_URL = "https://api.linkedin.com/rest/posts"
 SCOPES = ("openid", "profile", "w_member_social")
-DEFAULT_API_VERSION = "202511"
 CLOCK_SLACK = timedelta(minutes=2)
 
 _RESERVED = re.compile(r"([\\|{}@\[\]()<>#*_~])")
@@ -86,13 +92,15 @@ class LinkedInDriver:
         tokens: TokenSource,
         http: NetworkClient,
         *,
-        api_version: str = DEFAULT_API_VERSION,
+        api_version: str,
+        clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.client_id = client_id
         self._client_secret = client_secret
         self.tokens = tokens
         self.http = http
         self.api_version = api_version
+        self._clock = clock
         self._authors: dict[str, str] = {}
         """Connection id → author URN, read once per process from userinfo."""
 
@@ -136,7 +144,12 @@ class LinkedInDriver:
         return Profile(name=name or str(me["sub"]), display_name=name)
 
     # --- publish ---------------------------------------------------------------
+    def version_check(self) -> linkedin_versions.VersionCheck:
+        """How the ``LinkedIn-Version`` sent stands today, for start-up and ``drivers check``."""
+        return linkedin_versions.check(self.api_version, self._clock())
+
     def publish(self, delivery: Delivery) -> Published:
+        self._require_served()
         token = self.tokens.access_token(delivery.account.connection_id)
         post = self._post_body(delivery.account.connection_id, token, str(delivery.fields["text"]))
         response = self.http.request(
@@ -144,7 +157,7 @@ class LinkedInDriver:
         )
         urn = response.headers.get("x-restli-id")
         if response.status_code != 201 or not urn:
-            raise _refusal(response)
+            raise _refusal(response, self.api_version)
         return Published(urn, _post_url(urn), utcnow())
 
     def _post_body(self, connection_id: str, token: str, text: str) -> dict[str, Any]:
@@ -163,6 +176,7 @@ class LinkedInDriver:
 
     def draft_post(self, account: Account, text: str) -> str:
         """A post in ``DRAFT``: made, visible to nobody, for ``drivers check``."""
+        self._require_served()
         token = self.tokens.access_token(account.connection_id)
         draft = {**self._post_body(account.connection_id, token, text), "lifecycleState": "DRAFT"}
         response = self.http.request(
@@ -170,10 +184,14 @@ class LinkedInDriver:
         )
         urn = response.headers.get("x-restli-id")
         if response.status_code != 201 or not urn:
-            raise _refusal(response)
+            raise _refusal(response, self.api_version)
         return str(urn)
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        try:
+            self._require_served()
+        except NetworkMisconfigured as exc:
+            raise _cannot_tell_yet(str(exc)) from exc
         token = self.tokens.access_token(delivery.account.connection_id)
         author = self._author(delivery.account.connection_id, token)
         wanted = str(delivery.fields["text"]).strip()
@@ -188,6 +206,8 @@ class LinkedInDriver:
             raise LookupUnsupported(
                 "LinkedIn lists a member's posts only to apps granted r_member_social"
             )
+        if response.status_code == 426:
+            raise _cannot_tell_yet(str(_unserved(response, self.api_version)))
         if response.status_code != 200:
             raise PlatformUnavailable(
                 f"LinkedIn could not list the member's posts ({response.status_code})",
@@ -204,6 +224,12 @@ class LinkedInDriver:
         raise PlatformRefused("professional_network posts have no thumbnails")
 
     # --- helpers ---------------------------------------------------------------
+    def _require_served(self) -> None:
+        """Refuse, before anything is sent, a version LinkedIn no longer promises to serve."""
+        check = self.version_check()
+        if check.standing is linkedin_versions.Standing.UNSERVED:
+            raise NetworkMisconfigured(check.message)
+
     @property
     def _headers(self) -> dict[str, str]:
         return {"LinkedIn-Version": self.api_version, "X-Restli-Protocol-Version": "2.0.0"}
@@ -234,9 +260,30 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
-def _refusal(response: httpx.Response) -> Exception:
+def _unserved(response: httpx.Response, version: str) -> NetworkMisconfigured:
+    """LinkedIn's 426: the version sent is not served (``NONEXISTENT_VERSION``, its
+    message reading "Requested version 20251101 is not active") and nothing was done."""
+    body = json_of(response)
+    said = str(body.get("message") or body.get("code") or "HTTP 426")
+    return NetworkMisconfigured(
+        f"LinkedIn does not serve LinkedIn-Version {version} ({said}): set "
+        f"{linkedin_versions.SETTING} to a version it serves (the latest is listed at "
+        f"{linkedin_versions.VERSIONING_URL})"
+    )
+
+
+def _cannot_tell_yet(why: str) -> PlatformUnavailable:
+    """A look-up the version stops: the outcome stays unknown until the setting changes."""
+    return PlatformUnavailable(
+        f"LinkedIn cannot be asked about the post: {why}", retry_after=3600, sent=True
+    )
+
+
+def _refusal(response: httpx.Response, version: str) -> Exception:
     status = response.status_code
     message = str(json_of(response).get("message") or f"HTTP {status}")
+    if status == 426:
+        return _unserved(response, version)
     if status == 403:
         return AccessRevoked(f"LinkedIn refused to post for this member: {message}")
     if status in (400, 409, 422):

@@ -73,7 +73,7 @@ def _errors(platform: Platform, *extra: ErrorCode) -> dict[int | str, dict[str, 
 @publish_router.post(
     RULES[Platform.MICROBLOG].publish_path,
     response_model=MicroblogResult,
-    responses=_errors(Platform.MICROBLOG),
+    responses=_errors(Platform.MICROBLOG, error_codes.PLATFORM_MISCONFIGURED),
 )
 def publish_microblog(body: MicroblogPublish, ctx: Publishing) -> PublishResult:
     """A text post of at most 280 characters; no media."""
@@ -162,12 +162,13 @@ def publish_text_thread(body: TextThreadPublish, ctx: Publishing) -> PublishResu
 @publish_router.post(
     RULES[Platform.PROFESSIONAL_NETWORK].publish_path,
     response_model=ProfessionalNetworkResult,
-    responses=_errors(Platform.PROFESSIONAL_NETWORK),
+    responses=_errors(Platform.PROFESSIONAL_NETWORK, error_codes.PLATFORM_MISCONFIGURED),
 )
 def publish_professional_network(
     body: ProfessionalNetworkPublish, ctx: Publishing
 ) -> PublishResult:
-    """A text post; the result's `postId` is a URN."""
+    """A text post; the result's `postId` is a URN. A 500 `platform_misconfigured` means
+    LinkedIn no longer serves the `LinkedIn-Version` the service is set to send."""
     return service.publish(ctx, Platform.PROFESSIONAL_NETWORK, body)
 
 

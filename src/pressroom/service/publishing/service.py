@@ -98,6 +98,14 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             field=exc.field,
         )
         raise _refused(ctx, post_id, platform, error) from exc
+    except driver.NetworkMisconfigured as exc:
+        error = ServiceError(
+            error_codes.PLATFORM_MISCONFIGURED,
+            f"{platform.value} cannot take posts from this service as it is set up: {exc}. "
+            f"Nothing was published (record {post_id} is marked failed).",
+            record_status=NOT_SENT,
+        )
+        raise _refused(ctx, post_id, platform, error) from exc
     except Exception as exc:
         metrics.PUBLISHES.labels(platform.value, UNKNOWN).inc()
         # A timeout or a broken connection after the request left: it may be live.

@@ -1,0 +1,230 @@
+"""LinkedIn's documented requests, for ``tests.drivers.contract``.
+
+LinkedIn publishes no machine-readable description of the Posts API (no OpenAPI, no
+schema package; ``linkedin-api-client`` on PyPI is a Rest.li client, not a schema), so
+each endpoint has a typed model written from LinkedIn's pages (the constants below, on
+learn.microsoft.com, read 2026-11-26), forbidding every field the page does not list;
+each field names the page it comes from. The versioned endpoints also hold the
+``LinkedIn-Version`` sent to the versions LinkedIn serves on the test's day.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any, Literal
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tests.drivers.contract import Contract, Endpoint, bearer, form_body, json_body, query
+
+_LEARN = "https://learn.microsoft.com/en-us/linkedin"
+POSTS_API = f"{_LEARN}/marketing/community-management/shares/posts-api"
+POST_SCHEMA = f"{_LEARN}/marketing/community-management/shares/post-api-schema"
+VERSIONING = f"{_LEARN}/marketing/versioning"
+MIGRATIONS = f"{_LEARN}/marketing/integrations/migrations"
+RECENT_CHANGES = f"{_LEARN}/marketing/integrations/recent-changes"
+AUTH_CODE_FLOW = f"{_LEARN}/shared/authentication/authorization-code-flow"
+REFRESH_TOKENS = f"{_LEARN}/shared/authentication/programmatic-refresh-tokens"
+SIGN_IN_V2 = f"{_LEARN}/consumer/integrations/self-serve/sign-in-with-linkedin-v2"
+
+SUNSETS = {
+    "202510": date(2026, 10, 15),
+    "202511": date(2026, 11, 16),
+    "202601": date(2027, 1, 15),
+    "202602": date(2027, 2, 15),
+    "202603": date(2027, 3, 16),
+}
+"""Sunset dates the migrations page lists (MIGRATIONS, its "API Migration Status" table)."""
+LATEST_DOCUMENTED = "202608"
+"""RECENT_CHANGES names "August 2026 - Version 202608 (Latest)"."""
+SERVED_MONTHS = 12
+"""VERSIONING: "supported and stable for a minimum of one year before sunset"."""
+
+
+class _Forbid(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Distribution(_Forbid):
+    # POST_SCHEMA, "Distribution": where the post is distributed.
+    feedDistribution: Literal["MAIN_FEED", "NONE"]  # POST_SCHEMA, required
+    targetEntities: list[dict[str, Any]] | None = None  # POST_SCHEMA, optional
+    thirdPartyDistributionChannels: list[str] | None = None  # POST_SCHEMA, optional
+
+
+class PostCreate(_Forbid):
+    """The body of ``POST /rest/posts`` (POSTS_API "Create a Post", fields per POST_SCHEMA)."""
+
+    # POST_SCHEMA: "Person or Organization URN", create-only, required.
+    author: str = Field(pattern=r"^urn:li:(person|organization):[^:\s]+$")
+    # POST_SCHEMA: "little text" (reserved characters escaped), required.
+    commentary: str
+    # POST_SCHEMA: MemberNetworkVisibility, required.
+    visibility: Literal["CONNECTIONS", "PUBLIC", "LOGGED_IN", "CONTAINER"]
+    # POST_SCHEMA: required.
+    distribution: Distribution
+    # POST_SCHEMA: required; POSTS_API creates drafts with DRAFT.
+    lifecycleState: Literal["DRAFT", "PUBLISHED", "PUBLISH_REQUESTED", "PUBLISH_FAILED"]
+    # POST_SCHEMA: optional boolean.
+    isReshareDisabledByAuthor: bool | None = None
+    # POST_SCHEMA, optional; not sent by a text post, typed loosely here.
+    content: dict[str, Any] | None = None
+    container: str | None = None
+    contentLandingPage: str | None = None
+    contentCallToActionLabel: str | None = None
+    reshareContext: dict[str, Any] | None = None
+    adContext: dict[str, Any] | None = None
+
+
+class PostsByAuthor(_Forbid):
+    """The query of ``GET /rest/posts?q=author`` (POSTS_API "Find Posts by Authors")."""
+
+    q: Literal["author"]
+    author: str = Field(pattern=r"^urn:li:(person|organization):[^:\s]+$")
+    # POSTS_API: count (max 100), start, sortBy LAST_MODIFIED (default) or CREATED.
+    count: int = Field(ge=1, le=100)
+    start: int | None = Field(None, ge=0)
+    sortBy: Literal["LAST_MODIFIED", "CREATED"] | None = None
+    viewContext: Literal["READER", "AUTHOR"] | None = None
+
+
+class CodeExchange(_Forbid):
+    # AUTH_CODE_FLOW, "Step 3: Exchange Authorization Code for an Access Token".
+    grant_type: Literal["authorization_code"]
+    code: str
+    client_id: str
+    client_secret: str
+    redirect_uri: str
+
+
+class RefreshExchange(_Forbid):
+    # REFRESH_TOKENS, "Step 2: Exchanging a Refresh Token for a New Access Token".
+    grant_type: Literal["refresh_token"]
+    refresh_token: str
+    client_id: str
+    client_secret: str
+
+
+def _valid(model: type[BaseModel], data: Any, where: str) -> None:
+    try:
+        model.model_validate(data)
+    except ValidationError as exc:
+        raise AssertionError(f"{where} is not what LinkedIn documents: {exc}") from None
+
+
+def _served(version: str, on: date) -> bool:
+    """Whether LinkedIn serves ``version`` on ``on``: its listed sunset, or else the
+    one-year minimum counted from its month."""
+    if version > LATEST_DOCUMENTED:
+        return False
+    released = date(int(version[:4]), int(version[4:]), 1)
+    if released > on:
+        return False
+    if version in SUNSETS:
+        return on < SUNSETS[version]
+    months = (on.year - released.year) * 12 + on.month - released.month
+    return months < SERVED_MONTHS
+
+
+def _versioned(on: date) -> Any:
+    def check(request: httpx.Request) -> None:
+        # POSTS_API: "All APIs require the request header LinkedIn-Version: {Version in
+        # YYYYMM format}. All APIs require the request header X-Restli-Protocol-Version: 2.0.0"
+        version = request.headers.get("LinkedIn-Version", "")
+        assert re.fullmatch(r"\d{4}(0[1-9]|1[0-2])", version), (
+            f"LinkedIn-Version {version!r} is not YYYYMM ({VERSIONING})"
+        )
+        assert _served(version, on), (
+            f"LinkedIn does not serve LinkedIn-Version {version} on {on} ({MIGRATIONS})"
+        )
+        assert request.headers.get("X-Restli-Protocol-Version") == "2.0.0", (
+            f"X-Restli-Protocol-Version must be 2.0.0 ({POSTS_API})"
+        )
+        bearer(request)
+
+    return check
+
+
+def _create_post(on: date) -> Any:
+    versioned = _versioned(on)
+
+    def check(request: httpx.Request) -> None:
+        versioned(request)
+        assert not query(request), "POST /rest/posts takes no query"
+        _valid(PostCreate, json_body(request), "the post")
+
+    return check
+
+
+def _find_posts(on: date) -> Any:
+    versioned = _versioned(on)
+
+    def check(request: httpx.Request) -> None:
+        versioned(request)
+        found = query(request)
+        params: dict[str, Any] = {
+            k: int(v) if k in ("count", "start") else v for k, v in found.items()
+        }
+        _valid(PostsByAuthor, params, "the posts finder's query")
+
+    return check
+
+
+def _userinfo(request: httpx.Request) -> None:
+    assert not query(request), "userinfo takes no query"
+    bearer(request)
+
+
+def _token(request: httpx.Request) -> None:
+    form = form_body(request)
+    model = CodeExchange if form.get("grant_type") == "authorization_code" else RefreshExchange
+    _valid(model, form, "the token request")
+    assert "authorization" not in request.headers, (
+        f"LinkedIn takes the secret in the form, not HTTP Basic ({AUTH_CODE_FLOW})"
+    )
+
+
+def contract(on: date, granted: frozenset[str] | None) -> Contract:
+    """LinkedIn as documented, with the versions it serves on ``on``."""
+    return Contract(
+        "LinkedIn",
+        (
+            Endpoint(
+                "POST",
+                "www.linkedin.com",
+                "/oauth/v2/accessToken",
+                f"{AUTH_CODE_FLOW}; {REFRESH_TOKENS}",
+                _token,
+            ),
+            Endpoint(
+                "GET",
+                "api.linkedin.com",
+                "/v2/userinfo",
+                SIGN_IN_V2,
+                _userinfo,
+                # SIGN_IN_V2, "Authenticating Members": openid, profile.
+                frozenset({"openid", "profile"}),
+            ),
+            Endpoint(
+                "POST",
+                "api.linkedin.com",
+                "/rest/posts",
+                POSTS_API,
+                _create_post(on),
+                # POSTS_API, "Permissions": w_member_social posts as the member.
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "GET",
+                "api.linkedin.com",
+                "/rest/posts",
+                POSTS_API,
+                _find_posts(on),
+                # POSTS_API, "Permissions": r_member_social (restricted) reads them.
+                frozenset({"r_member_social"}),
+            ),
+        ),
+        granted=granted,
+    )
