@@ -26,7 +26,8 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
 from pressroom.error_codes import ErrorCode
-from pressroom.platforms import MediaKind, Platform
+from pressroom.platforms import RULES, MediaKind, Platform
+from pressroom.rules import MediaFacts, Rule, Subject, check_media, check_text
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,25 @@ class Media:
     duration_seconds: float | None = None
     size: int | None = None
     """Bytes; every ready file has it."""
+    width: int | None = None
+    height: int | None = None
+    video_codec: str | None = None
+    audio_codec: str | None = None
+    frame_rate: float | None = None
+
+    def facts(self) -> MediaFacts:
+        """What the network's media rules are judged on."""
+        return MediaFacts(
+            kind=self.kind,
+            content_type=self.content_type,
+            size=self.size,
+            width=self.width,
+            height=self.height,
+            duration_seconds=self.duration_seconds,
+            video_codec=self.video_codec,
+            audio_codec=self.audio_codec,
+            frame_rate=self.frame_rate,
+        )
 
 
 @dataclass(frozen=True)
@@ -120,11 +140,13 @@ class PermissionMissing(Exception):
 
 class PlatformRefused(Exception):
     """The network refused the post itself (a duplicate, a text it will not take);
-    ``field`` names the publish body's field when the network says which."""
+    ``field`` names the publish body's field when the network says which, ``rule`` the
+    network's rule in ``pressroom.rules`` when one is known to be broken."""
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(self, message: str, *, field: str | None = None, rule: Rule | None = None) -> None:
         super().__init__(message)
         self.field = field
+        self.rule = rule
 
 
 class LookupUnsupported(Exception):
@@ -213,3 +235,51 @@ class PlatformDriver(Protocol):
         ...
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet: ...
+
+
+# The check every driver runs before its first request to the network.
+
+
+def check_before_sending(delivery: Delivery) -> None:
+    """Refuse, before any request, a post the network's rules (``pressroom.rules``) say
+    it would refuse: a text over the network's count, a character it forbids, a video
+    of a length it does not take. The API checks the same table first; this is the
+    drivers' own guard, and what the sandbox answers with as the network would.
+
+    A media rule that conversion can meet is not refused here (the file is fitted for
+    the network before it is sent; until fitting exists it goes as it is, as before)."""
+    platform = delivery.platform
+    texts = {
+        rule.name: value
+        if isinstance(value := delivery.fields.get(_camel(rule.name)), str)
+        else None
+        for rule in RULES[platform].text_fields
+    }
+    for violation in check_text(platform, texts):
+        raise PlatformRefused(
+            f"{violation.rule.network} refuses it: {violation.message}",
+            field=_camel(violation.field or ""),
+            rule=violation.rule,
+        )
+    if delivery.media is not None:
+        _refuse_media(platform, delivery.media, Subject.MEDIA, field="fileId")
+
+
+def check_thumbnail_before_sending(platform: Platform, change: ThumbnailChange) -> None:
+    """As ``check_before_sending``, for an image about to become a video's thumbnail."""
+    _refuse_media(platform, change.image, Subject.THUMBNAIL, field="thumbnailFileId")
+
+
+def _refuse_media(platform: Platform, media: Media, subject: Subject, *, field: str) -> None:
+    verdict = check_media(platform, media.facts(), subject=subject)
+    for violation in verdict.refused:
+        raise PlatformRefused(
+            f"{violation.rule.network} refuses it: {violation.message}",
+            field=field,
+            rule=violation.rule,
+        )
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
