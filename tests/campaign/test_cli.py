@@ -181,8 +181,8 @@ def test_plan_resolves_connections_through_the_api(
         ("teaser", "short_video", "@acme.clips"),
         ("teaser", "video_sharing", "Acme Channel"),
         ("teaser", "page_social", "Acme Page"),
+        ("teaser", "photo_sharing", "acme.photos"),
         ("poster", "pin_board", "acme-pins"),
-        ("poster", "photo_sharing", "acme.photos"),
     ]
     assert data["posts"][1]["body"]["connectionId"] == support
     assert [(s["platform"], s["reason"]) for s in data["skipped"]] == [
