@@ -192,12 +192,17 @@ def _outside(value: float, low: float | None, high: float | None) -> bool:
     return (low is not None and value < low) or (high is not None and value > high)
 
 
+def _number(value: float) -> str:
+    return f"{value:g}" if value == int(value) else f"{value:.3g}"
+
+
 def _bounds(low: float | None, high: float | None, unit: str) -> str:
     if low is not None and high is not None:
-        return f"{low:g} to {high:g} {unit}"
+        return f"{_number(low)} to {_number(high)} {unit}"
     if low is not None:
-        return f"at least {low:g} {unit}"
-    return f"at most {high:g} {unit}"
+        return f"at least {_number(low)} {unit}"
+    assert high is not None
+    return f"at most {_number(high)} {unit}"
 
 
 def _media_problem(rule: MediaRule, facts: MediaFacts) -> str | None:

@@ -134,6 +134,13 @@ class MediaRule(Rule):
     def applies_to(self, kind: MediaKind) -> bool:
         return self.kind is None or self.kind is kind
 
+    @property
+    def what(self) -> str:
+        """What the rule is about, in a word: ``thumbnail``, ``image``, ``video``."""
+        if self.subject is Subject.THUMBNAIL:
+            return "thumbnail"
+        return str(self.kind) if self.kind is not None else "media"
+
 
 @dataclass(frozen=True, kw_only=True)
 class MediaFormat(MediaRule):
@@ -142,7 +149,7 @@ class MediaFormat(MediaRule):
     content_types: tuple[str, ...]
 
     def describe(self) -> str:
-        return f"{self.subject}: {', '.join(self.content_types)} only"
+        return f"{self.what}: {', '.join(self.content_types)} only"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,7 +157,7 @@ class MaxBytes(MediaRule):
     limit: int
 
     def describe(self) -> str:
-        return f"{self.subject}: at most {self.limit:,} bytes"
+        return f"{self.what}: at most {self.limit:,} bytes"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,10 +170,12 @@ class Dimensions(MediaRule):
     max_height: int | None = None
 
     def describe(self) -> str:
-        return (
-            f"{self.subject}: width {_range(self.min_width, self.max_width)} px, "
-            f"height {_range(self.min_height, self.max_height)} px"
-        )
+        sides = []
+        if self.min_width is not None or self.max_width is not None:
+            sides.append(f"width {_range(self.min_width, self.max_width)} px")
+        if self.min_height is not None or self.max_height is not None:
+            sides.append(f"height {_range(self.min_height, self.max_height)} px")
+        return f"{self.what}: {', '.join(sides)}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,9 +187,7 @@ class AspectRatio(MediaRule):
     fix: Fix | None = Fix.PAD_OR_CROP
 
     def describe(self) -> str:
-        return (
-            f"{self.subject}: aspect ratio (width:height) {_range(self.min_ratio, self.max_ratio)}"
-        )
+        return f"{self.what}: width / height {_range(self.min_ratio, self.max_ratio)}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -190,7 +197,7 @@ class Duration(MediaRule):
     max_seconds: float | None = None
 
     def describe(self) -> str:
-        return f"{self.subject}: {_range(self.min_seconds, self.max_seconds)} seconds long"
+        return f"{self.what}: {_range(self.min_seconds, self.max_seconds)} seconds long"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,7 +209,7 @@ class VideoCodec(MediaRule):
     fix: Fix | None = Fix.TRANSCODE
 
     def describe(self) -> str:
-        return f"{self.subject}: video in {', '.join(self.codecs)}"
+        return f"{self.what}: encoded in {', '.join(self.codecs)}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -214,7 +221,7 @@ class AudioCodec(MediaRule):
     fix: Fix | None = Fix.TRANSCODE
 
     def describe(self) -> str:
-        return f"{self.subject}: sound in {', '.join(self.codecs)}"
+        return f"{self.what}: sound in {', '.join(self.codecs)}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -225,7 +232,7 @@ class FrameRate(MediaRule):
     fix: Fix | None = Fix.TRANSCODE
 
     def describe(self) -> str:
-        return f"{self.subject}: {_range(self.min_fps, self.max_fps)} frames a second"
+        return f"{self.what}: {_range(self.min_fps, self.max_fps)} frames a second"
 
 
 # -- the post and the account --------------------------------------------------
@@ -256,13 +263,17 @@ class PostsPerDay(Rule):
         return f"account: at most {self.limit:,} posts per {self.window_seconds // 3600} h"
 
 
+def _number(value: float) -> str:
+    return f"{value:g}" if value == int(value) else f"{value:.3g}"
+
+
 def _range(low: float | None, high: float | None) -> str:
     if low is not None and high is not None:
-        return f"{low:g} to {high:g}"
+        return f"{_number(low)} to {_number(high)}"
     if low is not None:
-        return f"at least {low:g}"
+        return f"at least {_number(low)}"
     if high is not None:
-        return f"at most {high:g}"
+        return f"at most {_number(high)}"
     return "any"
 
 
