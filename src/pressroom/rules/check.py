@@ -111,7 +111,7 @@ def _check_one_text(rule: TextRule, field: str, text: str) -> Violation | None:
             field=field,
         )
     if isinstance(rule, ItemCount):
-        count = len(_ITEMS[rule.item].findall(text))
+        count = count_items(text, rule.item)
         if count <= rule.limit:
             return None
         return Violation(

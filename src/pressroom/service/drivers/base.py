@@ -23,11 +23,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NoReturn, Protocol, runtime_checkable
+
+from pydantic.alias_generators import to_camel
 
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, MediaKind, Platform
-from pressroom.rules import MediaFacts, Rule, Subject, check_media, check_text
+from pressroom.rules import MediaFacts, Rule, Subject, Violation, check_media, check_text
 
 
 @dataclass(frozen=True)
@@ -251,16 +253,13 @@ def check_before_sending(delivery: Delivery) -> None:
     platform = delivery.platform
     texts = {
         rule.name: value
-        if isinstance(value := delivery.fields.get(_camel(rule.name)), str)
+        if isinstance(value := delivery.fields.get(to_camel(rule.name)), str)
         else None
         for rule in RULES[platform].text_fields
     }
-    for violation in check_text(platform, texts):
-        raise PlatformRefused(
-            f"{violation.rule.network} refuses it: {violation.message}",
-            field=_camel(violation.field or ""),
-            rule=violation.rule,
-        )
+    broken = check_text(platform, texts)
+    if broken:
+        _refuse(broken[0], field=to_camel(broken[0].field or ""))
     if delivery.media is not None:
         _refuse_media(platform, delivery.media, Subject.MEDIA, field="fileId")
 
@@ -271,15 +270,14 @@ def check_thumbnail_before_sending(platform: Platform, change: ThumbnailChange) 
 
 
 def _refuse_media(platform: Platform, media: Media, subject: Subject, *, field: str) -> None:
-    verdict = check_media(platform, media.facts(), subject=subject)
-    for violation in verdict.refused:
-        raise PlatformRefused(
-            f"{violation.rule.network} refuses it: {violation.message}",
-            field=field,
-            rule=violation.rule,
-        )
+    refused = check_media(platform, media.facts(), subject=subject).refused
+    if refused:
+        _refuse(refused[0], field=field)
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
+def _refuse(violation: Violation, *, field: str) -> NoReturn:
+    raise PlatformRefused(
+        f"{violation.rule.network} refuses it: {violation.message}",
+        field=field,
+        rule=violation.rule,
+    )

@@ -81,8 +81,9 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
             field="privacyStatus",
         )
     texts = {rule.name: body.text_value(rule.name) for rule in rules.text_fields}
-    for violation in check_text(platform, texts):
-        raise network_refusal(platform, violation, field=to_camel(violation.field or ""))
+    broken = check_text(platform, texts)
+    if broken:
+        raise network_refusal(platform, broken[0], field=to_camel(broken[0].field or ""))
 
 
 def network_refusal(platform: Platform, violation: Violation, *, field: str) -> ServiceError:
@@ -118,8 +119,8 @@ def check_network_media(
     """The network's media rules on the probed file: refused when conversion cannot
     meet a rule; a rule it can meet is left to the fitting of the file."""
     verdict = network.check_media(platform, facts_of(file), subject=subject)
-    for violation in verdict.refused:
-        raise network_refusal(platform, violation, field=field)
+    if verdict.refused:
+        raise network_refusal(platform, verdict.refused[0], field=field)
     for violation in verdict.needs_fitting:
         log.debug(
             "file %s needs fitting for %s: %s (%s)",
