@@ -57,6 +57,13 @@ class MediaInfo:
     width: int
     height: int
     duration_seconds: float | None = None
+    video_codec: str | None = None
+    """A video's codec as FFmpeg names it (``h264``, ``hevc``, ``vp9``): what networks'
+    codec rules are written in (``pressroom.rules``)."""
+    audio_codec: str | None = None
+    """The codec of a video's first sound stream (``aac``, ``opus``); None without sound."""
+    frame_rate: float | None = None
+    """A video's average frames a second, when the container says."""
 
 
 FORMAT_NAMES = {
@@ -156,6 +163,10 @@ def _probe_video(source: str | Path | BinaryIO, content_type: str) -> MediaInfo:
             codec = stream.codec_context.name
             width, height = stream.codec_context.width, stream.codec_context.height
             duration = _duration(container, stream)
+            rate = stream.average_rate or stream.guessed_rate
+            frame_rate = float(rate) if rate else None
+            sound = container.streams.audio
+            audio_codec = sound[0].codec_context.name if sound else None
             # Decode one frame: a container with an undecodable stream is not a video.
             next(container.decode(stream), None)
     except ProbeError:
@@ -173,7 +184,16 @@ def _probe_video(source: str | Path | BinaryIO, content_type: str) -> MediaInfo:
         )
     if not width or not height:
         raise ProbeError("the video stream has no picture size")
-    return MediaInfo(MediaKind.VIDEO, f"{container_format} / {codec}", width, height, duration)
+    return MediaInfo(
+        MediaKind.VIDEO,
+        f"{container_format} / {codec}",
+        width,
+        height,
+        duration,
+        video_codec=codec,
+        audio_codec=audio_codec,
+        frame_rate=frame_rate,
+    )
 
 
 POSTER_MAX_SIDE = 640

@@ -92,6 +92,29 @@ def test_json_format_is_machine_readable(write: Write) -> None:
     assert issue["path"] == "posts.0.pin_board"
 
 
+def test_a_network_rule_is_named_in_every_format(write: Write) -> None:
+    write(
+        """
+        name: cjk
+        posts:
+          - id: p
+            microblog:
+              text: "%s"
+        """
+        % ("中" * 141)
+    )
+    code, out, _ = run("validate", "--format", "json", "c.yaml")
+    [issue] = json.loads(out)
+    assert code == 1 and (issue["line"], issue["path"]) == (5, "posts.0.microblog.text")
+    assert issue["rule"] == "microblog.weighted_length"
+    assert issue["docUrl"] == "https://docs.x.com/fundamentals/counting-characters"
+    assert "282 weighted characters" in issue["message"]
+    code, out, _ = run("validate", "--format", "github", "c.yaml")
+    assert "[microblog.weighted_length: https://docs.x.com/fundamentals/counting-characters]" in out
+    code, out, _ = run("validate", "c.yaml")
+    assert out.startswith("error: c.yaml:5:13: posts.0.microblog.text: X would refuse it: ")
+
+
 def test_schema_prints_the_committed_schema(tmp_path: Path) -> None:
     code, out, _ = run("schema")
     assert code == 0 and out == COMMITTED.read_text(encoding="utf-8")
@@ -181,8 +204,8 @@ def test_plan_resolves_connections_through_the_api(
         ("teaser", "short_video", "@acme.clips"),
         ("teaser", "video_sharing", "Acme Channel"),
         ("teaser", "page_social", "Acme Page"),
+        ("teaser", "photo_sharing", "acme.photos"),
         ("poster", "pin_board", "acme-pins"),
-        ("poster", "photo_sharing", "acme.photos"),
     ]
     assert data["posts"][1]["body"]["connectionId"] == support
     assert [(s["platform"], s["reason"]) for s in data["skipped"]] == [

@@ -13,6 +13,8 @@ from tests.campaign.conftest import Write, lines
 LONG_280 = "x" * 280
 LONG_281 = "x" * 281
 LONG_501 = "y" * 501
+ACCENTED_500 = "e\u0301" * 500
+"""500 characters of two code points each; not emoji, which Threads counts in UTF-8 bytes."""
 
 CASES: dict[str, tuple[str, list[str]]] = {
     "nested list items": (
@@ -94,7 +96,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
             microblog:
               text: "{LONG_280}"
             text_thread:
-              text: "{"👍🏽" * 500}"
+              text: "{ACCENTED_500}"
           - id: too-long
             microblog:
               text: "{LONG_281}"
@@ -198,6 +200,8 @@ CASES: dict[str, tuple[str, list[str]]] = {
             "warning: c.yaml:8:3: media.nowhere: media 'nowhere' is not used by any post",
             "error: c.yaml:8:19: media.nowhere.path: file not found: 'elsewhere/clip.mp4' (there is no folder 'elsewhere' next to this file)",
             "error: c.yaml:12:12: posts.0.media: no media named 'clip'; expected one of: absolute, fake, folder, nowhere, short, text, typo",
+            "warning: c.yaml:16:5: posts.1.short_video: media 'short' needs converting for TikTok (scale): TikTok takes videos 360 to 4096 px wide and 360 to 4096 px high; the file is 72x128 [short_video.video_dimensions: https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide]",
+            "warning: c.yaml:16:5: posts.1.short_video: media 'short' needs converting for TikTok (transcode): TikTok takes video at 23 to 60 frames a second; the file has 10 [short_video.video_frame_rate: https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide]",
             "error: c.yaml:16:5: posts.1.short_video: short_video takes videos of 3 s to 10 min; media 'short' is 2 s long",
         ],
     ),

@@ -31,8 +31,8 @@ def campaign(write: Write) -> Campaign:
             media:
               clip: {path: media/clip.mp4, folder: spring}
               cover: {path: media/cover.jpg}
-              pin: {path: media/pin.png}
-              also-pin: {path: media/pin.png}
+              pin: {path: media/small.png}  # 1:1: Instagram refuses 2:3 (4:5 to 1.91:1)
+              also-pin: {path: media/small.png}
             defaults:
               pin_board: {board: spring-ideas}
             posts:

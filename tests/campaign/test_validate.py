@@ -98,9 +98,12 @@ def test_recommendations_are_warnings_and_the_file_stays_valid(write: Write) -> 
     report = validate(path)
     assert report.ok and report.campaign is not None
     assert [str(issue) for issue in report.warnings] == [
+        "warning: c.yaml:11:5: posts.0.short_video: media 'wide' needs converting for TikTok (scale): TikTok takes videos 360 to 4096 px wide and 360 to 4096 px high; the file is 64x48 [short_video.video_dimensions: https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide]",
+        "warning: c.yaml:11:5: posts.0.short_video: media 'wide' needs converting for TikTok (transcode): TikTok takes video at 23 to 60 frames a second; the file has 10 [short_video.video_frame_rate: https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide]",
         "warning: c.yaml:11:5: posts.0.short_video: recommended for short_video: 9:16 vertical; media 'wide' is 64x48 (4:3)",
         "warning: c.yaml:12:42: posts.0.video_sharing.thumbnail: recommended for a thumbnail: 1280x720 (16:9), under 2 MB, JPG, GIF or PNG; media 'square' is 100x100",
         "warning: c.yaml:15:5: posts.1.pin_board: recommended for pin_board: 2:3 vertical; media 'square' is 100x100 (1:1)",
+        "warning: c.yaml:18:42: posts.2.video_sharing.thumbnail: media 'webp' needs converting for YouTube (convert to JPEG): YouTube takes thumbnails in JPEG or PNG only; the file is WebP [video_sharing.thumbnail_format: https://developers.google.com/youtube/v3/docs/thumbnails/set]",
         "warning: c.yaml:18:42: posts.2.video_sharing.thumbnail: recommended for a thumbnail: 1280x720 (16:9), under 2 MB, JPG, GIF or PNG; media 'webp' is WEBP",
     ]
     assert all(issue.severity is Severity.WARNING for issue in report.issues)

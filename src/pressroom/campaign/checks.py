@@ -1,7 +1,10 @@
 """Value rules over a well-shaped file: the platform rules, media, references, names.
 
-Every content rule comes from ``pressroom.platforms``, the table the service enforces;
-media facts come from ``pressroom.probe``. Spec recommendations are warnings.
+Every content rule comes from ``pressroom.platforms`` (the spec's) and ``pressroom.rules``
+(each real network's), the tables the service enforces, in that order: a text over the
+spec's limit is reported for it alone. Media facts come from ``pressroom.probe``. Spec
+recommendations are warnings, and so is a media file a network will take only once
+converted for it (a PNG for Instagram); a rule conversion cannot meet is an error.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pressroom import rules as network
 from pressroom.campaign import media as media_files
 from pressroom.campaign import model
 from pressroom.campaign.fields import BOARD, CONNECTIONS, PRIVACY, THUMBNAIL, content_fields
@@ -221,6 +225,7 @@ class _Checker:
     def _check_text(self, content: model.Content) -> None:
         rules = RULES[content.platform]
         platform = content.platform.value
+        spec_broken: set[str] = set()
         for rule in rules.text_fields:
             value = content.fields.get(rule.name)
             comment = self.report.source.comments.get(content.origins.get(rule.name, ()))
@@ -236,11 +241,24 @@ class _Checker:
                 continue
             over = rule.excess(value)
             if over is not None:
+                spec_broken.add(rule.name)
                 self.report.error(
                     content.origins[rule.name],
                     f"{rule.name} is {over.length:,} {over.unit}; {platform} allows at most "
                     f"{over.limit:,} ({over.length - over.limit:,} too many)",
                 )
+        texts = {
+            rule.name: content.fields.get(rule.name)
+            for rule in rules.text_fields
+            if rule.name not in spec_broken
+        }
+        for violation in network.check_text(content.platform, texts):
+            assert violation.field is not None
+            self.report.error(
+                content.origins[violation.field],
+                f"{violation.rule.network} would refuse it: {violation.message.rstrip('.')}",
+                rule=violation.rule,
+            )
         if rules.requires_board and BOARD not in content.fields:
             self._missing(content, BOARD)
         privacy = content.fields.get(PRIVACY)
@@ -308,9 +326,39 @@ class _Checker:
                 f"{_seconds(duration)} long",
                 at_key=True,
             )
+        self._check_network_media(content.platform, media, content.path, at_key=True)
         advice = _ADVICE.get(content.platform)
         if advice is not None:
             self._advise(advice, media, content.path, at_key=True)
+
+    def _check_network_media(
+        self,
+        platform: Platform,
+        media: model.Media,
+        path: FieldPath,
+        *,
+        at_key: bool,
+        subject: network.Subject = network.Subject.MEDIA,
+    ) -> None:
+        """The network's media rules on the probed file: what conversion cannot meet is
+        an error, what it can is a warning (the file will be converted for the network)."""
+        verdict = network.check_media(platform, _facts(media), subject=subject)
+        for violation in verdict.refused:
+            self.report.error(
+                path,
+                f"{violation.rule.network} would refuse media '{media.name}': "
+                f"{violation.message.rstrip('.')}",
+                at_key=at_key,
+                rule=violation.rule,
+            )
+        for violation in verdict.needs_fitting:
+            self.report.warning(
+                path,
+                f"media '{media.name}' needs converting for {violation.rule.network} "
+                f"({violation.fix}): {violation.message.rstrip('.')}",
+                at_key=at_key,
+                rule=violation.rule,
+            )
 
     def _check_thumbnail(self, content: model.Content) -> None:
         name = content.fields[THUMBNAIL]
@@ -326,6 +374,9 @@ class _Checker:
         if thumbnail.kind is not MediaKind.IMAGE:
             self.report.error(origin, f"a thumbnail is an image, but media '{name}' is a video")
             return
+        self._check_network_media(
+            content.platform, thumbnail, origin, at_key=False, subject=network.Subject.THUMBNAIL
+        )
         self._advise(_ADVICE[THUMBNAIL], thumbnail, origin, at_key=False)
 
     def _advise(
@@ -382,3 +433,18 @@ def _seconds(value: float) -> str:
     if value >= 60 and value % 60 == 0:
         return f"{value / 60:g} min"
     return f"{value:.1f} s".replace(".0 s", " s")
+
+
+def _facts(media: model.Media) -> network.MediaFacts:
+    info = media.info
+    return network.MediaFacts(
+        kind=media.kind,
+        content_type=media.content_type,
+        size=media.size,
+        width=info.width,
+        height=info.height,
+        duration_seconds=info.duration_seconds,
+        video_codec=info.video_codec,
+        audio_codec=info.audio_codec,
+        frame_rate=info.frame_rate,
+    )

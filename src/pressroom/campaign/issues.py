@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from pressroom.campaign.source import Mark, Path, SourceMap
+from pressroom.rules import Rule
 
 ROOT_PATH = "campaign"
 """The path printed for the file as a whole (an empty file, broken YAML)."""
@@ -26,11 +27,23 @@ class Issue:
     path: str
     message: str
     severity: Severity = Severity.ERROR
+    rule: str | None = field(default=None, compare=False)
+    """The real network's rule (``pressroom.rules``) the value breaks, by its id."""
+    doc_url: str | None = field(default=None, compare=False)
+    """The network's page the rule comes from."""
 
     def __str__(self) -> str:
         return (
-            f"{self.severity}: {self.file}:{self.line}:{self.column}: {self.path}: {self.message}"
+            f"{self.severity}: {self.file}:{self.line}:{self.column}: {self.path}: "
+            f"{self.full_message}"
         )
+
+    @property
+    def full_message(self) -> str:
+        """The message, with the network's rule and its page when one was broken."""
+        if self.rule is None:
+            return self.message
+        return f"{self.message} [{self.rule}: {self.doc_url}]"
 
     @property
     def is_error(self) -> bool:
@@ -71,14 +84,26 @@ class Reporter:
         """Keys reported as unknown: what they meant is not checked again."""
 
     def error(
-        self, path: Path, message: str, *, at_key: bool = False, place: Path | None = None
+        self,
+        path: Path,
+        message: str,
+        *,
+        at_key: bool = False,
+        place: Path | None = None,
+        rule: Rule | None = None,
     ) -> None:
-        self.add(path, message, Severity.ERROR, at_key=at_key, place=place)
+        self.add(path, message, Severity.ERROR, at_key=at_key, place=place, rule=rule)
 
     def warning(
-        self, path: Path, message: str, *, at_key: bool = False, place: Path | None = None
+        self,
+        path: Path,
+        message: str,
+        *,
+        at_key: bool = False,
+        place: Path | None = None,
+        rule: Rule | None = None,
     ) -> None:
-        self.add(path, message, Severity.WARNING, at_key=at_key, place=place)
+        self.add(path, message, Severity.WARNING, at_key=at_key, place=place, rule=rule)
 
     def add(
         self,
@@ -88,14 +113,34 @@ class Reporter:
         *,
         at_key: bool = False,
         place: Path | None = None,
+        rule: Rule | None = None,
     ) -> None:
         """Report ``path``, positioned at ``place`` (default: the path itself)."""
         where = path if place is None else place
         mark = self.source.key(where) if at_key else self.source.value(where)
-        self.at(mark, dotted(path), message, severity)
+        self.at(mark, dotted(path), message, severity, rule=rule)
 
-    def at(self, mark: Mark, path: str, message: str, severity: Severity = Severity.ERROR) -> None:
-        self.issues.append(Issue(self.file, mark.line, mark.column, path, message, severity))
+    def at(
+        self,
+        mark: Mark,
+        path: str,
+        message: str,
+        severity: Severity = Severity.ERROR,
+        *,
+        rule: Rule | None = None,
+    ) -> None:
+        self.issues.append(
+            Issue(
+                self.file,
+                mark.line,
+                mark.column,
+                path,
+                message,
+                severity,
+                rule=rule.id if rule else None,
+                doc_url=rule.doc_url if rule else None,
+            )
+        )
 
     def has_unknown_key_in(self, mapping: Path) -> bool:
         return any(key[:-1] == mapping for key in self.unknown_keys)

@@ -173,6 +173,7 @@ def _print_issues(issues: Sequence[Issue], output: OutputFormat) -> None:
                 "column": i.column,
                 "path": i.path,
                 "message": i.message,
+                **({"rule": i.rule, "docUrl": i.doc_url} if i.rule else {}),
             }
             for i in issues
         ]
@@ -194,7 +195,7 @@ def _github_annotation(issue: Issue) -> str:
 
     return (
         f"::{issue.severity.value} file={prop(issue.file)},line={issue.line},"
-        f"col={issue.column},title={prop(issue.path)}::{data(issue.message)}"
+        f"col={issue.column},title={prop(issue.path)}::{data(issue.full_message)}"
     )
 
 

@@ -212,6 +212,8 @@ def api_error(response: httpx.Response, *, secret: str | None) -> errors.APIErro
     status = response.status_code
     code: str | None = None
     field: str | None = None
+    rule: str | None = None
+    doc_url: str | None = None
     message: str | None = None
     request_id: str | None = None
     body: Any = None
@@ -231,6 +233,8 @@ def api_error(response: httpx.Response, *, secret: str | None) -> errors.APIErro
             code = _str_or_none(detail.get("code"))
             message = _str_or_none(detail.get("message"))
             field = _str_or_none(detail.get("field"))
+            rule = _str_or_none(detail.get("rule"))
+            doc_url = _str_or_none(detail.get("docUrl"))
             request_id = _str_or_none(detail.get("requestId"))
         elif isinstance(detail, str):
             message = detail
@@ -242,6 +246,8 @@ def api_error(response: httpx.Response, *, secret: str | None) -> errors.APIErro
         status=status,
         code=code,
         field=field,
+        rule=rule,
+        doc_url=doc_url,
         request_id=response.headers.get("x-request-id") or request_id,
         response=response,
         retry_after=retry_after(response.headers.get("retry-after")),

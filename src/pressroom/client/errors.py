@@ -5,7 +5,8 @@ The hierarchy::
     PressroomError
     ├── ConfigurationError             no base URL or API key given or in the environment
     ├── APIError                       the service answered with an error status
-    │   ├── ValidationError            400  the request breaks a rule; ``.field`` names it
+    │   ├── ValidationError            400  the request breaks a rule; ``.field`` names it,
+    │   │                                   ``.rule`` and ``.doc_url`` a network's rule
     │   ├── AuthenticationError        401  missing, unknown or rotated-out key
     │   ├── PermissionDeniedError      403  plan without API access, or platform permission
     │   ├── NotFoundError              404  unknown id, or a route this service does not have
@@ -96,6 +97,8 @@ class APIError(PressroomError):
         status: int,
         code: str | None = None,
         field: str | None = None,
+        rule: str | None = None,
+        doc_url: str | None = None,
         request_id: str | None = None,
         retry_after: float | None = None,
         method: str | None = None,
@@ -109,6 +112,11 @@ class APIError(PressroomError):
         """The snake_case code of the error body, or None when the body had none."""
         self.field = field
         """The request field at fault (dotted path, e.g. ``text``), when there is one."""
+        self.rule = rule
+        """The real network's rule the request breaks (``microblog.weighted_length``),
+        when a network's rule refused it; None for the spec's own errors."""
+        self.doc_url = doc_url
+        """The network's page that ``rule`` comes from."""
         self.request_id = request_id
         """The service's ``X-Request-ID`` for this answer: quote it when asking for help."""
         self.retry_after = retry_after
@@ -128,12 +136,13 @@ class APIError(PressroomError):
         where = f" ({self.method} {self.url})" if self.method and self.url else ""
         code = f" {self.code}" if self.code else ""
         field = f" [field: {self.field}]" if self.field else ""
-        return f"{self.status}{code}: {self.message}{field}{where}"
+        rule = f" [rule: {self.rule}, {self.doc_url}]" if self.rule else ""
+        return f"{self.status}{code}: {self.message}{field}{rule}{where}"
 
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(status={self.status}, code={self.code!r}, "
-            f"field={self.field!r}, message={self.message!r})"
+            f"field={self.field!r}, rule={self.rule!r}, message={self.message!r})"
         )
 
 

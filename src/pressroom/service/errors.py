@@ -1,7 +1,9 @@
 """Domain errors and the one handler that renders every error body.
 
 Every non-2xx answer is ``{"success": false, "error": {"code", "message", "field",
-"requestId"}}``, FastAPI's own validation errors and unknown routes included. The codes
+"requestId"}}``, FastAPI's own validation errors and unknown routes included; a refusal
+by a network's rule adds ``rule`` and ``docUrl`` (absent otherwise, as ``recordStatus``
+is outside publish 5xx answers). The codes
 and statuses live in ``pressroom.error_codes``; ``requestId`` is the request's
 ``X-Request-ID`` (``pressroom.service.ops.requests``), so a client's report of an error
 leads to its log lines.
@@ -45,6 +47,8 @@ class ServiceError(Exception):
         field: str | None = None,
         headers: Mapping[str, str] | None = None,
         record_status: str | None = None,
+        rule: str | None = None,
+        doc_url: str | None = None,
     ) -> None:
         self.error = error
         self.message = message or error.summary
@@ -52,6 +56,10 @@ class ServiceError(Exception):
         self.headers = dict(headers or {})
         self.record_status = record_status
         """Publish 5xx answers only: ``not_sent``, ``unknown`` or ``published``."""
+        self.rule = rule
+        """A network's rule the request breaks (``pressroom.rules``): its id."""
+        self.doc_url = doc_url
+        """The network's page that rule comes from."""
         super().__init__(self.message)
 
     @property
@@ -62,6 +70,9 @@ class ServiceError(Exception):
         body = error_body(self.error.code, self.message, self.field)
         if self.record_status is not None:
             body["error"]["recordStatus"] = self.record_status
+        if self.rule is not None:
+            body["error"]["rule"] = self.rule
+            body["error"]["docUrl"] = self.doc_url
         return body
 
 

@@ -109,6 +109,20 @@ class ErrorDetail(BaseModel):
         json_schema_extra={"enum": [s.value for s in RecordStatus]},
     )
 
+    rule: str | None = Field(
+        None,
+        description="Present when a real network's rule refuses the request: the rule's id, "
+        "`<platform>.<name>` (e.g. `microblog.weighted_length`: X's weighted count, where "
+        "CJK and emoji count 2 and a link 23). The API checks the spec's limits first, then "
+        "the network's, before anything is sent.",
+        examples=["microblog.weighted_length"],
+    )
+    docUrl: str | None = Field(
+        None,
+        description="Present with `rule`: the network's page the rule comes from.",
+        examples=["https://docs.x.com/fundamentals/counting-characters"],
+    )
+
     requestId: str | None = Field(
         None,
         description="The request's X-Request-ID (the one a proxy sent, or one made for "

@@ -106,6 +106,12 @@ class File(Base):
     duration_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
     width: Mapped[int | None] = mapped_column(Integer, nullable=True)
     height: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    video_codec: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """A video's codec, audio's and frame rate, as probed: what networks' media rules
+    (``pressroom.rules``) are judged on. Null for images and for files probed before
+    they were recorded."""
+    audio_codec: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    frame_rate: Mapped[float | None] = mapped_column(Float, nullable=True)
     failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     poster_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     """A video's poster frame (JPEG), made during processing, for the library's preview."""

@@ -24,10 +24,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NoReturn, Protocol, runtime_checkable
+
+from pydantic.alias_generators import to_camel
 
 from pressroom.error_codes import ErrorCode
-from pressroom.platforms import MediaKind, Platform
+from pressroom.platforms import RULES, MediaKind, Platform
+from pressroom.rules import MediaFacts, Rule, Subject, Violation, check_media, check_text
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,25 @@ class Media:
     duration_seconds: float | None = None
     size: int | None = None
     """Bytes; every ready file has it."""
+    width: int | None = None
+    height: int | None = None
+    video_codec: str | None = None
+    audio_codec: str | None = None
+    frame_rate: float | None = None
+
+    def facts(self) -> MediaFacts:
+        """What the network's media rules are judged on."""
+        return MediaFacts(
+            kind=self.kind,
+            content_type=self.content_type,
+            size=self.size,
+            width=self.width,
+            height=self.height,
+            duration_seconds=self.duration_seconds,
+            video_codec=self.video_codec,
+            audio_codec=self.audio_codec,
+            frame_rate=self.frame_rate,
+        )
 
 
 @dataclass(frozen=True)
@@ -121,11 +143,13 @@ class PermissionMissing(Exception):
 
 class PlatformRefused(Exception):
     """The network refused the post itself (a duplicate, a text it will not take);
-    ``field`` names the publish body's field when the network says which."""
+    ``field`` names the publish body's field when the network says which, ``rule`` the
+    network's rule in ``pressroom.rules`` when one is known to be broken."""
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(self, message: str, *, field: str | None = None, rule: Rule | None = None) -> None:
         super().__init__(message)
         self.field = field
+        self.rule = rule
 
 
 class NetworkMisconfigured(Exception):
@@ -220,3 +244,47 @@ class PlatformDriver(Protocol):
         ...
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet: ...
+
+
+# The check every driver runs before its first request to the network.
+
+
+def check_before_sending(delivery: Delivery) -> None:
+    """Refuse, before any request, a post the network's rules (``pressroom.rules``) say
+    it would refuse: a text over the network's count, a character it forbids, a video
+    of a length it does not take. The API checks the same table first; this is the
+    drivers' own guard, and what the sandbox answers with as the network would.
+
+    A media rule that conversion can meet is not refused here (the file is fitted for
+    the network before it is sent; until fitting exists it goes as it is, as before)."""
+    platform = delivery.platform
+    texts = {
+        rule.name: value
+        if isinstance(value := delivery.fields.get(to_camel(rule.name)), str)
+        else None
+        for rule in RULES[platform].text_fields
+    }
+    broken = check_text(platform, texts)
+    if broken:
+        _refuse(broken[0], field=to_camel(broken[0].field or ""))
+    if delivery.media is not None:
+        _refuse_media(platform, delivery.media, Subject.MEDIA, field="fileId")
+
+
+def check_thumbnail_before_sending(platform: Platform, change: ThumbnailChange) -> None:
+    """As ``check_before_sending``, for an image about to become a video's thumbnail."""
+    _refuse_media(platform, change.image, Subject.THUMBNAIL, field="thumbnailFileId")
+
+
+def _refuse_media(platform: Platform, media: Media, subject: Subject, *, field: str) -> None:
+    refused = check_media(platform, media.facts(), subject=subject).refused
+    if refused:
+        _refuse(refused[0], field=field)
+
+
+def _refuse(violation: Violation, *, field: str) -> NoReturn:
+    raise PlatformRefused(
+        f"{violation.rule.network} refuses it: {violation.message}",
+        field=field,
+        rule=violation.rule,
+    )

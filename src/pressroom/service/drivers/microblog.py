@@ -54,6 +54,7 @@ from pressroom.service.drivers.base import (
     ThumbnailChange,
     ThumbnailSet,
     TokenSet,
+    check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.oauth2 import code_challenge, consent_url, token_call
@@ -121,6 +122,7 @@ class XDriver:
 
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
+        check_before_sending(delivery)
         token = self.tokens.access_token(delivery.account.connection_id)
         response = self.http.request(
             "POST",

@@ -72,6 +72,7 @@ from pressroom.service.drivers.base import (
     ThumbnailSet,
     TokenRefused,
     TokenSet,
+    check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.oauth2 import consent_url, token_set_of
@@ -220,6 +221,7 @@ class FacebookPagesDriver:
 
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
+        check_before_sending(delivery)
         media = delivery.media
         assert media is not None
         token = self.tokens.access_token(delivery.account.connection_id)

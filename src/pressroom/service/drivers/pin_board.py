@@ -56,6 +56,7 @@ from pressroom.service.drivers.base import (
     ThumbnailChange,
     ThumbnailSet,
     TokenSet,
+    check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.oauth2 import consent_url, token_call
@@ -129,6 +130,7 @@ class PinterestDriver:
 
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
+        check_before_sending(delivery)
         assert delivery.media is not None  # pin_board requires an image
         token = self.tokens.access_token(delivery.account.connection_id)
         media = delivery.media

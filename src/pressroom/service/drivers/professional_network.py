@@ -60,6 +60,7 @@ from pressroom.service.drivers.base import (
     ThumbnailChange,
     ThumbnailSet,
     TokenSet,
+    check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.oauth2 import consent_url, token_call
@@ -150,6 +151,7 @@ class LinkedInDriver:
 
     def publish(self, delivery: Delivery) -> Published:
         self._require_served()
+        check_before_sending(delivery)
         token = self.tokens.access_token(delivery.account.connection_id)
         post = self._post_body(delivery.account.connection_id, token, str(delivery.fields["text"]))
         response = self.http.request(

@@ -16,6 +16,9 @@ rehearse bad days (``PRESSROOM_SANDBOX_*``):
   turns it off: otherwise a double send would hide behind it.
 - ``find_delivery`` searches the account's posts by content since the send, as a real
   driver searches a network's recent posts.
+- What the real network behind a label refuses by its rules (``pressroom.rules``: X's
+  weighted length, YouTube's bytes and angle brackets, a video too long for Instagram),
+  the sandbox refuses too, before recording anything, naming the field and the rule.
 
 The knobs are read on every call, so a test can turn them while the service runs.
 
@@ -53,6 +56,8 @@ from pressroom.service.drivers.base import (
     ThumbnailSet,
     TokenRefused,
     TokenSet,
+    check_before_sending,
+    check_thumbnail_before_sending,
 )
 from pressroom.service.drivers.deliveries import DeliveryRepository
 from pressroom.settings import SandboxSettings
@@ -195,6 +200,9 @@ class SandboxDriver:
         return _token_set(token)
 
     def publish(self, delivery: Delivery) -> Published:
+        # The network's own rules, as it would answer them: a refusal naming the field
+        # and the rule, before anything is recorded.
+        check_before_sending(delivery)
         failing = self._begin("publishing")
         if delivery.dedup_key is not None and self.knobs.sandbox_dedupe:
             with transaction(self.sessions, write=False) as db:
@@ -240,6 +248,7 @@ class SandboxDriver:
         return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        check_thumbnail_before_sending(self.platform, change)
         failing = self._begin("setting the thumbnail")
         url = shapes.thumbnail_url(change.video_id, self.rng.version())
         created = shapes.Created(change.video_id, url)

@@ -57,6 +57,7 @@ from pressroom.service.drivers.base import (
     ThumbnailChange,
     ThumbnailSet,
     TokenSet,
+    check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.oauth2 import consent_url, token_call
@@ -170,6 +171,7 @@ class TikTokDriver:
 
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
+        check_before_sending(delivery)
         media = delivery.media
         assert media is not None and media.size is not None  # a ready video
         token = self.tokens.access_token(delivery.account.connection_id)

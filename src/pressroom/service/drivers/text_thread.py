@@ -62,6 +62,7 @@ from pressroom.service.drivers.base import (
     ThumbnailSet,
     TokenRefused,
     TokenSet,
+    check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.oauth2 import consent_url, token_set_of
@@ -157,6 +158,7 @@ class ThreadsDriver:
 
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
+        check_before_sending(delivery)
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
         quota = meta.quota_of(

@@ -66,6 +66,8 @@ from pressroom.service.drivers.base import (
     ThumbnailSet,
     TokenRefused,
     TokenSet,
+    check_before_sending,
+    check_thumbnail_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.oauth2 import code_challenge, consent_url, token_call
@@ -172,6 +174,7 @@ class YouTubeDriver:
 
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
+        check_before_sending(delivery)
         media = delivery.media
         assert media is not None and media.size is not None  # a ready video
         token = self.tokens.access_token(delivery.account.connection_id)
@@ -236,6 +239,7 @@ class YouTubeDriver:
         return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
+        check_thumbnail_before_sending(self.platform, change)
         image = change.image
         assert image.size is not None
         token = self.tokens.access_token(change.account.connection_id)

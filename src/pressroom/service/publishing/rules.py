@@ -1,22 +1,32 @@
-"""The rules a publish must pass before anything is sent, read from ``platforms.RULES``.
+"""The rules a publish must pass before anything is sent: the spec's
+(``platforms.RULES``), then the real network's (``pressroom.rules``).
 
 Three groups, checked in this order so the cheapest refusal comes first: the body alone
 (lengths, required text, privacy, the short_video label), the connection's account (its
 type, page and permission), and the file (its kind and, for short_video, its length).
+In each, the spec's limits come first with the spec's errors (281 characters on
+microblog is ``text_too_long``); then the network's rules, where the network is stricter
+or counts otherwise: a 400 ``validation_error`` with the field, the rule's id and its
+page. A media rule that conversion can meet is not refused (the file is fitted for the
+network); those it cannot (a duration, an aspect ratio) are.
 Each refusal names the field and says what to change.
 """
 
 from __future__ import annotations
 
+import logging
+
 from pydantic.alias_generators import to_camel
 
 from pressroom import error_codes
+from pressroom import rules as network
 from pressroom.platforms import (
     PRIVACY_STATUSES,
     RULES,
     MediaKind,
     Platform,
 )
+from pressroom.rules import MediaFacts, Subject, Violation, check_text
 from pressroom.service.db.models import Connection, File
 from pressroom.service.errors import ServiceError
 from pressroom.service.publishing.schemas import (
@@ -24,6 +34,8 @@ from pressroom.service.publishing.schemas import (
     ShortVideoPost,
     VideoSharingPublish,
 )
+
+log = logging.getLogger(__name__)
 
 PUBLISHING_ACCOUNT_TYPES = ("business", "creator")
 _ARTICLE = {MediaKind.IMAGE: "an image", MediaKind.VIDEO: "a video"}
@@ -68,6 +80,55 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
             f"privacyStatus must be one of {', '.join(PRIVACY_STATUSES)}, not {privacy!r}.",
             field="privacyStatus",
         )
+    texts = {rule.name: body.text_value(rule.name) for rule in rules.text_fields}
+    broken = check_text(platform, texts)
+    if broken:
+        raise network_refusal(platform, broken[0], field=to_camel(broken[0].field or ""))
+
+
+def network_refusal(platform: Platform, violation: Violation, *, field: str) -> ServiceError:
+    """The 400 for a network's rule: the field, the rule's id and the page it comes from."""
+    rule = violation.rule
+    return ServiceError(
+        error_codes.VALIDATION_ERROR,
+        f"{rule.network}, behind {platform.value}, would refuse this post: "
+        f"{violation.message} Nothing was sent.",
+        field=field,
+        rule=rule.id,
+        doc_url=rule.doc_url,
+    )
+
+
+def facts_of(file: File) -> MediaFacts:
+    return MediaFacts(
+        kind=MediaKind(file.kind),
+        content_type=file.content_type,
+        size=file.size,
+        width=file.width,
+        height=file.height,
+        duration_seconds=file.duration_seconds,
+        video_codec=file.video_codec,
+        audio_codec=file.audio_codec,
+        frame_rate=file.frame_rate,
+    )
+
+
+def check_network_media(
+    platform: Platform, file: File, *, field: str, subject: Subject = Subject.MEDIA
+) -> None:
+    """The network's media rules on the probed file: refused when conversion cannot
+    meet a rule; a rule it can meet is left to the fitting of the file."""
+    verdict = network.check_media(platform, facts_of(file), subject=subject)
+    if verdict.refused:
+        raise network_refusal(platform, verdict.refused[0], field=field)
+    for violation in verdict.needs_fitting:
+        log.debug(
+            "file %s needs fitting for %s: %s (%s)",
+            file.id,
+            violation.rule.id,
+            violation.fix,
+            violation.message,
+        )
 
 
 def check_account(platform: Platform, connection: Connection) -> None:
@@ -110,8 +171,13 @@ def check_media(platform: Platform, file: File, *, field: str = "fileId") -> Non
             f"{platform.value} takes {wanted}; file {file.id!r} is {_ARTICLE[kind]}.",
             field=field,
         )
-    if kind != MediaKind.VIDEO:
-        return
+    if kind == MediaKind.VIDEO:
+        _check_duration(platform, file, field=field)
+    check_network_media(platform, file, field=field)
+
+
+def _check_duration(platform: Platform, file: File, *, field: str) -> None:
+    rules = RULES[platform]
     low, high = rules.min_video_seconds, rules.max_video_seconds
     if low is None and high is None:
         return
@@ -131,13 +197,14 @@ def check_media(platform: Platform, file: File, *, field: str = "fileId") -> Non
         )
 
 
-def check_image(file: File, *, field: str) -> None:
+def check_thumbnail(file: File, *, field: str) -> None:
     if file.kind != MediaKind.IMAGE:
         raise ServiceError(
             error_codes.MEDIA_NOT_ALLOWED,
             f"A thumbnail must be an image; file {file.id!r} is {_ARTICLE[MediaKind(file.kind)]}.",
             field=field,
         )
+    check_network_media(Platform.VIDEO_SHARING, file, field=field, subject=Subject.THUMBNAIL)
 
 
 def _span(seconds: float | None) -> str:

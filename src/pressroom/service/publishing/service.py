@@ -96,6 +96,8 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             f"{platform.value} refused the post: {exc} Nothing was published "
             f"(record {post_id} is marked failed).",
             field=exc.field,
+            rule=exc.rule.id if exc.rule else None,
+            doc_url=exc.rule.doc_url if exc.rule else None,
         )
         raise _refused(ctx, post_id, platform, error) from exc
     except driver.NetworkMisconfigured as exc:
@@ -245,6 +247,11 @@ def media_of(file: File) -> driver.Media:
         storage_key=file.storage_key,
         duration_seconds=file.duration_seconds,
         size=file.size,
+        width=file.width,
+        height=file.height,
+        video_codec=file.video_codec,
+        audio_codec=file.audio_codec,
+        frame_rate=file.frame_rate,
     )
 
 
@@ -380,7 +387,7 @@ def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) ->
                 "Verify the channel on the platform to use your own.",
             )
         image = require_ready_file(db, ctx.account, body.thumbnail_file_id, field="thumbnailFileId")
-        rules.check_image(image, field="thumbnailFileId")
+        rules.check_thumbnail(image, field="thumbnailFileId")
         channel_id = channel.id
         change = driver.ThumbnailChange(
             driver.Account(channel.id, channel.name), video_id, media_of(image)
@@ -410,6 +417,8 @@ def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) ->
             error_codes.VALIDATION_ERROR,
             f"video_sharing refused the thumbnail: {exc}",
             field=exc.field if exc.field != "fileId" else "thumbnailFileId",
+            rule=exc.rule.id if exc.rule else None,
+            doc_url=exc.rule.doc_url if exc.rule else None,
         ) from exc
     except driver.PlatformUnavailable as exc:
         raise ServiceError(

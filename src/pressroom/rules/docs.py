@@ -1,0 +1,54 @@
+"""The rule table as the README shows it: one row per rule, written from the table, so
+the documentation and the rules cannot drift apart (a test compares them)."""
+
+from __future__ import annotations
+
+from pressroom.platforms import RULES
+from pressroom.rules.counting import Unit
+from pressroom.rules.model import ItemsPerPost, MediaRule, PostsPerDay, Rule, TextLength
+from pressroom.rules.table import all_rules
+
+
+def never_reached(rule: Rule) -> str | None:
+    """Why the spec refuses first whatever this rule would, or None when it can be reached."""
+    spec = RULES[rule.platform]
+    if isinstance(rule, MediaRule) and spec.text_only:
+        return f"not reached: the spec's {rule.platform.value} posts text only"
+    if isinstance(rule, TextLength) and rule.unit is Unit.GRAPHEMES:
+        limits = [spec.text_rule(field) for field in rule.fields]
+        if all(
+            s is not None and s.max_chars is not None and s.max_chars <= rule.limit for s in limits
+        ):
+            return "not reached: the spec's own limit is as strict"
+    return None
+
+
+def _what_happens(rule: Rule) -> str:
+    unreachable = never_reached(rule)
+    if unreachable is not None:
+        return unreachable
+    if isinstance(rule, PostsPerDay):
+        return "data for quotas; not checked yet"
+    if isinstance(rule, ItemsPerPost):
+        return "data for carousels; not checked yet"
+    if isinstance(rule, MediaRule):
+        if rule.fix is None:
+            return "refused"
+        if rule.fix.needs_fit:
+            return "refused (to be padded or cropped with the campaign's `fit:`)"
+        return f"needs fitting: {rule.fix}"
+    return "refused"
+
+
+def markdown_table() -> list[str]:
+    rows = ["| rule | network | limit | when broken | page |", "|---|---|---|---|---|"]
+    for rule in all_rules():
+        rows.append(
+            f"| `{rule.id}` | {rule.network} | {rule.describe()} | {_what_happens(rule)} "
+            f"| [{rule.doc_url.split('://', 1)[1].split('/', 1)[0]}]({rule.doc_url}) |"
+        )
+    return rows
+
+
+if __name__ == "__main__":
+    print("\n".join(markdown_table()))

@@ -1,0 +1,17 @@
+"""Facebook Pages (page_social): no rule is in the table yet.
+
+None of Facebook's limits could be confirmed on a Meta page: the Page post text limit
+(63,206 characters is widely quoted, not found on Meta's pages), photo formats and
+sizes (secondary sources disagree: 4 MB or 10 MB), a number of Page posts per day. Add
+each here, with its page, once confirmed.
+"""
+
+from __future__ import annotations
+
+from pressroom.platforms import Platform
+from pressroom.rules.model import Rule
+
+PLATFORM = Platform.PAGE_SOCIAL
+NETWORK = "Facebook"
+
+RULES: tuple[Rule, ...] = ()
