@@ -170,7 +170,19 @@ class Settings(BaseSettings):
     """A probe still running after this long has its worker process killed, and its
     file fails: a file that makes a decoder hang must not hold a worker for good."""
     processing_delay_ms: int = Field(0, ge=0)
-    """Test knob: hold each file this long in ``processing`` before probing it."""
+    """Test knob: hold each file this long in ``processing`` before probing it (and each
+    derived file this long before converting it)."""
+    conversion_cpu_seconds: int = Field(300, ge=1)
+    """CPU time one conversion (a file fitted for a network) may use; past it its
+    process is stopped and the derived file fails, naming this bound."""
+    conversion_memory_mb: int = Field(1024, ge=1)
+    """Memory one conversion may take beyond what its process starts with (its address
+    space, ``RLIMIT_AS``); an allocation past it fails, and so does the derived file."""
+    conversion_timeout_seconds: float = Field(600.0, gt=0)
+    """Wall-clock time one conversion may take before its process is killed."""
+    conversion_max_pixels: int = Field(100_000_000, ge=1)
+    """Pixels (width x height, per picture) a file may have to be converted at all:
+    checked before anything is decoded."""
     token_refresh_interval_seconds: int = Field(300, ge=1)
     """How often access tokens about to lapse are renewed with their networks."""
     reconcile_interval_seconds: int = Field(60, ge=1)
