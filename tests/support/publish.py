@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import httpx
@@ -68,6 +69,33 @@ def publish(
     if key is not None:
         headers["Idempotency-Key"] = key
     return account.service.client.post(RULES[platform].publish_path, json=body, headers=headers)
+
+
+def publish_when_fitted(
+    account: AccountHandle,
+    platform: Platform,
+    body: dict[str, Any],
+    *,
+    key: str | None = None,
+    timeout: float = 30.0,
+) -> httpx.Response:
+    """Publish, and while the service answers 409 ``file_not_ready`` (the file is being
+    converted for the network) send the same request again, as clients do; the last
+    answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        response = publish(account, platform, body, key=key)
+        waiting = response.status_code == 409 and error_code(response) == "file_not_ready"
+        if not waiting or time.monotonic() > deadline:
+            return response
+        assert response.headers["Retry-After"].isdigit(), response.headers
+        time.sleep(0.1)
+
+
+def error_code(response: httpx.Response) -> str | None:
+    body = response.json()
+    error = body.get("error") if isinstance(body, dict) else None
+    return error.get("code") if isinstance(error, dict) else None
 
 
 def deliveries(service: Service, kind: str = "post") -> list[SandboxDelivery]:

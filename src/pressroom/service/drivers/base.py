@@ -55,6 +55,10 @@ class Media:
     video_codec: str | None = None
     audio_codec: str | None = None
     frame_rate: float | None = None
+    derivative_id: str | None = None
+    """Set when what is sent is the file fitted for this network (``media.fitting``): the
+    content type, storage key and facts above are then the derived file's, ``file_id``
+    still the file the post names."""
 
     def facts(self) -> MediaFacts:
         """What the network's media rules are judged on."""
@@ -255,8 +259,9 @@ def check_before_sending(delivery: Delivery) -> None:
     of a length it does not take. The API checks the same table first; this is the
     drivers' own guard, and what the sandbox answers with as the network would.
 
-    A media rule that conversion can meet is not refused here (the file is fitted for
-    the network before it is sent; until fitting exists it goes as it is, as before)."""
+    The media is the file as the network gets it: the API fits a file that breaks a rule
+    conversion can meet (``media.fitting``) and hands the derived file here, so a file
+    that still breaks any of the network's media rules is refused as the network would."""
     platform = delivery.platform
     texts = {
         rule.name: value
@@ -277,9 +282,10 @@ def check_thumbnail_before_sending(platform: Platform, change: ThumbnailChange) 
 
 
 def _refuse_media(platform: Platform, media: Media, subject: Subject, *, field: str) -> None:
-    refused = check_media(platform, media.facts(), subject=subject).refused
-    if refused:
-        _refuse(refused[0], field=field)
+    verdict = check_media(platform, media.facts(), subject=subject)
+    broken = verdict.refused + verdict.needs_fitting
+    if broken:
+        _refuse(broken[0], field=field)
 
 
 def _refuse(violation: Violation, *, field: str) -> NoReturn:

@@ -224,6 +224,9 @@ class SandboxDriver:
                 "kind": delivery.media.kind.value,
                 "contentType": delivery.media.content_type,
                 "durationSeconds": delivery.media.duration_seconds,
+                # What the network got: the file fitted for it, when one was made.
+                "storageKey": delivery.media.storage_key,
+                "size": delivery.media.size,
             },
         }
         now = self._record(
@@ -252,7 +255,11 @@ class SandboxDriver:
         failing = self._begin("setting the thumbnail")
         url = shapes.thumbnail_url(change.video_id, self.rng.version())
         created = shapes.Created(change.video_id, url)
-        payload = {"imageFileId": change.image.file_id, "contentType": change.image.content_type}
+        payload = {
+            "imageFileId": change.image.file_id,
+            "contentType": change.image.content_type,
+            "storageKey": change.image.storage_key,
+        }
         now = self._record("thumbnail", change.account.connection_id, created, payload)
         if failing:
             self._fail("setting the thumbnail", sent=True)

@@ -19,6 +19,7 @@ from pressroom.platforms import (
     RULES,
     Platform,
 )
+from pressroom.rules.model import Fit
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
 from pressroom.service.text_rules import SOME_TEXT
 
@@ -71,6 +72,22 @@ def _file(what: str) -> Any:
     )
 
 
+FITS: tuple[str, ...] = tuple(Fit)
+
+
+def _fit() -> Any:
+    return Field(
+        None,
+        description="Our extension: what to do when the network behind the label does not "
+        "take the picture's shape (its width:height, e.g. Instagram's 4:5 to 1.91:1): "
+        "`refuse` (the default: 400 `validation_error` naming the rule), `pad` (letterboxed "
+        "to the nearest shape it takes) or `crop` (cut to it, keeping the centre). Done to "
+        "a copy made for the network; the uploaded file is never changed.",
+        examples=[Fit.REFUSE.value],
+        json_schema_extra={"enum": list(FITS)},
+    )
+
+
 NO_MEDIA = SkipJsonSchema[str | None]
 """Text-only platforms declare ``file_id`` this way: hidden from the schema, present so a
 body carrying one is refused with ``media_kind_not_allowed`` rather than a bare
@@ -90,6 +107,12 @@ class PublishRequest(RequestModel):
         value = getattr(self, "file_id", None)
         return value if isinstance(value, str) else None
 
+    @property
+    def fit_choice(self) -> Fit | None:
+        """``fit`` as given (checked by ``rules.check_body``); None when not sent."""
+        value = getattr(self, "fit", None)
+        return Fit(value) if isinstance(value, str) and value in FITS else None
+
 
 class MicroblogPublish(PublishRequest):
     text: str = text_field(Platform.MICROBLOG, "text", "The post.")
@@ -108,6 +131,7 @@ class VideoSharingPublish(PublishRequest):
         examples=[DEFAULT_PRIVACY_STATUS],
         json_schema_extra={"enum": list(PRIVACY_STATUSES)},
     )
+    fit: str | None = _fit()
 
 
 class ShortVideoPost(PublishRequest):
@@ -120,16 +144,19 @@ class ShortVideoPost(PublishRequest):
     caption: str | None = text_field(
         Platform.SHORT_VIDEO, "caption", "Caption; hashtags and mentions allowed."
     )
+    fit: str | None = _fit()
 
 
 class PhotoSharingPublish(PublishRequest):
     file_id: str = _file("a photo or a video")
     caption: str | None = text_field(Platform.PHOTO_SHARING, "caption", "Caption.")
+    fit: str | None = _fit()
 
 
 class PageSocialPublish(PublishRequest):
     file_id: str = _file("a photo or a video")
     message: str | None = text_field(Platform.PAGE_SOCIAL, "message", "Post text.")
+    fit: str | None = _fit()
 
 
 class PinBoardPublish(PublishRequest):
@@ -137,6 +164,7 @@ class PinBoardPublish(PublishRequest):
     board_id: str = Field(min_length=1, description="The board to pin to.")
     title: str | None = text_field(Platform.PIN_BOARD, "title", "Pin title.")
     description: str | None = text_field(Platform.PIN_BOARD, "description", "Pin description.")
+    fit: str | None = _fit()
 
 
 class TextThreadPublish(PublishRequest):
