@@ -17,7 +17,14 @@ from typing import Any
 from pressroom import rules as network
 from pressroom.campaign import media as media_files
 from pressroom.campaign import model
-from pressroom.campaign.fields import BOARD, CONNECTIONS, PRIVACY, THUMBNAIL, content_fields
+from pressroom.campaign.fields import (
+    BOARD,
+    CONNECTIONS,
+    FIT,
+    PRIVACY,
+    THUMBNAIL,
+    content_fields,
+)
 from pressroom.campaign.format import MEDIA_NAME, SLUG, Block
 from pressroom.campaign.format import Post as PostSpec
 from pressroom.campaign.issues import Reporter, did_you_mean
@@ -206,7 +213,9 @@ class _Checker:
             value, origin = _pick(name, own, fallback, path, ("defaults", platform.value))
             if value is None:
                 continue
-            value = value.rstrip() if name not in (BOARD, PRIVACY, THUMBNAIL) else value.strip()
+            value = (
+                value.rstrip() if name not in (BOARD, PRIVACY, THUMBNAIL, FIT) else value.strip()
+            )
             if value:
                 fields[name] = value
                 origins[name] = origin
@@ -267,6 +276,11 @@ class _Checker:
                 content.origins[PRIVACY],
                 f"privacy '{privacy}' is not known; {did_you_mean(privacy, PRIVACY_STATUSES)}",
             )
+        fit = content.fields.get(FIT)
+        if fit is not None and fit not in FITS:
+            self.report.error(
+                content.origins[FIT], f"fit '{fit}' is not known; {did_you_mean(fit, FITS)}"
+            )
 
     def _missing(self, content: model.Content, name: str) -> None:
         if (*content.path, name) in self.shape.set_aside:
@@ -326,7 +340,9 @@ class _Checker:
                 f"{_seconds(duration)} long",
                 at_key=True,
             )
-        self._check_network_media(content.platform, media, content.path, at_key=True)
+        self._check_network_media(
+            content.platform, media, content.path, at_key=True, fit=_fit_of(content)
+        )
         advice = _ADVICE.get(content.platform)
         if advice is not None:
             self._advise(advice, media, content.path, at_key=True)
@@ -339,10 +355,12 @@ class _Checker:
         *,
         at_key: bool,
         subject: network.Subject = network.Subject.MEDIA,
+        fit: network.Fit | None = None,
     ) -> None:
         """The network's media rules on the probed file: what conversion cannot meet is
-        an error, what it can is a warning (the file will be converted for the network)."""
-        verdict = network.check_media(platform, _facts(media), subject=subject)
+        an error, what it can is a warning (the file will be converted for the network;
+        a shape it does not take only with ``fit: pad`` or ``fit: crop``)."""
+        verdict = network.check_media(platform, _facts(media), subject=subject, fit=fit)
         for violation in verdict.refused:
             self.report.error(
                 path,
@@ -433,6 +451,14 @@ def _seconds(value: float) -> str:
     if value >= 60 and value % 60 == 0:
         return f"{value / 60:g} min"
     return f"{value:.1f} s".replace(".0 s", " s")
+
+
+FITS: tuple[str, ...] = tuple(network.Fit)
+
+
+def _fit_of(content: model.Content) -> network.Fit | None:
+    value = content.fields.get(FIT)
+    return network.Fit(value) if value in FITS else None
 
 
 def _facts(media: model.Media) -> network.MediaFacts:

@@ -15,6 +15,9 @@ CONNECTIONS = "connections"
 PRIVACY = "privacy"
 BOARD = "board"
 THUMBNAIL = "thumbnail"
+FIT = "fit"
+"""``refuse`` (the default), ``pad`` or ``crop``: what may be done to a picture whose
+shape the network does not take."""
 
 BODY_FIELDS: Mapping[str, str] = {
     PRIVACY: "privacyStatus",
@@ -44,6 +47,8 @@ def content_fields(platform: Platform) -> tuple[str, ...]:
         names.append(PRIVACY)
     if rules.supports_thumbnail:
         names.append(THUMBNAIL)
+    if not rules.text_only:
+        names.append(FIT)
     return tuple(names)
 
 
