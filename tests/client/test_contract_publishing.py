@@ -430,6 +430,34 @@ def test_a_file_still_processing_or_failed_cannot_be_published(
     assert (refused.code, refused.field) == ("file_failed", "fileId")
 
 
+def test_a_client_with_retries_waits_while_the_file_is_converted_for_the_network(
+    service: Service, client_for: MakeClient, media: Media
+) -> None:
+    """A PNG to photo_sharing (Instagram takes JPEG only): the service answers 409
+    file_not_ready with Retry-After while it makes the JPEG. Without retries the caller
+    sees it, transient; with them the client waits it out, even without a key (the
+    answer says nothing was done), and the post goes out as a JPEG."""
+    account = service.account()
+    patient, impatient = client_for(account, max_retries=RIDE_OUT), client_for(account)
+    connection = account.connect("photo_sharing", "@acme", account_type="business")
+    image = patient.upload(media.png)
+
+    with pytest.raises(ConflictError) as caught:
+        impatient.publish_photo_sharing(connection_id=connection, file_id=image.file_id)
+    waiting = caught.value
+    assert (waiting.code, waiting.field, waiting.transient) == ("file_not_ready", "fileId", True)
+    assert waiting.retry_after is not None and waiting.retry_after >= 1
+
+    result = patient.publish_photo_sharing(connection_id=connection, file_id=image.file_id)
+    assert result.status == "published"
+    assert deliveries(service)[-1].payload["media"]["contentType"] == "image/jpeg"
+    status = patient.file_status(image.file_id)
+    assert status.content_type == "image/png"
+    assert [(d.network, d.status, d.content_type) for d in status.derivatives] == [
+        ("photo_sharing", "ready", "image/jpeg")
+    ]
+
+
 def test_an_inactive_connection_is_a_conflict(studio: Studio) -> None:
     client, conn = studio.client, studio.connections
     studio.account.move("expire_token", conn[Platform.PROFESSIONAL_NETWORK])
