@@ -112,7 +112,7 @@ def _current_pool(workers: int) -> ProcessPool:
 def _stop(pool: ProcessPool) -> None:
     """At exit: the pool replaces each finished process at once, and a replacement
     started while the interpreter is going away fails noisily."""
-    pool.stop()
+    pool.stop()  # type: ignore[no-untyped-call]
     pool.join(timeout=5)
 
 
