@@ -363,7 +363,7 @@ def test_a_campaign_survives_kills_of_a_replica_a_media_worker_and_a_task_worker
         # The campaign, deployed to a process work pool as scripts/deploy does, and a
         # Prefect worker of that pool.
         for i in range(IMAGES):
-            make_image(tmp_path / f"photo{i}.png", size=(40 + i, 60))
+            make_image(tmp_path / f"photo{i}.png", size=(60 + i, 60))  # shapes Instagram takes
         campaign = tmp_path / "topology-week.yaml"
         campaign.write_text(campaign_text())
         [report] = validate_files([campaign])
