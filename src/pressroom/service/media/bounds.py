@@ -157,38 +157,75 @@ def run_bounded(
 def _bounded(task: Callable[..., T], bounds: Bounds, warm: str | None, *args: Any) -> T:
     if warm:
         __import__(warm)
-    _limit(bounds)
-    return task(*args)
+    ceiling = _limit(bounds)
+    try:
+        return task(*args)
+    except MemoryError:
+        raise
+    except Exception:
+        # A codec whose allocation failed reports a generic error of its own (x264:
+        # "Generic error in an external library"): near the ceiling, that is the bound.
+        peak = _status_bytes("VmPeak:")
+        near = max(64 * MIB, bounds.memory_bytes // 4)
+        if ceiling is not None and peak is not None and peak >= ceiling - near:
+            raise MemoryError("an allocation failed at the address-space bound") from None
+        raise
 
 
-def _limit(bounds: Bounds) -> None:
+def _limit(bounds: Bounds) -> int | None:
     """CPU time and address space of this process: what it has used so far, plus the
-    budget (never above a hard limit the operator already set)."""
+    budget (never above a hard limit the operator already set). The address-space
+    ceiling set, or None where it cannot be measured."""
     import resource
 
+    _few_arenas()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     cpu = math.ceil(usage.ru_utime + usage.ru_stime) + bounds.cpu_seconds
     _set(resource.RLIMIT_CPU, cpu, cpu + 1)
-    size = _address_space()
-    if size is not None:
-        _set(resource.RLIMIT_AS, size + bounds.memory_bytes, size + bounds.memory_bytes)
+    size = _status_bytes("VmSize:")
+    if size is None:
+        return None
+    return _set(resource.RLIMIT_AS, size + bounds.memory_bytes, size + bounds.memory_bytes)
 
 
-def _set(which: int, soft: int, hard: int) -> None:
+M_ARENA_MAX = -8
+"""glibc's ``mallopt`` parameter for the number of malloc arenas."""
+
+
+def _few_arenas() -> None:
+    """glibc reserves up to 64 MiB of address space for each thread's own malloc arena,
+    and codecs start a thread per core: two arenas keep the address space in step with
+    the memory used, so ``RLIMIT_AS`` bounds the file's cost and not the machine's cores."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        if libc is not None and hasattr(libc, "mallopt"):
+            libc.mallopt(M_ARENA_MAX, 2)
+    except OSError:
+        return  # not glibc: its allocator does not reserve per thread this way
+
+
+def _set(which: int, soft: int, hard: int) -> int:
+    """Set a limit; the soft limit in force."""
     import resource
 
     _, current_hard = resource.getrlimit(which)
     if current_hard != resource.RLIM_INFINITY:
         soft, hard = min(soft, current_hard), min(hard, current_hard)
     resource.setrlimit(which, (soft, hard))
+    return soft
 
 
-def _address_space() -> int | None:
-    """This process's virtual memory size in bytes (Linux); None where it cannot be read."""
+def _status_bytes(field: str) -> int | None:
+    """A size of this process from ``/proc/self/status`` (``VmSize:`` now, ``VmPeak:`` the
+    most so far), in bytes (Linux); None where it cannot be read."""
     try:
         with open("/proc/self/status", encoding="ascii") as status:
             for line in status:
-                if line.startswith("VmSize:"):
+                if line.startswith(field):
                     return int(line.split()[1]) * 1024
     except OSError:
         return None
