@@ -32,6 +32,7 @@ from tests.support.media import make_fake_video, make_image
 from tests.support.publish import error_of, publish, twin_of, valid_body
 from tests.support.receiver import Receiver, running_receiver
 from tests.support.uploads import upload_file
+from tests.support.waiting import wait_until
 
 MICRO = Platform.MICROBLOG
 T = TypeVar("T")
@@ -90,14 +91,6 @@ def deliveries_of(service: Service, account: AccountHandle, webhook_id: str) -> 
     answer = service.client.get(f"/api/webhooks/{webhook_id}/deliveries", headers=account.headers)
     assert answer.status_code == 200, answer.text
     found: list[Any] = answer.json()["deliveries"]
-    return found
-
-
-def wait_until(check: Any, what: str, timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (found := check()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
     return found
 
 
