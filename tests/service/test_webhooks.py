@@ -233,7 +233,8 @@ def test_500s_and_a_slow_receiver_are_retried_with_one_webhook_id(
     receiver.status = 500
     account.connect("microblog", "@acme")
     receiver.wait_for(3, answered=500)
-    receiver.status, receiver.delay = 200, 1.5  # slower than the 1 s timeout
+    receiver.delay = 1.5  # slower than the 1 s timeout, set first: no quick 200 slips in
+    receiver.status = 200
     wait_until(
         lambda: any(
             a["status"] is None
@@ -280,7 +281,7 @@ def test_retry_after_is_honoured(hooked: Service, receiver: Receiver) -> None:
 def test_an_endpoint_that_keeps_failing_is_disabled_with_a_reason(
     settings: Settings, receiver: Receiver
 ) -> None:
-    tuned = fast(settings, webhook_retry_period_seconds=0.5)
+    tuned = fast(settings)
     app = create_app(tuned)
     with TestClient(app) as client:
         service = Service(client, app.state.session_factory, tuned)
@@ -289,6 +290,11 @@ def test_an_endpoint_that_keeps_failing_is_disabled_with_a_reason(
         receiver.status = 503
         account.connect("microblog", "@acme")
         path = f"/api/webhooks/{made['webhook']['id']}"
+        receiver.wait_for(2, answered=503)  # it keeps failing, and the retry period passes:
+        # aged in the database, so the attempts before it do not hang on the machine's speed
+        period = timedelta(seconds=tuned.webhook_retry_period_seconds)
+        with transaction(service.sessions) as db:
+            db.execute(update(WebhookDelivery).values(created_at=utcnow() - period))
 
         def disabled() -> dict[str, Any] | None:
             found: dict[str, Any] = client.get(path, headers=account.headers).json()["webhook"]
@@ -298,9 +304,9 @@ def test_an_endpoint_that_keeps_failing_is_disabled_with_a_reason(
         assert "HTTP 503" in endpoint["disabledReason"]
         [delivery] = deliveries_of(service, account, made["webhook"]["id"])
         assert delivery["state"] == "failed" and len(delivery["attempts"]) >= 2
-        account.connect("microblog", "@acme2")  # not sent while disabled:
+        account.connect("microblog", "@acme2")  # not queued while disabled, so never sent
         assert len(deliveries_of(service, account, made["webhook"]["id"])) == 1
-        assert queue.pending(service.sessions) == [], "nothing was queued to send"
+        assert queue.pending(service.sessions) == []
         receiver.status = 200
         enabled = client.patch(path, json={"enabled": True}, headers=account.headers)
         assert enabled.json()["webhook"]["disabledReason"] is None
@@ -452,7 +458,7 @@ def test_a_host_that_resolves_to_a_non_public_address_at_send_time_is_not_sent_t
         )
         [attempt, *_] = delivery["attempts"]
         assert attempt["status"] is None
-        assert attempt["excerpt"].startswith("not sent: the address 127.0.0.1 is not a public")
+        assert attempt["excerpt"].startswith("not sent:") and "127.0.0.1" in attempt["excerpt"]
         assert receiver.received == []
     app.state.engine.dispose()
 
