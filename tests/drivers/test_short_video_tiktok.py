@@ -104,6 +104,19 @@ def delivery(size: int, caption: str | None = "Behind the scenes #launch") -> De
     )
 
 
+CREATOR = {
+    "creator_avatar_url": "https://p16.tiktokcdn.com/a.jpg",
+    "creator_username": "pressroomhq",
+    "creator_nickname": "Pressroom HQ",
+    "privacy_level_options": ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"],
+    "comment_disabled": False,
+    "duet_disabled": False,
+    "stitch_disabled": True,
+    "max_video_post_duration_sec": 600,
+}
+"""creator_info's answer, as the Query Creator Info page shows it."""
+
+
 def test_chunks_follow_tiktoks_rules() -> None:
     assert chunk_plan(3 * MB) == [(0, 3 * MB)]  # under 5 MB: one piece
     assert chunk_plan(7 * MB) == [(0, 7 * MB)]
@@ -167,34 +180,24 @@ def test_the_consent_url_and_the_token_calls(tiktok: respx.MockRouter) -> None:
     }
 
 
-def test_the_profile_is_the_username(tiktok: respx.MockRouter) -> None:
+def test_the_profile_is_the_creators_handle_without_user_info_profile(
+    tiktok: respx.MockRouter,
+) -> None:
+    """``/v2/user/info/`` answers ``username`` only with ``user.info.profile``, a scope
+    pressroom does not ask for (TikTok's answer without it is a 401
+    ``scope_not_authorized``, and Connect failed): the handle comes from creator_info."""
     driver, _, _ = make(1)
-    route = tiktok.get(f"{API}/user/info/").respond(
-        200,
-        json=ok(
-            {"user": {"open_id": "o1", "display_name": "Pressroom HQ", "username": "pressroomhq"}}
-        ),
+    route = tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        200, json=ok(CREATOR | {"privacy_level_options": ["SELF_ONLY"]})
     )
     profile = driver.fetch_profile(TokenSet("act", None, None))
     assert (profile.name, profile.display_name) == ("pressroomhq", "Pressroom HQ")
-    assert route.calls.last.request.url.params["fields"] == "open_id,display_name,username"
+    assert route.calls.last.request.headers["Authorization"] == "Bearer act"
 
 
 def direct_post(tiktok: respx.MockRouter, privacy: list[str]) -> tuple[respx.Route, respx.Route]:
     creator = tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
-        200,
-        json=ok(
-            {
-                "creator_avatar_url": "https://p16.tiktokcdn.com/a.jpg",
-                "creator_username": "pressroomhq",
-                "creator_nickname": "Pressroom HQ",
-                "privacy_level_options": privacy,
-                "comment_disabled": False,
-                "duet_disabled": False,
-                "stitch_disabled": True,
-                "max_video_post_duration_sec": 600,
-            }
-        ),
+        200, json=ok(CREATOR | {"privacy_level_options": privacy})
     )
     init = tiktok.post(f"{API}/post/publish/video/init/").respond(
         200, json=ok({"publish_id": "v_pub_file~v2-1.123456789", "upload_url": UPLOAD_URL})

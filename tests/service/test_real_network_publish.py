@@ -49,6 +49,8 @@ NETWORKS = NetworkSettings(
     video_sharing_client_secret="google-secret",
     page_social_client_id="4242",
     page_social_client_secret="meta-secret",
+    short_video_client_id="tiktok-key",
+    short_video_client_secret="tiktok-secret",
 )
 ME = {"data": {"id": "2244994945", "name": "Pressroom HQ", "username": "pressroom_hq"}}
 
@@ -112,6 +114,62 @@ def test_connect_runs_x_consent_and_keeps_the_token_encrypted(
         assert stored is not None and stored.access_token_enc is not None
         assert "x-access" not in stored.access_token_enc
         assert flow.vault.decrypt(stored.access_token_enc) == "x-access"
+
+
+def test_a_tiktok_account_connects_with_the_scopes_pressroom_asks_for(real: Service) -> None:
+    """TikTok answers ``username`` from /v2/user/info/ only with ``user.info.profile``
+    (a 401 ``scope_not_authorized`` otherwise, which failed every Connect); the handle
+    comes from creator_info, which the ``video.publish`` scope already covers."""
+    account = real.account()
+    app: Any = real.client.app
+    flow = oauth.flow_of(app)
+    url = oauth.start(flow, account.id, Platform.SHORT_VIDEO)
+    query = parse_qs(urlsplit(url).query)
+    assert "user.info.profile" not in query["scope"][0]
+    tiktok = "https://open.tiktokapis.com/v2"
+    with respx.mock(assert_all_called=False) as network:
+        network.post(f"{tiktok}/oauth/token/").respond(
+            200,
+            json={
+                "access_token": "act.1",
+                "expires_in": 86400,
+                "open_id": "o1",
+                "refresh_expires_in": 31536000,
+                "refresh_token": "rft.1",
+                "scope": query["scope"][0],
+                "token_type": "Bearer",
+            },
+        )
+        network.get(f"{tiktok}/user/info/").respond(
+            401,
+            json={
+                "error": {
+                    "code": "scope_not_authorized",
+                    "message": "The user did not authorize the scope required for completing "
+                    "this request.",
+                    "log_id": "x",
+                }
+            },
+        )
+        network.post(f"{tiktok}/post/publish/creator_info/query/").respond(
+            200,
+            json={
+                "data": {
+                    "creator_username": "pressroomhq",
+                    "creator_nickname": "Pressroom HQ",
+                    "privacy_level_options": ["PUBLIC_TO_EVERYONE", "SELF_ONLY"],
+                    "comment_disabled": False,
+                    "duet_disabled": False,
+                    "stitch_disabled": False,
+                    "max_video_post_duration_sec": 600,
+                },
+                "error": {"code": "ok", "message": "", "log_id": "x"},
+            },
+        )
+        connection = oauth.finish(
+            flow, account.id, "short_video", {"state": query["state"][0], "code": "c0de"}
+        )
+    assert (connection.name, connection.status) == ("pressroomhq", "active")
 
 
 def test_a_post_goes_to_x_and_comes_back_with_its_id(real: Service, x: respx.MockRouter) -> None:

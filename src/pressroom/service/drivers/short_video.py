@@ -11,7 +11,9 @@ What the driver does, and the pages it follows (read 2026-11-25):
   https://open.tiktokapis.com/v2/oauth/token/`` with ``client_key`` and the secret in the
   form (https://developers.tiktok.com/doc/oauth-user-access-token-management). Access
   tokens last a day, refresh tokens a year;
-- profile: ``GET /v2/user/info/`` (https://developers.tiktok.com/doc/tiktok-api-v2-get-user-info);
+- profile: the creator's handle and nickname from ``/v2/post/publish/creator_info/query/``
+  (scope ``video.publish``), not ``/v2/user/info/``, whose ``username`` needs
+  ``user.info.profile`` (https://developers.tiktok.com/bulletin/user-info-scope-migration);
 - publish, as TikTok requires for direct posts: the creator's settings first
   (``/v2/post/publish/creator_info/query/``: the privacy levels this account may use;
   an app TikTok has not audited may post privately only), then
@@ -158,22 +160,24 @@ class TikTokDriver:
         return token_call(self.http, TOKEN_URL, form)
 
     def fetch_profile(self, tokens: TokenSet) -> Profile:
-        response = self.http.request(
-            "GET",
-            f"{API}/user/info/",
-            token=tokens.access_token,
-            params={"fields": "open_id,display_name,username"},
-        )
-        user = _data(response, sent=False).get("user") or {}
-        display = str(user.get("display_name") or user.get("username") or user["open_id"])
-        return Profile(name=str(user.get("username") or display), display_name=display)
+        """The account from the creator's posting settings, which need only
+        ``video.publish``: ``/v2/user/info/`` answers ``username`` only with
+        ``user.info.profile`` (https://developers.tiktok.com/bulletin/user-info-scope-migration),
+        a scope more to ask of every user for one field creator_info already gives."""
+        creator = self._creator(tokens.access_token)
+        handle = str(creator.get("creator_username") or "")
+        if not handle:
+            raise PlatformUnavailable(
+                "TikTok named no creator for this account", retry_after=30, sent=False
+            )
+        return Profile(name=handle, display_name=str(creator.get("creator_nickname") or handle))
 
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         media = delivery.media
         assert media is not None and media.size is not None  # a ready video
         token = self.tokens.access_token(delivery.account.connection_id)
-        creator = _data(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
+        creator = self._creator(token)
         offered = creator.get("privacy_level_options") or []
         privacy = next((p for p in PREFERRED_PRIVACY if p in offered), None)
         if privacy is None:
@@ -265,6 +269,12 @@ class TikTokDriver:
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("short_video posts take no custom thumbnail")
+
+    def _creator(self, token: str) -> dict[str, Any]:
+        """The creator's posting settings: who they are, the privacy levels and
+        interactions their account allows, the longest video they may post
+        (https://developers.tiktok.com/doc/content-posting-api-reference-query-creator-info)."""
+        return _data(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
 
     def _post(self, token: str, path: str, body: dict[str, Any]) -> httpx.Response:
         return self.http.request(
