@@ -1,4 +1,6 @@
-"""The short_video driver against TikTok's documented Content Posting API (respx replays it).
+"""The short_video driver against TikTok's documented Content Posting API (respx replays it;
+every request of every test is held to TikTok's contract, typed models written from these
+pages: ``tests/drivers/contracts/tiktok.py``).
 
 Pages read 2026-11-25:
 
@@ -38,6 +40,8 @@ from pressroom.service.drivers.base import (
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.short_video import MIN_CHUNK, TikTokDriver, chunk_plan
+from tests.drivers.contract import Contract, held_to
+from tests.drivers.contracts import tiktok as tiktok_contract
 
 API = "https://open.tiktokapis.com/v2"
 CALLBACK = "https://press.example/oauth/callback/short_video"
@@ -76,6 +80,21 @@ class Stored:
 def tiktok() -> Iterator[respx.MockRouter]:
     with respx.mock(assert_all_mocked=True, assert_all_called=True) as router:
         yield router
+
+
+def consented() -> frozenset[str]:
+    """The scopes the driver asks for on TikTok's consent page (comma-separated)."""
+    driver, _, _ = make(1)
+    url = driver.authorization_url(redirect_uri=CALLBACK, state="s", code_verifier="v")
+    return frozenset(parse_qs(urlsplit(url).query)["scope"][0].split(","))
+
+
+@pytest.fixture(autouse=True)
+def held(tiktok: respx.MockRouter) -> Iterator[Contract]:
+    """Every request of every test here is held to TikTok's contract, with the scopes
+    the driver asks for at consent as what the account granted."""
+    with held_to(tiktok, tiktok_contract.contract(consented())) as contract:
+        yield contract
 
 
 def make(size: int, **options: object) -> tuple[TikTokDriver, Stored, list[float]]:
@@ -227,7 +246,11 @@ def test_a_video_is_posted_in_chunks_and_awaited_until_published(tiktok: respx.M
     assert published.url == "https://www.tiktok.com/@pressroomhq/video/7312345678901234567"
     assert creator.calls.last.request.headers["Authorization"] == "Bearer act.token"
     assert json.loads(init.calls.last.request.content) == {
-        "post_info": {"privacy_level": "PUBLIC_TO_EVERYONE", "title": "Behind the scenes #launch"},
+        "post_info": {
+            "privacy_level": "PUBLIC_TO_EVERYONE",
+            "title": "Behind the scenes #launch",
+            "brand_content_toggle": False,
+        },
         "source_info": {
             "source": "FILE_UPLOAD",
             "video_size": size,
@@ -259,7 +282,7 @@ def test_an_unaudited_app_posts_privately(tiktok: respx.MockRouter) -> None:
     )
     driver.publish(delivery(MB, caption=None))
     sent = json.loads(init.calls.last.request.content)
-    assert sent["post_info"] == {"privacy_level": "SELF_ONLY"}
+    assert sent["post_info"] == {"privacy_level": "SELF_ONLY", "brand_content_toggle": False}
     assert sent["source_info"]["chunk_size"] == MB and sent["source_info"]["total_chunk_count"] == 1
 
 
@@ -343,3 +366,31 @@ def test_an_unknown_outcome_is_found_in_the_video_list(tiktok: respx.MockRouter)
     request = route.calls.last.request
     assert request.url.params["fields"] == "id,title,create_time,share_url"
     assert json.loads(request.content) == {"max_count": 20}
+
+
+def test_the_contract_catches_a_wrong_request() -> None:
+    """The contract is not a rubber stamp: a user/info field the consent gave no scope
+    for, a misspelt or missing init field, or an endpoint TikTok does not document."""
+    held = tiktok_contract.contract(consented())
+    headers = {"Authorization": "Bearer act", "Content-Type": "application/json; charset=UTF-8"}
+    profile = httpx.Request(
+        "GET", f"{API}/user/info/?fields=open_id,username", headers={"Authorization": "Bearer a"}
+    )
+    with pytest.raises(AssertionError, match=r"user\.info\.profile"):
+        held.check(profile)
+    source = {"source": "FILE_UPLOAD", "video_size": MB, "chunk_size": MB, "total_chunk_count": 1}
+    for post_info in (
+        {"brand_content_toggle": False},  # no privacy_level
+        {"privacy_level": "EVERYONE", "brand_content_toggle": False},
+        {"privacy_level": "SELF_ONLY", "brand_content_toggle": False, "disable_comments": True},
+    ):
+        init = httpx.Request(
+            "POST",
+            f"{API}/post/publish/video/init/",
+            headers=headers,
+            json={"post_info": post_info, "source_info": source},
+        )
+        with pytest.raises(ValueError):  # pydantic's ValidationError
+            held.check(init)
+    with pytest.raises(AssertionError, match="documents no"):
+        held.check(httpx.Request("POST", f"{API}/post/publish/inbox/video/init/", headers=headers))

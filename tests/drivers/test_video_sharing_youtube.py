@@ -1,5 +1,6 @@
 """The video_sharing driver against YouTube's documented API (respx replays its answers;
-every request is also held to the discovery document, ``youtube_discovery``).
+every request of every test is also held to YouTube's contract, built from the discovery
+document: ``tests/drivers/contracts/youtube.py``).
 
 Pages read 2026-11-25:
 
@@ -38,7 +39,8 @@ from pressroom.service.drivers.base import (
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.video_sharing import UPLOAD_QUANTUM, YouTubeDriver
-from tests.drivers import youtube_discovery as discovery
+from tests.drivers.contract import Contract, held_to
+from tests.drivers.contracts import youtube
 
 CLIENT_ID = "1234-abc.apps.googleusercontent.com"
 CLIENT_SECRET = "GOCSPX-secret"
@@ -102,6 +104,20 @@ def driver(stored: Stored) -> Iterator[YouTubeDriver]:
         CLIENT_ID, CLIENT_SECRET, Tokens(), http, stored, chunk_bytes=CHUNK, sleep=lambda _s: None
     )
     http.close()
+
+
+def consented(driver: YouTubeDriver) -> frozenset[str]:
+    """The scopes the driver asks for on Google's consent page."""
+    url = driver.authorization_url(redirect_uri=CALLBACK, state="s", code_verifier="v" * 50)
+    return frozenset(parse_qs(urlsplit(url).query)["scope"][0].split())
+
+
+@pytest.fixture(autouse=True)
+def held(google: respx.MockRouter, driver: YouTubeDriver) -> Iterator[Contract]:
+    """Every request of every test here is held to YouTube's contract, with the scopes
+    the driver asks for at consent as what the account granted."""
+    with held_to(google, youtube.contract(consented(driver))) as contract:
+        yield contract
 
 
 def delivery(**fields: object) -> Delivery:
@@ -215,7 +231,7 @@ def test_code_and_refresh_go_to_googles_token_endpoint(
 def test_the_profile_is_the_channel_and_whether_it_is_verified(
     google: respx.MockRouter, driver: YouTubeDriver, long_uploads: str, verified: bool
 ) -> None:
-    route = google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
         200,
         json={
             "kind": "youtube#channelListResponse",
@@ -235,7 +251,6 @@ def test_the_profile_is_the_channel_and_whether_it_is_verified(
         "Pressroom",
         verified,
     )
-    discovery.check(route.calls.last.request, "channels", "list")
 
 
 def test_a_google_account_without_a_channel_cannot_connect(
@@ -263,13 +278,10 @@ def test_a_video_is_uploaded_in_chunks_streamed_from_storage(
     assert published.platform_post_id == "dQw4w9WgXcQ"
     assert published.url == "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
     start = opened.calls.last.request
-    discovery.check(start, "videos", "insert", upload=True)
     assert start.url.params["uploadType"] == "resumable"
     assert start.headers["X-Upload-Content-Length"] == str(SIZE)
     assert start.headers["X-Upload-Content-Type"] == "video/mp4"
-    discovery.check_upload_type("video/mp4", "videos", "insert")
     metadata = json.loads(start.content)
-    discovery.check_body(metadata, "Video")
     assert metadata == {
         "snippet": {"title": "Launch", "description": "Our launch"},
         "status": {"privacyStatus": "unlisted", "selfDeclaredMadeForKids": False},
@@ -395,7 +407,6 @@ def test_processing_is_polled_until_youtube_has_processed_the_video(
     assert driver.publish(delivery()).platform_post_id == "dQw4w9WgXcQ"
     assert polled.call_count == 2
     request = polled.calls.last.request
-    discovery.check(request, "videos", "list")
     assert dict(request.url.params) == {"part": "status,processingDetails", "id": "dQw4w9WgXcQ"}
 
 
@@ -486,8 +497,6 @@ def test_a_thumbnail_is_set_from_the_images_bytes(google: respx.MockRouter, stor
     )
     assert done.thumbnail_url == "https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg"
     request = route.calls.last.request
-    discovery.check(request, "thumbnails", "set", upload=True)
-    discovery.check_upload_type("image/png", "thumbnails", "set")
     assert request.headers["Content-Type"] == "image/png" and request.content == image
 
 
@@ -518,7 +527,7 @@ def test_an_unverified_channels_thumbnail_is_channel_not_verified(
 def test_an_unknown_outcome_is_found_among_the_channels_uploads(
     google: respx.MockRouter, driver: YouTubeDriver
 ) -> None:
-    channels = google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
         200,
         json={"items": [{"id": "UC1", "contentDetails": {"relatedPlaylists": {"uploads": "UU1"}}}]},
     )
@@ -553,20 +562,27 @@ def test_an_unknown_outcome_is_found_among_the_channels_uploads(
     )
     found = driver.find_delivery(delivery(), SENT_AT)
     assert found is not None and found.platform_post_id == "dQw4w9WgXcQ"
-    discovery.check(channels.calls.last.request, "channels", "list")
-    discovery.check(items.calls.last.request, "playlistItems", "list")
     assert items.calls.last.request.url.params["playlistId"] == "UU1"
 
 
-def test_the_discovery_check_catches_a_wrong_request() -> None:
-    """The checker is not a rubber stamp: a misspelt parameter or field fails it."""
+def test_the_contract_catches_a_wrong_request() -> None:
+    """The contract is not a rubber stamp: a misspelt parameter or field, a method the
+    consent gave no scope for, or an endpoint YouTube does not document fails it."""
     wrong = httpx.Request(
         "POST",
         "https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&parts=snippet",
     )
     with pytest.raises(AssertionError, match="parts"):
-        discovery.check(wrong, "videos", "insert", upload=True)
+        youtube.check(wrong, "videos", "insert", upload=True)
     with pytest.raises(AssertionError, match="privacy"):
-        discovery.check_body({"status": {"privacy": "public"}}, "Video")
+        youtube.check_body({"status": {"privacy": "public"}}, "Video")
     with pytest.raises(AssertionError):
-        discovery.check_body({"status": {"privacyStatus": "hidden"}}, "Video")
+        youtube.check_body({"status": {"privacyStatus": "hidden"}}, "Video")
+    upload_only = youtube.contract(frozenset({"https://www.googleapis.com/auth/youtube.upload"}))
+    listing = httpx.Request(
+        "GET", "https://www.googleapis.com/youtube/v3/channels?part=snippet&mine=true"
+    )
+    with pytest.raises(AssertionError, match="needs one of the scopes"):
+        upload_only.check(listing)
+    with pytest.raises(AssertionError, match="documents no"):
+        upload_only.check(httpx.Request("GET", "https://www.googleapis.com/youtube/v3/search"))
