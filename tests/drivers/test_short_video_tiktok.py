@@ -113,11 +113,18 @@ def make(size: int, **options: object) -> tuple[TikTokDriver, Stored, list[float
     return driver, stored, slept
 
 
-def delivery(size: int, caption: str | None = "Behind the scenes #launch") -> Delivery:
+def delivery(
+    size: int, caption: str | None = "Behind the scenes #launch", **choices: object
+) -> Delivery:
+    """A post of ``size`` bytes; ``choices`` are the owner's (``privacyLevel`` SELF_ONLY
+    unless given, ``allowComments`` ...), named as in the publish body."""
+    fields: dict[str, object] = {"privacyLevel": "SELF_ONLY", **choices}
+    if caption:
+        fields["caption"] = caption
     return Delivery(
         platform=Platform.SHORT_VIDEO,
         account=Account("conn_1", "pressroomhq"),
-        fields={"caption": caption} if caption else {},
+        fields={k: v for k, v in fields.items() if v is not None},
         media=Media("file_1", MediaKind.VIDEO, "video/mp4", "files/file_1", 12.0, size),
         reference="post_1",
     )
@@ -227,7 +234,7 @@ def direct_post(tiktok: respx.MockRouter, privacy: list[str]) -> tuple[respx.Rou
 def test_a_video_is_posted_in_chunks_and_awaited_until_published(tiktok: respx.MockRouter) -> None:
     size = 25 * MB + 123
     driver, stored, slept = make(size)
-    creator, init = direct_post(tiktok, ["FOLLOWER_OF_CREATOR", "PUBLIC_TO_EVERYONE", "SELF_ONLY"])
+    creator, init = direct_post(tiktok, CREATOR["privacy_level_options"])
     put = tiktok.put(UPLOAD_URL)
     put.side_effect = [httpx.Response(206), httpx.Response(201)]
     status = tiktok.post(f"{API}/post/publish/status/fetch/")
@@ -241,14 +248,20 @@ def test_a_video_is_posted_in_chunks_and_awaited_until_published(tiktok: respx.M
             ),
         ),
     ]
-    published = driver.publish(delivery(size))
+    published = driver.publish(
+        delivery(size, privacyLevel="MUTUAL_FOLLOW_FRIENDS", allowComments=True)
+    )
     assert published.platform_post_id == "7312345678901234567"
+    assert published.extra["privacyLevel"] == "MUTUAL_FOLLOW_FRIENDS"
     assert published.url == "https://www.tiktok.com/@pressroomhq/video/7312345678901234567"
     assert creator.calls.last.request.headers["Authorization"] == "Bearer act.token"
     assert json.loads(init.calls.last.request.content) == {
         "post_info": {
-            "privacy_level": "PUBLIC_TO_EVERYONE",
+            "privacy_level": "MUTUAL_FOLLOW_FRIENDS",
             "title": "Behind the scenes #launch",
+            "disable_comment": False,  # the owner turned comments on
+            "disable_duet": True,  # Duets and Stitches stay off, as TikTok's rules say
+            "disable_stitch": True,
             "brand_content_toggle": False,
         },
         "source_info": {
@@ -273,22 +286,54 @@ def test_a_video_is_posted_in_chunks_and_awaited_until_published(tiktok: respx.M
     assert len(slept) == 2
 
 
-def test_an_unaudited_app_posts_privately(tiktok: respx.MockRouter) -> None:
+def test_a_video_under_5_mb_goes_in_one_piece(tiktok: respx.MockRouter) -> None:
     driver, _, _ = make(MB)
-    _, init = direct_post(tiktok, ["SELF_ONLY"])
+    _, init = direct_post(tiktok, ["FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"])
     tiktok.put(UPLOAD_URL).respond(201)
     tiktok.post(f"{API}/post/publish/status/fetch/").respond(
         200, json=ok({"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [1]})
     )
-    driver.publish(delivery(MB, caption=None))
+    driver.publish(delivery(MB, caption=None, privacyLevel="FOLLOWER_OF_CREATOR"))
     sent = json.loads(init.calls.last.request.content)
-    assert sent["post_info"] == {"privacy_level": "SELF_ONLY", "brand_content_toggle": False}
+    assert sent["post_info"]["privacy_level"] == "FOLLOWER_OF_CREATOR"
+    assert "title" not in sent["post_info"]
     assert sent["source_info"]["chunk_size"] == MB and sent["source_info"]["total_chunk_count"] == 1
+
+
+@pytest.mark.parametrize(
+    ("chosen", "said"),
+    [(None, "needs privacyLevel"), ("FOLLOWER_OF_CREATOR", "does not offer FOLLOWER_OF_CREATOR")],
+)
+def test_the_privacy_level_is_the_owners_choice_never_the_drivers(
+    tiktok: respx.MockRouter, chosen: str | None, said: str
+) -> None:
+    """TikTok: "Users must manually select the privacy status ... there should be no
+    default value" (content sharing guidelines), among the account's options. The driver
+    picked PUBLIC_TO_EVERYONE itself; now a post without the owner's choice, or with one
+    the account does not offer, is refused before anything is sent."""
+    driver, _, _ = make(MB)
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    with pytest.raises(PlatformRefused, match=said) as caught:
+        driver.publish(delivery(MB, privacyLevel=chosen))
+    assert caught.value.field == "privacyLevel"
+    assert "PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in str(caught.value)
+
+
+def test_an_interaction_the_accounts_settings_turn_off_cannot_be_allowed(
+    tiktok: respx.MockRouter,
+) -> None:
+    """creator_info says the account's Stitch setting is "No one": TikTok's rules grey
+    the choice out, so a post asking for Stitches is refused naming allowStitch."""
+    driver, _, _ = make(MB)
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    with pytest.raises(PlatformRefused, match="Stitches") as caught:
+        driver.publish(delivery(MB, allowComments=True, allowStitch=True))
+    assert caught.value.field == "allowStitch"
 
 
 def test_a_video_tiktok_fails_is_refused_with_its_reason(tiktok: respx.MockRouter) -> None:
     driver, _, _ = make(MB)
-    direct_post(tiktok, ["PUBLIC_TO_EVERYONE"])
+    direct_post(tiktok, ["SELF_ONLY"])
     tiktok.put(UPLOAD_URL).respond(201)
     tiktok.post(f"{API}/post/publish/status/fetch/").respond(
         200, json=ok({"status": "FAILED", "fail_reason": "duration_check"})
@@ -302,7 +347,7 @@ def test_a_video_still_processing_after_the_wait_is_an_unknown_outcome(
     tiktok: respx.MockRouter,
 ) -> None:
     driver, _, _ = make(MB, publish_wait_seconds=0.05)
-    direct_post(tiktok, ["PUBLIC_TO_EVERYONE"])
+    direct_post(tiktok, ["SELF_ONLY"])
     tiktok.put(UPLOAD_URL).respond(201)
     tiktok.post(f"{API}/post/publish/status/fetch/").respond(
         200, json=ok({"status": "PROCESSING_DOWNLOAD"})

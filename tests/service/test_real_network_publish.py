@@ -172,6 +172,67 @@ def test_a_tiktok_account_connects_with_the_scopes_pressroom_asks_for(real: Serv
     assert (connection.name, connection.status) == ("pressroomhq", "active")
 
 
+TIKTOK = "https://open.tiktokapis.com/v2"
+CREATOR = {
+    "data": {
+        "creator_username": "pressroomhq",
+        "creator_nickname": "Pressroom HQ",
+        "privacy_level_options": ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"],
+        "comment_disabled": False,
+        "duet_disabled": False,
+        "stitch_disabled": False,
+        "max_video_post_duration_sec": 600,
+    },
+    "error": {"code": "ok", "message": "", "log_id": "x"},
+}
+
+
+def tiktok_connected(service: Service, account: AccountHandle) -> str:
+    """A short_video connection holding a TikTok token, as connect leaves it."""
+    connection_id = account.connect("short_video", "pressroomhq")
+    with transaction(service.sessions) as db:
+        connection = db.get(Connection, connection_id)
+        assert connection is not None
+        connection.access_token_enc = Vault.from_settings(service.settings).encrypt("act.1")
+    return connection_id
+
+
+def test_a_tiktok_post_without_the_owners_privacy_choice_is_a_400_naming_it(
+    real: Service,
+) -> None:
+    """TikTok has the owner choose every post's privacy, with no default: the API's
+    ``privacyLevel`` extension carries the choice, and a post without it is refused
+    naming it, with the account's levels, before anything reaches TikTok but the read
+    of those levels."""
+    account = real.account()
+    connection_id = tiktok_connected(real, account)
+    video = make_file(account, "video")
+    with respx.mock(assert_all_called=True) as tiktok:
+        tiktok.post(f"{TIKTOK}/post/publish/creator_info/query/").respond(200, json=CREATOR)
+        response = real.client.post(
+            "/api/social/post",
+            json={"platform": "short_video", "connectionId": connection_id, "fileId": video},
+            headers=account.headers,
+        )
+    assert response.status_code == 400, response.text
+    error = error_of(response)
+    assert (error["code"], error["field"]) == ("validation_error", "privacyLevel")
+    assert "PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in error["message"]
+    assert record(real, account).status == "failed"
+    wrong = real.client.post(
+        "/api/social/post",
+        json={
+            "platform": "short_video",
+            "connectionId": connection_id,
+            "fileId": video,
+            "privacyLevel": "FRIENDS",
+        },
+        headers=account.headers,
+    )
+    assert wrong.status_code == 400
+    assert error_of(wrong)["field"] == "privacyLevel"
+
+
 def test_a_post_goes_to_x_and_comes_back_with_its_id(real: Service, x: respx.MockRouter) -> None:
     account, connection_id = connected(real)
     sent = x.post("/2/tweets").respond(201, json={"data": {"id": TWEET_ID, "text": "hello"}})

@@ -525,7 +525,7 @@ class AsyncClient(ClientCore):
         *,
         connection_id: str,
         idempotency_key: str | None = None,
-        **fields: str | None,
+        **fields: str | bool | None,
     ) -> models.PublishResult:
         """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...).
 
@@ -583,14 +583,24 @@ class AsyncClient(ClientCore):
         connection_id: str,
         file_id: str,
         caption: str | None = None,
+        privacy_level: str | None = None,
+        allow_comments: bool | None = None,
+        allow_duet: bool | None = None,
+        allow_stitch: bool | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``privacy_level`` and the ``allow_*`` choices are pressroom's extensions (TikTok
+        has the owner make them; the hosted service may not take them)."""
         return await self.publish(
             Platform.SHORT_VIDEO,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
             caption=caption,
+            privacy_level=privacy_level,
+            allow_comments=allow_comments,
+            allow_duet=allow_duet,
+            allow_stitch=allow_stitch,
         )
 
     async def publish_photo_sharing(

@@ -71,6 +71,8 @@ class Published:
     url: str
     published_at: datetime
     extra: dict[str, Any] = field(default_factory=dict)
+    """What the network says it did beyond the id and the URL, under the names of the
+    publish result's extension fields (``privacyLevel``, ``appliedPrivacyStatus``)."""
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -74,12 +75,12 @@ CHUNK_BYTES = 10 * 1024 * 1024
 PUBLISH_WAIT_SECONDS = 120.0
 POLL_SECONDS = 3.0
 CLOCK_SLACK = timedelta(minutes=2)
-PREFERRED_PRIVACY = (
-    "PUBLIC_TO_EVERYONE",
-    "MUTUAL_FOLLOW_FRIENDS",
-    "FOLLOWER_OF_CREATOR",
-    "SELF_ONLY",
+INTERACTIONS = (
+    ("allowComments", "disable_comment", "comment_disabled", "comments"),
+    ("allowDuet", "disable_duet", "duet_disabled", "Duets"),
+    ("allowStitch", "disable_stitch", "stitch_disabled", "Stitches"),
 )
+"""(publish body field, TikTok's post_info flag, creator_info's "turned off" flag, name)."""
 RATE_CODES = frozenset(
     {"rate_limit_exceeded", "spam_risk_too_many_posts", "spam_risk_too_many_pending_share"}
 )
@@ -178,20 +179,8 @@ class TikTokDriver:
         assert media is not None and media.size is not None  # a ready video
         token = self.tokens.access_token(delivery.account.connection_id)
         creator = self._creator(token)
-        offered = creator.get("privacy_level_options") or []
-        privacy = next((p for p in PREFERRED_PRIVACY if p in offered), None)
-        if privacy is None:
-            raise PlatformRefused("TikTok offers this account no privacy level to post with")
+        post_info = _post_info(delivery.fields, creator)
         plan = chunk_plan(media.size, self.chunk_bytes)
-        post_info: dict[str, Any] = {
-            "privacy_level": privacy,
-            # Marked required in the direct-post reference (its examples leave it out;
-            # whether TikTok refuses the omission is not confirmed): sent, as the
-            # omission meant, as no paid partnership.
-            "brand_content_toggle": False,
-        }
-        if delivery.fields.get("caption"):
-            post_info["title"] = delivery.fields["caption"]
         init = _data(
             self._post(
                 token,
@@ -225,7 +214,8 @@ class TikTokDriver:
                     retry_after=30,
                     sent=stop == media.size,
                 )
-        return self._await_publish(token, str(init["publish_id"]), delivery)
+        done = self._await_publish(token, str(init["publish_id"]), delivery)
+        return replace(done, extra={**done.extra, "privacyLevel": post_info["privacy_level"]})
 
     def _await_publish(self, token: str, publish_id: str, delivery: Delivery) -> Published:
         deadline = time.monotonic() + self.publish_wait_seconds
@@ -290,6 +280,43 @@ class TikTokDriver:
             headers={"Content-Type": "application/json; charset=UTF-8"},
             json=body,
         )
+
+
+def _post_info(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any]:
+    """TikTok's ``post_info`` from the owner's choices, refused before anything is sent
+    where TikTok would refuse it or its rules forbid choosing for the owner.
+
+    TikTok's direct-post rules (https://developers.tiktok.com/doc/content-sharing-guidelines):
+    the privacy level is the owner's choice among the account's options, "with no
+    default value"; comments, Duets and Stitches are off unless the owner turns them
+    on, and cannot be turned on where the account's settings turn them off."""
+    offered = [str(level) for level in creator.get("privacy_level_options") or []]
+    chosen = fields.get("privacyLevel")
+    if chosen is None or chosen not in offered:
+        choice = "needs privacyLevel" if chosen is None else f"does not offer {chosen}"
+        raise PlatformRefused(
+            f"TikTok {choice} for this account: choose one of {', '.join(offered) or 'none'} "
+            "(TikTok has the owner choose the privacy of every post, with no default; an "
+            "app TikTok has not audited may post SELF_ONLY only).",
+            field="privacyLevel",
+        )
+    post_info: dict[str, Any] = {"privacy_level": chosen}
+    if fields.get("caption"):
+        post_info["title"] = fields["caption"]
+    for field, flag, turned_off, name in INTERACTIONS:
+        allowed = fields.get(field) is True
+        if allowed and creator.get(turned_off):
+            raise PlatformRefused(
+                f"This TikTok account's settings turn {name} off for everyone, so the "
+                f"post cannot allow them: leave {field} out or false.",
+                field=field,
+            )
+        post_info[flag] = not allowed
+    # Marked required in the direct-post reference (its examples leave it out; whether
+    # TikTok refuses the omission is not confirmed): sent, as the omission meant, as no
+    # paid partnership.
+    post_info["brand_content_toggle"] = False
+    return post_info
 
 
 def _data(response: httpx.Response, *, sent: bool) -> dict[str, Any]:

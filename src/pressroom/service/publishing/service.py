@@ -255,6 +255,7 @@ def result_of(
     platform: Platform, body: PublishRequest, published: driver.Published, post_id: str
 ) -> PublishResult:
     data: dict[str, Any] = {
+        **published.extra,  # what the network says it did, for the result's extension fields
         "platform": platform.value,
         "connectionId": body.connection_id,
         "publishedAt": published.published_at,
