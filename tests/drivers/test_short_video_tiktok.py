@@ -361,9 +361,10 @@ def test_a_video_still_processing_after_the_wait_is_an_unknown_outcome(
     ("status", "code", "raised"),
     [
         (429, "rate_limit_exceeded", PlatformRateLimited),
-        (403, "spam_risk_too_many_posts", PlatformRateLimited),
+        (200, "spam_risk_too_many_posts", PlatformRateLimited),  # creator_info: 200 on purpose
         (401, "access_token_invalid", AccessRevoked),
-        (403, "scope_not_authorized", AccessRevoked),
+        (401, "scope_not_authorized", AccessRevoked),  # TikTok's status for it is 401
+        (200, "reached_active_user_cap", PlatformRefused),
         (400, "invalid_params", PlatformRefused),
         (500, "internal_error", PlatformUnavailable),
     ],
@@ -379,6 +380,76 @@ def test_tiktoks_error_codes_become_the_services_failures(
         driver.publish(delivery(MB))
     if type(caught.value) is PlatformUnavailable:
         assert caught.value.sent is False  # nothing was uploaded yet
+
+
+UNAUDITED = (
+    "Unaudited clients can only post to a private account. The publish attempt will be "
+    "blocked when calling /publish/video/init/."
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "raised", "field"),
+    [
+        ("unaudited_client_can_only_post_to_private_accounts", PlatformRefused, "privacyLevel"),
+        ("privacy_level_option_mismatch", PlatformRefused, "privacyLevel"),
+        ("reached_active_user_cap", PlatformRefused, None),
+        ("url_ownership_unverified", PlatformRefused, None),
+        ("spam_risk_user_banned_from_posting", PlatformRefused, None),
+        ("spam_risk_too_many_posts", PlatformRateLimited, None),
+    ],
+)
+def test_what_init_refuses_is_final_or_a_daily_cap_as_tiktoks_table_says(
+    tiktok: respx.MockRouter, code: str, raised: type[Exception], field: str | None
+) -> None:
+    """The direct-post reference's 403s: refusals for good (an unaudited app posting to
+    a public account, a level not offered, the app's daily user cap, a ban), which were
+    a retryable PlatformUnavailable; the account's daily cap is a rate limit with a
+    long wait, and a ban no longer turns the connection inactive."""
+    driver, _, _ = make(MB)
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    tiktok.post(f"{API}/post/publish/video/init/").respond(403, json=failed(code, UNAUDITED))
+    with pytest.raises(raised) as caught:
+        driver.publish(delivery(MB))
+    assert type(caught.value) is raised
+    assert UNAUDITED in str(caught.value)  # TikTok's own words
+    if isinstance(caught.value, PlatformRefused):
+        assert caught.value.field == field
+    else:
+        assert isinstance(caught.value, PlatformRateLimited)
+        assert caught.value.retry_after >= 3600
+
+
+@pytest.mark.parametrize(
+    ("reason", "raised", "field"),
+    [
+        ("internal", PlatformUnavailable, None),
+        ("duration_check_failed", PlatformRefused, "fileId"),
+        ("spam_risk_text", PlatformRefused, "caption"),
+        ("spam_risk", PlatformRefused, None),
+        ("auth_removed", AccessRevoked, None),
+        ("spam_risk_too_many_posts", PlatformRateLimited, None),
+    ],
+)
+def test_a_failed_post_is_what_its_fail_reason_says(
+    tiktok: respx.MockRouter, reason: str, raised: type[Exception], field: str | None
+) -> None:
+    """Get Post Status, fail_reason table: ``internal`` "is a retryable error" (nothing
+    was published, so a resend is safe), the checks are refusals of the file or the
+    caption, ``auth_removed`` a grant the creator took back."""
+    driver, _, _ = make(MB)
+    direct_post(tiktok, ["SELF_ONLY"])
+    tiktok.put(UPLOAD_URL).respond(201)
+    tiktok.post(f"{API}/post/publish/status/fetch/").respond(
+        200, json=ok({"status": "FAILED", "fail_reason": reason})
+    )
+    with pytest.raises(raised) as caught:
+        driver.publish(delivery(MB))
+    assert type(caught.value) is raised
+    if isinstance(caught.value, PlatformRefused):
+        assert caught.value.field == field
+    if type(caught.value) is PlatformUnavailable:
+        assert caught.value.sent is False
 
 
 def test_an_unknown_outcome_is_found_in_the_video_list(tiktok: respx.MockRouter) -> None:

@@ -233,6 +233,42 @@ def test_a_tiktok_post_without_the_owners_privacy_choice_is_a_400_naming_it(
     assert error_of(wrong)["field"] == "privacyLevel"
 
 
+def test_an_unaudited_tiktok_app_posting_publicly_is_refused_for_good(real: Service) -> None:
+    """TikTok blocks a public post from an app it has not audited at init with a 403;
+    that answer was a 503 with Retry-After, so clients retried a refusal for ever."""
+    account = real.account()
+    connection_id = tiktok_connected(real, account)
+    video = make_file(account, "video")
+    said = "Unaudited clients can only post to a private account."
+    with respx.mock(assert_all_called=True) as tiktok:
+        tiktok.post(f"{TIKTOK}/post/publish/creator_info/query/").respond(200, json=CREATOR)
+        tiktok.post(f"{TIKTOK}/post/publish/video/init/").respond(
+            403,
+            json={
+                "error": {
+                    "code": "unaudited_client_can_only_post_to_private_accounts",
+                    "message": said,
+                    "log_id": "x",
+                }
+            },
+        )
+        response = real.client.post(
+            "/api/social/post",
+            json={
+                "platform": "short_video",
+                "connectionId": connection_id,
+                "fileId": video,
+                "privacyLevel": "PUBLIC_TO_EVERYONE",
+            },
+            headers=account.headers,
+        )
+    assert response.status_code == 400, response.text
+    error = error_of(response)
+    assert (error["code"], error["field"]) == ("validation_error", "privacyLevel")
+    assert said in error["message"] and "Retry-After" not in response.headers
+    assert record(real, account).status == "failed"
+
+
 def test_a_post_goes_to_x_and_comes_back_with_its_id(real: Service, x: respx.MockRouter) -> None:
     account, connection_id = connected(real)
     sent = x.post("/2/tweets").respond(201, json={"data": {"id": TWEET_ID, "text": "hello"}})

@@ -81,12 +81,45 @@ INTERACTIONS = (
     ("allowStitch", "disable_stitch", "stitch_disabled", "Stitches"),
 )
 """(publish body field, TikTok's post_info flag, creator_info's "turned off" flag, name)."""
-RATE_CODES = frozenset(
-    {"rate_limit_exceeded", "spam_risk_too_many_posts", "spam_risk_too_many_pending_share"}
-)
-GRANT_CODES = frozenset(
-    {"access_token_invalid", "scope_not_authorized", "spam_risk_user_banned_from_posting"}
-)
+RATE_CODES = frozenset({"rate_limit_exceeded"})
+"""TikTok's per-minute limits per token (https://developers.tiktok.com/doc/tiktok-api-v2-rate-limit)."""
+DAILY_CAP_CODES = frozenset({"spam_risk_too_many_posts", "spam_risk_too_many_pending_share"})
+"""The account's daily posting cap through the API, over a rolling 24 hours."""
+DAILY_CAP_RETRY_SECONDS = 3600
+"""TikTok says neither the cap nor when it frees a post: try again in an hour."""
+GRANT_CODES = frozenset({"access_token_invalid", "scope_not_authorized"})
+REFUSALS: dict[str, str | None] = {
+    # The direct-post reference's error table: refusals for good, and the body field
+    # each is about (https://developers.tiktok.com/doc/content-posting-api-reference-direct-post).
+    "unaudited_client_can_only_post_to_private_accounts": "privacyLevel",
+    "privacy_level_option_mismatch": "privacyLevel",
+    "reached_active_user_cap": None,
+    "url_ownership_unverified": None,
+    "spam_risk_user_banned_from_posting": None,
+    "invalid_param": None,
+}
+REFUSAL_HINTS = {
+    "unaudited_client_can_only_post_to_private_accounts": (
+        "an app TikTok has not audited may post only to an account set to private, with "
+        "privacyLevel SELF_ONLY"
+    ),
+    "reached_active_user_cap": "the app's daily number of posting users is reached",
+    "spam_risk_user_banned_from_posting": "TikTok has banned this account from posting",
+}
+FAIL_REASONS: dict[str, str | None] = {
+    # The Get Post Status page's fail_reason table: the post is refused for good, and the
+    # field it is about (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status).
+    "file_format_check_failed": "fileId",
+    "duration_check_failed": "fileId",
+    "frame_rate_check_failed": "fileId",
+    "picture_size_check_failed": "fileId",
+    "spam_risk_text": "caption",
+    "spam_risk": None,
+    "spam_risk_user_banned_from_posting": None,
+    "publish_cancelled": None,
+}
+RETRYABLE_FAIL_REASONS = frozenset({"internal", "video_pull_failed", "photo_pull_failed"})
+"""Failures TikTok calls retryable: nothing was published, so sending again is safe."""
 
 
 def chunk_plan(size: int, chunk: int = CHUNK_BYTES) -> list[tuple[int, int]]:
@@ -232,10 +265,7 @@ class TikTokDriver:
                     post_id, _video_url(delivery.account.name, post_id), datetime.now(UTC)
                 )
             if state == "FAILED":
-                reason = status.get("fail_reason") or "no reason given"
-                raise PlatformRefused(
-                    f"TikTok could not publish the video ({reason})", field="fileId"
-                )
+                raise _failed(status)
             if time.monotonic() >= deadline:
                 raise PlatformUnavailable(
                     f"TikTok is still processing the video ({state}); its outcome is looked up later",
@@ -333,14 +363,36 @@ def _data(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
     if code == "ok" and response.status_code == 200:
         data = body.get("data")
         return data if isinstance(data, dict) else {}
-    message = f"TikTok answered {code}: {error.get('message') or response.status_code}"
+    said = str(error.get("message") or f"HTTP {response.status_code}")
+    message = f"TikTok answered {code}: {said}"
     if code in RATE_CODES:
         raise PlatformRateLimited(message, retry_after=60)
+    if code in DAILY_CAP_CODES:
+        raise PlatformRateLimited(
+            f"{message} (the account's daily posts through the API are used up)",
+            retry_after=DAILY_CAP_RETRY_SECONDS,
+        )
     if code in GRANT_CODES:
         raise AccessRevoked(message)
-    if response.status_code == 400:
+    if code in REFUSALS:
+        hint = REFUSAL_HINTS.get(code)
+        raise PlatformRefused(f"{message}{f' ({hint})' if hint else ''}", field=REFUSALS[code])
+    if response.status_code in (400, 403):  # TikTok's 4xx are refusals of the request
         raise PlatformRefused(message)
     raise PlatformUnavailable(message, retry_after=30, sent=sent)
+
+
+def _failed(status: dict[str, Any]) -> Exception:
+    """What a post TikTok reports ``FAILED`` becomes: nothing was published."""
+    reason = str(status.get("fail_reason") or "no reason given")
+    message = f"TikTok could not publish the video ({reason})"
+    if reason in RETRYABLE_FAIL_REASONS:
+        return PlatformUnavailable(message, retry_after=60, sent=False)
+    if reason == "auth_removed":
+        return AccessRevoked(message)
+    if reason in DAILY_CAP_CODES:
+        return PlatformRateLimited(message, retry_after=DAILY_CAP_RETRY_SECONDS)
+    return PlatformRefused(message, field=FAIL_REASONS.get(reason, "fileId"))
 
 
 def _video_url(handle: str, post_id: str) -> str:
