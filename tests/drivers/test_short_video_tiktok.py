@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
@@ -31,6 +32,7 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    LookupUnsupported,
     Media,
     PlatformRateLimited,
     PlatformRefused,
@@ -164,7 +166,7 @@ def test_the_consent_url_and_the_token_calls(tiktok: respx.MockRouter) -> None:
     assert f"{url.scheme}://{url.netloc}{url.path}" == "https://www.tiktok.com/v2/auth/authorize/"
     assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
         "client_key": "awkey123",
-        "scope": "user.info.basic,video.publish,video.list",
+        "scope": "user.info.basic,video.publish",
         "response_type": "code",
         "redirect_uri": CALLBACK,
         "state": "st",
@@ -179,7 +181,7 @@ def test_the_consent_url_and_the_token_calls(tiktok: respx.MockRouter) -> None:
                 "open_id": "afd97af1-b87b-48b9-ac98-410aghda5344",
                 "refresh_expires_in": 31536000,
                 "refresh_token": "rft.new",
-                "scope": "user.info.basic,video.publish,video.list",
+                "scope": "user.info.basic,video.publish",
                 "token_type": "Bearer",
             },
         ),
@@ -355,6 +357,40 @@ def test_a_video_still_processing_after_the_wait_is_an_unknown_outcome(
     with pytest.raises(PlatformUnavailable) as caught:
         driver.publish(delivery(MB))
     assert caught.value.sent is True
+    assert caught.value.reference == "v_pub_file~v2-1.123456789"  # what the look-up asks for
+
+
+def test_a_last_chunk_without_an_answer_keeps_the_publish_id(tiktok: respx.MockRouter) -> None:
+    driver, _, _ = make(MB)
+    direct_post(tiktok, ["SELF_ONLY"])
+    tiktok.put(UPLOAD_URL).mock(side_effect=httpx.ReadTimeout("no answer"))
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(delivery(MB))
+    assert (caught.value.sent, caught.value.reference) == (True, "v_pub_file~v2-1.123456789")
+
+
+def test_a_post_with_no_public_id_keeps_the_publish_id_and_links_the_profile(
+    tiktok: respx.MockRouter,
+) -> None:
+    """Get Post Status: "post_id is returned only if the post is published for public
+    viewership and has been approved by the TikTok moderation process". A private post
+    (or one still in moderation) took the publish_id as its id and a /video/{publish_id}
+    URL that leads nowhere; the publish_id stays the reference and the URL is the
+    account's profile, and the answer says there is no public id yet."""
+    driver, _, _ = make(MB)
+    direct_post(tiktok, ["SELF_ONLY"])
+    tiktok.put(UPLOAD_URL).respond(201)
+    tiktok.post(f"{API}/post/publish/status/fetch/").respond(
+        200, json=ok({"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": []})
+    )
+    published = driver.publish(delivery(MB))
+    assert published.platform_post_id == "v_pub_file~v2-1.123456789"
+    assert published.url == "https://www.tiktok.com/@pressroomhq"
+    assert published.extra == {
+        "publishId": "v_pub_file~v2-1.123456789",
+        "publiclyAvailable": False,
+        "privacyLevel": "SELF_ONLY",
+    }
 
 
 @pytest.mark.parametrize(
@@ -452,36 +488,39 @@ def test_a_failed_post_is_what_its_fail_reason_says(
         assert caught.value.sent is False
 
 
-def test_an_unknown_outcome_is_found_in_the_video_list(tiktok: respx.MockRouter) -> None:
+def test_an_unknown_outcome_is_asked_of_tiktok_by_its_publish_id(
+    tiktok: respx.MockRouter,
+) -> None:
+    """The look-up read /v2/video/list/, which lists public videos only, with titles cut
+    at 150 characters: a private post or a long caption was never found. TikTok answers
+    for the publish_id it gave."""
     driver, _, _ = make(MB)
-    route = tiktok.post(f"{API}/video/list/").respond(
-        200,
-        json=ok(
-            {
-                "videos": [
-                    {
-                        "id": "7312",
-                        "title": "Other",
-                        "create_time": int(SENT_AT.timestamp()) + 9,
-                        "share_url": "https://www.tiktok.com/@p/video/7312",
-                    },
-                    {
-                        "id": "7313",
-                        "title": "Behind the scenes #launch",
-                        "create_time": int(SENT_AT.timestamp()) + 20,
-                        "share_url": "https://www.tiktok.com/@p/video/7313",
-                    },
-                ],
-                "cursor": 1700000000000,
-                "has_more": False,
-            }
+    route = tiktok.post(f"{API}/post/publish/status/fetch/")
+    route.side_effect = [
+        httpx.Response(200, json=ok({"status": "PROCESSING_UPLOAD"})),
+        httpx.Response(
+            200, json=ok({"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": []})
         ),
+        httpx.Response(200, json=ok({"status": "FAILED", "fail_reason": "internal"})),
+        httpx.Response(400, json=failed("invalid_publish_id", "The publish_id does not exist")),
+    ]
+    attempt = replace(delivery(MB, caption="x" * 300), platform_reference="v_pub_file~v2-1.9")
+    with pytest.raises(PlatformUnavailable):  # still processing: TikTok cannot say yet
+        driver.find_delivery(attempt, SENT_AT)
+    found = driver.find_delivery(attempt, SENT_AT)
+    assert found is not None
+    assert (found.platform_post_id, found.url) == (
+        "v_pub_file~v2-1.9",
+        "https://www.tiktok.com/@pressroomhq",
     )
-    found = driver.find_delivery(delivery(MB), SENT_AT)
-    assert found is not None and found.platform_post_id == "7313"
-    request = route.calls.last.request
-    assert request.url.params["fields"] == "id,title,create_time,share_url"
-    assert json.loads(request.content) == {"max_count": 20}
+    assert driver.find_delivery(attempt, SENT_AT) is None  # TikTok failed it: not published
+    with pytest.raises(LookupUnsupported, match="does not exist"):
+        driver.find_delivery(attempt, SENT_AT)
+    assert [json.loads(c.request.content) for c in route.calls] == [
+        {"publish_id": "v_pub_file~v2-1.9"}
+    ] * 4
+    with pytest.raises(LookupUnsupported, match="publish_id"):  # an attempt without one
+        driver.find_delivery(delivery(MB), SENT_AT)
 
 
 def test_the_contract_catches_a_wrong_request() -> None:

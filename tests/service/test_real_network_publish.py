@@ -173,6 +173,7 @@ def test_a_tiktok_account_connects_with_the_scopes_pressroom_asks_for(real: Serv
 
 
 TIKTOK = "https://open.tiktokapis.com/v2"
+UPLOAD_URL = "https://open-upload.tiktokapis.com/video/?upload_id=67890&upload_token=Xza123"
 CREATOR = {
     "data": {
         "creator_username": "pressroomhq",
@@ -437,6 +438,62 @@ def test_an_outcome_linkedin_cannot_be_asked_about_is_never_resent(
     post = record(real, account)
     assert post.status == "unknown"
     assert post.result is not None and "lookupUnsupported" in post.result
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_a_tiktok_post_of_unknown_outcome_is_asked_for_by_its_publish_id_not_resent(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """The last chunk gets a 5xx: the post may be live. The record keeps TikTok's
+    publish_id, and a retry under the key asks TikTok for it (status/fetch) instead of
+    searching the public video list, which never shows a private post: found, it is the
+    answer, with the publish_id as the reference and the profile as the URL."""
+    library = library_factory(networks=NETWORKS)
+    real = library.service
+    account = library.account()
+    video = library.upload(account, media_files.video4)
+    assert library.wait(account, video)["status"] == "ready"
+    connection_id = tiktok_connected(real, account)
+    body = {
+        "platform": "short_video",
+        "connectionId": connection_id,
+        "fileId": video,
+        "caption": "x" * 300,
+        "privacyLevel": "SELF_ONLY",
+    }
+    headers = {**account.headers, "Idempotency-Key": "clip-1"}
+    publish_id = "v_pub_file~v2-1.77"
+    with respx.mock(assert_all_called=True) as tiktok:
+        tiktok.post(f"{TIKTOK}/post/publish/creator_info/query/").respond(200, json=CREATOR)
+        init = tiktok.post(f"{TIKTOK}/post/publish/video/init/").respond(
+            200,
+            json={
+                "data": {"publish_id": publish_id, "upload_url": UPLOAD_URL},
+                "error": {"code": "ok", "message": "", "log_id": "x"},
+            },
+        )
+        put = tiktok.put(UPLOAD_URL).respond(502)
+        first = real.client.post("/api/social/post", json=body, headers=headers)
+        assert first.status_code == 503, first.text
+        assert error_of(first)["recordStatus"] == "unknown"
+        kept = record(real, account).result
+        assert kept is not None and kept["platformReference"] == publish_id
+        status = tiktok.post(f"{TIKTOK}/post/publish/status/fetch/").respond(
+            200,
+            json={
+                "data": {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": []},
+                "error": {"code": "ok", "message": "", "log_id": "x"},
+            },
+        )
+        retry = real.client.post("/api/social/post", json=body, headers=headers)
+    assert retry.status_code == 200, retry.text
+    answer = retry.json()
+    assert (answer["postId"], answer["url"]) == (publish_id, "https://www.tiktok.com/@pressroomhq")
+    assert (answer["publishId"], answer["publiclyAvailable"]) == (publish_id, False)
+    assert answer["privacyLevel"] == "SELF_ONLY"
+    assert (init.call_count, put.call_count) == (1, 1)  # nothing was sent twice
+    assert json.loads(status.calls.last.request.content) == {"publish_id": publish_id}
+    assert record(real, account).status == "published"
 
 
 @pytest.mark.parametrize("backend", ["local"], indirect=True)

@@ -40,17 +40,17 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 
 from pressroom.platforms import Platform
-from pressroom.service.drivers.answers import aware
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Delivery,
+    LookupUnsupported,
+    Media,
     MediaSource,
     PlatformRateLimited,
     PlatformRefused,
@@ -68,13 +68,14 @@ from pressroom.service.drivers.tokens import TokenSource
 AUTHORIZE_URL = "https://www.tiktok.com/v2/auth/authorize/"
 API = "https://open.tiktokapis.com/v2"
 TOKEN_URL = f"{API}/oauth/token/"
-SCOPES = ("user.info.basic", "video.publish", "video.list")
+SCOPES = ("user.info.basic", "video.publish")
+"""Login Kit's basic profile, and posting: creator_info, init and the post's status all
+take ``video.publish``; the account's video list (``video.list``) is no longer read."""
 MIN_CHUNK = 5 * 1024 * 1024
 CHUNK_BYTES = 10 * 1024 * 1024
 """Within TikTok's 5-64 MB; the last chunk may run to twice this, under its 128 MB cap."""
 PUBLISH_WAIT_SECONDS = 120.0
 POLL_SECONDS = 3.0
-CLOCK_SLACK = timedelta(minutes=2)
 INTERACTIONS = (
     ("allowComments", "disable_comment", "comment_disabled", "comments"),
     ("allowDuet", "disable_duet", "duet_disabled", "Duets"),
@@ -230,10 +231,21 @@ class TikTokDriver:
             ),
             sent=False,
         )
+        publish_id = str(init["publish_id"])
+        try:
+            self._upload(str(init["upload_url"]), media, plan)
+            status = self._await_publish(token, publish_id)
+        except PlatformUnavailable as exc:
+            if exc.sent:  # the look-up asks TikTok about this publish_id, nothing else
+                exc.reference = exc.reference or publish_id
+            raise
+        return _published(status, publish_id, delivery)
+
+    def _upload(self, upload_url: str, media: Media, plan: list[tuple[int, int]]) -> None:
         for start, stop in plan:
             response = self.http.request(
                 "PUT",
-                str(init["upload_url"]),
+                upload_url,
                 headers={
                     "Content-Type": media.content_type,
                     "Content-Range": f"bytes {start}-{stop - 1}/{media.size}",
@@ -247,23 +259,16 @@ class TikTokDriver:
                     retry_after=30,
                     sent=stop == media.size,
                 )
-        done = self._await_publish(token, str(init["publish_id"]), delivery)
-        return replace(done, extra={**done.extra, "privacyLevel": post_info["privacy_level"]})
 
-    def _await_publish(self, token: str, publish_id: str, delivery: Delivery) -> Published:
+    def _await_publish(self, token: str, publish_id: str) -> dict[str, Any]:
+        """Poll the post's status until TikTok has published it (its status answer) or
+        failed it (the failure its reason says)."""
         deadline = time.monotonic() + self.publish_wait_seconds
         while True:
-            status = _data(
-                self._post(token, "/post/publish/status/fetch/", {"publish_id": publish_id}),
-                sent=True,
-            )
+            status = self._status(token, publish_id)
             state = status.get("status")
             if state == "PUBLISH_COMPLETE":
-                ids = status.get("publicaly_available_post_id") or [publish_id]
-                post_id = str(ids[0])
-                return Published(
-                    post_id, _video_url(delivery.account.name, post_id), datetime.now(UTC)
-                )
+                return status
             if state == "FAILED":
                 raise _failed(status)
             if time.monotonic() >= deadline:
@@ -271,27 +276,34 @@ class TikTokDriver:
                     f"TikTok is still processing the video ({state}); its outcome is looked up later",
                     retry_after=60,
                     sent=True,
+                    reference=publish_id,
                 )
             self._sleep(self.poll_seconds)
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        """Ask TikTok about the ``publish_id`` it gave the attempt. TikTok lists an
+        account's public videos only, with titles cut at 150 characters
+        (https://developers.tiktok.com/doc/tiktok-api-v2-video-list), so a private post
+        or a long caption could never be found there; the post's status can be."""
+        publish_id = delivery.platform_reference
+        if publish_id is None:
+            raise LookupUnsupported(
+                "TikTok can be asked about a post only by the publish_id it gave, and "
+                "this attempt has none"
+            )
         token = self.tokens.access_token(delivery.account.connection_id)
-        response = self.http.request(
-            "POST",
-            f"{API}/video/list/",
-            token=token,
-            params={"fields": "id,title,create_time,share_url"},
-            json={"max_count": 20},
+        try:
+            status = self._status(token, publish_id)
+        except PlatformRefused as exc:  # invalid_publish_id: TikTok no longer knows it
+            raise LookupUnsupported(f"TikTok cannot say what became of the post ({exc})") from exc
+        state = status.get("status")
+        if state == "PUBLISH_COMPLETE":
+            return _published(status, publish_id, delivery)
+        if state == "FAILED":
+            return None  # TikTok failed it: nothing was published
+        raise PlatformUnavailable(
+            f"TikTok is still processing the video ({state})", retry_after=60, sent=True
         )
-        since = aware(sent_at) - CLOCK_SLACK
-        caption = str(delivery.fields.get("caption") or "")
-        for video in _data(response, sent=True).get("videos") or []:
-            made = datetime.fromtimestamp(int(video.get("create_time", 0)), UTC)
-            if made >= since and str(video.get("title") or "") == caption:
-                video_id = str(video["id"])
-                url = str(video.get("share_url") or _video_url(delivery.account.name, video_id))
-                return Published(video_id, url, made)
-        return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("short_video posts take no custom thumbnail")
@@ -301,6 +313,11 @@ class TikTokDriver:
         interactions their account allows, the longest video they may post
         (https://developers.tiktok.com/doc/content-posting-api-reference-query-creator-info)."""
         return _data(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
+
+    def _status(self, token: str, publish_id: str) -> dict[str, Any]:
+        """The post's status (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status)."""
+        response = self._post(token, "/post/publish/status/fetch/", {"publish_id": publish_id})
+        return _data(response, sent=True)
 
     def _post(self, token: str, path: str, body: dict[str, Any]) -> httpx.Response:
         return self.http.request(
@@ -395,5 +412,21 @@ def _failed(status: dict[str, Any]) -> Exception:
     return PlatformRefused(message, field=FAIL_REASONS.get(reason, "fileId"))
 
 
-def _video_url(handle: str, post_id: str) -> str:
-    return f"https://www.tiktok.com/@{handle.lstrip('@')}/video/{post_id}"
+def _published(status: dict[str, Any], publish_id: str, delivery: Delivery) -> Published:
+    """A post TikTok reports ``PUBLISH_COMPLETE``. Its public id comes only for a public
+    post TikTok's moderation has passed (usually within a minute, sometimes hours); until
+    then, and for good for a private post, the publish_id stays the post's reference and
+    the account's profile its URL: a ``/video/{publish_id}`` link leads nowhere."""
+    public = [str(i) for i in status.get("publicaly_available_post_id") or []]
+    handle = delivery.account.name.lstrip("@")
+    profile = f"https://www.tiktok.com/@{handle}"
+    return Published(
+        public[0] if public else publish_id,
+        f"{profile}/video/{public[0]}" if public else profile,
+        datetime.now(UTC),
+        extra={
+            "publishId": publish_id,
+            "publiclyAvailable": bool(public),
+            "privacyLevel": delivery.fields.get("privacyLevel"),
+        },
+    )
