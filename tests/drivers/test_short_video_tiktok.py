@@ -333,6 +333,22 @@ def test_an_interaction_the_accounts_settings_turn_off_cannot_be_allowed(
     assert caught.value.field == "allowStitch"
 
 
+def test_a_video_longer_than_the_creator_may_post_is_refused_before_its_bytes(
+    tiktok: respx.MockRouter,
+) -> None:
+    """creator_info's max_video_post_duration_sec is each creator's own limit ("Developers
+    should use this field to stop video posts that are too long"): the 12 s video goes
+    to no account allowed 10 s, and nothing is initialised or uploaded."""
+    driver, _, _ = make(MB)
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        200, json=ok(CREATOR | {"max_video_post_duration_sec": 10})
+    )
+    with pytest.raises(PlatformRefused, match="max_video_post_duration_sec") as caught:
+        driver.publish(delivery(MB))
+    assert caught.value.field == "fileId"
+    assert "at most 10 s" in str(caught.value) and "lasts 12 s" in str(caught.value)
+
+
 def test_a_video_tiktok_fails_is_refused_with_its_reason(tiktok: respx.MockRouter) -> None:
     driver, _, _ = make(MB)
     direct_post(tiktok, ["SELF_ONLY"])

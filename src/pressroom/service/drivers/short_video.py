@@ -214,6 +214,7 @@ class TikTokDriver:
         token = self.tokens.access_token(delivery.account.connection_id)
         creator = self._creator(token)
         post_info = _post_info(delivery.fields, creator)
+        _refuse_if_too_long(media, creator)
         plan = chunk_plan(media.size, self.chunk_bytes)
         init = _data(
             self._post(
@@ -364,6 +365,21 @@ def _post_info(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any
     # paid partnership.
     post_info["brand_content_toggle"] = False
     return post_info
+
+
+def _refuse_if_too_long(media: Media, creator: dict[str, Any]) -> None:
+    """Each creator has their own longest video (creator_info's
+    ``max_video_post_duration_sec``: "Developers should use this field to stop video
+    posts that are too long"), so this rule is not in the rule table: it is read per
+    post, and a longer video refused before its bytes are sent."""
+    longest = creator.get("max_video_post_duration_sec")
+    length = media.duration_seconds
+    if isinstance(longest, int | float) and length is not None and length > longest:
+        raise PlatformRefused(
+            f"TikTok lets this account post videos of at most {longest:g} s "
+            f"(max_video_post_duration_sec, its own limit); this one lasts {length:g} s.",
+            field="fileId",
+        )
 
 
 def _data(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
