@@ -26,6 +26,7 @@ import respx
 
 from pressroom.platforms import MediaKind, Platform
 from pressroom.service.drivers.base import (
+    AccessRevoked,
     Account,
     Delivery,
     Media,
@@ -347,11 +348,16 @@ def test_a_last_chunk_without_an_answer_is_an_unknown_outcome(
 
 
 @pytest.mark.parametrize(
-    ("status", "reason", "raised"),
+    ("status", "reason", "raised", "field"),
     [
-        (403, "quotaExceeded", PlatformRateLimited),
-        (400, "invalidTitle", PlatformRefused),
-        (403, "forbidden", PlatformRefused),
+        (403, "quotaExceeded", PlatformRateLimited, None),
+        (400, "uploadLimitExceeded", PlatformRateLimited, None),  # the channel's, it passes
+        (400, "invalidTitle", PlatformRefused, "title"),
+        (400, "invalidDescription", PlatformRefused, "description"),
+        (400, "invalidTags", PlatformRefused, None),  # pressroom sends no tags
+        (400, "invalidCategoryId", PlatformRefused, None),
+        (403, "forbidden", PlatformRefused, None),
+        (403, "insufficientPermissions", AccessRevoked, None),  # reconnect to grant it
     ],
 )
 def test_what_youtube_refuses_when_the_upload_opens(
@@ -360,7 +366,12 @@ def test_what_youtube_refuses_when_the_upload_opens(
     status: int,
     reason: str,
     raised: type[Exception],
+    field: str | None,
 ) -> None:
+    """YouTube's error reasons (https://developers.google.com/youtube/v3/docs/errors):
+    a refused title or description names its field (the 400 named none), the channel's
+    upload limit is a limit that passes, not a refusal, and a grant without the scope
+    is a connection to renew."""
     google.post("https://www.googleapis.com/upload/youtube/v3/videos").respond(
         status,
         json={
@@ -371,8 +382,12 @@ def test_what_youtube_refuses_when_the_upload_opens(
             }
         },
     )
-    with pytest.raises(raised):
+    with pytest.raises(raised) as caught:
         driver.publish(delivery())
+    assert type(caught.value) is raised
+    assert f"The request failed: {reason}" in str(caught.value)  # YouTube's words
+    if isinstance(caught.value, PlatformRefused):
+        assert caught.value.field == field
 
 
 def test_a_rejected_upload_is_refused_with_youtubes_reason(

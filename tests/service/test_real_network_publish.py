@@ -559,6 +559,41 @@ def test_a_video_goes_to_youtube_streamed_from_storage_after_a_refresh(
         assert vault.decrypt(kept.access_token_enc or "") == "ya29.new"
 
 
+def youtube_connected(service: Service, account: AccountHandle, *, verified: bool) -> str:
+    channel = account.connect("video_sharing", "@pressroom", verified=verified)
+    with transaction(service.sessions) as db:
+        connection = db.get(Connection, channel)
+        assert connection is not None
+        connection.access_token_enc = Vault.from_settings(service.settings).encrypt("ya29")
+    return channel
+
+
+def test_a_title_youtube_refuses_is_a_400_naming_it(real: Service) -> None:
+    account = real.account()
+    channel = youtube_connected(real, account, verified=False)
+    video = make_file(account, "video")
+    with respx.mock(assert_all_called=True) as google:
+        google.post("https://www.googleapis.com/upload/youtube/v3/videos").respond(
+            400,
+            json={
+                "error": {
+                    "code": 400,
+                    "message": "The request metadata specifies an invalid or empty video title.",
+                    "errors": [{"domain": "youtube.video", "reason": "invalidTitle"}],
+                }
+            },
+        )
+        response = publish(
+            account,
+            Platform.VIDEO_SHARING,
+            {"connectionId": channel, "fileId": video, "title": "Launch"},
+        )
+    assert response.status_code == 400, response.text
+    error = error_of(response)
+    assert (error["code"], error["field"]) == ("validation_error", "title")
+    assert "invalid or empty video title" in error["message"]
+
+
 @pytest.mark.parametrize("backend", ["local"], indirect=True)
 def test_youtube_refusing_a_thumbnail_is_channel_not_verified(
     library_factory: Callable[..., Library], media_files: MediaFiles

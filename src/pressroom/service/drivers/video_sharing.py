@@ -87,7 +87,17 @@ CHUNK_ATTEMPTS = 4
 CLOCK_SLACK = timedelta(minutes=2)
 PROCESSING_WAIT_SECONDS = 120.0
 POLL_SECONDS = 5.0
-QUOTA_REASONS = frozenset({"quotaExceeded", "rateLimitExceeded", "userRateLimitExceeded"})
+QUOTA_REASONS = frozenset(
+    {"quotaExceeded", "rateLimitExceeded", "userRateLimitExceeded", "uploadLimitExceeded"}
+)
+"""The project's daily quota, the per-user rates, and the channel's own upload limit
+("The user has exceeded the number of videos they may upload"): limits that pass, not
+refusals of the video (https://developers.google.com/youtube/v3/docs/errors)."""
+REFUSED_FIELDS = {"invalidTitle": "title", "invalidDescription": "description"}
+"""``errors[].reason`` of a 400 → the publish body's field it refuses (same page)."""
+UNSENT_FIELDS = {"invalidTags": "tags", "invalidCategoryId": "category"}
+"""Refusals of fields the publish body has none of (pressroom sends no tags and no
+category): named in the message, with no body field to point at."""
 _RANGE = re.compile(r"bytes=0-(\d+)")
 
 
@@ -394,14 +404,28 @@ def _reasons(response: httpx.Response) -> set[str]:
 
 def _failure(response: httpx.Response, *, sent: bool) -> Exception:
     status, reasons = response.status_code, _reasons(response)
-    if status == 403 and reasons & QUOTA_REASONS:
+    if status in (400, 403) and reasons & QUOTA_REASONS:
         return PlatformRateLimited(
-            f"YouTube's quota is used up ({_message(response)})", retry_after=3600
+            f"YouTube's limit is reached ({', '.join(sorted(reasons & QUOTA_REASONS))}: "
+            f"{_message(response)})",
+            retry_after=3600,
         )
     if status == 403 and "youtubeSignupRequired" in reasons:
         return AccessRevoked("the Google account has no YouTube channel")
+    if status == 403 and "insufficientPermissions" in reasons:
+        return AccessRevoked(
+            "the channel's grant lacks a permission this needs: reconnect it and allow "
+            f"every permission asked ({_message(response)})"
+        )
     if status in (400, 403):
-        return PlatformRefused(f"YouTube answered: {_message(response)}")
+        field = next((REFUSED_FIELDS[r] for r in sorted(reasons) if r in REFUSED_FIELDS), None)
+        unsent = [UNSENT_FIELDS[r] for r in sorted(reasons) if r in UNSENT_FIELDS]
+        about = f" (the video's {', '.join(unsent)}, which this post does not set)"
+        return PlatformRefused(
+            f"YouTube answered {', '.join(sorted(reasons)) or status}: "
+            f"{_message(response)}{about if unsent else ''}",
+            field=field,
+        )
     return PlatformUnavailable(
         f"YouTube answered {status}: {_message(response)}", retry_after=30, sent=sent
     )
