@@ -539,6 +539,60 @@ def test_an_unverified_channels_thumbnail_is_channel_not_verified(
     assert caught.value.code.code == "channel_not_verified"
 
 
+@pytest.mark.parametrize(
+    ("reason", "message", "raised"),
+    [
+        (
+            "forbidden",
+            "The thumbnail can't be set for the specified video. The request might not be "
+            "properly authorized.",
+            PlatformRefused,
+        ),
+        (
+            "insufficientPermissions",
+            "Request had insufficient authentication scopes.",
+            AccessRevoked,
+        ),
+        (
+            "quotaExceeded",
+            "The request cannot be completed because you have exceeded your quota.",
+            PlatformRateLimited,
+        ),
+    ],
+)
+def test_a_thumbnail_403_that_is_not_about_verification_keeps_its_meaning(
+    google: respx.MockRouter,
+    driver: YouTubeDriver,
+    reason: str,
+    message: str,
+    raised: type[Exception],
+) -> None:
+    """thumbnails.set answers 403 for more than an unverified channel (its errors table;
+    a missing scope: ``insufficientPermissions``): every 403 was channel_not_verified,
+    which also marks the channel unverified for good."""
+    google.post("https://www.googleapis.com/upload/youtube/v3/thumbnails/set").respond(
+        403,
+        json={
+            "error": {
+                "code": 403,
+                "message": message,
+                "errors": [{"reason": reason, "domain": "youtube.thumbnail", "message": message}],
+            }
+        },
+    )
+    with pytest.raises(raised) as caught:
+        driver.set_thumbnail(
+            ThumbnailChange(
+                Account("conn_1", "@p"),
+                "v1",
+                Media("f", MediaKind.IMAGE, "image/png", "k", None, 10),
+            )
+        )
+    assert type(caught.value) is raised
+    if isinstance(caught.value, PlatformRefused):
+        assert caught.value.field == "videoId"
+
+
 def test_an_unknown_outcome_is_found_among_the_channels_uploads(
     google: respx.MockRouter, driver: YouTubeDriver
 ) -> None:

@@ -627,8 +627,9 @@ def test_youtube_refusing_a_thumbnail_is_channel_not_verified(
             json={
                 "error": {
                     "code": 403,
-                    "message": "no custom thumbnails",
-                    "errors": [{"reason": "forbidden"}],
+                    "message": "The authenticated user doesn't have permissions to upload "
+                    "and set custom video thumbnails.",
+                    "errors": [{"reason": "forbidden", "domain": "youtube.thumbnail"}],
                 }
             },
         )
@@ -637,6 +638,55 @@ def test_youtube_refusing_a_thumbnail_is_channel_not_verified(
     assert error_of(response)["code"] == "channel_not_verified"
     again = real.client.post(path, json={"thumbnailFileId": image}, headers=account.headers)
     assert again.status_code == 403  # refused here now, without asking YouTube
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_a_thumbnail_refused_for_a_missing_scope_leaves_the_channel_verified(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """Google's 403 for a grant without the scope is not the unverified channel's: the
+    connection is to be reconnected (409 connection_inactive), and the channel stays
+    verified (every 403 marked it unverified, so no thumbnail was tried again)."""
+    library = library_factory(networks=NETWORKS)
+    real = library.service
+    account = library.account()
+    channel = youtube_connected(real, account, verified=True)
+    with transaction(real.sessions) as db:
+        db.add(
+            Post(
+                id="post_v2",
+                account_id=account.id,
+                connection_id=channel,
+                platform="video_sharing",
+                request={},
+                status="published",
+                platform_post_id="dQw4w9WgXcQ",
+                created_at=datetime.now(UTC),
+            )
+        )
+    image = library.upload(account, media_files.png)
+    library.wait(account, image)
+    with respx.mock(assert_all_called=True) as google:
+        google.post("https://www.googleapis.com/upload/youtube/v3/thumbnails/set").respond(
+            403,
+            json={
+                "error": {
+                    "code": 403,
+                    "message": "Request had insufficient authentication scopes.",
+                    "errors": [{"reason": "insufficientPermissions", "domain": "global"}],
+                }
+            },
+        )
+        response = real.client.post(
+            "/api/v2/video_sharing/thumbnail/dQw4w9WgXcQ",
+            json={"thumbnailFileId": image},
+            headers=account.headers,
+        )
+    assert response.status_code == 409, response.text
+    assert error_of(response)["code"] == "connection_inactive"
+    with transaction(real.sessions, write=False) as db:
+        kept = db.get(Connection, channel)
+        assert kept is not None and kept.verified is True
 
 
 @pytest.mark.parametrize("granted", ["granted", "declined"])

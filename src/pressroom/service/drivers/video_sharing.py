@@ -21,8 +21,10 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (``Content-Range: bytes */size``, answered 308 with ``Range``) and the upload resumes
   there (https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol).
   Requests are checked against the discovery document google-api-python-client ships;
-- thumbnails: ``thumbnails.set``, the image's bytes as the body; a 403 means the channel
-  may not use custom thumbnails (``channel_not_verified``)
+- thumbnails: ``thumbnails.set``, the image's bytes as the body; the 403 saying the
+  user may not set custom thumbnails means an unverified channel
+  (``channel_not_verified``), while its other 403s (a quota, a grant without the scope,
+  a video the thumbnail cannot go on) keep their own meaning
   (https://developers.google.com/youtube/v3/docs/thumbnails/set);
 - look-up of an unknown outcome: the channel's uploads playlist
   (``channels.list`` ``contentDetails.relatedPlaylists.uploads``, then
@@ -259,10 +261,7 @@ class YouTubeDriver:
             content=body,
         )
         if response.status_code == 403:
-            raise PermissionMissing(
-                error_codes.CHANNEL_NOT_VERIFIED,
-                f"YouTube does not let this channel set custom thumbnails ({_message(response)}).",
-            )
+            raise _thumbnail_refusal(response)
         if response.status_code == 404:
             raise PlatformRefused("YouTube has no such video on this channel", field="videoId")
         if response.status_code != 200:
@@ -429,6 +428,37 @@ def _failure(response: httpx.Response, *, sent: bool) -> Exception:
     return PlatformUnavailable(
         f"YouTube answered {status}: {_message(response)}", retry_after=30, sent=sent
     )
+
+
+NOT_VERIFIED = "doesn't have permissions to upload and set custom video thumbnails"
+"""thumbnails.set's 403 for a channel that may not use custom thumbnails (unverified).
+Its other 403 has the same reason, ``forbidden``, and says "The thumbnail can't be set
+for the specified video": only the words tell them apart
+(https://developers.google.com/youtube/v3/docs/thumbnails/set#errors)."""
+
+
+def _thumbnail_refusal(response: httpx.Response) -> Exception:
+    """A 403 from thumbnails.set: the unverified channel is ``channel_not_verified``; a
+    quota, a grant without the scope or a video the thumbnail cannot go on are what
+    they are, and leave the channel's verification alone."""
+    said = " ".join(
+        [_message(response)]
+        + [
+            str(e.get("message", ""))
+            for e in _error(response).get("errors") or []
+            if isinstance(e, dict)
+        ]
+    )
+    reasons = _reasons(response)
+    if "forbidden" in reasons and NOT_VERIFIED in said.replace("’", "'").lower():
+        return PermissionMissing(
+            error_codes.CHANNEL_NOT_VERIFIED,
+            f"YouTube does not let this channel set custom thumbnails ({_message(response)}).",
+        )
+    failure = _failure(response, sent=True)
+    if isinstance(failure, PlatformRefused) and failure.field is None:
+        failure.field = "videoId"  # "The thumbnail can't be set for the specified video."
+    return failure
 
 
 def _unavailable(response: httpx.Response, doing: str) -> PlatformUnavailable:
