@@ -285,8 +285,9 @@ def test_a_video_is_uploaded_in_chunks_streamed_from_storage(
     metadata = json.loads(start.content)
     assert metadata == {
         "snippet": {"title": "Launch", "description": "Our launch"},
-        "status": {"privacyStatus": "unlisted", "selfDeclaredMadeForKids": False},
+        "status": {"privacyStatus": "unlisted"},  # no made-for-kids declaration made for them
     }
+    assert published.extra == {"appliedPrivacyStatus": "unlisted", "appliedMadeForKids": None}
     ranges = [c.request.headers["Content-Range"] for c in put.calls]
     assert ranges == [
         f"bytes 0-{CHUNK - 1}/{SIZE}",
@@ -295,6 +296,45 @@ def test_a_video_is_uploaded_in_chunks_streamed_from_storage(
     ]
     assert b"".join(c.request.content for c in put.calls) == VIDEO_BYTES
     assert all(stop - start <= CHUNK for start, stop in stored.reads)  # never the whole file
+
+
+@pytest.mark.parametrize("for_kids", [True, False])
+def test_the_owners_made_for_kids_declaration_is_sent_as_given(
+    google: respx.MockRouter, driver: YouTubeDriver, for_kids: bool
+) -> None:
+    """selfDeclaredMadeForKids is the owner's declaration: the driver sent False for
+    every video; now it sends what the owner said, and nothing when they said nothing."""
+    opened = open_session(google)
+    google.put(SESSION).respond(200, json=video_resource())
+    processed(google)
+    driver.publish(delivery(madeForKids=for_kids))
+    status = json.loads(opened.calls.last.request.content)["status"]
+    assert status == {"privacyStatus": "unlisted", "selfDeclaredMadeForKids": for_kids}
+
+
+def test_the_privacy_youtube_applied_is_reported_when_it_is_not_the_one_asked(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    """YouTube may lock an upload to private (unverified API projects, by some of its
+    pages; the account's settings): the privacy it reports is the one the answer gives,
+    read from the insert answer and then from videos.list."""
+    open_session(google)
+    locked = video_resource()
+    locked["status"] = {"uploadStatus": "uploaded", "privacyStatus": "private"}
+    google.put(SESSION).respond(200, json=locked)
+    processed(
+        google,
+        {
+            "id": "dQw4w9WgXcQ",
+            "status": {
+                "uploadStatus": "processed",
+                "privacyStatus": "private",
+                "madeForKids": False,
+            },
+        },
+    )
+    published = driver.publish(delivery(privacyStatus="public"))
+    assert published.extra == {"appliedPrivacyStatus": "private", "appliedMadeForKids": False}
 
 
 def test_a_failed_chunk_resumes_where_the_session_stands(
@@ -624,13 +664,15 @@ def test_an_unknown_outcome_is_found_among_the_channels_uploads(
                         "publishedAt": "2026-11-25T12:00:04Z",
                         "title": "Launch",
                         "resourceId": {"kind": "youtube#video", "videoId": "dQw4w9WgXcQ"},
-                    }
+                    },
+                    "status": {"privacyStatus": "private"},
                 },
             ],
         },
     )
     found = driver.find_delivery(delivery(), SENT_AT)
     assert found is not None and found.platform_post_id == "dQw4w9WgXcQ"
+    assert found.extra["appliedPrivacyStatus"] == "private"
     assert items.calls.last.request.url.params["playlistId"] == "UU1"
 
 

@@ -568,6 +568,64 @@ def youtube_connected(service: Service, account: AccountHandle, *, verified: boo
     return channel
 
 
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_the_answer_says_the_privacy_youtube_applied(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """Asked public, YouTube keeps the upload private (an unverified API project, per
+    some of its pages): the answer echoes the privacy asked, as the spec says, and says
+    what YouTube applied; the owner's made-for-kids declaration goes through as given."""
+    library = library_factory(networks=NETWORKS)
+    real = library.service
+    account = library.account()
+    video = library.upload(account, media_files.video2)
+    assert library.wait(account, video)["status"] == "ready"
+    channel = youtube_connected(real, account, verified=False)
+    session = (
+        "https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&upload_id=u2"
+    )
+    with respx.mock(assert_all_called=True) as google:
+        opened = google.post("https://www.googleapis.com/upload/youtube/v3/videos").respond(
+            200, headers={"Location": session}
+        )
+        google.put(session).respond(
+            200,
+            json={
+                "id": "dQw4w9WgXcQ",
+                "snippet": {"publishedAt": "2026-11-25T12:00:00Z"},
+                "status": {"uploadStatus": "uploaded", "privacyStatus": "private"},
+            },
+        )
+        google.get("https://www.googleapis.com/youtube/v3/videos").respond(
+            200,
+            json={
+                "items": [
+                    {
+                        "id": "dQw4w9WgXcQ",
+                        "status": {
+                            "uploadStatus": "processed",
+                            "privacyStatus": "private",
+                            "madeForKids": False,
+                        },
+                    }
+                ]
+            },
+        )
+        response = publish(
+            account,
+            Platform.VIDEO_SHARING,
+            {"connectionId": channel, "fileId": video, "title": "Launch", "madeForKids": False},
+        )
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert (answer["privacyStatus"], answer["appliedPrivacyStatus"]) == ("public", "private")
+    assert answer["appliedMadeForKids"] is False
+    assert json.loads(opened.calls.last.request.content)["status"] == {
+        "privacyStatus": "public",
+        "selfDeclaredMadeForKids": False,
+    }
+
+
 def test_a_title_youtube_refuses_is_a_400_naming_it(real: Service) -> None:
     account = real.account()
     channel = youtube_connected(real, account, verified=False)

@@ -16,6 +16,7 @@ PRIVACY = "privacy"
 PRIVACY_LEVEL = "privacy_level"
 BOARD = "board"
 THUMBNAIL = "thumbnail"
+MADE_FOR_KIDS = "made_for_kids"
 INTERACTIONS = ("allow_comments", "allow_duet", "allow_stitch")
 """short_video's yes/no choices, each turning one interaction on (pressroom's extension)."""
 CHOICES = (PRIVACY, PRIVACY_LEVEL, BOARD, THUMBNAIL)
@@ -30,6 +31,7 @@ BODY_FIELDS: Mapping[str, str] = {
     "allow_comments": "allowComments",
     "allow_duet": "allowDuet",
     "allow_stitch": "allowStitch",
+    MADE_FOR_KIDS: "madeForKids",
 }
 """Campaign name → API body name, where they differ."""
 
@@ -50,7 +52,7 @@ def content_fields(platform: Platform) -> tuple[str, ...]:
     if rules.requires_board:
         names.insert(0, BOARD)
     if platform is Platform.VIDEO_SHARING:
-        names.append(PRIVACY)
+        names.extend((PRIVACY, MADE_FOR_KIDS))
     if platform is Platform.SHORT_VIDEO:
         names.extend((PRIVACY_LEVEL, *INTERACTIONS))
     if rules.supports_thumbnail:

@@ -145,6 +145,14 @@ class VideoSharingBlock(Block):
         description="Who can see the video; the service's default is public. Use unlisted while testing.",
         json_schema_extra={"enum": list(PRIVACY_STATUSES)},
     )
+    made_for_kids: bool | None = Field(
+        None,
+        description=(
+            "Your declaration that the video is made for children (YouTube asks it of the "
+            "channel's owner, under US law). Leave it out to let YouTube apply the "
+            "channel's own audience setting."
+        ),
+    )
     thumbnail: str | None = Field(
         None,
         description=(

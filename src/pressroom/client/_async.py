@@ -552,8 +552,10 @@ class AsyncClient(ClientCore):
         title: str,
         description: str | None = None,
         privacy_status: str | None = None,
+        made_for_kids: bool | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``made_for_kids`` is pressroom's extension (the owner's declaration)."""
         return await self.publish(
             Platform.VIDEO_SHARING,
             connection_id=connection_id,
@@ -562,6 +564,7 @@ class AsyncClient(ClientCore):
             title=title,
             description=description,
             privacy_status=privacy_status,
+            made_for_kids=made_for_kids,
         )
 
     async def set_video_thumbnail(

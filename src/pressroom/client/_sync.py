@@ -549,8 +549,10 @@ class Client(ClientCore):
         title: str,
         description: str | None = None,
         privacy_status: str | None = None,
+        made_for_kids: bool | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``made_for_kids`` is pressroom's extension (the owner's declaration)."""
         return self.publish(
             Platform.VIDEO_SHARING,
             connection_id=connection_id,
@@ -559,6 +561,7 @@ class Client(ClientCore):
             title=title,
             description=description,
             privacy_status=privacy_status,
+            made_for_kids=made_for_kids,
         )
 
     def set_video_thumbnail(

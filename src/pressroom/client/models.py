@@ -218,6 +218,8 @@ class VideoSharingPublish(PublishRequest):
     title: str
     description: str | None = None
     privacy_status: Literal["public", "unlisted", "private"] | None = None
+    made_for_kids: bool | None = None
+    """pressroom's extension: the owner's made-for-children declaration (left out: none)."""
 
 
 class ShortVideoPublish(PublishRequest):
@@ -357,6 +359,9 @@ class PublishResult(WithMeta):
     pin_id: Id | None = None
     privacy_status: str | None = None
     board_id: Id | None = None
+    applied_privacy_status: str | None = None
+    """video_sharing on pressroom: the privacy YouTube reports having applied."""
+    applied_made_for_kids: bool | None = None
     publish_id: Id | None = None
     """short_video on pressroom: TikTok's ``publish_id``, the post's reference."""
     privacy_level: str | None = None

@@ -191,16 +191,19 @@ class YouTubeDriver:
         video = self._send_bytes(token, session, media.storage_key, media.size)
         video_id = str(video["id"])
         _refuse_if_failed(video)
-        self._await_processing(token, video_id)
+        status = {**(video.get("status") or {}), **(self._await_processing(token, video_id) or {})}
         published = parse_time((video.get("snippet") or {}).get("publishedAt"))
-        return Published(video_id, _watch_url(video_id), published or utcnow())
+        return Published(
+            video_id, _watch_url(video_id), published or utcnow(), extra=_as_applied(status)
+        )
 
-    def _await_processing(self, token: str, video_id: str) -> None:
+    def _await_processing(self, token: str, video_id: str) -> dict[str, Any] | None:
         """Poll ``videos.list`` until YouTube has processed the video or failed it (its
-        reason is the refusal). A long video may take longer than ``processing_wait``:
-        it exists, with its id and URL, so the post counts as published then, and
-        YouTube finishes processing it on its own."""
+        reason is the refusal); the video's last ``status`` read, if any. A long video
+        may take longer than ``processing_wait``: it exists, with its id and URL, so the
+        post counts as published then, and YouTube finishes processing it on its own."""
         deadline = time.monotonic() + self.processing_wait_seconds
+        status: dict[str, Any] | None = None
         while time.monotonic() < deadline:
             response = self.http.request(
                 "GET",
@@ -209,16 +212,18 @@ class YouTubeDriver:
                 params={"part": "status,processingDetails", "id": video_id},
             )
             if response.status_code != 200:
-                return  # it was uploaded: a status we cannot read does not unmake it
+                break  # it was uploaded: a status we cannot read does not unmake it
             items = json_of(response).get("items") or []
             if not items:
-                return
+                break
             _refuse_if_failed(items[0])
+            status = items[0].get("status") or status
             processing = (items[0].get("processingDetails") or {}).get("processingStatus")
-            upload = (items[0].get("status") or {}).get("uploadStatus")
+            upload = (status or {}).get("uploadStatus")
             if upload == "processed" or processing == "succeeded":
-                return
+                break
             self._sleep(self.poll_seconds)
+        return status
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         token = self.tokens.access_token(delivery.account.connection_id)
@@ -230,7 +235,7 @@ class YouTubeDriver:
             "GET",
             f"{API}/playlistItems",
             token=token,
-            params={"part": "snippet", "playlistId": uploads, "maxResults": "50"},
+            params={"part": "snippet,status", "playlistId": uploads, "maxResults": "50"},
         )
         if response.status_code != 200:
             raise _unavailable(response, "list the channel's uploads")
@@ -244,7 +249,8 @@ class YouTubeDriver:
                 and snippet.get("title") == delivery.fields.get("title")
             ):
                 video_id = str((snippet.get("resourceId") or {}).get("videoId"))
-                return Published(video_id, _watch_url(video_id), made)
+                applied = _as_applied(item.get("status") or {})
+                return Published(video_id, _watch_url(video_id), made, extra=applied)
         return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
@@ -278,13 +284,12 @@ class YouTubeDriver:
         snippet: dict[str, Any] = {"title": fields["title"]}
         if fields.get("description"):
             snippet["description"] = fields["description"]
-        metadata = {
-            "snippet": snippet,
-            "status": {
-                "privacyStatus": fields.get("privacyStatus", "public"),
-                "selfDeclaredMadeForKids": False,
-            },
-        }
+        status: dict[str, Any] = {"privacyStatus": fields.get("privacyStatus", "public")}
+        if fields.get("madeForKids") is not None:
+            # The owner's own declaration (COPPA); without it YouTube applies the
+            # channel's audience setting rather than one pressroom would make for them.
+            status["selfDeclaredMadeForKids"] = bool(fields["madeForKids"])
+        metadata = {"snippet": snippet, "status": status}
         response = self.http.request(
             "POST",
             f"{UPLOAD_API}/videos",
@@ -374,6 +379,20 @@ def _refuse_if_failed(video: dict[str, Any]) -> None:
             or "no reason given"
         )
         raise PlatformRefused(f"YouTube refused the video ({reason})", field="fileId")
+
+
+def _as_applied(status: dict[str, Any]) -> dict[str, Any]:
+    """What YouTube says it applied, for the publish answer. The privacy may differ from
+    the one asked: YouTube's pages disagree on whether uploads from unverified API
+    projects are locked private (the discovery document's ``privacyStatus`` says they
+    are not; the videos resource's banner and Help Center answer 7300965 say they are),
+    and the account's settings may make an upload private; either way the answer shows
+    it. ``madeForKids`` is YouTube's own verdict on the audience."""
+    privacy, for_kids = status.get("privacyStatus"), status.get("madeForKids")
+    return {
+        "appliedPrivacyStatus": privacy if isinstance(privacy, str) else None,
+        "appliedMadeForKids": for_kids if isinstance(for_kids, bool) else None,
+    }
 
 
 def _received(response: httpx.Response) -> int:

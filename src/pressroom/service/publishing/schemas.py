@@ -121,6 +121,16 @@ class VideoSharingPublish(PublishRequest):
         examples=[DEFAULT_PRIVACY_STATUS],
         json_schema_extra={"enum": list(PRIVACY_STATUSES)},
     )
+    made_for_kids: bool | None = Field(
+        None,
+        description=(
+            "Our extension: the owner's declaration that the video is made for children "
+            "(YouTube's `selfDeclaredMadeForKids`, a declaration US law, COPPA, leaves to "
+            "the channel's owner). Left out, nothing is declared and YouTube applies the "
+            "channel's own audience setting; the answer's `appliedMadeForKids` says what "
+            "YouTube decided."
+        ),
+    )
 
 
 class ShortVideoPost(PublishRequest):
@@ -217,7 +227,26 @@ class MicroblogResult(PublishResult):
 
 class VideoSharingResult(PublishResult):
     video_id: str
-    privacy_status: str = Field(json_schema_extra={"enum": list(PRIVACY_STATUSES)})
+    privacy_status: str = Field(
+        description="The privacy asked for (the request's `privacyStatus` or its default).",
+        json_schema_extra={"enum": list(PRIVACY_STATUSES)},
+    )
+    applied_privacy_status: str | None = Field(
+        None,
+        description=(
+            "Our extension: the privacy YouTube reports for the video once uploaded "
+            "(`status.privacyStatus`), which can differ from `privacyStatus`: YouTube may "
+            "lock uploads from unverified API projects to private (its pages disagree on "
+            "whether it still does) and the account's settings can make an upload private. "
+            "Null when YouTube did not say (and on the sandbox)."
+        ),
+        json_schema_extra={"enum": [*PRIVACY_STATUSES, None]},
+    )
+    applied_made_for_kids: bool | None = Field(
+        None,
+        description="Our extension: whether YouTube treats the video as made for children "
+        "(`status.madeForKids`); null when YouTube did not say.",
+    )
 
 
 class PostIdResult(PublishResult):
