@@ -4,10 +4,10 @@ Set ``PRESSROOM_SHORT_VIDEO_CLIENT_ID`` (TikTok's "client key") and ``_CLIENT_SE
 TikTok app with Login Kit and the Content Posting API (direct post on), and
 ``{PRESSROOM_BASE_URL}/oauth/callback/short_video`` as its redirect URI.
 
-What the driver does, and the pages it follows (read 2026-11-25):
+What the driver does, and the pages it follows (read 2026-11-26):
 
 - consent at ``https://www.tiktok.com/v2/auth/authorize/`` with ``user.info.basic,
-  video.publish,video.list`` (comma-separated); code and refresh at ``POST
+  video.publish`` (comma-separated); code and refresh at ``POST
   https://open.tiktokapis.com/v2/oauth/token/`` with ``client_key`` and the secret in the
   form (https://developers.tiktok.com/doc/oauth-user-access-token-management). Access
   tokens last a day, refresh tokens a year;
@@ -15,24 +15,34 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (scope ``video.publish``), not ``/v2/user/info/``, whose ``username`` needs
   ``user.info.profile`` (https://developers.tiktok.com/bulletin/user-info-scope-migration);
 - publish, as TikTok requires for direct posts: the creator's settings first
-  (``/v2/post/publish/creator_info/query/``: the privacy levels this account may use;
-  an app TikTok has not audited may post privately only), then
-  ``/v2/post/publish/video/init/`` with ``FILE_UPLOAD``, then the bytes PUT to the
-  returned ``upload_url`` in chunks read from storage: at least 5 MB and at most 64 MB
-  each, the last one taking the trailing bytes, a video under 5 MB in one piece
+  (``/v2/post/publish/creator_info/query/``). The privacy level and the interactions
+  are the owner's choices (the body's ``privacyLevel``, ``allowComments``,
+  ``allowDuet``, ``allowStitch``): TikTok's rules say "no default value" for the
+  privacy, among the levels the account offers, and interactions off unless turned on
+  (https://developers.tiktok.com/doc/content-sharing-guidelines). A post without a
+  level, with one the account does not offer, allowing an interaction the account's
+  settings turn off, or longer than the creator's ``max_video_post_duration_sec`` is
+  refused before anything is sent. Then ``/v2/post/publish/video/init/`` with
+  ``FILE_UPLOAD``, then the bytes PUT to the returned ``upload_url`` in chunks read from
+  storage: at least 5 MB and at most 64 MB each, the last one taking the trailing
+  bytes, a video under 5 MB in one piece
   (https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide,
   https://developers.tiktok.com/doc/content-posting-api-reference-direct-post);
 - TikTok then processes the video: ``/v2/post/publish/status/fetch/`` is polled until
-  ``PUBLISH_COMPLETE`` (with the public post id) or ``FAILED`` (TikTok's
-  ``fail_reason`` becomes the refusal) for up to ``publish_wait_seconds``; still
-  processing after that, the outcome is unknown and settled later by the look-up
-  (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status);
-- look-up of an unknown outcome: ``POST /v2/video/list/``, a video since the send whose
-  title is the caption (https://developers.tiktok.com/doc/tiktok-api-v2-video-list).
+  ``PUBLISH_COMPLETE`` or ``FAILED`` (its ``fail_reason`` says what the failure is) for
+  up to ``publish_wait_seconds``; still processing after that, the outcome is unknown
+  (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status).
+  TikTok gives a public post id only for a public post its moderation passed; until
+  then, and for good for a private post, the ``publish_id`` is the post's reference and
+  the account's profile its URL;
+- look-up of an unknown outcome: ``status/fetch`` again, with the ``publish_id`` kept on
+  the record. The account's video list (``/v2/video/list/``) shows public videos only,
+  with titles cut at 150 characters, so a private post would never be found there.
 
-TikTok answers errors in the body (``error.code`` other than ``ok``), often with a 4xx:
-``rate_limit_exceeded`` and the ``spam_risk_*`` limits are the rate limit,
-``access_token_invalid`` and ``scope_not_authorized`` a grant to renew.
+TikTok answers errors in the body (``error.code`` other than ``ok``), with a 4xx or, from
+creator_info, a 200: classed by its own tables (``REFUSALS``, ``FAIL_REASONS``, the rate
+and daily-cap codes); ``access_token_invalid`` and ``scope_not_authorized`` are a grant
+to renew.
 """
 
 from __future__ import annotations

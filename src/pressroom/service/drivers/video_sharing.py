@@ -15,7 +15,8 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``status.longUploadsStatus`` is ``allowed`` is verified, which custom thumbnails need
   (https://developers.google.com/youtube/v3/docs/channels/list);
 - publish: ``videos.insert`` as a resumable upload: a session is opened with the
-  metadata (``snippet``, ``status``), then the bytes are PUT from storage in chunks of
+  metadata (``snippet``, ``status``: the privacy asked, and ``selfDeclaredMadeForKids``
+  only when the owner declared it), then the bytes are PUT from storage in chunks of
   ``CHUNK_BYTES`` (a multiple of 256 KiB, as the protocol requires) with
   ``Content-Range``; after a failed chunk the session is asked where it stands
   (``Content-Range: bytes */size``, answered 308 with ``Range``) and the upload resumes
@@ -33,9 +34,12 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (https://developers.google.com/youtube/v3/docs/playlistItems/list).
 
 After the upload, ``videos.list`` (``status,processingDetails``) is polled until YouTube
-has processed the video, for up to two minutes; a video it rejects or cannot process
-(``uploadStatus`` ``rejected``/``failed``, ``processingStatus`` ``failed``/``terminated``)
-is refused with its ``rejectionReason``, ``failureReason`` or
+has processed the video, for up to two minutes; the privacy and audience YouTube reports
+there (or in the insert answer) are the answer's ``appliedPrivacyStatus`` and
+``appliedMadeForKids``. A refusal names the body's field where YouTube's
+``errors[].reason`` does (``invalidTitle``, ``invalidDescription``). A video it rejects
+or cannot process (``uploadStatus`` ``rejected``/``failed``, ``processingStatus``
+``failed``/``terminated``) is refused with its ``rejectionReason``, ``failureReason`` or
 ``processingFailureReason``. A long video still processing after the wait counts as
 published: it exists, with its id and URL, and YouTube finishes it on its own.
 """
