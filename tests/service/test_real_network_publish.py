@@ -441,6 +441,58 @@ def test_an_outcome_linkedin_cannot_be_asked_about_is_never_resent(
 
 
 @pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_a_private_tiktok_post_answers_its_publish_id_and_the_profile(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """TikTok gives no public id for a private post: the answer's postId is the
+    publish_id and its URL the profile (it was /video/{publish_id}, a link to nothing),
+    and the extension fields say so; the owner's choices reached TikTok as given."""
+    library = library_factory(networks=NETWORKS)
+    real = library.service
+    account = library.account()
+    video = library.upload(account, media_files.video4)
+    assert library.wait(account, video)["status"] == "ready"
+    connection_id = tiktok_connected(real, account)
+    publish_id = "v_pub_file~v2-1.78"
+    with respx.mock(assert_all_called=True) as tiktok:
+        tiktok.post(f"{TIKTOK}/post/publish/creator_info/query/").respond(200, json=CREATOR)
+        init = tiktok.post(f"{TIKTOK}/post/publish/video/init/").respond(
+            200,
+            json={
+                "data": {"publish_id": publish_id, "upload_url": UPLOAD_URL},
+                "error": {"code": "ok", "message": "", "log_id": "x"},
+            },
+        )
+        tiktok.put(UPLOAD_URL).respond(201)
+        tiktok.post(f"{TIKTOK}/post/publish/status/fetch/").respond(
+            200,
+            json={
+                "data": {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": []},
+                "error": {"code": "ok", "message": "", "log_id": "x"},
+            },
+        )
+        response = real.client.post(
+            "/api/social/post",
+            json={
+                "platform": "short_video",
+                "connectionId": connection_id,
+                "fileId": video,
+                "privacyLevel": "SELF_ONLY",
+                "allowComments": True,
+            },
+            headers=account.headers,
+        )
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert (answer["postId"], answer["url"]) == (publish_id, "https://www.tiktok.com/@pressroomhq")
+    assert (answer["publishId"], answer["publiclyAvailable"]) == (publish_id, False)
+    assert answer["privacyLevel"] == "SELF_ONLY"
+    post_info = json.loads(init.calls.last.request.content)["post_info"]
+    assert (post_info["privacy_level"], post_info["disable_comment"]) == ("SELF_ONLY", False)
+    assert post_info["disable_duet"] is True and post_info["disable_stitch"] is True
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
 def test_a_tiktok_post_of_unknown_outcome_is_asked_for_by_its_publish_id_not_resent(
     library_factory: Callable[..., Library], media_files: MediaFiles
 ) -> None:
