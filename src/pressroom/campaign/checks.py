@@ -257,7 +257,7 @@ class _Checker:
                     f"{over.limit:,} ({over.length - over.limit:,} too many)",
                 )
         texts = {
-            rule.name: content.fields.get(rule.name)
+            rule.name: content.text(rule.name)
             for rule in rules.text_fields
             if rule.name not in spec_broken
         }
