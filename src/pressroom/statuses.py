@@ -59,3 +59,15 @@ class PrivacyStatus(StrEnum):
     PUBLIC = "public"
     UNLISTED = "unlisted"
     PRIVATE = "private"
+
+
+class ShortVideoPrivacyLevel(StrEnum):
+    """short_video's ``privacyLevel``: TikTok's own values
+    (https://developers.tiktok.com/doc/content-posting-api-reference-direct-post). An
+    account offers three of them: a public one PUBLIC_TO_EVERYONE, a private one
+    FOLLOWER_OF_CREATOR, both MUTUAL_FOLLOW_FRIENDS and SELF_ONLY."""
+
+    PUBLIC_TO_EVERYONE = "PUBLIC_TO_EVERYONE"
+    MUTUAL_FOLLOW_FRIENDS = "MUTUAL_FOLLOW_FRIENDS"
+    FOLLOWER_OF_CREATOR = "FOLLOWER_OF_CREATOR"
+    SELF_ONLY = "SELF_ONLY"

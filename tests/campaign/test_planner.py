@@ -111,6 +111,46 @@ def test_short_video_names_its_platform_in_the_shared_endpoint(write: Write) -> 
     }
 
 
+def test_short_videos_privacy_and_interactions_are_the_owners_choice_in_the_body(
+    write: Write,
+) -> None:
+    """TikTok has the owner choose the privacy level and turn interactions on: the
+    campaign carries the choices (pressroom's extension fields) into the body."""
+    campaign = load(
+        write(
+            "name: s\nmedia: {clip: {path: media/clip.mp4}}\n"
+            "defaults: {short_video: {privacy_level: ' SELF_ONLY ', allow_duet: false}}\n"
+            "posts: [{id: a, media: clip, short_video: {caption: hi, allow_comments: true}}]\n"
+        )
+    )
+    [post] = plan(campaign, [{"id": "sv1", "platform": "short_video", "name": "@clips"}]).posts
+    assert post.publish_body({"clip": "f"}) == {
+        "platform": "short_video",
+        "connectionId": "sv1",
+        "fileId": "f",
+        "caption": "hi",
+        "privacyLevel": "SELF_ONLY",
+        "allowComments": True,
+        "allowDuet": False,
+    }
+
+
+def test_the_made_for_kids_declaration_is_the_owners_in_the_body(write: Write) -> None:
+    campaign = load(
+        write(
+            "name: s\nmedia: {clip: {path: media/clip.mp4}}\n"
+            "posts: [{id: a, media: clip, video_sharing: {title: Film, made_for_kids: no}}]\n"
+        )
+    )
+    [post] = plan(campaign, [{"id": "vs1", "platform": "video_sharing", "name": "Acme"}]).posts
+    assert post.publish_body({"clip": "f"}) == {
+        "connectionId": "vs1",
+        "fileId": "f",
+        "title": "Film",
+        "madeForKids": False,
+    }
+
+
 def test_inactive_and_unknown_connections_are_skipped_and_reported(campaign: Campaign) -> None:
     result = plan(campaign, CONNECTIONS)
     skipped = [(s.post_id, s.platform.value, s.reason, s.connection) for s in result.skipped]

@@ -46,6 +46,31 @@ def test_one_run_shows_every_common_mistake_with_a_fix_hint(write: Write) -> Non
     assert report.campaign is None and not report.ok
 
 
+def test_short_videos_choices_are_checked_at_their_line(write: Write) -> None:
+    path = write(
+        """
+        name: spring
+        media: {film: {path: media/clip.mp4}}
+        posts:
+          - id: launch
+            media: film
+            short_video:
+              privacy_level: PUBLIC
+              allow_stitch: maybe
+        """
+    )
+    report = validate(path)
+    assert [(i.line, i.path) for i in report.errors] == [
+        (7, "posts.0.short_video.privacy_level"),
+        (8, "posts.0.short_video.allow_stitch"),
+    ]
+    assert report.errors[0].message == (
+        "privacy_level 'PUBLIC' is not known; expected one of: FOLLOWER_OF_CREATOR, "
+        "MUTUAL_FOLLOW_FRIENDS, PUBLIC_TO_EVERYONE, SELF_ONLY"
+    )
+    assert report.errors[1].message == "expected true or false, got text ('maybe')"
+
+
 def test_issues_come_in_file_order_each_once(write: Write) -> None:
     path = write(
         """

@@ -30,6 +30,21 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         {"file_id": "f1", "caption": "#new"},
         {"platform": "short_video", "fileId": "f1", "caption": "#new"},
     ),
+    (  # pressroom's extension: the TikTok owner's own choices
+        "publish_short_video",
+        {"file_id": "f1", "privacy_level": "SELF_ONLY", "allow_comments": True},
+        {
+            "platform": "short_video",
+            "fileId": "f1",
+            "privacyLevel": "SELF_ONLY",
+            "allowComments": True,
+        },
+    ),
+    (
+        "publish_video_sharing",
+        {"file_id": "f1", "title": "T", "made_for_kids": False},
+        {"fileId": "f1", "title": "T", "madeForKids": False},
+    ),
     ("publish_photo_sharing", {"file_id": "f1"}, {"fileId": "f1"}),
     ("publish_page_social", {"file_id": "f1", "message": "m"}, {"fileId": "f1", "message": "m"}),
     (
@@ -74,6 +89,8 @@ def test_the_generic_publish_takes_snake_case_fields_and_refuses_foreign_ones(
         hosted_client.publish("microblog", connection_id="c2", text="x", caption="no")
     with pytest.raises(ValueError, match="title"):
         hosted_client.publish("video_sharing", connection_id="c2", file_id="9")
+    with pytest.raises(ValueError, match="privacy_level"):  # TikTok's own values only
+        hosted_client.publish("short_video", connection_id="c2", file_id="9", privacy_level="ALL")
     with pytest.raises(ValueError, match="unknown platform 'fax'"):
         hosted_client.publish("fax", connection_id="c2", text="x")
     assert len(hosted.requests) == 1

@@ -44,6 +44,9 @@ class Endpoint:
     """The checks of query and body; None accepts any (say why where it is used)."""
     scopes: frozenset[str] = frozenset()
     """Scopes the network requires of the token for this endpoint."""
+    any_scope: frozenset[str] = frozenset()
+    """Scopes of which one suffices (Google lists several per method, any of which
+    authorizes it); empty when the endpoint names none."""
 
     def matches(self, request: httpx.Request) -> bool:
         return (
@@ -75,6 +78,11 @@ class Contract:
             assert not missing, (
                 f"{request.method} {request.url.path} needs the scopes {sorted(missing)}, "
                 f"which {self.network} did not grant ({endpoint.source})"
+            )
+            assert not endpoint.any_scope or endpoint.any_scope & self.granted, (
+                f"{request.method} {request.url.path} needs one of the scopes "
+                f"{sorted(endpoint.any_scope)}, and {self.network} granted none "
+                f"({endpoint.source})"
             )
         if endpoint.check is not None:
             endpoint.check(request)

@@ -1,4 +1,6 @@
-"""The short_video driver against TikTok's documented Content Posting API (respx replays it).
+"""The short_video driver against TikTok's documented Content Posting API (respx replays it;
+every request of every test is held to TikTok's contract, typed models written from these
+pages: ``tests/drivers/contracts/tiktok.py``).
 
 Pages read 2026-11-25:
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
@@ -29,6 +32,7 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    LookupUnsupported,
     Media,
     PlatformRateLimited,
     PlatformRefused,
@@ -38,6 +42,8 @@ from pressroom.service.drivers.base import (
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.short_video import MIN_CHUNK, TikTokDriver, chunk_plan
+from tests.drivers.contract import Contract, held_to
+from tests.drivers.contracts import tiktok as tiktok_contract
 
 API = "https://open.tiktokapis.com/v2"
 CALLBACK = "https://press.example/oauth/callback/short_video"
@@ -78,6 +84,21 @@ def tiktok() -> Iterator[respx.MockRouter]:
         yield router
 
 
+def consented() -> frozenset[str]:
+    """The scopes the driver asks for on TikTok's consent page (comma-separated)."""
+    driver, _, _ = make(1)
+    url = driver.authorization_url(redirect_uri=CALLBACK, state="s", code_verifier="v")
+    return frozenset(parse_qs(urlsplit(url).query)["scope"][0].split(","))
+
+
+@pytest.fixture(autouse=True)
+def held(tiktok: respx.MockRouter) -> Iterator[Contract]:
+    """Every request of every test here is held to TikTok's contract, with the scopes
+    the driver asks for at consent as what the account granted."""
+    with held_to(tiktok, tiktok_contract.contract(consented())) as contract:
+        yield contract
+
+
 def make(size: int, **options: object) -> tuple[TikTokDriver, Stored, list[float]]:
     stored, slept = Stored(size), []
     http = NetworkClient(Platform.SHORT_VIDEO, timeout_seconds=5, backoff_seconds=0)
@@ -94,14 +115,34 @@ def make(size: int, **options: object) -> tuple[TikTokDriver, Stored, list[float
     return driver, stored, slept
 
 
-def delivery(size: int, caption: str | None = "Behind the scenes #launch") -> Delivery:
+def delivery(
+    size: int, caption: str | None = "Behind the scenes #launch", **choices: object
+) -> Delivery:
+    """A post of ``size`` bytes; ``choices`` are the owner's (``privacyLevel`` SELF_ONLY
+    unless given, ``allowComments`` ...), named as in the publish body."""
+    fields: dict[str, object] = {"privacyLevel": "SELF_ONLY", **choices}
+    if caption:
+        fields["caption"] = caption
     return Delivery(
         platform=Platform.SHORT_VIDEO,
         account=Account("conn_1", "pressroomhq"),
-        fields={"caption": caption} if caption else {},
+        fields={k: v for k, v in fields.items() if v is not None},
         media=Media("file_1", MediaKind.VIDEO, "video/mp4", "files/file_1", 12.0, size),
         reference="post_1",
     )
+
+
+CREATOR = {
+    "creator_avatar_url": "https://p16.tiktokcdn.com/a.jpg",
+    "creator_username": "pressroomhq",
+    "creator_nickname": "Pressroom HQ",
+    "privacy_level_options": ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"],
+    "comment_disabled": False,
+    "duet_disabled": False,
+    "stitch_disabled": True,
+    "max_video_post_duration_sec": 600,
+}
+"""creator_info's answer, as the Query Creator Info page shows it."""
 
 
 def test_chunks_follow_tiktoks_rules() -> None:
@@ -125,7 +166,7 @@ def test_the_consent_url_and_the_token_calls(tiktok: respx.MockRouter) -> None:
     assert f"{url.scheme}://{url.netloc}{url.path}" == "https://www.tiktok.com/v2/auth/authorize/"
     assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
         "client_key": "awkey123",
-        "scope": "user.info.basic,video.publish,video.list",
+        "scope": "user.info.basic,video.publish",
         "response_type": "code",
         "redirect_uri": CALLBACK,
         "state": "st",
@@ -140,7 +181,7 @@ def test_the_consent_url_and_the_token_calls(tiktok: respx.MockRouter) -> None:
                 "open_id": "afd97af1-b87b-48b9-ac98-410aghda5344",
                 "refresh_expires_in": 31536000,
                 "refresh_token": "rft.new",
-                "scope": "user.info.basic,video.publish,video.list",
+                "scope": "user.info.basic,video.publish",
                 "token_type": "Bearer",
             },
         ),
@@ -167,34 +208,24 @@ def test_the_consent_url_and_the_token_calls(tiktok: respx.MockRouter) -> None:
     }
 
 
-def test_the_profile_is_the_username(tiktok: respx.MockRouter) -> None:
+def test_the_profile_is_the_creators_handle_without_user_info_profile(
+    tiktok: respx.MockRouter,
+) -> None:
+    """``/v2/user/info/`` answers ``username`` only with ``user.info.profile``, a scope
+    pressroom does not ask for (TikTok's answer without it is a 401
+    ``scope_not_authorized``, and Connect failed): the handle comes from creator_info."""
     driver, _, _ = make(1)
-    route = tiktok.get(f"{API}/user/info/").respond(
-        200,
-        json=ok(
-            {"user": {"open_id": "o1", "display_name": "Pressroom HQ", "username": "pressroomhq"}}
-        ),
+    route = tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        200, json=ok(CREATOR | {"privacy_level_options": ["SELF_ONLY"]})
     )
     profile = driver.fetch_profile(TokenSet("act", None, None))
     assert (profile.name, profile.display_name) == ("pressroomhq", "Pressroom HQ")
-    assert route.calls.last.request.url.params["fields"] == "open_id,display_name,username"
+    assert route.calls.last.request.headers["Authorization"] == "Bearer act"
 
 
 def direct_post(tiktok: respx.MockRouter, privacy: list[str]) -> tuple[respx.Route, respx.Route]:
     creator = tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
-        200,
-        json=ok(
-            {
-                "creator_avatar_url": "https://p16.tiktokcdn.com/a.jpg",
-                "creator_username": "pressroomhq",
-                "creator_nickname": "Pressroom HQ",
-                "privacy_level_options": privacy,
-                "comment_disabled": False,
-                "duet_disabled": False,
-                "stitch_disabled": True,
-                "max_video_post_duration_sec": 600,
-            }
-        ),
+        200, json=ok(CREATOR | {"privacy_level_options": privacy})
     )
     init = tiktok.post(f"{API}/post/publish/video/init/").respond(
         200, json=ok({"publish_id": "v_pub_file~v2-1.123456789", "upload_url": UPLOAD_URL})
@@ -205,7 +236,7 @@ def direct_post(tiktok: respx.MockRouter, privacy: list[str]) -> tuple[respx.Rou
 def test_a_video_is_posted_in_chunks_and_awaited_until_published(tiktok: respx.MockRouter) -> None:
     size = 25 * MB + 123
     driver, stored, slept = make(size)
-    creator, init = direct_post(tiktok, ["FOLLOWER_OF_CREATOR", "PUBLIC_TO_EVERYONE", "SELF_ONLY"])
+    creator, init = direct_post(tiktok, CREATOR["privacy_level_options"])
     put = tiktok.put(UPLOAD_URL)
     put.side_effect = [httpx.Response(206), httpx.Response(201)]
     status = tiktok.post(f"{API}/post/publish/status/fetch/")
@@ -219,12 +250,22 @@ def test_a_video_is_posted_in_chunks_and_awaited_until_published(tiktok: respx.M
             ),
         ),
     ]
-    published = driver.publish(delivery(size))
+    published = driver.publish(
+        delivery(size, privacyLevel="MUTUAL_FOLLOW_FRIENDS", allowComments=True)
+    )
     assert published.platform_post_id == "7312345678901234567"
+    assert published.extra["privacyLevel"] == "MUTUAL_FOLLOW_FRIENDS"
     assert published.url == "https://www.tiktok.com/@pressroomhq/video/7312345678901234567"
     assert creator.calls.last.request.headers["Authorization"] == "Bearer act.token"
     assert json.loads(init.calls.last.request.content) == {
-        "post_info": {"privacy_level": "PUBLIC_TO_EVERYONE", "title": "Behind the scenes #launch"},
+        "post_info": {
+            "privacy_level": "MUTUAL_FOLLOW_FRIENDS",
+            "title": "Behind the scenes #launch",
+            "disable_comment": False,  # the owner turned comments on
+            "disable_duet": True,  # Duets and Stitches stay off, as TikTok's rules say
+            "disable_stitch": True,
+            "brand_content_toggle": False,
+        },
         "source_info": {
             "source": "FILE_UPLOAD",
             "video_size": size,
@@ -247,22 +288,70 @@ def test_a_video_is_posted_in_chunks_and_awaited_until_published(tiktok: respx.M
     assert len(slept) == 2
 
 
-def test_an_unaudited_app_posts_privately(tiktok: respx.MockRouter) -> None:
+def test_a_video_under_5_mb_goes_in_one_piece(tiktok: respx.MockRouter) -> None:
     driver, _, _ = make(MB)
-    _, init = direct_post(tiktok, ["SELF_ONLY"])
+    _, init = direct_post(tiktok, ["FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"])
     tiktok.put(UPLOAD_URL).respond(201)
     tiktok.post(f"{API}/post/publish/status/fetch/").respond(
         200, json=ok({"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [1]})
     )
-    driver.publish(delivery(MB, caption=None))
+    driver.publish(delivery(MB, caption=None, privacyLevel="FOLLOWER_OF_CREATOR"))
     sent = json.loads(init.calls.last.request.content)
-    assert sent["post_info"] == {"privacy_level": "SELF_ONLY"}
+    assert sent["post_info"]["privacy_level"] == "FOLLOWER_OF_CREATOR"
+    assert "title" not in sent["post_info"]
     assert sent["source_info"]["chunk_size"] == MB and sent["source_info"]["total_chunk_count"] == 1
+
+
+@pytest.mark.parametrize(
+    ("chosen", "said"),
+    [(None, "needs privacyLevel"), ("FOLLOWER_OF_CREATOR", "does not offer FOLLOWER_OF_CREATOR")],
+)
+def test_the_privacy_level_is_the_owners_choice_never_the_drivers(
+    tiktok: respx.MockRouter, chosen: str | None, said: str
+) -> None:
+    """TikTok: "Users must manually select the privacy status ... there should be no
+    default value" (content sharing guidelines), among the account's options. The driver
+    picked PUBLIC_TO_EVERYONE itself; now a post without the owner's choice, or with one
+    the account does not offer, is refused before anything is sent."""
+    driver, _, _ = make(MB)
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    with pytest.raises(PlatformRefused, match=said) as caught:
+        driver.publish(delivery(MB, privacyLevel=chosen))
+    assert caught.value.field == "privacyLevel"
+    assert "PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in str(caught.value)
+
+
+def test_an_interaction_the_accounts_settings_turn_off_cannot_be_allowed(
+    tiktok: respx.MockRouter,
+) -> None:
+    """creator_info says the account's Stitch setting is "No one": TikTok's rules grey
+    the choice out, so a post asking for Stitches is refused naming allowStitch."""
+    driver, _, _ = make(MB)
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    with pytest.raises(PlatformRefused, match="Stitches") as caught:
+        driver.publish(delivery(MB, allowComments=True, allowStitch=True))
+    assert caught.value.field == "allowStitch"
+
+
+def test_a_video_longer_than_the_creator_may_post_is_refused_before_its_bytes(
+    tiktok: respx.MockRouter,
+) -> None:
+    """creator_info's max_video_post_duration_sec is each creator's own limit ("Developers
+    should use this field to stop video posts that are too long"): the 12 s video goes
+    to no account allowed 10 s, and nothing is initialised or uploaded."""
+    driver, _, _ = make(MB)
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        200, json=ok(CREATOR | {"max_video_post_duration_sec": 10})
+    )
+    with pytest.raises(PlatformRefused, match="max_video_post_duration_sec") as caught:
+        driver.publish(delivery(MB))
+    assert caught.value.field == "fileId"
+    assert "at most 10 s" in str(caught.value) and "lasts 12 s" in str(caught.value)
 
 
 def test_a_video_tiktok_fails_is_refused_with_its_reason(tiktok: respx.MockRouter) -> None:
     driver, _, _ = make(MB)
-    direct_post(tiktok, ["PUBLIC_TO_EVERYONE"])
+    direct_post(tiktok, ["SELF_ONLY"])
     tiktok.put(UPLOAD_URL).respond(201)
     tiktok.post(f"{API}/post/publish/status/fetch/").respond(
         200, json=ok({"status": "FAILED", "fail_reason": "duration_check"})
@@ -276,7 +365,7 @@ def test_a_video_still_processing_after_the_wait_is_an_unknown_outcome(
     tiktok: respx.MockRouter,
 ) -> None:
     driver, _, _ = make(MB, publish_wait_seconds=0.05)
-    direct_post(tiktok, ["PUBLIC_TO_EVERYONE"])
+    direct_post(tiktok, ["SELF_ONLY"])
     tiktok.put(UPLOAD_URL).respond(201)
     tiktok.post(f"{API}/post/publish/status/fetch/").respond(
         200, json=ok({"status": "PROCESSING_DOWNLOAD"})
@@ -284,15 +373,50 @@ def test_a_video_still_processing_after_the_wait_is_an_unknown_outcome(
     with pytest.raises(PlatformUnavailable) as caught:
         driver.publish(delivery(MB))
     assert caught.value.sent is True
+    assert caught.value.reference == "v_pub_file~v2-1.123456789"  # what the look-up asks for
+
+
+def test_a_last_chunk_without_an_answer_keeps_the_publish_id(tiktok: respx.MockRouter) -> None:
+    driver, _, _ = make(MB)
+    direct_post(tiktok, ["SELF_ONLY"])
+    tiktok.put(UPLOAD_URL).mock(side_effect=httpx.ReadTimeout("no answer"))
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(delivery(MB))
+    assert (caught.value.sent, caught.value.reference) == (True, "v_pub_file~v2-1.123456789")
+
+
+def test_a_post_with_no_public_id_keeps_the_publish_id_and_links_the_profile(
+    tiktok: respx.MockRouter,
+) -> None:
+    """Get Post Status: "post_id is returned only if the post is published for public
+    viewership and has been approved by the TikTok moderation process". A private post
+    (or one still in moderation) took the publish_id as its id and a /video/{publish_id}
+    URL that leads nowhere; the publish_id stays the reference and the URL is the
+    account's profile, and the answer says there is no public id yet."""
+    driver, _, _ = make(MB)
+    direct_post(tiktok, ["SELF_ONLY"])
+    tiktok.put(UPLOAD_URL).respond(201)
+    tiktok.post(f"{API}/post/publish/status/fetch/").respond(
+        200, json=ok({"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": []})
+    )
+    published = driver.publish(delivery(MB))
+    assert published.platform_post_id == "v_pub_file~v2-1.123456789"
+    assert published.url == "https://www.tiktok.com/@pressroomhq"
+    assert published.extra == {
+        "publishId": "v_pub_file~v2-1.123456789",
+        "publiclyAvailable": False,
+        "privacyLevel": "SELF_ONLY",
+    }
 
 
 @pytest.mark.parametrize(
     ("status", "code", "raised"),
     [
         (429, "rate_limit_exceeded", PlatformRateLimited),
-        (403, "spam_risk_too_many_posts", PlatformRateLimited),
+        (200, "spam_risk_too_many_posts", PlatformRateLimited),  # creator_info: 200 on purpose
         (401, "access_token_invalid", AccessRevoked),
-        (403, "scope_not_authorized", AccessRevoked),
+        (401, "scope_not_authorized", AccessRevoked),  # TikTok's status for it is 401
+        (200, "reached_active_user_cap", PlatformRefused),
         (400, "invalid_params", PlatformRefused),
         (500, "internal_error", PlatformUnavailable),
     ],
@@ -310,33 +434,134 @@ def test_tiktoks_error_codes_become_the_services_failures(
         assert caught.value.sent is False  # nothing was uploaded yet
 
 
-def test_an_unknown_outcome_is_found_in_the_video_list(tiktok: respx.MockRouter) -> None:
+UNAUDITED = (
+    "Unaudited clients can only post to a private account. The publish attempt will be "
+    "blocked when calling /publish/video/init/."
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "raised", "field"),
+    [
+        ("unaudited_client_can_only_post_to_private_accounts", PlatformRefused, "privacyLevel"),
+        ("privacy_level_option_mismatch", PlatformRefused, "privacyLevel"),
+        ("reached_active_user_cap", PlatformRefused, None),
+        ("url_ownership_unverified", PlatformRefused, None),
+        ("spam_risk_user_banned_from_posting", PlatformRefused, None),
+        ("spam_risk_too_many_posts", PlatformRateLimited, None),
+    ],
+)
+def test_what_init_refuses_is_final_or_a_daily_cap_as_tiktoks_table_says(
+    tiktok: respx.MockRouter, code: str, raised: type[Exception], field: str | None
+) -> None:
+    """The direct-post reference's 403s: refusals for good (an unaudited app posting to
+    a public account, a level not offered, the app's daily user cap, a ban), which were
+    a retryable PlatformUnavailable; the account's daily cap is a rate limit with a
+    long wait, and a ban no longer turns the connection inactive."""
     driver, _, _ = make(MB)
-    route = tiktok.post(f"{API}/video/list/").respond(
-        200,
-        json=ok(
-            {
-                "videos": [
-                    {
-                        "id": "7312",
-                        "title": "Other",
-                        "create_time": int(SENT_AT.timestamp()) + 9,
-                        "share_url": "https://www.tiktok.com/@p/video/7312",
-                    },
-                    {
-                        "id": "7313",
-                        "title": "Behind the scenes #launch",
-                        "create_time": int(SENT_AT.timestamp()) + 20,
-                        "share_url": "https://www.tiktok.com/@p/video/7313",
-                    },
-                ],
-                "cursor": 1700000000000,
-                "has_more": False,
-            }
-        ),
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    tiktok.post(f"{API}/post/publish/video/init/").respond(403, json=failed(code, UNAUDITED))
+    with pytest.raises(raised) as caught:
+        driver.publish(delivery(MB))
+    assert type(caught.value) is raised
+    assert UNAUDITED in str(caught.value)  # TikTok's own words
+    if isinstance(caught.value, PlatformRefused):
+        assert caught.value.field == field
+    else:
+        assert isinstance(caught.value, PlatformRateLimited)
+        assert caught.value.retry_after >= 3600
+
+
+@pytest.mark.parametrize(
+    ("reason", "raised", "field"),
+    [
+        ("internal", PlatformUnavailable, None),
+        ("duration_check_failed", PlatformRefused, "fileId"),
+        ("spam_risk_text", PlatformRefused, "caption"),
+        ("spam_risk", PlatformRefused, None),
+        ("auth_removed", AccessRevoked, None),
+        ("spam_risk_too_many_posts", PlatformRateLimited, None),
+    ],
+)
+def test_a_failed_post_is_what_its_fail_reason_says(
+    tiktok: respx.MockRouter, reason: str, raised: type[Exception], field: str | None
+) -> None:
+    """Get Post Status, fail_reason table: ``internal`` "is a retryable error" (nothing
+    was published, so a resend is safe), the checks are refusals of the file or the
+    caption, ``auth_removed`` a grant the creator took back."""
+    driver, _, _ = make(MB)
+    direct_post(tiktok, ["SELF_ONLY"])
+    tiktok.put(UPLOAD_URL).respond(201)
+    tiktok.post(f"{API}/post/publish/status/fetch/").respond(
+        200, json=ok({"status": "FAILED", "fail_reason": reason})
     )
-    found = driver.find_delivery(delivery(MB), SENT_AT)
-    assert found is not None and found.platform_post_id == "7313"
-    request = route.calls.last.request
-    assert request.url.params["fields"] == "id,title,create_time,share_url"
-    assert json.loads(request.content) == {"max_count": 20}
+    with pytest.raises(raised) as caught:
+        driver.publish(delivery(MB))
+    assert type(caught.value) is raised
+    if isinstance(caught.value, PlatformRefused):
+        assert caught.value.field == field
+    if type(caught.value) is PlatformUnavailable:
+        assert caught.value.sent is False
+
+
+def test_an_unknown_outcome_is_asked_of_tiktok_by_its_publish_id(
+    tiktok: respx.MockRouter,
+) -> None:
+    """The look-up read /v2/video/list/, which lists public videos only, with titles cut
+    at 150 characters: a private post or a long caption was never found. TikTok answers
+    for the publish_id it gave."""
+    driver, _, _ = make(MB)
+    route = tiktok.post(f"{API}/post/publish/status/fetch/")
+    route.side_effect = [
+        httpx.Response(200, json=ok({"status": "PROCESSING_UPLOAD"})),
+        httpx.Response(
+            200, json=ok({"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": []})
+        ),
+        httpx.Response(200, json=ok({"status": "FAILED", "fail_reason": "internal"})),
+        httpx.Response(400, json=failed("invalid_publish_id", "The publish_id does not exist")),
+    ]
+    attempt = replace(delivery(MB, caption="x" * 300), platform_reference="v_pub_file~v2-1.9")
+    with pytest.raises(PlatformUnavailable):  # still processing: TikTok cannot say yet
+        driver.find_delivery(attempt, SENT_AT)
+    found = driver.find_delivery(attempt, SENT_AT)
+    assert found is not None
+    assert (found.platform_post_id, found.url) == (
+        "v_pub_file~v2-1.9",
+        "https://www.tiktok.com/@pressroomhq",
+    )
+    assert driver.find_delivery(attempt, SENT_AT) is None  # TikTok failed it: not published
+    with pytest.raises(LookupUnsupported, match="does not exist"):
+        driver.find_delivery(attempt, SENT_AT)
+    assert [json.loads(c.request.content) for c in route.calls] == [
+        {"publish_id": "v_pub_file~v2-1.9"}
+    ] * 4
+    with pytest.raises(LookupUnsupported, match="publish_id"):  # an attempt without one
+        driver.find_delivery(delivery(MB), SENT_AT)
+
+
+def test_the_contract_catches_a_wrong_request() -> None:
+    """The contract is not a rubber stamp: a user/info field the consent gave no scope
+    for, a misspelt or missing init field, or an endpoint TikTok does not document."""
+    held = tiktok_contract.contract(consented())
+    headers = {"Authorization": "Bearer act", "Content-Type": "application/json; charset=UTF-8"}
+    profile = httpx.Request(
+        "GET", f"{API}/user/info/?fields=open_id,username", headers={"Authorization": "Bearer a"}
+    )
+    with pytest.raises(AssertionError, match=r"user\.info\.profile"):
+        held.check(profile)
+    source = {"source": "FILE_UPLOAD", "video_size": MB, "chunk_size": MB, "total_chunk_count": 1}
+    for post_info in (
+        {"brand_content_toggle": False},  # no privacy_level
+        {"privacy_level": "EVERYONE", "brand_content_toggle": False},
+        {"privacy_level": "SELF_ONLY", "brand_content_toggle": False, "disable_comments": True},
+    ):
+        init = httpx.Request(
+            "POST",
+            f"{API}/post/publish/video/init/",
+            headers=headers,
+            json={"post_info": post_info, "source_info": source},
+        )
+        with pytest.raises(ValueError):  # pydantic's ValidationError
+            held.check(init)
+    with pytest.raises(AssertionError, match="documents no"):
+        held.check(httpx.Request("POST", f"{API}/post/publish/inbox/video/init/", headers=headers))

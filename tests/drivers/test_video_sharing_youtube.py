@@ -1,5 +1,6 @@
 """The video_sharing driver against YouTube's documented API (respx replays its answers;
-every request is also held to the discovery document, ``youtube_discovery``).
+every request of every test is also held to YouTube's contract, built from the discovery
+document: ``tests/drivers/contracts/youtube.py``).
 
 Pages read 2026-11-25:
 
@@ -25,6 +26,7 @@ import respx
 
 from pressroom.platforms import MediaKind, Platform
 from pressroom.service.drivers.base import (
+    AccessRevoked,
     Account,
     Delivery,
     Media,
@@ -38,7 +40,8 @@ from pressroom.service.drivers.base import (
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.video_sharing import UPLOAD_QUANTUM, YouTubeDriver
-from tests.drivers import youtube_discovery as discovery
+from tests.drivers.contract import Contract, held_to
+from tests.drivers.contracts import youtube
 
 CLIENT_ID = "1234-abc.apps.googleusercontent.com"
 CLIENT_SECRET = "GOCSPX-secret"
@@ -102,6 +105,20 @@ def driver(stored: Stored) -> Iterator[YouTubeDriver]:
         CLIENT_ID, CLIENT_SECRET, Tokens(), http, stored, chunk_bytes=CHUNK, sleep=lambda _s: None
     )
     http.close()
+
+
+def consented(driver: YouTubeDriver) -> frozenset[str]:
+    """The scopes the driver asks for on Google's consent page."""
+    url = driver.authorization_url(redirect_uri=CALLBACK, state="s", code_verifier="v" * 50)
+    return frozenset(parse_qs(urlsplit(url).query)["scope"][0].split())
+
+
+@pytest.fixture(autouse=True)
+def held(google: respx.MockRouter, driver: YouTubeDriver) -> Iterator[Contract]:
+    """Every request of every test here is held to YouTube's contract, with the scopes
+    the driver asks for at consent as what the account granted."""
+    with held_to(google, youtube.contract(consented(driver))) as contract:
+        yield contract
 
 
 def delivery(**fields: object) -> Delivery:
@@ -215,7 +232,7 @@ def test_code_and_refresh_go_to_googles_token_endpoint(
 def test_the_profile_is_the_channel_and_whether_it_is_verified(
     google: respx.MockRouter, driver: YouTubeDriver, long_uploads: str, verified: bool
 ) -> None:
-    route = google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
         200,
         json={
             "kind": "youtube#channelListResponse",
@@ -235,7 +252,6 @@ def test_the_profile_is_the_channel_and_whether_it_is_verified(
         "Pressroom",
         verified,
     )
-    discovery.check(route.calls.last.request, "channels", "list")
 
 
 def test_a_google_account_without_a_channel_cannot_connect(
@@ -263,17 +279,15 @@ def test_a_video_is_uploaded_in_chunks_streamed_from_storage(
     assert published.platform_post_id == "dQw4w9WgXcQ"
     assert published.url == "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
     start = opened.calls.last.request
-    discovery.check(start, "videos", "insert", upload=True)
     assert start.url.params["uploadType"] == "resumable"
     assert start.headers["X-Upload-Content-Length"] == str(SIZE)
     assert start.headers["X-Upload-Content-Type"] == "video/mp4"
-    discovery.check_upload_type("video/mp4", "videos", "insert")
     metadata = json.loads(start.content)
-    discovery.check_body(metadata, "Video")
     assert metadata == {
         "snippet": {"title": "Launch", "description": "Our launch"},
-        "status": {"privacyStatus": "unlisted", "selfDeclaredMadeForKids": False},
+        "status": {"privacyStatus": "unlisted"},  # no made-for-kids declaration made for them
     }
+    assert published.extra == {"appliedPrivacyStatus": "unlisted", "appliedMadeForKids": None}
     ranges = [c.request.headers["Content-Range"] for c in put.calls]
     assert ranges == [
         f"bytes 0-{CHUNK - 1}/{SIZE}",
@@ -282,6 +296,45 @@ def test_a_video_is_uploaded_in_chunks_streamed_from_storage(
     ]
     assert b"".join(c.request.content for c in put.calls) == VIDEO_BYTES
     assert all(stop - start <= CHUNK for start, stop in stored.reads)  # never the whole file
+
+
+@pytest.mark.parametrize("for_kids", [True, False])
+def test_the_owners_made_for_kids_declaration_is_sent_as_given(
+    google: respx.MockRouter, driver: YouTubeDriver, for_kids: bool
+) -> None:
+    """selfDeclaredMadeForKids is the owner's declaration: the driver sent False for
+    every video; now it sends what the owner said, and nothing when they said nothing."""
+    opened = open_session(google)
+    google.put(SESSION).respond(200, json=video_resource())
+    processed(google)
+    driver.publish(delivery(madeForKids=for_kids))
+    status = json.loads(opened.calls.last.request.content)["status"]
+    assert status == {"privacyStatus": "unlisted", "selfDeclaredMadeForKids": for_kids}
+
+
+def test_the_privacy_youtube_applied_is_reported_when_it_is_not_the_one_asked(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    """YouTube may lock an upload to private (unverified API projects, by some of its
+    pages; the account's settings): the privacy it reports is the one the answer gives,
+    read from the insert answer and then from videos.list."""
+    open_session(google)
+    locked = video_resource()
+    locked["status"] = {"uploadStatus": "uploaded", "privacyStatus": "private"}
+    google.put(SESSION).respond(200, json=locked)
+    processed(
+        google,
+        {
+            "id": "dQw4w9WgXcQ",
+            "status": {
+                "uploadStatus": "processed",
+                "privacyStatus": "private",
+                "madeForKids": False,
+            },
+        },
+    )
+    published = driver.publish(delivery(privacyStatus="public"))
+    assert published.extra == {"appliedPrivacyStatus": "private", "appliedMadeForKids": False}
 
 
 def test_a_failed_chunk_resumes_where_the_session_stands(
@@ -335,11 +388,16 @@ def test_a_last_chunk_without_an_answer_is_an_unknown_outcome(
 
 
 @pytest.mark.parametrize(
-    ("status", "reason", "raised"),
+    ("status", "reason", "raised", "field"),
     [
-        (403, "quotaExceeded", PlatformRateLimited),
-        (400, "invalidTitle", PlatformRefused),
-        (403, "forbidden", PlatformRefused),
+        (403, "quotaExceeded", PlatformRateLimited, None),
+        (400, "uploadLimitExceeded", PlatformRateLimited, None),  # the channel's, it passes
+        (400, "invalidTitle", PlatformRefused, "title"),
+        (400, "invalidDescription", PlatformRefused, "description"),
+        (400, "invalidTags", PlatformRefused, None),  # pressroom sends no tags
+        (400, "invalidCategoryId", PlatformRefused, None),
+        (403, "forbidden", PlatformRefused, None),
+        (403, "insufficientPermissions", AccessRevoked, None),  # reconnect to grant it
     ],
 )
 def test_what_youtube_refuses_when_the_upload_opens(
@@ -348,7 +406,12 @@ def test_what_youtube_refuses_when_the_upload_opens(
     status: int,
     reason: str,
     raised: type[Exception],
+    field: str | None,
 ) -> None:
+    """YouTube's error reasons (https://developers.google.com/youtube/v3/docs/errors):
+    a refused title or description names its field (the 400 named none), the channel's
+    upload limit is a limit that passes, not a refusal, and a grant without the scope
+    is a connection to renew."""
     google.post("https://www.googleapis.com/upload/youtube/v3/videos").respond(
         status,
         json={
@@ -359,8 +422,12 @@ def test_what_youtube_refuses_when_the_upload_opens(
             }
         },
     )
-    with pytest.raises(raised):
+    with pytest.raises(raised) as caught:
         driver.publish(delivery())
+    assert type(caught.value) is raised
+    assert f"The request failed: {reason}" in str(caught.value)  # YouTube's words
+    if isinstance(caught.value, PlatformRefused):
+        assert caught.value.field == field
 
 
 def test_a_rejected_upload_is_refused_with_youtubes_reason(
@@ -395,7 +462,6 @@ def test_processing_is_polled_until_youtube_has_processed_the_video(
     assert driver.publish(delivery()).platform_post_id == "dQw4w9WgXcQ"
     assert polled.call_count == 2
     request = polled.calls.last.request
-    discovery.check(request, "videos", "list")
     assert dict(request.url.params) == {"part": "status,processingDetails", "id": "dQw4w9WgXcQ"}
 
 
@@ -486,8 +552,6 @@ def test_a_thumbnail_is_set_from_the_images_bytes(google: respx.MockRouter, stor
     )
     assert done.thumbnail_url == "https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg"
     request = route.calls.last.request
-    discovery.check(request, "thumbnails", "set", upload=True)
-    discovery.check_upload_type("image/png", "thumbnails", "set")
     assert request.headers["Content-Type"] == "image/png" and request.content == image
 
 
@@ -515,10 +579,64 @@ def test_an_unverified_channels_thumbnail_is_channel_not_verified(
     assert caught.value.code.code == "channel_not_verified"
 
 
+@pytest.mark.parametrize(
+    ("reason", "message", "raised"),
+    [
+        (
+            "forbidden",
+            "The thumbnail can't be set for the specified video. The request might not be "
+            "properly authorized.",
+            PlatformRefused,
+        ),
+        (
+            "insufficientPermissions",
+            "Request had insufficient authentication scopes.",
+            AccessRevoked,
+        ),
+        (
+            "quotaExceeded",
+            "The request cannot be completed because you have exceeded your quota.",
+            PlatformRateLimited,
+        ),
+    ],
+)
+def test_a_thumbnail_403_that_is_not_about_verification_keeps_its_meaning(
+    google: respx.MockRouter,
+    driver: YouTubeDriver,
+    reason: str,
+    message: str,
+    raised: type[Exception],
+) -> None:
+    """thumbnails.set answers 403 for more than an unverified channel (its errors table;
+    a missing scope: ``insufficientPermissions``): every 403 was channel_not_verified,
+    which also marks the channel unverified for good."""
+    google.post("https://www.googleapis.com/upload/youtube/v3/thumbnails/set").respond(
+        403,
+        json={
+            "error": {
+                "code": 403,
+                "message": message,
+                "errors": [{"reason": reason, "domain": "youtube.thumbnail", "message": message}],
+            }
+        },
+    )
+    with pytest.raises(raised) as caught:
+        driver.set_thumbnail(
+            ThumbnailChange(
+                Account("conn_1", "@p"),
+                "v1",
+                Media("f", MediaKind.IMAGE, "image/png", "k", None, 10),
+            )
+        )
+    assert type(caught.value) is raised
+    if isinstance(caught.value, PlatformRefused):
+        assert caught.value.field == "videoId"
+
+
 def test_an_unknown_outcome_is_found_among_the_channels_uploads(
     google: respx.MockRouter, driver: YouTubeDriver
 ) -> None:
-    channels = google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
         200,
         json={"items": [{"id": "UC1", "contentDetails": {"relatedPlaylists": {"uploads": "UU1"}}}]},
     )
@@ -546,27 +664,36 @@ def test_an_unknown_outcome_is_found_among_the_channels_uploads(
                         "publishedAt": "2026-11-25T12:00:04Z",
                         "title": "Launch",
                         "resourceId": {"kind": "youtube#video", "videoId": "dQw4w9WgXcQ"},
-                    }
+                    },
+                    "status": {"privacyStatus": "private"},
                 },
             ],
         },
     )
     found = driver.find_delivery(delivery(), SENT_AT)
     assert found is not None and found.platform_post_id == "dQw4w9WgXcQ"
-    discovery.check(channels.calls.last.request, "channels", "list")
-    discovery.check(items.calls.last.request, "playlistItems", "list")
+    assert found.extra["appliedPrivacyStatus"] == "private"
     assert items.calls.last.request.url.params["playlistId"] == "UU1"
 
 
-def test_the_discovery_check_catches_a_wrong_request() -> None:
-    """The checker is not a rubber stamp: a misspelt parameter or field fails it."""
+def test_the_contract_catches_a_wrong_request() -> None:
+    """The contract is not a rubber stamp: a misspelt parameter or field, a method the
+    consent gave no scope for, or an endpoint YouTube does not document fails it."""
     wrong = httpx.Request(
         "POST",
         "https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&parts=snippet",
     )
     with pytest.raises(AssertionError, match="parts"):
-        discovery.check(wrong, "videos", "insert", upload=True)
+        youtube.check(wrong, "videos", "insert", upload=True)
     with pytest.raises(AssertionError, match="privacy"):
-        discovery.check_body({"status": {"privacy": "public"}}, "Video")
+        youtube.check_body({"status": {"privacy": "public"}}, "Video")
     with pytest.raises(AssertionError):
-        discovery.check_body({"status": {"privacyStatus": "hidden"}}, "Video")
+        youtube.check_body({"status": {"privacyStatus": "hidden"}}, "Video")
+    upload_only = youtube.contract(frozenset({"https://www.googleapis.com/auth/youtube.upload"}))
+    listing = httpx.Request(
+        "GET", "https://www.googleapis.com/youtube/v3/channels?part=snippet&mine=true"
+    )
+    with pytest.raises(AssertionError, match="needs one of the scopes"):
+        upload_only.check(listing)
+    with pytest.raises(AssertionError, match="documents no"):
+        upload_only.check(httpx.Request("GET", "https://www.googleapis.com/youtube/v3/search"))

@@ -300,6 +300,38 @@ def test_the_reconciler_gives_up_a_post_the_platform_never_got(service: Service)
     assert len(deliveries(service)) == 1
 
 
+def test_an_unknown_post_stays_held_within_the_look_up_window_and_is_found_when_it_shows(
+    service: Service,
+) -> None:
+    """A network may take a while to show a post it received: within ``LOOKUP_WINDOW`` a
+    look-up that finds nothing leaves the record ``unknown`` and its key held; when the
+    post shows, the next pass records it published, and it is never sent again."""
+    from pressroom.service.publishing.unknowns import delivery_of
+
+    service.settings.sandbox.sandbox_dedupe = False
+    account = service.account()
+    body = held_body(account)
+    hold_key(account, "late", state="unknown")
+    add_attempt(service, account, body, "post_late", key="late", status="unknown")
+    reconciler = service.client.app.state.reconciler  # type: ignore[attr-defined]
+    assert reconciler.reconcile() == 0
+    [record] = posts(service)
+    assert record.status == "unknown"
+    assert [(k.key, k.state) for k in keys(service)] == [("late", "unknown")]
+
+    # The network shows the post now, as it received it.
+    with transaction(service.sessions, write=False) as db:
+        delivery = delivery_of(db, record)
+    shown = drivers_of(service.client.app)[MICRO].publish(delivery)  # type: ignore[arg-type]
+    assert reconciler.reconcile() == 1
+    [record] = posts(service)
+    assert (record.status, record.platform_post_id) == ("published", shown.platform_post_id)
+    replayed = publish(account, MICRO, body, key="late")
+    assert replayed.headers["Idempotent-Replayed"] == "true"
+    assert replayed.json()["recordId"] == "post_late"
+    assert len(deliveries(service)) == 1
+
+
 def test_a_request_still_running_answers_409_in_progress(service: Service) -> None:
     account = service.account()
     body = held_body(account)

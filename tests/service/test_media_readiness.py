@@ -148,6 +148,40 @@ def test_a_job_held_by_a_live_worker_is_not_taken_until_its_lease_runs_out(
     assert jobs.waiting(library.service.sessions) == []
 
 
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_a_job_longer_than_its_lease_stays_with_the_worker_that_renews_it(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """Processing takes three leases' time; the worker renews its lease while it works, so
+    another worker that keeps trying to claim the job never gets it."""
+    from pressroom.service.media import jobs
+
+    lease = timedelta(seconds=2)
+    library = library_factory(
+        job_lease_seconds=int(lease.total_seconds()),
+        processing_delay_ms=int(3 * lease.total_seconds() * 1000),
+    )
+    sessions, worker = library.service.sessions, library.media.processor.owner
+    account = library.account()
+    started = time.monotonic()
+    file_id = library.upload(account, media_files.jpeg)
+    deadline = started + 30
+    while [(f, owner) for f, owner, _, _ in jobs.waiting(sessions)] != [(file_id, worker)]:
+        assert time.monotonic() < deadline, jobs.waiting(sessions)
+        time.sleep(0.02)
+    taken_by_rival: list[str] = []
+    while library.status(account, file_id)["status"] == "processing":
+        assert time.monotonic() < deadline, "the file never left processing"
+        taken = jobs.claim(sessions, "rival-worker", lease)
+        if taken is not None:
+            taken_by_rival.append(taken)
+            jobs.put_back(sessions, "rival-worker")
+        time.sleep(0.1)
+    assert time.monotonic() - started > 3 * lease.total_seconds()
+    assert taken_by_rival == []
+    assert library.status(account, file_id)["status"] == "ready"
+
+
 def test_download_waits_for_ready(
     library_factory: Callable[..., Library], media_files: MediaFiles
 ) -> None:

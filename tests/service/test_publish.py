@@ -67,6 +67,10 @@ def test_every_platform_publishes_with_its_result_shape(
     expected_keys |= {"recordId", id_field}
     if platform == Platform.VIDEO_SHARING:
         expected_keys.add("privacyStatus")
+        # Our extension: what the network says it applied (the sandbox says nothing).
+        expected_keys |= {"appliedPrivacyStatus", "appliedMadeForKids"}
+    if platform == Platform.SHORT_VIDEO:
+        expected_keys |= {"publishId", "privacyLevel", "publiclyAvailable"}  # our extension
     if platform == Platform.PIN_BOARD:
         expected_keys.add("boardId")
     assert set(result) == expected_keys

@@ -49,6 +49,8 @@ NETWORKS = NetworkSettings(
     video_sharing_client_secret="google-secret",
     page_social_client_id="4242",
     page_social_client_secret="meta-secret",
+    short_video_client_id="tiktok-key",
+    short_video_client_secret="tiktok-secret",
 )
 ME = {"data": {"id": "2244994945", "name": "Pressroom HQ", "username": "pressroom_hq"}}
 
@@ -112,6 +114,160 @@ def test_connect_runs_x_consent_and_keeps_the_token_encrypted(
         assert stored is not None and stored.access_token_enc is not None
         assert "x-access" not in stored.access_token_enc
         assert flow.vault.decrypt(stored.access_token_enc) == "x-access"
+
+
+def test_a_tiktok_account_connects_with_the_scopes_pressroom_asks_for(real: Service) -> None:
+    """TikTok answers ``username`` from /v2/user/info/ only with ``user.info.profile``
+    (a 401 ``scope_not_authorized`` otherwise, which failed every Connect); the handle
+    comes from creator_info, which the ``video.publish`` scope already covers."""
+    account = real.account()
+    app: Any = real.client.app
+    flow = oauth.flow_of(app)
+    url = oauth.start(flow, account.id, Platform.SHORT_VIDEO)
+    query = parse_qs(urlsplit(url).query)
+    assert "user.info.profile" not in query["scope"][0]
+    tiktok = "https://open.tiktokapis.com/v2"
+    with respx.mock(assert_all_called=False) as network:
+        network.post(f"{tiktok}/oauth/token/").respond(
+            200,
+            json={
+                "access_token": "act.1",
+                "expires_in": 86400,
+                "open_id": "o1",
+                "refresh_expires_in": 31536000,
+                "refresh_token": "rft.1",
+                "scope": query["scope"][0],
+                "token_type": "Bearer",
+            },
+        )
+        network.get(f"{tiktok}/user/info/").respond(
+            401,
+            json={
+                "error": {
+                    "code": "scope_not_authorized",
+                    "message": "The user did not authorize the scope required for completing "
+                    "this request.",
+                    "log_id": "x",
+                }
+            },
+        )
+        network.post(f"{tiktok}/post/publish/creator_info/query/").respond(
+            200,
+            json={
+                "data": {
+                    "creator_username": "pressroomhq",
+                    "creator_nickname": "Pressroom HQ",
+                    "privacy_level_options": ["PUBLIC_TO_EVERYONE", "SELF_ONLY"],
+                    "comment_disabled": False,
+                    "duet_disabled": False,
+                    "stitch_disabled": False,
+                    "max_video_post_duration_sec": 600,
+                },
+                "error": {"code": "ok", "message": "", "log_id": "x"},
+            },
+        )
+        connection = oauth.finish(
+            flow, account.id, "short_video", {"state": query["state"][0], "code": "c0de"}
+        )
+    assert (connection.name, connection.status) == ("pressroomhq", "active")
+
+
+TIKTOK = "https://open.tiktokapis.com/v2"
+UPLOAD_URL = "https://open-upload.tiktokapis.com/video/?upload_id=67890&upload_token=Xza123"
+CREATOR = {
+    "data": {
+        "creator_username": "pressroomhq",
+        "creator_nickname": "Pressroom HQ",
+        "privacy_level_options": ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"],
+        "comment_disabled": False,
+        "duet_disabled": False,
+        "stitch_disabled": False,
+        "max_video_post_duration_sec": 600,
+    },
+    "error": {"code": "ok", "message": "", "log_id": "x"},
+}
+
+
+def tiktok_connected(service: Service, account: AccountHandle) -> str:
+    """A short_video connection holding a TikTok token, as connect leaves it."""
+    connection_id = account.connect("short_video", "pressroomhq")
+    with transaction(service.sessions) as db:
+        connection = db.get(Connection, connection_id)
+        assert connection is not None
+        connection.access_token_enc = Vault.from_settings(service.settings).encrypt("act.1")
+    return connection_id
+
+
+def test_a_tiktok_post_without_the_owners_privacy_choice_is_a_400_naming_it(
+    real: Service,
+) -> None:
+    """TikTok has the owner choose every post's privacy, with no default: the API's
+    ``privacyLevel`` extension carries the choice, and a post without it is refused
+    naming it, with the account's levels, before anything reaches TikTok but the read
+    of those levels."""
+    account = real.account()
+    connection_id = tiktok_connected(real, account)
+    video = make_file(account, "video")
+    with respx.mock(assert_all_called=True) as tiktok:
+        tiktok.post(f"{TIKTOK}/post/publish/creator_info/query/").respond(200, json=CREATOR)
+        response = real.client.post(
+            "/api/social/post",
+            json={"platform": "short_video", "connectionId": connection_id, "fileId": video},
+            headers=account.headers,
+        )
+    assert response.status_code == 400, response.text
+    error = error_of(response)
+    assert (error["code"], error["field"]) == ("validation_error", "privacyLevel")
+    assert "PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in error["message"]
+    assert record(real, account).status == "failed"
+    wrong = real.client.post(
+        "/api/social/post",
+        json={
+            "platform": "short_video",
+            "connectionId": connection_id,
+            "fileId": video,
+            "privacyLevel": "FRIENDS",
+        },
+        headers=account.headers,
+    )
+    assert wrong.status_code == 400
+    assert error_of(wrong)["field"] == "privacyLevel"
+
+
+def test_an_unaudited_tiktok_app_posting_publicly_is_refused_for_good(real: Service) -> None:
+    """TikTok blocks a public post from an app it has not audited at init with a 403;
+    that answer was a 503 with Retry-After, so clients retried a refusal for ever."""
+    account = real.account()
+    connection_id = tiktok_connected(real, account)
+    video = make_file(account, "video")
+    said = "Unaudited clients can only post to a private account."
+    with respx.mock(assert_all_called=True) as tiktok:
+        tiktok.post(f"{TIKTOK}/post/publish/creator_info/query/").respond(200, json=CREATOR)
+        tiktok.post(f"{TIKTOK}/post/publish/video/init/").respond(
+            403,
+            json={
+                "error": {
+                    "code": "unaudited_client_can_only_post_to_private_accounts",
+                    "message": said,
+                    "log_id": "x",
+                }
+            },
+        )
+        response = real.client.post(
+            "/api/social/post",
+            json={
+                "platform": "short_video",
+                "connectionId": connection_id,
+                "fileId": video,
+                "privacyLevel": "PUBLIC_TO_EVERYONE",
+            },
+            headers=account.headers,
+        )
+    assert response.status_code == 400, response.text
+    error = error_of(response)
+    assert (error["code"], error["field"]) == ("validation_error", "privacyLevel")
+    assert said in error["message"] and "Retry-After" not in response.headers
+    assert record(real, account).status == "failed"
 
 
 def test_a_post_goes_to_x_and_comes_back_with_its_id(real: Service, x: respx.MockRouter) -> None:
@@ -360,6 +516,114 @@ def test_start_up_warns_of_a_linkedin_version_near_or_past_its_year(
 
 
 @pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_a_private_tiktok_post_answers_its_publish_id_and_the_profile(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """TikTok gives no public id for a private post: the answer's postId is the
+    publish_id and its URL the profile (it was /video/{publish_id}, a link to nothing),
+    and the extension fields say so; the owner's choices reached TikTok as given."""
+    library = library_factory(networks=NETWORKS)
+    real = library.service
+    account = library.account()
+    video = library.upload(account, media_files.vertical)  # what TikTok takes as it is
+    assert library.wait(account, video)["status"] == "ready"
+    connection_id = tiktok_connected(real, account)
+    publish_id = "v_pub_file~v2-1.78"
+    with respx.mock(assert_all_called=True) as tiktok:
+        tiktok.post(f"{TIKTOK}/post/publish/creator_info/query/").respond(200, json=CREATOR)
+        init = tiktok.post(f"{TIKTOK}/post/publish/video/init/").respond(
+            200,
+            json={
+                "data": {"publish_id": publish_id, "upload_url": UPLOAD_URL},
+                "error": {"code": "ok", "message": "", "log_id": "x"},
+            },
+        )
+        tiktok.put(UPLOAD_URL).respond(201)
+        tiktok.post(f"{TIKTOK}/post/publish/status/fetch/").respond(
+            200,
+            json={
+                "data": {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": []},
+                "error": {"code": "ok", "message": "", "log_id": "x"},
+            },
+        )
+        response = real.client.post(
+            "/api/social/post",
+            json={
+                "platform": "short_video",
+                "connectionId": connection_id,
+                "fileId": video,
+                "privacyLevel": "SELF_ONLY",
+                "allowComments": True,
+            },
+            headers=account.headers,
+        )
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert (answer["postId"], answer["url"]) == (publish_id, "https://www.tiktok.com/@pressroomhq")
+    assert (answer["publishId"], answer["publiclyAvailable"]) == (publish_id, False)
+    assert answer["privacyLevel"] == "SELF_ONLY"
+    post_info = json.loads(init.calls.last.request.content)["post_info"]
+    assert (post_info["privacy_level"], post_info["disable_comment"]) == ("SELF_ONLY", False)
+    assert post_info["disable_duet"] is True and post_info["disable_stitch"] is True
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_a_tiktok_post_of_unknown_outcome_is_asked_for_by_its_publish_id_not_resent(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """The last chunk gets a 5xx: the post may be live. The record keeps TikTok's
+    publish_id, and a retry under the key asks TikTok for it (status/fetch) instead of
+    searching the public video list, which never shows a private post: found, it is the
+    answer, with the publish_id as the reference and the profile as the URL."""
+    library = library_factory(networks=NETWORKS)
+    real = library.service
+    account = library.account()
+    video = library.upload(account, media_files.vertical)  # what TikTok takes as it is
+    assert library.wait(account, video)["status"] == "ready"
+    connection_id = tiktok_connected(real, account)
+    body = {
+        "platform": "short_video",
+        "connectionId": connection_id,
+        "fileId": video,
+        "caption": "x" * 300,
+        "privacyLevel": "SELF_ONLY",
+    }
+    headers = {**account.headers, "Idempotency-Key": "clip-1"}
+    publish_id = "v_pub_file~v2-1.77"
+    with respx.mock(assert_all_called=True) as tiktok:
+        tiktok.post(f"{TIKTOK}/post/publish/creator_info/query/").respond(200, json=CREATOR)
+        init = tiktok.post(f"{TIKTOK}/post/publish/video/init/").respond(
+            200,
+            json={
+                "data": {"publish_id": publish_id, "upload_url": UPLOAD_URL},
+                "error": {"code": "ok", "message": "", "log_id": "x"},
+            },
+        )
+        put = tiktok.put(UPLOAD_URL).respond(502)
+        first = real.client.post("/api/social/post", json=body, headers=headers)
+        assert first.status_code == 503, first.text
+        assert error_of(first)["recordStatus"] == "unknown"
+        kept = record(real, account).result
+        assert kept is not None and kept["platformReference"] == publish_id
+        status = tiktok.post(f"{TIKTOK}/post/publish/status/fetch/").respond(
+            200,
+            json={
+                "data": {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": []},
+                "error": {"code": "ok", "message": "", "log_id": "x"},
+            },
+        )
+        retry = real.client.post("/api/social/post", json=body, headers=headers)
+    assert retry.status_code == 200, retry.text
+    answer = retry.json()
+    assert (answer["postId"], answer["url"]) == (publish_id, "https://www.tiktok.com/@pressroomhq")
+    assert (answer["publishId"], answer["publiclyAvailable"]) == (publish_id, False)
+    assert answer["privacyLevel"] == "SELF_ONLY"
+    assert (init.call_count, put.call_count) == (1, 1)  # nothing was sent twice
+    assert json.loads(status.calls.last.request.content) == {"publish_id": publish_id}
+    assert record(real, account).status == "published"
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
 def test_a_video_goes_to_youtube_streamed_from_storage_after_a_refresh(
     library_factory: Callable[..., Library], media_files: MediaFiles
 ) -> None:
@@ -422,6 +686,99 @@ def test_a_video_goes_to_youtube_streamed_from_storage_after_a_refresh(
         assert vault.decrypt(kept.access_token_enc or "") == "ya29.new"
 
 
+def youtube_connected(service: Service, account: AccountHandle, *, verified: bool) -> str:
+    channel = account.connect("video_sharing", "@pressroom", verified=verified)
+    with transaction(service.sessions) as db:
+        connection = db.get(Connection, channel)
+        assert connection is not None
+        connection.access_token_enc = Vault.from_settings(service.settings).encrypt("ya29")
+    return channel
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_the_answer_says_the_privacy_youtube_applied(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """Asked public, YouTube keeps the upload private (an unverified API project, per
+    some of its pages): the answer echoes the privacy asked, as the spec says, and says
+    what YouTube applied; the owner's made-for-kids declaration goes through as given."""
+    library = library_factory(networks=NETWORKS)
+    real = library.service
+    account = library.account()
+    video = library.upload(account, media_files.video2)
+    assert library.wait(account, video)["status"] == "ready"
+    channel = youtube_connected(real, account, verified=False)
+    session = (
+        "https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&upload_id=u2"
+    )
+    with respx.mock(assert_all_called=True) as google:
+        opened = google.post("https://www.googleapis.com/upload/youtube/v3/videos").respond(
+            200, headers={"Location": session}
+        )
+        google.put(session).respond(
+            200,
+            json={
+                "id": "dQw4w9WgXcQ",
+                "snippet": {"publishedAt": "2026-11-25T12:00:00Z"},
+                "status": {"uploadStatus": "uploaded", "privacyStatus": "private"},
+            },
+        )
+        google.get("https://www.googleapis.com/youtube/v3/videos").respond(
+            200,
+            json={
+                "items": [
+                    {
+                        "id": "dQw4w9WgXcQ",
+                        "status": {
+                            "uploadStatus": "processed",
+                            "privacyStatus": "private",
+                            "madeForKids": False,
+                        },
+                    }
+                ]
+            },
+        )
+        response = publish(
+            account,
+            Platform.VIDEO_SHARING,
+            {"connectionId": channel, "fileId": video, "title": "Launch", "madeForKids": False},
+        )
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert (answer["privacyStatus"], answer["appliedPrivacyStatus"]) == ("public", "private")
+    assert answer["appliedMadeForKids"] is False
+    assert json.loads(opened.calls.last.request.content)["status"] == {
+        "privacyStatus": "public",
+        "selfDeclaredMadeForKids": False,
+    }
+
+
+def test_a_title_youtube_refuses_is_a_400_naming_it(real: Service) -> None:
+    account = real.account()
+    channel = youtube_connected(real, account, verified=False)
+    video = make_file(account, "video")
+    with respx.mock(assert_all_called=True) as google:
+        google.post("https://www.googleapis.com/upload/youtube/v3/videos").respond(
+            400,
+            json={
+                "error": {
+                    "code": 400,
+                    "message": "The request metadata specifies an invalid or empty video title.",
+                    "errors": [{"domain": "youtube.video", "reason": "invalidTitle"}],
+                }
+            },
+        )
+        response = publish(
+            account,
+            Platform.VIDEO_SHARING,
+            {"connectionId": channel, "fileId": video, "title": "Launch"},
+        )
+    assert response.status_code == 400, response.text
+    error = error_of(response)
+    assert (error["code"], error["field"]) == ("validation_error", "title")
+    assert "invalid or empty video title" in error["message"]
+
+
 @pytest.mark.parametrize("backend", ["local"], indirect=True)
 def test_youtube_refusing_a_thumbnail_is_channel_not_verified(
     library_factory: Callable[..., Library], media_files: MediaFiles
@@ -455,8 +812,9 @@ def test_youtube_refusing_a_thumbnail_is_channel_not_verified(
             json={
                 "error": {
                     "code": 403,
-                    "message": "no custom thumbnails",
-                    "errors": [{"reason": "forbidden"}],
+                    "message": "The authenticated user doesn't have permissions to upload "
+                    "and set custom video thumbnails.",
+                    "errors": [{"reason": "forbidden", "domain": "youtube.thumbnail"}],
                 }
             },
         )
@@ -465,6 +823,55 @@ def test_youtube_refusing_a_thumbnail_is_channel_not_verified(
     assert error_of(response)["code"] == "channel_not_verified"
     again = real.client.post(path, json={"thumbnailFileId": image}, headers=account.headers)
     assert again.status_code == 403  # refused here now, without asking YouTube
+
+
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_a_thumbnail_refused_for_a_missing_scope_leaves_the_channel_verified(
+    library_factory: Callable[..., Library], media_files: MediaFiles
+) -> None:
+    """Google's 403 for a grant without the scope is not the unverified channel's: the
+    connection is to be reconnected (409 connection_inactive), and the channel stays
+    verified (every 403 marked it unverified, so no thumbnail was tried again)."""
+    library = library_factory(networks=NETWORKS)
+    real = library.service
+    account = library.account()
+    channel = youtube_connected(real, account, verified=True)
+    with transaction(real.sessions) as db:
+        db.add(
+            Post(
+                id="post_v2",
+                account_id=account.id,
+                connection_id=channel,
+                platform="video_sharing",
+                request={},
+                status="published",
+                platform_post_id="dQw4w9WgXcQ",
+                created_at=datetime.now(UTC),
+            )
+        )
+    image = library.upload(account, media_files.png)
+    library.wait(account, image)
+    with respx.mock(assert_all_called=True) as google:
+        google.post("https://www.googleapis.com/upload/youtube/v3/thumbnails/set").respond(
+            403,
+            json={
+                "error": {
+                    "code": 403,
+                    "message": "Request had insufficient authentication scopes.",
+                    "errors": [{"reason": "insufficientPermissions", "domain": "global"}],
+                }
+            },
+        )
+        response = real.client.post(
+            "/api/v2/video_sharing/thumbnail/dQw4w9WgXcQ",
+            json={"thumbnailFileId": image},
+            headers=account.headers,
+        )
+    assert response.status_code == 409, response.text
+    assert error_of(response)["code"] == "connection_inactive"
+    with transaction(real.sessions, write=False) as db:
+        kept = db.get(Connection, channel)
+        assert kept is not None and kept.verified is True
 
 
 @pytest.mark.parametrize("granted", ["granted", "declined"])

@@ -19,9 +19,11 @@ from pressroom.campaign import media as media_files
 from pressroom.campaign import model
 from pressroom.campaign.fields import (
     BOARD,
+    CHOICES,
     CONNECTIONS,
     FIT,
     PRIVACY,
+    PRIVACY_LEVEL,
     THUMBNAIL,
     content_fields,
 )
@@ -42,7 +44,9 @@ from pressroom.platforms import (
     Platform,
     Recommendation,
 )
+from pressroom.statuses import ShortVideoPrivacyLevel
 
+PRIVACY_LEVELS: tuple[str, ...] = tuple(ShortVideoPrivacyLevel)
 _SLUG = re.compile(SLUG)
 _MEDIA_NAME = re.compile(MEDIA_NAME)
 _ARTICLE = {MediaKind.IMAGE: "an image", MediaKind.VIDEO: "a video"}
@@ -207,16 +211,13 @@ class _Checker:
                 )
             return None
         fallback = self.shape.defaults.block(platform)
-        fields: dict[str, str] = {}
+        fields: dict[str, str | bool] = {}
         origins: dict[str, FieldPath] = {}
         for name in content_fields(platform):
             value, origin = _pick(name, own, fallback, path, ("defaults", platform.value))
-            if value is None:
-                continue
-            value = (
-                value.rstrip() if name not in (BOARD, PRIVACY, THUMBNAIL, FIT) else value.strip()
-            )
-            if value:
+            if isinstance(value, str):
+                value = value.strip() if name in CHOICES else value.rstrip()
+            if value is not None and value != "":
                 fields[name] = value
                 origins[name] = origin
         raw, origin = _pick_raw(CONNECTIONS, own, fallback, path, ("defaults", platform.value))
@@ -236,7 +237,7 @@ class _Checker:
         platform = content.platform.value
         spec_broken: set[str] = set()
         for rule in rules.text_fields:
-            value = content.fields.get(rule.name)
+            value = content.text(rule.name)
             comment = self.report.source.comments.get(content.origins.get(rule.name, ()))
             if comment is not None:
                 self.report.warning(
@@ -257,7 +258,7 @@ class _Checker:
                     f"{over.limit:,} ({over.length - over.limit:,} too many)",
                 )
         texts = {
-            rule.name: content.fields.get(rule.name)
+            rule.name: content.text(rule.name)
             for rule in rules.text_fields
             if rule.name not in spec_broken
         }
@@ -270,17 +271,17 @@ class _Checker:
             )
         if rules.requires_board and BOARD not in content.fields:
             self._missing(content, BOARD)
-        privacy = content.fields.get(PRIVACY)
-        if privacy is not None and privacy not in PRIVACY_STATUSES:
-            self.report.error(
-                content.origins[PRIVACY],
-                f"privacy '{privacy}' is not known; {did_you_mean(privacy, PRIVACY_STATUSES)}",
-            )
-        fit = content.fields.get(FIT)
-        if fit is not None and fit not in FITS:
-            self.report.error(
-                content.origins[FIT], f"fit '{fit}' is not known; {did_you_mean(fit, FITS)}"
-            )
+        for name, known in (
+            (PRIVACY, PRIVACY_STATUSES),
+            (PRIVACY_LEVEL, PRIVACY_LEVELS),
+            (FIT, FITS),
+        ):
+            chosen = content.text(name)
+            if chosen is not None and chosen not in known:
+                self.report.error(
+                    content.origins[name],
+                    f"{name} '{chosen}' is not known; {did_you_mean(chosen, known)}",
+                )
 
     def _missing(self, content: model.Content, name: str) -> None:
         if (*content.path, name) in self.shape.set_aside:
@@ -379,7 +380,8 @@ class _Checker:
             )
 
     def _check_thumbnail(self, content: model.Content) -> None:
-        name = content.fields[THUMBNAIL]
+        name = content.thumbnail
+        assert name is not None
         origin = content.origins[THUMBNAIL]
         self.used_media.add(name)
         thumbnail = self.media.get(name)
@@ -422,9 +424,9 @@ class _Checker:
 
 def _pick(
     name: str, own: Block, fallback: Block | None, path: FieldPath, fallback_path: FieldPath
-) -> tuple[str | None, FieldPath]:
+) -> tuple[str | bool | None, FieldPath]:
     value, origin = _pick_raw(name, own, fallback, path, fallback_path)
-    return (value if isinstance(value, str) else None), origin
+    return (value if isinstance(value, str | bool) else None), origin
 
 
 def _pick_raw(
@@ -457,8 +459,8 @@ FITS: tuple[str, ...] = tuple(network.Fit)
 
 
 def _fit_of(content: model.Content) -> network.Fit | None:
-    value = content.fields.get(FIT)
-    return network.Fit(value) if value in FITS else None
+    value = content.text(FIT)
+    return network.Fit(value) if value is not None and value in FITS else None
 
 
 def _facts(media: model.Media) -> network.MediaFacts:

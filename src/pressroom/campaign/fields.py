@@ -13,17 +13,28 @@ from pressroom.platforms import RULES, Platform
 
 CONNECTIONS = "connections"
 PRIVACY = "privacy"
+PRIVACY_LEVEL = "privacy_level"
 BOARD = "board"
 THUMBNAIL = "thumbnail"
 FIT = "fit"
 """``refuse`` (the default), ``pad`` or ``crop``: what may be done to a picture whose
 shape the network does not take."""
+MADE_FOR_KIDS = "made_for_kids"
+INTERACTIONS = ("allow_comments", "allow_duet", "allow_stitch")
+"""short_video's yes/no choices, each turning one interaction on (pressroom's extension)."""
+CHOICES = (PRIVACY, PRIVACY_LEVEL, BOARD, THUMBNAIL, FIT)
+"""Fields that name a value rather than carry text: surrounding spaces are dropped."""
 
 BODY_FIELDS: Mapping[str, str] = {
     PRIVACY: "privacyStatus",
+    PRIVACY_LEVEL: "privacyLevel",
     BOARD: "boardId",
     "media": "fileId",
     THUMBNAIL: "thumbnailFileId",
+    "allow_comments": "allowComments",
+    "allow_duet": "allowDuet",
+    "allow_stitch": "allowStitch",
+    MADE_FOR_KIDS: "madeForKids",
 }
 """Campaign name → API body name, where they differ."""
 
@@ -44,7 +55,9 @@ def content_fields(platform: Platform) -> tuple[str, ...]:
     if rules.requires_board:
         names.insert(0, BOARD)
     if platform is Platform.VIDEO_SHARING:
-        names.append(PRIVACY)
+        names.extend((PRIVACY, MADE_FOR_KIDS))
+    if platform is Platform.SHORT_VIDEO:
+        names.extend((PRIVACY_LEVEL, *INTERACTIONS))
     if rules.supports_thumbnail:
         names.append(THUMBNAIL)
     if not rules.text_only:
@@ -54,7 +67,7 @@ def content_fields(platform: Platform) -> tuple[str, ...]:
 
 def publish_body(
     platform: Platform,
-    fields: Mapping[str, str],
+    fields: Mapping[str, str | bool],
     connection_id: str,
     file_id: str | None = None,
 ) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pressroom.platforms import PRIVACY_STATUSES, RULES, Platform
 from pressroom.rules.model import Fit
+from pressroom.statuses import ShortVideoPrivacyLevel
 
 SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MEDIA_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -159,6 +160,14 @@ class VideoSharingBlock(Block):
         description="Who can see the video; the service's default is public. Use unlisted while testing.",
         json_schema_extra={"enum": list(PRIVACY_STATUSES)},
     )
+    made_for_kids: bool | None = Field(
+        None,
+        description=(
+            "Your declaration that the video is made for children (YouTube asks it of the "
+            "channel's owner, under US law). Leave it out to let YouTube apply the "
+            "channel's own audience setting."
+        ),
+    )
     thumbnail: str | None = Field(
         None,
         description=(
@@ -169,10 +178,34 @@ class VideoSharingBlock(Block):
     fit: str | None = _fit()
 
 
+def _interaction(what: str) -> Any:
+    return Field(
+        None,
+        description=(
+            f"`true` lets other TikTok users {what}; off unless you turn it on, as TikTok "
+            "requires. An account whose TikTok settings turn it off refuses `true`."
+        ),
+    )
+
+
 class ShortVideoBlock(Block):
     caption: str | None = _text_field(
         Platform.SHORT_VIDEO, "caption", "The caption; hashtags and mentions allowed."
     )
+    privacy_level: str | None = Field(
+        None,
+        description=(
+            "Who may watch the video, in TikTok's values. TikTok requires the owner's "
+            "choice for every post, among the levels the account offers (public account: "
+            "PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY; private account: "
+            "FOLLOWER_OF_CREATOR, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY; an app TikTok has not "
+            "audited: SELF_ONLY). Required on a TikTok connection; the sandbox does without."
+        ),
+        json_schema_extra={"enum": list(ShortVideoPrivacyLevel)},
+    )
+    allow_comments: bool | None = _interaction("comment on the video")
+    allow_duet: bool | None = _interaction("make Duets with it")
+    allow_stitch: bool | None = _interaction("make Stitches with it")
     fit: str | None = _fit()
 
 

@@ -89,8 +89,9 @@ class Content:
     """One platform block of one post, with the campaign's defaults merged in."""
 
     platform: Platform
-    fields: Mapping[str, str]
-    """Campaign field name → value (text, title, privacy, board, thumbnail …)."""
+    fields: Mapping[str, str | bool]
+    """Campaign field name → value (text, title, privacy, board, thumbnail …; the
+    yes/no choices such as ``allow_comments`` as booleans)."""
     selector: Selector
     path: FieldPath
     origins: Mapping[str, FieldPath] = field(default_factory=dict)
@@ -98,7 +99,12 @@ class Content:
 
     @property
     def thumbnail(self) -> str | None:
-        return self.fields.get("thumbnail")
+        return self.text("thumbnail")
+
+    def text(self, name: str) -> str | None:
+        """A field that holds a string (every field but the yes/no choices)."""
+        value = self.fields.get(name)
+        return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True)

@@ -229,6 +229,8 @@ def _message(model: type[BaseModel], error: ErrorDetails, loc: Path) -> str:
         return _expected("a whole number", given)
     if kind in ("float_type", "float_parsing"):
         return _expected("a number", given)
+    if kind in ("bool_type", "bool_parsing"):
+        return _expected("true or false", given)
     if kind in ("greater_than_equal", "greater_than"):
         return f"must be at least {context.get('ge', context.get('gt'))}; got {given!r}"
     if kind in ("less_than_equal", "less_than"):

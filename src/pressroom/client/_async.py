@@ -525,7 +525,7 @@ class AsyncClient(ClientCore):
         *,
         connection_id: str,
         idempotency_key: str | None = None,
-        **fields: str | None,
+        **fields: str | bool | None,
     ) -> models.PublishResult:
         """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...).
 
@@ -552,8 +552,10 @@ class AsyncClient(ClientCore):
         title: str,
         description: str | None = None,
         privacy_status: str | None = None,
+        made_for_kids: bool | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``made_for_kids`` is pressroom's extension (the owner's declaration)."""
         return await self.publish(
             Platform.VIDEO_SHARING,
             connection_id=connection_id,
@@ -562,6 +564,7 @@ class AsyncClient(ClientCore):
             title=title,
             description=description,
             privacy_status=privacy_status,
+            made_for_kids=made_for_kids,
         )
 
     async def set_video_thumbnail(
@@ -583,14 +586,24 @@ class AsyncClient(ClientCore):
         connection_id: str,
         file_id: str,
         caption: str | None = None,
+        privacy_level: str | None = None,
+        allow_comments: bool | None = None,
+        allow_duet: bool | None = None,
+        allow_stitch: bool | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``privacy_level`` and the ``allow_*`` choices are pressroom's extensions (TikTok
+        has the owner make them; the hosted service may not take them)."""
         return await self.publish(
             Platform.SHORT_VIDEO,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
             caption=caption,
+            privacy_level=privacy_level,
+            allow_comments=allow_comments,
+            allow_duet=allow_duet,
+            allow_stitch=allow_stitch,
         )
 
     async def publish_photo_sharing(

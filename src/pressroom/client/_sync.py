@@ -522,7 +522,7 @@ class Client(ClientCore):
         *,
         connection_id: str,
         idempotency_key: str | None = None,
-        **fields: str | None,
+        **fields: str | bool | None,
     ) -> models.PublishResult:
         """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...).
 
@@ -549,8 +549,10 @@ class Client(ClientCore):
         title: str,
         description: str | None = None,
         privacy_status: str | None = None,
+        made_for_kids: bool | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``made_for_kids`` is pressroom's extension (the owner's declaration)."""
         return self.publish(
             Platform.VIDEO_SHARING,
             connection_id=connection_id,
@@ -559,6 +561,7 @@ class Client(ClientCore):
             title=title,
             description=description,
             privacy_status=privacy_status,
+            made_for_kids=made_for_kids,
         )
 
     def set_video_thumbnail(
@@ -580,14 +583,24 @@ class Client(ClientCore):
         connection_id: str,
         file_id: str,
         caption: str | None = None,
+        privacy_level: str | None = None,
+        allow_comments: bool | None = None,
+        allow_duet: bool | None = None,
+        allow_stitch: bool | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``privacy_level`` and the ``allow_*`` choices are pressroom's extensions (TikTok
+        has the owner make them; the hosted service may not take them)."""
         return self.publish(
             Platform.SHORT_VIDEO,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
             caption=caption,
+            privacy_level=privacy_level,
+            allow_comments=allow_comments,
+            allow_duet=allow_duet,
+            allow_stitch=allow_stitch,
         )
 
     def publish_photo_sharing(

@@ -27,7 +27,7 @@ from pydantic import ValidationError as PydanticValidationError
 from pydantic.alias_generators import to_camel
 
 from pressroom.platforms import RULES, Platform, rules_for
-from pressroom.statuses import ConnectionStatus, FileState
+from pressroom.statuses import ConnectionStatus, FileState, ShortVideoPrivacyLevel
 
 READY_STATUSES: frozenset[str] = frozenset({FileState.READY.value, "completed", "uploaded"})
 """File statuses that mean the file can be published: ours, and the hosted service's."""
@@ -241,6 +241,8 @@ class VideoSharingPublish(PublishRequest):
     title: str
     description: str | None = None
     privacy_status: Literal["public", "unlisted", "private"] | None = None
+    made_for_kids: bool | None = None
+    """pressroom's extension: the owner's made-for-children declaration (left out: none)."""
     fit: Fit | None = None
 
 
@@ -249,6 +251,11 @@ class ShortVideoPublish(PublishRequest):
     platform: Literal["short_video"] = "short_video"
     file_id: str
     caption: str | None = None
+    privacy_level: ShortVideoPrivacyLevel | None = None
+    """pressroom's extension: TikTok's privacy level, the owner's choice (required there)."""
+    allow_comments: bool | None = None
+    allow_duet: bool | None = None
+    allow_stitch: bool | None = None
     fit: Fit | None = None
 
 
@@ -301,7 +308,7 @@ PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
 
 
 def build_publish_request(
-    platform: Platform | str, *, connection_id: str, **fields: str | None
+    platform: Platform | str, *, connection_id: str, **fields: str | bool | None
 ) -> PublishRequest:
     """The body for ``platform`` from snake_case fields; fields left None are not sent.
 
@@ -380,6 +387,15 @@ class PublishResult(WithMeta):
     pin_id: Id | None = None
     privacy_status: str | None = None
     board_id: Id | None = None
+    applied_privacy_status: str | None = None
+    """video_sharing on pressroom: the privacy YouTube reports having applied."""
+    applied_made_for_kids: bool | None = None
+    publish_id: Id | None = None
+    """short_video on pressroom: TikTok's ``publish_id``, the post's reference."""
+    privacy_level: str | None = None
+    publicly_available: bool | None = None
+    """short_video on pressroom: False while TikTok gives no public post id (``post_id``
+    is then the ``publish_id`` and ``url`` the profile)."""
     record_id: Id | None = None
     """pressroom's own record of the post (``GET /api/posts/{recordId}``); not on the hosted service."""
 

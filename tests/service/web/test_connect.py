@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from urllib.parse import parse_qs, urlparse
 
 import httpx
 import respx
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 
 from pressroom.service.app import create_app
-from pressroom.service.db.session import normalise_url
+from pressroom.service.db.models import OAuthState
+from pressroom.service.db.session import normalise_url, transaction
 from pressroom.settings import Settings
 from tests.drivers.contract import held_to
 from tests.drivers.contracts import facebook as facebook_contract
@@ -71,8 +75,8 @@ def test_denied_consent_creates_nothing(browser: Browser) -> None:
     assert _unified(browser, key) == []
 
 
-def _authorize(browser: Browser, platform: str = "microblog") -> str:
-    """Allow on the consent page and return the callback URL, not yet followed."""
+def _consent(browser: Browser, platform: str = "microblog") -> dict[str, str]:
+    """Press Connect and return the consent page's fields (state, challenge, ...)."""
     page = browser.client.get("/connections").text
     started = browser.client.post(
         f"/connections/connect/{platform}",
@@ -80,13 +84,24 @@ def _authorize(browser: Browser, platform: str = "microblog") -> str:
         follow_redirects=False,
     )
     consent = browser.client.get(started.headers["location"])
+    assert consent.status_code == 200, consent.text
+    return consent_fields(consent.text)
+
+
+def _allow(browser: Browser, fields: dict[str, str], name: str, platform: str = "microblog") -> str:
+    """Allow on the consent page; the callback URL it sends the browser to, not followed."""
     back = browser.client.post(
         f"/sandbox/{platform}/oauth/authorize",
-        data={**consent_fields(consent.text), "decision": "allow", "name": "@acme"},
+        data={**fields, "decision": "allow", "name": name},
         follow_redirects=False,
     )
-    assert back.status_code == 303
+    assert back.status_code == 303, back.text
     return str(back.headers["location"])
+
+
+def _authorize(browser: Browser, platform: str = "microblog") -> str:
+    """Allow on the consent page and return the callback URL, not yet followed."""
+    return _allow(browser, _consent(browser, platform), "@acme", platform)
 
 
 def test_replayed_or_forged_state_creates_nothing(browser: Browser) -> None:
@@ -100,6 +115,70 @@ def test_replayed_or_forged_state_creates_nothing(browser: Browser) -> None:
     replay = browser.client.get(callback)
     assert replay.status_code == 400 and "already used" in replay.text
     assert len(_unified(browser, key)) == 1
+
+
+def _states(browser: Browser) -> list[OAuthState]:
+    sessions = browser.client.app.state.session_factory  # type: ignore[attr-defined]
+    with transaction(sessions, write=False) as db:
+        return list(db.scalars(select(OAuthState)))
+
+
+def test_a_callback_carrying_another_accounts_state_is_refused(
+    browser: Browser, other_browser: Browser
+) -> None:
+    """A state belongs to the account that started the flow: another signed-in account that
+    opens the link back (a link passed on, or planted) connects nothing, and the state
+    stays usable by its own account."""
+    browser.sign_up()
+    key = browser.api_key_shown()
+    callback = _authorize(browser)
+    other_browser.sign_up()
+    other_key = other_browser.api_key_shown()
+    refused = other_browser.client.get(callback)
+    assert refused.status_code == 400 and "nothing was connected" in refused.text
+    assert _unified(other_browser, other_key) == []
+    assert [s.used_at for s in _states(browser)] == [None]
+    assert browser.client.get(callback).status_code == 200
+    assert [c["name"] for c in _unified(browser, key)] == ["@acme"]
+
+
+def test_a_state_older_than_its_lifetime_is_refused(browser: Browser) -> None:
+    """The person came back after the state's lifetime (the platform's code itself is still
+    valid): nothing is connected."""
+    from pressroom.service.oauth.service import STATE_TTL
+
+    browser.sign_up()
+    key = browser.api_key_shown()
+    callback = _authorize(browser)
+    aged = STATE_TTL + timedelta(seconds=1)
+    sessions = browser.client.app.state.session_factory  # type: ignore[attr-defined]
+    with transaction(sessions) as db:
+        [state] = db.scalars(select(OAuthState))
+        state.created_at -= aged
+        state.expires_at -= aged
+    refused = browser.client.get(callback)
+    assert refused.status_code == 400 and "expired" in refused.text
+    assert _unified(browser, key) == []
+
+
+def test_a_state_is_spent_by_its_callback_even_for_a_fresh_valid_code(browser: Browser) -> None:
+    """The callback marks its state used in the database; the same state with a new code
+    the platform issued for the same request (same PKCE challenge, so the exchange itself
+    would succeed) is refused, and nothing more is connected."""
+    browser.sign_up()
+    key = browser.api_key_shown()
+    fields = _consent(browser)
+    first = _allow(browser, fields, "@acme")
+    assert browser.client.get(first).status_code == 200
+    [state] = _states(browser)
+    assert state.used_at is not None
+    again = _allow(browser, fields, "@acme2")  # the consent page sent again: a new code
+    first_query, again_query = parse_qs(urlparse(first).query), parse_qs(urlparse(again).query)
+    assert again_query["state"] == first_query["state"]
+    assert again_query["code"] != first_query["code"]
+    replay = browser.client.get(again)
+    assert replay.status_code == 400 and "already used" in replay.text
+    assert [c["name"] for c in _unified(browser, key)] == ["@acme"]
 
 
 def test_a_wrong_code_verifier_is_refused(browser: Browser, settings: Settings) -> None:
@@ -197,6 +276,40 @@ def test_expired_unrefreshable_token_turns_inactive_and_reconnect_works(browser:
     assert {c["status"] for c in _unified(browser, key)} == {"active"}
 
 
+def x_token_endpoint(
+    *, challenge: str, code: str, redirect_uri: str
+) -> Callable[[httpx.Request], httpx.Response]:
+    """X's token endpoint for one authorization, with its checks: the code is exchanged
+    once, for the callback it was issued to, and only with the PKCE verifier whose S256
+    hash is the challenge the authorization URL carried (RFC 7636 4.6). Anything else is
+    refused as X refuses it: 400 with an OAuth error body, e.g. "Value passed for the code
+    verifier did not match the code challenge."
+    (github.com/xdevplatform/twitter-api-typescript-sdk/issues/26)."""
+    spent: list[str] = []
+
+    def refused(description: str) -> httpx.Response:
+        return httpx.Response(
+            400, json={"error": "invalid_request", "error_description": description}
+        )
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        form = {k: v[0] for k, v in parse_qs(request.content.decode()).items()}
+        verifier = form.get("code_verifier")
+        if verifier is None:
+            return refused("Missing required parameter [code_verifier].")
+        if form.get("code") != code or spent or form.get("redirect_uri") != redirect_uri:
+            return refused("Value passed for the authorization code was invalid.")
+        digest = hashlib.sha256(verifier.encode("ascii")).digest()
+        if base64.urlsafe_b64encode(digest).rstrip(b"=").decode() != challenge:
+            return refused("Value passed for the code verifier did not match the code challenge.")
+        spent.append(code)
+        return httpx.Response(
+            200, json={"token_type": "bearer", "expires_in": 7200, "access_token": "a"}
+        )
+
+    return answer
+
+
 def test_a_configured_network_is_connected_through_its_own_consent(settings: Settings) -> None:
     """With X's app configured, Connect microblog goes to X and X's callback connects."""
     import respx
@@ -220,8 +333,10 @@ def test_a_configured_network_is_connected_through_its_own_consent(settings: Set
         query = {k: v[0] for k, v in parse_qs(consent.query).items()}
         assert query["redirect_uri"] == "http://testserver/oauth/callback/microblog"
         with respx.mock(base_url="https://api.x.com", assert_all_called=True) as x:
-            x.post("/2/oauth2/token").respond(
-                200, json={"token_type": "bearer", "expires_in": 7200, "access_token": "a"}
+            x.post("/2/oauth2/token").mock(
+                side_effect=x_token_endpoint(
+                    challenge=query["code_challenge"], code="c", redirect_uri=query["redirect_uri"]
+                )
             )
             x.get("/2/users/me").respond(
                 200, json={"data": {"id": "1", "name": "Acme", "username": "acme"}}
@@ -231,6 +346,48 @@ def test_a_configured_network_is_connected_through_its_own_consent(settings: Set
             )
         assert done.status_code == 200, done.text
         assert "Connected microblog account @acme" in done.text
+
+
+def test_x_refuses_a_code_verifier_that_does_not_match_the_challenge(settings: Settings) -> None:
+    """The verifier sent to X's token endpoint must be the one whose challenge went out in
+    the authorization URL: with another one stored, X refuses and nothing is connected."""
+    import respx
+    from fastapi.testclient import TestClient
+
+    from pressroom.service.app import create_app
+    from pressroom.service.oauth.vault import Vault
+    from pressroom.settings import NetworkSettings
+
+    configured = settings.model_copy(
+        update={"networks": NetworkSettings(microblog_client_id="id", microblog_client_secret="s")}
+    )
+    app = create_app(configured)
+    with TestClient(app, base_url="http://testserver") as client:
+        browser = Browser(client)
+        browser.sign_up()
+        key = browser.api_key_shown()
+        started = browser.form("/connections", "/connections/connect/microblog")
+        consent = urlparse(started.headers["location"])  # type: ignore[attr-defined]
+        query = {k: v[0] for k, v in parse_qs(consent.query).items()}
+        with transaction(app.state.session_factory) as db:
+            [state] = db.scalars(select(OAuthState))
+            state.code_verifier_enc = Vault.from_settings(configured).encrypt("x" * 64)
+        with respx.mock(base_url="https://api.x.com", assert_all_called=False) as x:
+            token = x.post("/2/oauth2/token").mock(
+                side_effect=x_token_endpoint(
+                    challenge=query["code_challenge"], code="c", redirect_uri=query["redirect_uri"]
+                )
+            )
+            me = x.get("/2/users/me").respond(
+                200, json={"data": {"id": "1", "name": "Acme", "username": "acme"}}
+            )
+            refused = client.get(
+                "/oauth/callback/microblog", params={"state": query["state"], "code": "c"}
+            )
+        assert refused.status_code == 400, refused.text
+        assert "refused to issue tokens (invalid_request)" in refused.text
+        assert (token.call_count, me.call_count) == (1, 0)
+        assert _unified(browser, key) == []
 
 
 def test_connecting_instagram_chains_threads_consent_for_the_twin(settings: Settings) -> None:

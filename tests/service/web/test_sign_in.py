@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import secrets
+
+import pytest
 from sqlalchemy import create_engine, text
 
 from pressroom.service.db.session import normalise_url
+from pressroom.service.web.security import CSRF_COOKIE, SESSION_COOKIE
 from pressroom.settings import Settings
 from tests.service.web.conftest import Browser, csrf_of
 
@@ -67,6 +71,34 @@ def test_csrf_is_refused_without_the_token(browser: Browser) -> None:
         "/sign-in", data={"email": "a@b.cd", "password": "x"}, follow_redirects=False
     )
     assert refused.status_code == 403
+
+
+@pytest.mark.parametrize("form", ["/sign-in", "/sign-up"])
+def test_forms_before_sign_in_need_the_token_that_matches_the_cookie(
+    browser: Browser, other_browser: Browser, form: str
+) -> None:
+    """Double-submit: the form's token must equal this browser's own cookie. A token that
+    is merely present (forged), or the page's real token sent with a cookie set by another
+    site, is refused, and nothing is done: no session, no account."""
+    email = browser.sign_up(password="s3cret-enough")  # sign-in: the right password
+    fields = {"email": email, "password": "s3cret-enough", "plan": "business"}
+    if form == "/sign-up":
+        fields["email"] = f"{secrets.token_hex(4)}@example.com"
+    client = other_browser.client
+    token = csrf_of(client.get(form).text)  # the page set this browser's cookie
+    assert client.cookies.get(CSRF_COOKIE) == token
+
+    forged = client.post(form, data={**fields, "csrf_token": "forged"}, follow_redirects=False)
+    assert forged.status_code == 403 and "nothing was changed" in forged.text
+    client.cookies.clear()
+    client.cookies.set(CSRF_COOKIE, "set-by-another-site")
+    crossed = client.post(form, data={**fields, "csrf_token": token}, follow_redirects=False)
+    assert crossed.status_code == 403 and "nothing was changed" in crossed.text
+    assert SESSION_COOKIE not in client.cookies
+
+    client.cookies.clear()
+    done = other_browser.form(form, form, **fields)  # the same form, sent as it was shown
+    assert done.status_code == 303, done.text  # type: ignore[attr-defined]
 
 
 def test_sign_in_is_throttled_per_email(browser: Browser, other_browser: Browser) -> None:

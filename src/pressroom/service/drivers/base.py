@@ -90,6 +90,9 @@ class Delivery:
     """Passed through from the caller's Idempotency-Key, for platforms that accept a
     client token. Never relied on: most networks take none, so an unknown outcome is
     settled by ``find_delivery``, not by resending with the token."""
+    platform_reference: str | None = None
+    """The network's own handle for an earlier attempt whose outcome is unknown (TikTok's
+    ``publish_id``), kept from its ``PlatformUnavailable.reference`` for the look-up."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ class Published:
     url: str
     published_at: datetime
     extra: dict[str, Any] = field(default_factory=dict)
+    """What the network says it did beyond the id and the URL, under the names of the
+    publish result's extension fields (``privacyLevel``, ``appliedPrivacyStatus``)."""
 
 
 @dataclass(frozen=True)
@@ -117,11 +122,16 @@ class ThumbnailSet:
 class PlatformUnavailable(Exception):
     """The platform failed transiently; retrying later may succeed."""
 
-    def __init__(self, message: str, *, retry_after: int, sent: bool) -> None:
+    def __init__(
+        self, message: str, *, retry_after: int, sent: bool, reference: str | None = None
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
         self.sent = sent
         """True when the request reached the platform before it failed: the post may exist."""
+        self.reference = reference
+        """The network's handle for what it received, when it gave one before failing
+        (TikTok's ``publish_id``): kept with the record, so the look-up can ask for it."""
 
 
 class PlatformRateLimited(PlatformUnavailable):

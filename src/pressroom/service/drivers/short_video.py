@@ -4,33 +4,45 @@ Set ``PRESSROOM_SHORT_VIDEO_CLIENT_ID`` (TikTok's "client key") and ``_CLIENT_SE
 TikTok app with Login Kit and the Content Posting API (direct post on), and
 ``{PRESSROOM_BASE_URL}/oauth/callback/short_video`` as its redirect URI.
 
-What the driver does, and the pages it follows (read 2026-11-25):
+What the driver does, and the pages it follows (read 2026-11-26):
 
 - consent at ``https://www.tiktok.com/v2/auth/authorize/`` with ``user.info.basic,
-  video.publish,video.list`` (comma-separated); code and refresh at ``POST
+  video.publish`` (comma-separated); code and refresh at ``POST
   https://open.tiktokapis.com/v2/oauth/token/`` with ``client_key`` and the secret in the
   form (https://developers.tiktok.com/doc/oauth-user-access-token-management). Access
   tokens last a day, refresh tokens a year;
-- profile: ``GET /v2/user/info/`` (https://developers.tiktok.com/doc/tiktok-api-v2-get-user-info);
+- profile: the creator's handle and nickname from ``/v2/post/publish/creator_info/query/``
+  (scope ``video.publish``), not ``/v2/user/info/``, whose ``username`` needs
+  ``user.info.profile`` (https://developers.tiktok.com/bulletin/user-info-scope-migration);
 - publish, as TikTok requires for direct posts: the creator's settings first
-  (``/v2/post/publish/creator_info/query/``: the privacy levels this account may use;
-  an app TikTok has not audited may post privately only), then
-  ``/v2/post/publish/video/init/`` with ``FILE_UPLOAD``, then the bytes PUT to the
-  returned ``upload_url`` in chunks read from storage: at least 5 MB and at most 64 MB
-  each, the last one taking the trailing bytes, a video under 5 MB in one piece
+  (``/v2/post/publish/creator_info/query/``). The privacy level and the interactions
+  are the owner's choices (the body's ``privacyLevel``, ``allowComments``,
+  ``allowDuet``, ``allowStitch``): TikTok's rules say "no default value" for the
+  privacy, among the levels the account offers, and interactions off unless turned on
+  (https://developers.tiktok.com/doc/content-sharing-guidelines). A post without a
+  level, with one the account does not offer, allowing an interaction the account's
+  settings turn off, or longer than the creator's ``max_video_post_duration_sec`` is
+  refused before anything is sent. Then ``/v2/post/publish/video/init/`` with
+  ``FILE_UPLOAD``, then the bytes PUT to the returned ``upload_url`` in chunks read from
+  storage: at least 5 MB and at most 64 MB each, the last one taking the trailing
+  bytes, a video under 5 MB in one piece
   (https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide,
   https://developers.tiktok.com/doc/content-posting-api-reference-direct-post);
 - TikTok then processes the video: ``/v2/post/publish/status/fetch/`` is polled until
-  ``PUBLISH_COMPLETE`` (with the public post id) or ``FAILED`` (TikTok's
-  ``fail_reason`` becomes the refusal) for up to ``publish_wait_seconds``; still
-  processing after that, the outcome is unknown and settled later by the look-up
-  (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status);
-- look-up of an unknown outcome: ``POST /v2/video/list/``, a video since the send whose
-  title is the caption (https://developers.tiktok.com/doc/tiktok-api-v2-video-list).
+  ``PUBLISH_COMPLETE`` or ``FAILED`` (its ``fail_reason`` says what the failure is) for
+  up to ``publish_wait_seconds``; still processing after that, the outcome is unknown
+  (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status).
+  TikTok gives a public post id only for a public post its moderation passed; until
+  then, and for good for a private post, the ``publish_id`` is the post's reference and
+  the account's profile its URL;
+- look-up of an unknown outcome: ``status/fetch`` again, with the ``publish_id`` kept on
+  the record. The account's video list (``/v2/video/list/``) shows public videos only,
+  with titles cut at 150 characters, so a private post would never be found there.
 
-TikTok answers errors in the body (``error.code`` other than ``ok``), often with a 4xx:
-``rate_limit_exceeded`` and the ``spam_risk_*`` limits are the rate limit,
-``access_token_invalid`` and ``scope_not_authorized`` a grant to renew.
+TikTok answers errors in the body (``error.code`` other than ``ok``), with a 4xx or, from
+creator_info, a 200: classed by its own tables (``REFUSALS``, ``FAIL_REASONS``, the rate
+and daily-cap codes); ``access_token_invalid`` and ``scope_not_authorized`` are a grant
+to renew.
 """
 
 from __future__ import annotations
@@ -44,10 +56,11 @@ from typing import Any
 import httpx
 
 from pressroom.platforms import Platform
-from pressroom.service.drivers.answers import aware
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Delivery,
+    LookupUnsupported,
+    Media,
     MediaSource,
     PlatformRateLimited,
     PlatformRefused,
@@ -66,25 +79,59 @@ from pressroom.service.drivers.tokens import TokenSource
 AUTHORIZE_URL = "https://www.tiktok.com/v2/auth/authorize/"
 API = "https://open.tiktokapis.com/v2"
 TOKEN_URL = f"{API}/oauth/token/"
-SCOPES = ("user.info.basic", "video.publish", "video.list")
+SCOPES = ("user.info.basic", "video.publish")
+"""Login Kit's basic profile, and posting: creator_info, init and the post's status all
+take ``video.publish``; the account's video list (``video.list``) is no longer read."""
 MIN_CHUNK = 5 * 1024 * 1024
 CHUNK_BYTES = 10 * 1024 * 1024
 """Within TikTok's 5-64 MB; the last chunk may run to twice this, under its 128 MB cap."""
 PUBLISH_WAIT_SECONDS = 120.0
 POLL_SECONDS = 3.0
-CLOCK_SLACK = timedelta(minutes=2)
-PREFERRED_PRIVACY = (
-    "PUBLIC_TO_EVERYONE",
-    "MUTUAL_FOLLOW_FRIENDS",
-    "FOLLOWER_OF_CREATOR",
-    "SELF_ONLY",
+INTERACTIONS = (
+    ("allowComments", "disable_comment", "comment_disabled", "comments"),
+    ("allowDuet", "disable_duet", "duet_disabled", "Duets"),
+    ("allowStitch", "disable_stitch", "stitch_disabled", "Stitches"),
 )
-RATE_CODES = frozenset(
-    {"rate_limit_exceeded", "spam_risk_too_many_posts", "spam_risk_too_many_pending_share"}
-)
-GRANT_CODES = frozenset(
-    {"access_token_invalid", "scope_not_authorized", "spam_risk_user_banned_from_posting"}
-)
+"""(publish body field, TikTok's post_info flag, creator_info's "turned off" flag, name)."""
+RATE_CODES = frozenset({"rate_limit_exceeded"})
+"""TikTok's per-minute limits per token (https://developers.tiktok.com/doc/tiktok-api-v2-rate-limit)."""
+DAILY_CAP_CODES = frozenset({"spam_risk_too_many_posts", "spam_risk_too_many_pending_share"})
+"""The account's daily posting cap through the API, over a rolling 24 hours."""
+DAILY_CAP_RETRY_SECONDS = 3600
+"""TikTok says neither the cap nor when it frees a post: try again in an hour."""
+GRANT_CODES = frozenset({"access_token_invalid", "scope_not_authorized"})
+REFUSALS: dict[str, str | None] = {
+    # The direct-post reference's error table: refusals for good, and the body field
+    # each is about (https://developers.tiktok.com/doc/content-posting-api-reference-direct-post).
+    "unaudited_client_can_only_post_to_private_accounts": "privacyLevel",
+    "privacy_level_option_mismatch": "privacyLevel",
+    "reached_active_user_cap": None,
+    "url_ownership_unverified": None,
+    "spam_risk_user_banned_from_posting": None,
+    "invalid_param": None,
+}
+REFUSAL_HINTS = {
+    "unaudited_client_can_only_post_to_private_accounts": (
+        "an app TikTok has not audited may post only to an account set to private, with "
+        "privacyLevel SELF_ONLY"
+    ),
+    "reached_active_user_cap": "the app's daily number of posting users is reached",
+    "spam_risk_user_banned_from_posting": "TikTok has banned this account from posting",
+}
+FAIL_REASONS: dict[str, str | None] = {
+    # The Get Post Status page's fail_reason table: the post is refused for good, and the
+    # field it is about (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status).
+    "file_format_check_failed": "fileId",
+    "duration_check_failed": "fileId",
+    "frame_rate_check_failed": "fileId",
+    "picture_size_check_failed": "fileId",
+    "spam_risk_text": "caption",
+    "spam_risk": None,
+    "spam_risk_user_banned_from_posting": None,
+    "publish_cancelled": None,
+}
+RETRYABLE_FAIL_REASONS = frozenset({"internal", "video_pull_failed", "photo_pull_failed"})
+"""Failures TikTok calls retryable: nothing was published, so sending again is safe."""
 
 
 def chunk_plan(size: int, chunk: int = CHUNK_BYTES) -> list[tuple[int, int]]:
@@ -159,15 +206,17 @@ class TikTokDriver:
         return token_call(self.http, TOKEN_URL, form)
 
     def fetch_profile(self, tokens: TokenSet) -> Profile:
-        response = self.http.request(
-            "GET",
-            f"{API}/user/info/",
-            token=tokens.access_token,
-            params={"fields": "open_id,display_name,username"},
-        )
-        user = _data(response, sent=False).get("user") or {}
-        display = str(user.get("display_name") or user.get("username") or user["open_id"])
-        return Profile(name=str(user.get("username") or display), display_name=display)
+        """The account from the creator's posting settings, which need only
+        ``video.publish``: ``/v2/user/info/`` answers ``username`` only with
+        ``user.info.profile`` (https://developers.tiktok.com/bulletin/user-info-scope-migration),
+        a scope more to ask of every user for one field creator_info already gives."""
+        creator = self._creator(tokens.access_token)
+        handle = str(creator.get("creator_username") or "")
+        if not handle:
+            raise PlatformUnavailable(
+                "TikTok named no creator for this account", retry_after=30, sent=False
+            )
+        return Profile(name=handle, display_name=str(creator.get("creator_nickname") or handle))
 
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
@@ -175,15 +224,10 @@ class TikTokDriver:
         media = delivery.media
         assert media is not None and media.size is not None  # a ready video
         token = self.tokens.access_token(delivery.account.connection_id)
-        creator = _data(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
-        offered = creator.get("privacy_level_options") or []
-        privacy = next((p for p in PREFERRED_PRIVACY if p in offered), None)
-        if privacy is None:
-            raise PlatformRefused("TikTok offers this account no privacy level to post with")
+        creator = self._creator(token)
+        post_info = _post_info(delivery.fields, creator)
+        _refuse_if_too_long(media, creator)
         plan = chunk_plan(media.size, self.chunk_bytes)
-        post_info: dict[str, Any] = {"privacy_level": privacy}
-        if delivery.fields.get("caption"):
-            post_info["title"] = delivery.fields["caption"]
         init = _data(
             self._post(
                 token,
@@ -200,10 +244,21 @@ class TikTokDriver:
             ),
             sent=False,
         )
+        publish_id = str(init["publish_id"])
+        try:
+            self._upload(str(init["upload_url"]), media, plan)
+            status = self._await_publish(token, publish_id)
+        except PlatformUnavailable as exc:
+            if exc.sent:  # the look-up asks TikTok about this publish_id, nothing else
+                exc.reference = exc.reference or publish_id
+            raise
+        return _published(status, publish_id, delivery)
+
+    def _upload(self, upload_url: str, media: Media, plan: list[tuple[int, int]]) -> None:
         for start, stop in plan:
             response = self.http.request(
                 "PUT",
-                str(init["upload_url"]),
+                upload_url,
                 headers={
                     "Content-Type": media.content_type,
                     "Content-Range": f"bytes {start}-{stop - 1}/{media.size}",
@@ -217,56 +272,65 @@ class TikTokDriver:
                     retry_after=30,
                     sent=stop == media.size,
                 )
-        return self._await_publish(token, str(init["publish_id"]), delivery)
 
-    def _await_publish(self, token: str, publish_id: str, delivery: Delivery) -> Published:
+    def _await_publish(self, token: str, publish_id: str) -> dict[str, Any]:
+        """Poll the post's status until TikTok has published it (its status answer) or
+        failed it (the failure its reason says)."""
         deadline = time.monotonic() + self.publish_wait_seconds
         while True:
-            status = _data(
-                self._post(token, "/post/publish/status/fetch/", {"publish_id": publish_id}),
-                sent=True,
-            )
+            status = self._status(token, publish_id)
             state = status.get("status")
             if state == "PUBLISH_COMPLETE":
-                ids = status.get("publicaly_available_post_id") or [publish_id]
-                post_id = str(ids[0])
-                return Published(
-                    post_id, _video_url(delivery.account.name, post_id), datetime.now(UTC)
-                )
+                return status
             if state == "FAILED":
-                reason = status.get("fail_reason") or "no reason given"
-                raise PlatformRefused(
-                    f"TikTok could not publish the video ({reason})", field="fileId"
-                )
+                raise _failed(status)
             if time.monotonic() >= deadline:
                 raise PlatformUnavailable(
                     f"TikTok is still processing the video ({state}); its outcome is looked up later",
                     retry_after=60,
                     sent=True,
+                    reference=publish_id,
                 )
             self._sleep(self.poll_seconds)
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        """Ask TikTok about the ``publish_id`` it gave the attempt. TikTok lists an
+        account's public videos only, with titles cut at 150 characters
+        (https://developers.tiktok.com/doc/tiktok-api-v2-video-list), so a private post
+        or a long caption could never be found there; the post's status can be."""
+        publish_id = delivery.platform_reference
+        if publish_id is None:
+            raise LookupUnsupported(
+                "TikTok can be asked about a post only by the publish_id it gave, and "
+                "this attempt has none"
+            )
         token = self.tokens.access_token(delivery.account.connection_id)
-        response = self.http.request(
-            "POST",
-            f"{API}/video/list/",
-            token=token,
-            params={"fields": "id,title,create_time,share_url"},
-            json={"max_count": 20},
+        try:
+            status = self._status(token, publish_id)
+        except PlatformRefused as exc:  # invalid_publish_id: TikTok no longer knows it
+            raise LookupUnsupported(f"TikTok cannot say what became of the post ({exc})") from exc
+        state = status.get("status")
+        if state == "PUBLISH_COMPLETE":
+            return _published(status, publish_id, delivery)
+        if state == "FAILED":
+            return None  # TikTok failed it: nothing was published
+        raise PlatformUnavailable(
+            f"TikTok is still processing the video ({state})", retry_after=60, sent=True
         )
-        since = aware(sent_at) - CLOCK_SLACK
-        caption = str(delivery.fields.get("caption") or "")
-        for video in _data(response, sent=True).get("videos") or []:
-            made = datetime.fromtimestamp(int(video.get("create_time", 0)), UTC)
-            if made >= since and str(video.get("title") or "") == caption:
-                video_id = str(video["id"])
-                url = str(video.get("share_url") or _video_url(delivery.account.name, video_id))
-                return Published(video_id, url, made)
-        return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("short_video posts take no custom thumbnail")
+
+    def _creator(self, token: str) -> dict[str, Any]:
+        """The creator's posting settings: who they are, the privacy levels and
+        interactions their account allows, the longest video they may post
+        (https://developers.tiktok.com/doc/content-posting-api-reference-query-creator-info)."""
+        return _data(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
+
+    def _status(self, token: str, publish_id: str) -> dict[str, Any]:
+        """The post's status (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status)."""
+        response = self._post(token, "/post/publish/status/fetch/", {"publish_id": publish_id})
+        return _data(response, sent=True)
 
     def _post(self, token: str, path: str, body: dict[str, Any]) -> httpx.Response:
         return self.http.request(
@@ -275,6 +339,58 @@ class TikTokDriver:
             token=token,
             headers={"Content-Type": "application/json; charset=UTF-8"},
             json=body,
+        )
+
+
+def _post_info(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any]:
+    """TikTok's ``post_info`` from the owner's choices, refused before anything is sent
+    where TikTok would refuse it or its rules forbid choosing for the owner.
+
+    TikTok's direct-post rules (https://developers.tiktok.com/doc/content-sharing-guidelines):
+    the privacy level is the owner's choice among the account's options, "with no
+    default value"; comments, Duets and Stitches are off unless the owner turns them
+    on, and cannot be turned on where the account's settings turn them off."""
+    offered = [str(level) for level in creator.get("privacy_level_options") or []]
+    chosen = fields.get("privacyLevel")
+    if chosen is None or chosen not in offered:
+        choice = "needs privacyLevel" if chosen is None else f"does not offer {chosen}"
+        raise PlatformRefused(
+            f"TikTok {choice} for this account: choose one of {', '.join(offered) or 'none'} "
+            "(TikTok has the owner choose the privacy of every post, with no default; an "
+            "app TikTok has not audited may post SELF_ONLY only).",
+            field="privacyLevel",
+        )
+    post_info: dict[str, Any] = {"privacy_level": chosen}
+    if fields.get("caption"):
+        post_info["title"] = fields["caption"]
+    for field, flag, turned_off, name in INTERACTIONS:
+        allowed = fields.get(field) is True
+        if allowed and creator.get(turned_off):
+            raise PlatformRefused(
+                f"This TikTok account's settings turn {name} off for everyone, so the "
+                f"post cannot allow them: leave {field} out or false.",
+                field=field,
+            )
+        post_info[flag] = not allowed
+    # Marked required in the direct-post reference (its examples leave it out; whether
+    # TikTok refuses the omission is not confirmed): sent, as the omission meant, as no
+    # paid partnership.
+    post_info["brand_content_toggle"] = False
+    return post_info
+
+
+def _refuse_if_too_long(media: Media, creator: dict[str, Any]) -> None:
+    """Each creator has their own longest video (creator_info's
+    ``max_video_post_duration_sec``: "Developers should use this field to stop video
+    posts that are too long"), so this rule is not in the rule table: it is read per
+    post, and a longer video refused before its bytes are sent."""
+    longest = creator.get("max_video_post_duration_sec")
+    length = media.duration_seconds
+    if isinstance(longest, int | float) and length is not None and length > longest:
+        raise PlatformRefused(
+            f"TikTok lets this account post videos of at most {longest:g} s "
+            f"(max_video_post_duration_sec, its own limit); this one lasts {length:g} s.",
+            field="fileId",
         )
 
 
@@ -292,15 +408,53 @@ def _data(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
     if code == "ok" and response.status_code == 200:
         data = body.get("data")
         return data if isinstance(data, dict) else {}
-    message = f"TikTok answered {code}: {error.get('message') or response.status_code}"
+    said = str(error.get("message") or f"HTTP {response.status_code}")
+    message = f"TikTok answered {code}: {said}"
     if code in RATE_CODES:
         raise PlatformRateLimited(message, retry_after=60)
+    if code in DAILY_CAP_CODES:
+        raise PlatformRateLimited(
+            f"{message} (the account's daily posts through the API are used up)",
+            retry_after=DAILY_CAP_RETRY_SECONDS,
+        )
     if code in GRANT_CODES:
         raise AccessRevoked(message)
-    if response.status_code == 400:
+    if code in REFUSALS:
+        hint = REFUSAL_HINTS.get(code)
+        raise PlatformRefused(f"{message}{f' ({hint})' if hint else ''}", field=REFUSALS[code])
+    if response.status_code in (400, 403):  # TikTok's 4xx are refusals of the request
         raise PlatformRefused(message)
     raise PlatformUnavailable(message, retry_after=30, sent=sent)
 
 
-def _video_url(handle: str, post_id: str) -> str:
-    return f"https://www.tiktok.com/@{handle.lstrip('@')}/video/{post_id}"
+def _failed(status: dict[str, Any]) -> Exception:
+    """What a post TikTok reports ``FAILED`` becomes: nothing was published."""
+    reason = str(status.get("fail_reason") or "no reason given")
+    message = f"TikTok could not publish the video ({reason})"
+    if reason in RETRYABLE_FAIL_REASONS:
+        return PlatformUnavailable(message, retry_after=60, sent=False)
+    if reason == "auth_removed":
+        return AccessRevoked(message)
+    if reason in DAILY_CAP_CODES:
+        return PlatformRateLimited(message, retry_after=DAILY_CAP_RETRY_SECONDS)
+    return PlatformRefused(message, field=FAIL_REASONS.get(reason, "fileId"))
+
+
+def _published(status: dict[str, Any], publish_id: str, delivery: Delivery) -> Published:
+    """A post TikTok reports ``PUBLISH_COMPLETE``. Its public id comes only for a public
+    post TikTok's moderation has passed (usually within a minute, sometimes hours); until
+    then, and for good for a private post, the publish_id stays the post's reference and
+    the account's profile its URL: a ``/video/{publish_id}`` link leads nowhere."""
+    public = [str(i) for i in status.get("publicaly_available_post_id") or []]
+    handle = delivery.account.name.lstrip("@")
+    profile = f"https://www.tiktok.com/@{handle}"
+    return Published(
+        public[0] if public else publish_id,
+        f"{profile}/video/{public[0]}" if public else profile,
+        datetime.now(UTC),
+        extra={
+            "publishId": publish_id,
+            "publiclyAvailable": bool(public),
+            "privacyLevel": delivery.fields.get("privacyLevel"),
+        },
+    )

@@ -15,14 +15,17 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``status.longUploadsStatus`` is ``allowed`` is verified, which custom thumbnails need
   (https://developers.google.com/youtube/v3/docs/channels/list);
 - publish: ``videos.insert`` as a resumable upload: a session is opened with the
-  metadata (``snippet``, ``status``), then the bytes are PUT from storage in chunks of
+  metadata (``snippet``, ``status``: the privacy asked, and ``selfDeclaredMadeForKids``
+  only when the owner declared it), then the bytes are PUT from storage in chunks of
   ``CHUNK_BYTES`` (a multiple of 256 KiB, as the protocol requires) with
   ``Content-Range``; after a failed chunk the session is asked where it stands
   (``Content-Range: bytes */size``, answered 308 with ``Range``) and the upload resumes
   there (https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol).
   Requests are checked against the discovery document google-api-python-client ships;
-- thumbnails: ``thumbnails.set``, the image's bytes as the body; a 403 means the channel
-  may not use custom thumbnails (``channel_not_verified``)
+- thumbnails: ``thumbnails.set``, the image's bytes as the body; the 403 saying the
+  user may not set custom thumbnails means an unverified channel
+  (``channel_not_verified``), while its other 403s (a quota, a grant without the scope,
+  a video the thumbnail cannot go on) keep their own meaning
   (https://developers.google.com/youtube/v3/docs/thumbnails/set);
 - look-up of an unknown outcome: the channel's uploads playlist
   (``channels.list`` ``contentDetails.relatedPlaylists.uploads``, then
@@ -31,9 +34,12 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (https://developers.google.com/youtube/v3/docs/playlistItems/list).
 
 After the upload, ``videos.list`` (``status,processingDetails``) is polled until YouTube
-has processed the video, for up to two minutes; a video it rejects or cannot process
-(``uploadStatus`` ``rejected``/``failed``, ``processingStatus`` ``failed``/``terminated``)
-is refused with its ``rejectionReason``, ``failureReason`` or
+has processed the video, for up to two minutes; the privacy and audience YouTube reports
+there (or in the insert answer) are the answer's ``appliedPrivacyStatus`` and
+``appliedMadeForKids``. A refusal names the body's field where YouTube's
+``errors[].reason`` does (``invalidTitle``, ``invalidDescription``). A video it rejects
+or cannot process (``uploadStatus`` ``rejected``/``failed``, ``processingStatus``
+``failed``/``terminated``) is refused with its ``rejectionReason``, ``failureReason`` or
 ``processingFailureReason``. A long video still processing after the wait counts as
 published: it exists, with its id and URL, and YouTube finishes it on its own.
 """
@@ -89,7 +95,17 @@ CHUNK_ATTEMPTS = 4
 CLOCK_SLACK = timedelta(minutes=2)
 PROCESSING_WAIT_SECONDS = 120.0
 POLL_SECONDS = 5.0
-QUOTA_REASONS = frozenset({"quotaExceeded", "rateLimitExceeded", "userRateLimitExceeded"})
+QUOTA_REASONS = frozenset(
+    {"quotaExceeded", "rateLimitExceeded", "userRateLimitExceeded", "uploadLimitExceeded"}
+)
+"""The project's daily quota, the per-user rates, and the channel's own upload limit
+("The user has exceeded the number of videos they may upload"): limits that pass, not
+refusals of the video (https://developers.google.com/youtube/v3/docs/errors)."""
+REFUSED_FIELDS = {"invalidTitle": "title", "invalidDescription": "description"}
+"""``errors[].reason`` of a 400 → the publish body's field it refuses (same page)."""
+UNSENT_FIELDS = {"invalidTags": "tags", "invalidCategoryId": "category"}
+"""Refusals of fields the publish body has none of (pressroom sends no tags and no
+category): named in the message, with no body field to point at."""
 _RANGE = re.compile(r"bytes=0-(\d+)")
 
 
@@ -182,16 +198,19 @@ class YouTubeDriver:
         video = self._send_bytes(token, session, media.storage_key, media.size)
         video_id = str(video["id"])
         _refuse_if_failed(video)
-        self._await_processing(token, video_id)
+        status = {**(video.get("status") or {}), **(self._await_processing(token, video_id) or {})}
         published = parse_time((video.get("snippet") or {}).get("publishedAt"))
-        return Published(video_id, _watch_url(video_id), published or utcnow())
+        return Published(
+            video_id, _watch_url(video_id), published or utcnow(), extra=_as_applied(status)
+        )
 
-    def _await_processing(self, token: str, video_id: str) -> None:
+    def _await_processing(self, token: str, video_id: str) -> dict[str, Any] | None:
         """Poll ``videos.list`` until YouTube has processed the video or failed it (its
-        reason is the refusal). A long video may take longer than ``processing_wait``:
-        it exists, with its id and URL, so the post counts as published then, and
-        YouTube finishes processing it on its own."""
+        reason is the refusal); the video's last ``status`` read, if any. A long video
+        may take longer than ``processing_wait``: it exists, with its id and URL, so the
+        post counts as published then, and YouTube finishes processing it on its own."""
         deadline = time.monotonic() + self.processing_wait_seconds
+        status: dict[str, Any] | None = None
         while time.monotonic() < deadline:
             response = self.http.request(
                 "GET",
@@ -200,16 +219,18 @@ class YouTubeDriver:
                 params={"part": "status,processingDetails", "id": video_id},
             )
             if response.status_code != 200:
-                return  # it was uploaded: a status we cannot read does not unmake it
+                break  # it was uploaded: a status we cannot read does not unmake it
             items = json_of(response).get("items") or []
             if not items:
-                return
+                break
             _refuse_if_failed(items[0])
+            status = items[0].get("status") or status
             processing = (items[0].get("processingDetails") or {}).get("processingStatus")
-            upload = (items[0].get("status") or {}).get("uploadStatus")
+            upload = (status or {}).get("uploadStatus")
             if upload == "processed" or processing == "succeeded":
-                return
+                break
             self._sleep(self.poll_seconds)
+        return status
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         token = self.tokens.access_token(delivery.account.connection_id)
@@ -221,7 +242,7 @@ class YouTubeDriver:
             "GET",
             f"{API}/playlistItems",
             token=token,
-            params={"part": "snippet", "playlistId": uploads, "maxResults": "50"},
+            params={"part": "snippet,status", "playlistId": uploads, "maxResults": "50"},
         )
         if response.status_code != 200:
             raise _unavailable(response, "list the channel's uploads")
@@ -235,7 +256,8 @@ class YouTubeDriver:
                 and snippet.get("title") == delivery.fields.get("title")
             ):
                 video_id = str((snippet.get("resourceId") or {}).get("videoId"))
-                return Published(video_id, _watch_url(video_id), made)
+                applied = _as_applied(item.get("status") or {})
+                return Published(video_id, _watch_url(video_id), made, extra=applied)
         return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
@@ -253,10 +275,7 @@ class YouTubeDriver:
             content=body,
         )
         if response.status_code == 403:
-            raise PermissionMissing(
-                error_codes.CHANNEL_NOT_VERIFIED,
-                f"YouTube does not let this channel set custom thumbnails ({_message(response)}).",
-            )
+            raise _thumbnail_refusal(response)
         if response.status_code == 404:
             raise PlatformRefused("YouTube has no such video on this channel", field="videoId")
         if response.status_code != 200:
@@ -273,13 +292,12 @@ class YouTubeDriver:
         snippet: dict[str, Any] = {"title": fields["title"]}
         if fields.get("description"):
             snippet["description"] = fields["description"]
-        metadata = {
-            "snippet": snippet,
-            "status": {
-                "privacyStatus": fields.get("privacyStatus", "public"),
-                "selfDeclaredMadeForKids": False,
-            },
-        }
+        status: dict[str, Any] = {"privacyStatus": fields.get("privacyStatus", "public")}
+        if fields.get("madeForKids") is not None:
+            # The owner's own declaration (COPPA); without it YouTube applies the
+            # channel's audience setting rather than one pressroom would make for them.
+            status["selfDeclaredMadeForKids"] = bool(fields["madeForKids"])
+        metadata = {"snippet": snippet, "status": status}
         response = self.http.request(
             "POST",
             f"{UPLOAD_API}/videos",
@@ -371,6 +389,20 @@ def _refuse_if_failed(video: dict[str, Any]) -> None:
         raise PlatformRefused(f"YouTube refused the video ({reason})", field="fileId")
 
 
+def _as_applied(status: dict[str, Any]) -> dict[str, Any]:
+    """What YouTube says it applied, for the publish answer. The privacy may differ from
+    the one asked: YouTube's pages disagree on whether uploads from unverified API
+    projects are locked private (the discovery document's ``privacyStatus`` says they
+    are not; the videos resource's banner and Help Center answer 7300965 say they are),
+    and the account's settings may make an upload private; either way the answer shows
+    it. ``madeForKids`` is YouTube's own verdict on the audience."""
+    privacy, for_kids = status.get("privacyStatus"), status.get("madeForKids")
+    return {
+        "appliedPrivacyStatus": privacy if isinstance(privacy, str) else None,
+        "appliedMadeForKids": for_kids if isinstance(for_kids, bool) else None,
+    }
+
+
 def _received(response: httpx.Response) -> int:
     """Where the next chunk starts, from a 308's ``Range: bytes=0-N`` (none: nothing yet)."""
     found = _RANGE.fullmatch(response.headers.get("Range", ""))
@@ -398,17 +430,62 @@ def _reasons(response: httpx.Response) -> set[str]:
 
 def _failure(response: httpx.Response, *, sent: bool) -> Exception:
     status, reasons = response.status_code, _reasons(response)
-    if status == 403 and reasons & QUOTA_REASONS:
+    if status in (400, 403) and reasons & QUOTA_REASONS:
         return PlatformRateLimited(
-            f"YouTube's quota is used up ({_message(response)})", retry_after=3600
+            f"YouTube's limit is reached ({', '.join(sorted(reasons & QUOTA_REASONS))}: "
+            f"{_message(response)})",
+            retry_after=3600,
         )
     if status == 403 and "youtubeSignupRequired" in reasons:
         return AccessRevoked("the Google account has no YouTube channel")
+    if status == 403 and "insufficientPermissions" in reasons:
+        return AccessRevoked(
+            "the channel's grant lacks a permission this needs: reconnect it and allow "
+            f"every permission asked ({_message(response)})"
+        )
     if status in (400, 403):
-        return PlatformRefused(f"YouTube answered: {_message(response)}")
+        field = next((REFUSED_FIELDS[r] for r in sorted(reasons) if r in REFUSED_FIELDS), None)
+        unsent = [UNSENT_FIELDS[r] for r in sorted(reasons) if r in UNSENT_FIELDS]
+        about = f" (the video's {', '.join(unsent)}, which this post does not set)"
+        return PlatformRefused(
+            f"YouTube answered {', '.join(sorted(reasons)) or status}: "
+            f"{_message(response)}{about if unsent else ''}",
+            field=field,
+        )
     return PlatformUnavailable(
         f"YouTube answered {status}: {_message(response)}", retry_after=30, sent=sent
     )
+
+
+NOT_VERIFIED = "doesn't have permissions to upload and set custom video thumbnails"
+"""thumbnails.set's 403 for a channel that may not use custom thumbnails (unverified).
+Its other 403 has the same reason, ``forbidden``, and says "The thumbnail can't be set
+for the specified video": only the words tell them apart
+(https://developers.google.com/youtube/v3/docs/thumbnails/set#errors)."""
+
+
+def _thumbnail_refusal(response: httpx.Response) -> Exception:
+    """A 403 from thumbnails.set: the unverified channel is ``channel_not_verified``; a
+    quota, a grant without the scope or a video the thumbnail cannot go on are what
+    they are, and leave the channel's verification alone."""
+    said = " ".join(
+        [_message(response)]
+        + [
+            str(e.get("message", ""))
+            for e in _error(response).get("errors") or []
+            if isinstance(e, dict)
+        ]
+    )
+    reasons = _reasons(response)
+    if "forbidden" in reasons and NOT_VERIFIED in said.replace("’", "'").lower():
+        return PermissionMissing(
+            error_codes.CHANNEL_NOT_VERIFIED,
+            f"YouTube does not let this channel set custom thumbnails ({_message(response)}).",
+        )
+    failure = _failure(response, sent=True)
+    if isinstance(failure, PlatformRefused) and failure.field is None:
+        failure.field = "videoId"  # "The thumbnail can't be set for the specified video."
+    return failure
 
 
 def _unavailable(response: httpx.Response, doing: str) -> PlatformUnavailable:

@@ -32,6 +32,7 @@ from pressroom.service.publishing.schemas import (
     ProfessionalNetworkResult,
     PublishResult,
     ShortVideoPost,
+    ShortVideoResult,
     TextThreadPublish,
     ThumbnailRequest,
     ThumbnailResult,
@@ -111,11 +112,12 @@ def set_video_thumbnail(videoId: str, body: ThumbnailRequest, ctx: Publishing) -
 
 @publish_router.post(
     RULES[Platform.SHORT_VIDEO].publish_path,
-    response_model=PostIdResult,
+    response_model=ShortVideoResult,
     responses=_errors(Platform.SHORT_VIDEO, error_codes.VIDEO_DURATION),
 )
 def publish_short_video(body: ShortVideoPost, ctx: Publishing) -> PublishResult:
-    """A video of 3 seconds to 10 minutes; `platform` must be `short_video`."""
+    """A video of 3 seconds to 10 minutes; `platform` must be `short_video`. On a TikTok
+    connection `privacyLevel` is required (our extension: TikTok has the owner choose)."""
     return service.publish(ctx, Platform.SHORT_VIDEO, body)
 
 

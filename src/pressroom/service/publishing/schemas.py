@@ -22,6 +22,7 @@ from pressroom.platforms import (
 from pressroom.rules.model import Fit
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
 from pressroom.service.text_rules import SOME_TEXT
+from pressroom.statuses import ShortVideoPrivacyLevel
 
 
 def describe(platform: Platform, name: str, what: str) -> str:
@@ -88,6 +89,18 @@ def _fit() -> Any:
     )
 
 
+def _interaction(what: str) -> Any:
+    return Field(
+        None,
+        description=(
+            f"Our extension: whether other TikTok users may {what}. Off unless `true`: "
+            "TikTok has the owner turn each interaction on for every post. `true` on an "
+            "account whose TikTok settings turn it off for everyone is refused with 400 "
+            "`validation_error` naming the field."
+        ),
+    )
+
+
 NO_MEDIA = SkipJsonSchema[str | None]
 """Text-only platforms declare ``file_id`` this way: hidden from the schema, present so a
 body carrying one is refused with ``media_kind_not_allowed`` rather than a bare
@@ -131,6 +144,16 @@ class VideoSharingPublish(PublishRequest):
         examples=[DEFAULT_PRIVACY_STATUS],
         json_schema_extra={"enum": list(PRIVACY_STATUSES)},
     )
+    made_for_kids: bool | None = Field(
+        None,
+        description=(
+            "Our extension: the owner's declaration that the video is made for children "
+            "(YouTube's `selfDeclaredMadeForKids`, a declaration US law, COPPA, leaves to "
+            "the channel's owner). Left out, nothing is declared and YouTube applies the "
+            "channel's own audience setting; the answer's `appliedMadeForKids` says what "
+            "YouTube decided."
+        ),
+    )
     fit: str | None = _fit()
 
 
@@ -144,6 +167,23 @@ class ShortVideoPost(PublishRequest):
     caption: str | None = text_field(
         Platform.SHORT_VIDEO, "caption", "Caption; hashtags and mentions allowed."
     )
+    privacy_level: ShortVideoPrivacyLevel | None = Field(
+        None,
+        description=(
+            "Our extension: who may watch the video, in TikTok's own values. TikTok has the "
+            "account's owner choose it for every post, with no default, among the levels "
+            "the account offers (a public account: PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, "
+            "SELF_ONLY; a private one: FOLLOWER_OF_CREATOR, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY); "
+            "an app TikTok has not audited may post SELF_ONLY only. On a TikTok connection a "
+            "post without it, or with a level the account does not offer, is refused with "
+            "400 `validation_error` naming `privacyLevel` (the account's levels in the "
+            "message) before anything is sent. The sandbox publishes without it."
+        ),
+        examples=[ShortVideoPrivacyLevel.SELF_ONLY.value],
+    )
+    allow_comments: bool | None = _interaction("comment on the video")
+    allow_duet: bool | None = _interaction("make Duets with the video")
+    allow_stitch: bool | None = _interaction("make Stitches with the video")
     fit: str | None = _fit()
 
 
@@ -215,11 +255,52 @@ class MicroblogResult(PublishResult):
 
 class VideoSharingResult(PublishResult):
     video_id: str
-    privacy_status: str = Field(json_schema_extra={"enum": list(PRIVACY_STATUSES)})
+    privacy_status: str = Field(
+        description="The privacy asked for (the request's `privacyStatus` or its default).",
+        json_schema_extra={"enum": list(PRIVACY_STATUSES)},
+    )
+    applied_privacy_status: str | None = Field(
+        None,
+        description=(
+            "Our extension: the privacy YouTube reports for the video once uploaded "
+            "(`status.privacyStatus`), which can differ from `privacyStatus`: YouTube may "
+            "lock uploads from unverified API projects to private (its pages disagree on "
+            "whether it still does) and the account's settings can make an upload private. "
+            "Null when YouTube did not say (and on the sandbox)."
+        ),
+        json_schema_extra={"enum": [*PRIVACY_STATUSES, None]},
+    )
+    applied_made_for_kids: bool | None = Field(
+        None,
+        description="Our extension: whether YouTube treats the video as made for children "
+        "(`status.madeForKids`); null when YouTube did not say.",
+    )
 
 
 class PostIdResult(PublishResult):
     post_id: str
+
+
+class ShortVideoResult(PostIdResult):
+    post_id: str = Field(
+        description="TikTok's public post id; while TikTok gives none (a post that is not "
+        "public, or not yet through its moderation) the `publishId`, and `url` is then "
+        "the account's profile."
+    )
+    publish_id: str | None = Field(
+        None,
+        description="Our extension: TikTok's `publish_id`, the post's reference whatever "
+        "its privacy (null on the sandbox).",
+    )
+    privacy_level: ShortVideoPrivacyLevel | None = Field(
+        None, description="Our extension: the privacy level TikTok accepted for the post."
+    )
+    publicly_available: bool | None = Field(
+        None,
+        description="Our extension: whether TikTok has given the post a public id (it does "
+        "for public posts once moderated, usually within a minute). False: the post is "
+        "live but `postId` is the `publishId` and `url` the profile.",
+    )
 
 
 class ProfessionalNetworkResult(PublishResult):
@@ -234,7 +315,7 @@ class PinBoardResult(PublishResult):
 RESULTS: dict[Platform, type[PublishResult]] = {
     Platform.MICROBLOG: MicroblogResult,
     Platform.VIDEO_SHARING: VideoSharingResult,
-    Platform.SHORT_VIDEO: PostIdResult,
+    Platform.SHORT_VIDEO: ShortVideoResult,
     Platform.PHOTO_SHARING: PostIdResult,
     Platform.PAGE_SOCIAL: PostIdResult,
     Platform.PIN_BOARD: PinBoardResult,

@@ -64,6 +64,9 @@ NOT_SENT = RecordStatus.NOT_SENT.value
 _NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform", "fit"})
 """Body fields that are the service's business: which connection and file, and how the
 file is fitted for the network (never a field the network reads)."""
+PLATFORM_REFERENCE = "platformReference"
+"""Kept in an unknown record's result: the network's handle for what it received (TikTok's
+``publish_id``), which its look-up asks for."""
 
 
 def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> PublishResult:
@@ -292,6 +295,7 @@ def result_of(
     platform: Platform, body: PublishRequest, published: driver.Published, post_id: str
 ) -> PublishResult:
     data: dict[str, Any] = {
+        **published.extra,  # what the network says it did, for the result's extension fields
         "platform": platform.value,
         "connectionId": body.connection_id,
         "publishedAt": published.published_at,
@@ -327,7 +331,10 @@ def _record_failure(
         headers={"Retry-After": str(exc.retry_after)},
         record_status=UNKNOWN if exc.sent else NOT_SENT,
     )
-    _record_outcome(ctx, post_id, status=UNKNOWN if exc.sent else FAILED, result=error.body())
+    kept = {PLATFORM_REFERENCE: exc.reference} if exc.sent and exc.reference else {}
+    _record_outcome(
+        ctx, post_id, status=UNKNOWN if exc.sent else FAILED, result=error.body() | kept
+    )
     return error
 
 

@@ -39,6 +39,7 @@ from pressroom.service.publishing.repository import IdempotencyRepository, PostR
 from pressroom.service.publishing.schemas import REQUESTS
 from pressroom.service.publishing.service import (
     FAILED,
+    PLATFORM_REFERENCE,
     PUBLISHED,
     UNKNOWN,
     media_of,
@@ -118,12 +119,14 @@ def delivery_of(db: Session, post: Post) -> driver.Delivery:
     assert connection is not None  # connections are soft-deleted, never removed
     file = db.get(File, post.file_id) if post.file_id else None
     body = REQUESTS[platform].model_validate(post.request)
+    kept = (post.result or {}).get(PLATFORM_REFERENCE)
     return driver.Delivery(
         platform=platform,
         account=driver.Account(connection.id, connection.name),
         fields=platform_fields(platform, body),
         media=media_of(file) if file is not None and not RULES[platform].text_only else None,
         reference=post.id,
+        platform_reference=str(kept) if kept else None,
     )
 
 
