@@ -55,7 +55,7 @@ posts:
     short_video: {caption: "The same four seconds."}
   - id: still
     media: still
-    photo_sharing: {caption: "A still.", fit: pad}
+    photo_sharing: {caption: "A still."}
 """
 
 
@@ -85,13 +85,12 @@ def test_media_are_uploaded_once_per_content_and_posts_follow_readiness(
     with_media = [d for d in live_service.deliveries() if d.payload["media"]]
     assert len({d.payload["media"]["fileId"] for d in with_media}) == 2, "one upload per content"
     # Fitted for each network that would refuse the file as it is, once per profile: the
-    # 40x60 PNG goes to photo_sharing as a JPEG padded to 4:5 (the campaign's fit: pad),
-    # the 10 fps clip to short_video at 24 fps and 360 px high; page_social (no confirmed
-    # rules) gets the clip as it is.
+    # PNG goes to photo_sharing as a JPEG, the 10 fps clip to short_video at 24 fps and
+    # 360 px high; page_social (no confirmed rules) gets the clip as it is.
     sent = {d.platform: d.payload["media"] for d in with_media}
     assert sent["photo_sharing"]["contentType"] == "image/jpeg"
     with Image.open(live_service.stored_path(sent["photo_sharing"]["storageKey"])) as jpeg:
-        assert (jpeg.format, jpeg.size) == ("JPEG", (48, 60))
+        assert (jpeg.format, jpeg.size) == ("JPEG", (40, 40))
     assert sent["short_video"]["storageKey"].startswith("derived/")
     assert sent["page_social"]["storageKey"].startswith("files/")
     short = {d.payload["media"]["storageKey"] for d in with_media if d.platform == "short_video"}

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from PIL import Image
 
 from pressroom.campaign import PlannedPost, load, plan
 from pressroom.client import Client
@@ -190,14 +191,15 @@ media:
 posts:
   - id: cover
     media: cover
-    photo_sharing: {caption: "New cover."}
+    photo_sharing: {caption: "New cover.", fit: crop}
 """
 
 
 def fitted_post(live_service: LiveService, tmp_path: Path) -> tuple[PlannedPost, dict[str, str]]:
-    """A PNG post to photo_sharing (Instagram takes JPEG only), its file uploaded and ready."""
+    """A PNG banner to photo_sharing (Instagram takes JPEG only, and no shape wider than
+    1.91:1 unless cropped or padded: the campaign says crop), uploaded and ready."""
     connection = live_service.connect("photo_sharing", "acme.photos", account_type="business")
-    make_image(tmp_path / "cover.png", size=(320, 240))
+    make_image(tmp_path / "cover.png", size=(320, 100))
     path = tmp_path / "fitted.yaml"
     path.write_text(PNG_CAMPAIGN)
     entry = {"id": connection, "platform": "photo_sharing", "name": "acme.photos"}
@@ -211,7 +213,8 @@ def test_a_publish_waits_while_its_file_is_converted_for_the_network(
     live_service: LiveService, tmp_path: Path
 ) -> None:
     """The service answers 409 file_not_ready (transient, Retry-After) while it makes a
-    JPEG of the PNG; the step waits each Retry-After and sends the same request again."""
+    JPEG of the PNG, cropped as the campaign asked; the step waits each Retry-After and
+    sends the same request again."""
     planned, file_ids = fitted_post(live_service, tmp_path)
     waits: list[float] = []
 
@@ -233,6 +236,9 @@ def test_a_publish_waits_while_its_file_is_converted_for_the_network(
     assert waits and all(wait >= 1 for wait in waits)  # the service's Retry-After
     [delivered] = live_service.deliveries()
     assert delivered.payload["media"]["contentType"] == "image/jpeg"
+    assert planned.publish_body(file_ids)["fit"] == "crop"
+    with Image.open(live_service.stored_path(delivered.payload["media"]["storageKey"])) as sent:
+        assert (sent.format, sent.size) == ("JPEG", (191, 100))  # its centre at 1.91:1
 
 
 def test_a_file_not_converted_in_time_is_a_transient_failure_for_a_later_try(
