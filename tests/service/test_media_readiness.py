@@ -169,7 +169,7 @@ def test_a_job_longer_than_its_lease_stays_with_the_worker_that_renews_it(
     while [(f, owner) for f, owner, _, _ in jobs.waiting(sessions)] != [(file_id, worker)]:
         assert time.monotonic() < deadline, jobs.waiting(sessions)
         time.sleep(0.02)
-    taken_by_rival: list[str] = []
+    taken_by_rival: list[jobs.Job] = []
     while library.status(account, file_id)["status"] == "processing":
         assert time.monotonic() < deadline, "the file never left processing"
         taken = jobs.claim(sessions, "rival-worker", lease)
