@@ -49,8 +49,12 @@ class Browser:
 @pytest.fixture
 def web_app(settings: Settings) -> Iterator[TestClient]:
     get_settings.cache_clear()
-    with TestClient(create_app(settings), base_url="http://testserver") as client:
+    app = create_app(settings)
+    with TestClient(app, base_url="http://testserver") as client:
         yield client
+    # The app's pool would keep its PostgreSQL connections until a garbage collection
+    # reaches the app: on a long run they pile up to the server's max_connections.
+    app.state.engine.dispose()
 
 
 @pytest.fixture
