@@ -64,6 +64,9 @@ AUTHORIZE_URL = "https://x.com/i/oauth2/authorize"
 TOKEN_URL = "https://api.x.com/2/oauth2/token"
 API = "https://api.x.com/2"
 SCOPES = ("tweet.read", "tweet.write", "users.read", "offline.access")
+PUBLISH_SCOPES = ("tweet.read", "tweet.write", "users.read")
+"""What ``POST /2/tweets`` requires of the token (its ``security`` in X's OpenAPI
+description); ``offline.access`` only brings the refresh token."""
 LOOKUP_PAGES = 5
 """Pages of 100 posts read when looking a post up: far more than any account posts
 while one outcome is unknown."""
@@ -132,7 +135,7 @@ class XDriver:
             json={"text": delivery.fields["text"]},
         )
         if response.status_code != 201:
-            raise _refusal(response)
+            raise refusal_of(response)
         post_id = str(json_of(response)["data"]["id"])
         return Published(post_id, _post_url(delivery.account.name, post_id), utcnow())
 
@@ -201,7 +204,7 @@ APP_ACCESS_PROBLEMS = ("/problems/client-forbidden", "/problems/unsupported-auth
 """Problem types that refuse the app or how it authenticates, not the post or the token."""
 
 
-def _refusal(response: httpx.Response) -> Exception:
+def refusal_of(response: httpx.Response) -> Exception:
     if response.status_code == 403:
         return _forbidden(response)
     if response.status_code in (400, 422):

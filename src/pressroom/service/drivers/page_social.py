@@ -78,7 +78,13 @@ from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.oauth2 import consent_url, token_set_of
 from pressroom.service.drivers.tokens import TokenSource
 
-SCOPES = ("pages_show_list", "pages_manage_posts", "pages_read_engagement")
+PAGES_PERMISSION_SCOPE = "pages_manage_posts"
+"""The spec's "Pages permission": a Page granted without it is connected without it."""
+SCOPES = ("pages_show_list", PAGES_PERMISSION_SCOPE, "pages_read_engagement")
+PUBLISH_SCOPES = SCOPES
+"""All three: a Page's photos and videos are published with ``pages_manage_posts`` and
+``pages_read_engagement``, on a Page listed by ``pages_show_list``
+(https://developers.facebook.com/docs/graph-api/reference/page/photos/)."""
 VIDEO_WAIT_SECONDS = 120.0
 POLL_SECONDS = 3.0
 CLOCK_SLACK = timedelta(minutes=2)
@@ -199,7 +205,7 @@ class FacebookPagesDriver:
             name=page.name,
             display_name=page.name,
             page_kind="page",
-            pages_permission="pages_manage_posts" in granted,
+            pages_permission=PAGES_PERMISSION_SCOPE in granted,
             page_token=page.token,
         )
 

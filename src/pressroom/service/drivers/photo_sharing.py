@@ -70,6 +70,9 @@ from pressroom.service.drivers.tokens import TokenSource
 AUTHORIZE_URL = "https://www.instagram.com/oauth/authorize"
 CODE_URL = "https://api.instagram.com/oauth/access_token"
 SCOPES = ("instagram_business_basic", "instagram_business_content_publish")
+PUBLISH_SCOPES = SCOPES
+"""Both: the account's id, its quota and the container all need the basic scope, the
+container and ``media_publish`` the publishing one (content-publishing page)."""
 CONTAINER_WAIT_SECONDS = 300.0
 """Meta's "no more than 5 minutes" of status reads; a reel may take that long."""
 ACCESS = meta.GraphAccess.BEARER

@@ -66,6 +66,8 @@ AUTHORIZE_URL = "https://www.pinterest.com/oauth/"
 TOKEN_URL = "https://api.pinterest.com/v5/oauth/token"
 API = "https://api.pinterest.com/v5"
 SCOPES = ("boards:read", "boards:write", "pins:read", "pins:write", "user_accounts:read")
+PUBLISH_SCOPES = ("boards:read", "boards:write", "pins:read", "pins:write")
+"""``POST /v5/pins`` requires the four board and pin scopes (its ``security``)."""
 CREATED = frozenset({200, 201})
 """What ``POST /v5/pins`` answers when it made the pin (201; 200 too since API 5.18.0)."""
 LOOKUP_PAGES = 3

@@ -71,6 +71,9 @@ TOKEN_URL = "https://www.linkedin.com/oauth/v2/accessToken"
 USERINFO_URL = "https://api.linkedin.com/v2/userinfo"
 POSTS_URL = "https://api.linkedin.com/rest/posts"
 SCOPES = ("openid", "profile", "w_member_social")
+PUBLISH_SCOPES = SCOPES
+"""All three: the author's URN comes from userinfo (``openid profile``), the post takes
+``w_member_social`` (Posts API permissions table)."""
 CLOCK_SLACK = timedelta(minutes=2)
 
 _RESERVED = re.compile(r"([\\|{}@\[\]()<>#*_~])")
@@ -159,7 +162,7 @@ class LinkedInDriver:
         )
         urn = response.headers.get("x-restli-id")
         if response.status_code != 201 or not urn:
-            raise _refusal(response, self.api_version)
+            raise refusal_of(response, self.api_version)
         return Published(urn, _post_url(urn), utcnow())
 
     def _post_body(self, connection_id: str, token: str, text: str) -> dict[str, Any]:
@@ -186,7 +189,7 @@ class LinkedInDriver:
         )
         urn = response.headers.get("x-restli-id")
         if response.status_code != 201 or not urn:
-            raise _refusal(response, self.api_version)
+            raise refusal_of(response, self.api_version)
         return str(urn)
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
@@ -281,7 +284,7 @@ def _cannot_tell_yet(why: str) -> PlatformUnavailable:
     )
 
 
-def _refusal(response: httpx.Response, version: str) -> Exception:
+def refusal_of(response: httpx.Response, version: str) -> Exception:
     status = response.status_code
     message = str(json_of(response).get("message") or f"HTTP {status}")
     if status == 426:

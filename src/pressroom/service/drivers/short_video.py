@@ -82,6 +82,8 @@ TOKEN_URL = f"{API}/oauth/token/"
 SCOPES = ("user.info.basic", "video.publish")
 """Login Kit's basic profile, and posting: creator_info, init and the post's status all
 take ``video.publish``; the account's video list (``video.list``) is no longer read."""
+PUBLISH_SCOPES = ("video.publish",)
+"""What a post's calls require (creator_info, init, status: the direct-post reference)."""
 MIN_CHUNK = 5 * 1024 * 1024
 CHUNK_BYTES = 10 * 1024 * 1024
 """Within TikTok's 5-64 MB; the last chunk may run to twice this, under its 128 MB cap."""
@@ -225,10 +227,10 @@ class TikTokDriver:
         assert media is not None and media.size is not None  # a ready video
         token = self.tokens.access_token(delivery.account.connection_id)
         creator = self._creator(token)
-        post_info = _post_info(delivery.fields, creator)
+        post_info = post_info_of(delivery.fields, creator)
         _refuse_if_too_long(media, creator)
         plan = chunk_plan(media.size, self.chunk_bytes)
-        init = _data(
+        init = data_of(
             self._post(
                 token,
                 "/post/publish/video/init/",
@@ -325,12 +327,12 @@ class TikTokDriver:
         """The creator's posting settings: who they are, the privacy levels and
         interactions their account allows, the longest video they may post
         (https://developers.tiktok.com/doc/content-posting-api-reference-query-creator-info)."""
-        return _data(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
+        return data_of(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
 
     def _status(self, token: str, publish_id: str) -> dict[str, Any]:
         """The post's status (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status)."""
         response = self._post(token, "/post/publish/status/fetch/", {"publish_id": publish_id})
-        return _data(response, sent=True)
+        return data_of(response, sent=True)
 
     def _post(self, token: str, path: str, body: dict[str, Any]) -> httpx.Response:
         return self.http.request(
@@ -342,7 +344,7 @@ class TikTokDriver:
         )
 
 
-def _post_info(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any]:
+def post_info_of(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any]:
     """TikTok's ``post_info`` from the owner's choices, refused before anything is sent
     where TikTok would refuse it or its rules forbid choosing for the owner.
 
@@ -394,7 +396,7 @@ def _refuse_if_too_long(media: Media, creator: dict[str, Any]) -> None:
         )
 
 
-def _data(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
+def data_of(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
     """The ``data`` of a TikTok answer, or its error as the service's failure."""
     try:
         body = response.json()

@@ -72,6 +72,9 @@ AUTHORIZE_URL = "https://threads.net/oauth/authorize"
 HOST = "https://graph.threads.net"
 API = f"{HOST}/v1.0"
 SCOPES = ("threads_basic", "threads_content_publish")
+PUBLISH_SCOPES = SCOPES
+"""Both: every Threads call needs ``threads_basic``, the quota, the container and
+``threads_publish`` ``threads_content_publish`` too (overview, posts page)."""
 CLOCK_SLACK = timedelta(minutes=2)
 CONTAINER_WAIT_SECONDS = 300.0
 """Meta's "no more than 5 minutes" of status reads (troubleshooting page)."""

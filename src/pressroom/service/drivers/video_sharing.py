@@ -83,10 +83,11 @@ AUTHORIZE_URL = "https://accounts.google.com/o/oauth2/v2/auth"
 TOKEN_URL = "https://oauth2.googleapis.com/token"
 API = "https://www.googleapis.com/youtube/v3"
 UPLOAD_API = "https://www.googleapis.com/upload/youtube/v3"
-SCOPES = (
-    "https://www.googleapis.com/auth/youtube.upload",
-    "https://www.googleapis.com/auth/youtube.readonly",
-)
+UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
+SCOPES = (UPLOAD_SCOPE, "https://www.googleapis.com/auth/youtube.readonly")
+PUBLISH_SCOPES = (UPLOAD_SCOPE,)
+"""``videos.insert`` and ``thumbnails.set`` take ``youtube.upload`` (the discovery
+document's scopes per method); the read-only scope serves the channel and the look-up."""
 UPLOAD_QUANTUM = 256 * 1024
 CHUNK_BYTES = 32 * UPLOAD_QUANTUM
 """8 MiB per PUT: in memory at once, and a multiple of 256 KiB as resumable uploads need."""
@@ -279,7 +280,7 @@ class YouTubeDriver:
         if response.status_code == 404:
             raise PlatformRefused("YouTube has no such video on this channel", field="videoId")
         if response.status_code != 200:
-            raise _failure(response, sent=True)
+            raise failure_of(response, sent=True)
         sizes = (json_of(response).get("items") or [{}])[0]
         best: dict[str, Any] = next(
             (sizes[k] for k in ("maxres", "high", "medium", "default") if k in sizes), {}
@@ -311,7 +312,7 @@ class YouTubeDriver:
         )
         location = response.headers.get("Location")
         if response.status_code != 200 or not location:
-            raise _failure(response, sent=False)  # no video exists before the bytes
+            raise failure_of(response, sent=False)  # no video exists before the bytes
         return str(location)
 
     def _send_bytes(self, token: str, session: str, key: str, size: int) -> dict[str, Any]:
@@ -346,7 +347,7 @@ class YouTubeDriver:
                 video: dict[str, Any] = json_of(response)
                 return video
             if response.status_code != 308:
-                raise _failure(response, sent=last)
+                raise failure_of(response, sent=last)
             offset, failures = _received(response), 0
 
     def _where_it_stands(
@@ -428,7 +429,7 @@ def _reasons(response: httpx.Response) -> set[str]:
     }
 
 
-def _failure(response: httpx.Response, *, sent: bool) -> Exception:
+def failure_of(response: httpx.Response, *, sent: bool) -> Exception:
     status, reasons = response.status_code, _reasons(response)
     if status in (400, 403) and reasons & QUOTA_REASONS:
         return PlatformRateLimited(
@@ -482,7 +483,7 @@ def _thumbnail_refusal(response: httpx.Response) -> Exception:
             error_codes.CHANNEL_NOT_VERIFIED,
             f"YouTube does not let this channel set custom thumbnails ({_message(response)}).",
         )
-    failure = _failure(response, sent=True)
+    failure = failure_of(response, sent=True)
     if isinstance(failure, PlatformRefused) and failure.field is None:
         failure.field = "videoId"  # "The thumbnail can't be set for the specified video."
     return failure
