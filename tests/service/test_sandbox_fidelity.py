@@ -370,3 +370,18 @@ def test_the_demo_settings_keep_the_sandbox_fast() -> None:
 
     knobs = SandboxSettings()
     assert (knobs.sandbox_container_ready_ms, knobs.sandbox_short_video_audited) == (0, True)
+
+
+def test_the_quota_is_the_rule_tables(service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One source: the sandbox reads ``posts_per_day`` from the table when it counts."""
+    from dataclasses import replace
+
+    from pressroom.rules import TABLE
+
+    rules = TABLE[Platform.PHOTO_SHARING]
+    lowered = tuple(replace(r, limit=2) if isinstance(r, PostsPerDay) else r for r in rules)
+    monkeypatch.setitem(TABLE, Platform.PHOTO_SHARING, lowered)
+    account = service.account()
+    body = valid_body(account, Platform.PHOTO_SHARING)
+    answers = [publish(account, Platform.PHOTO_SHARING, body).status_code for _ in range(3)]
+    assert answers == [200, 200, 429]
