@@ -385,3 +385,21 @@ def test_the_quota_is_the_rule_tables(service: Service, monkeypatch: pytest.Monk
     body = valid_body(account, Platform.PHOTO_SHARING)
     answers = [publish(account, Platform.PHOTO_SHARING, body).status_code for _ in range(3)]
     assert answers == [200, 200, 429]
+
+
+def test_the_sandbox_reports_a_grant_as_drivers_check_reports_a_networks(
+    service: Service, browser: Browser
+) -> None:
+    from pressroom.service.drivers.base import Account as Social
+    from pressroom.service.drivers.inspection import ScopeState
+
+    account = signed_up(service, browser)
+    consent(browser, "pin_board", "acme", withheld="boards:write")
+    connection_id = connection_of(account, Platform.PIN_BOARD)
+    driver = drivers_of(service.client.app)[Platform.PIN_BOARD]  # type: ignore[arg-type]
+
+    report = driver.inspect(Social(connection_id, "acme"))
+
+    assert report.scopes["boards:write"] is ScopeState.MISSING
+    assert report.scopes["pins:write"] is ScopeState.GRANTED
+    assert report.can_publish is False

@@ -63,6 +63,7 @@ from pressroom.service.db.session import transaction
 from pressroom.service.drivers import grants, meta, sandbox_network, sandbox_oauth, shapes
 from pressroom.service.drivers.base import (
     AccessRevoked,
+    Account,
     Delivery,
     PlatformUnavailable,
     Profile,
@@ -75,6 +76,15 @@ from pressroom.service.drivers.base import (
     check_thumbnail_before_sending,
 )
 from pressroom.service.drivers.deliveries import DeliveryRepository
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    QuotaLeft,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.short_video import post_info_of
 from pressroom.service.drivers.tokens import TokenSource
 from pressroom.settings import SandboxSettings
@@ -346,6 +356,46 @@ class SandboxDriver:
             "published yet",
             retry_after=60,
             sent=False,
+        )
+
+    def inspect(self, account: Account) -> Inspection:
+        """What the sandbox network knows of the connection: the scopes its consent
+        granted, the audit setting (short_video) and the daily quota left."""
+        granted = self._granted(account.connection_id)
+        asked = grants.CONSENT[self.platform]
+        scopes = scope_states(asked, granted=asked if granted is None else granted, missing=asked)
+        source = "the sandbox's own grant"
+        quota: QuotaLeft | None = None
+        for rule in rules_of(self.platform):
+            if isinstance(rule, PostsPerDay):
+                since = self.clock() - timedelta(seconds=rule.window_seconds)
+                with transaction(self.sessions, write=False) as db:
+                    used, _ = DeliveryRepository(db).count_posts_since(
+                        self.platform.value, account.connection_id, since
+                    )
+                quota = QuotaLeft(used, rule.limit, rule.window_seconds)
+        findings = [scope_finding(scopes, grants.PUBLISHING[self.platform], source)]
+        audit = None
+        if self.platform is Platform.SHORT_VIDEO:
+            audited = self.knobs.sandbox_short_video_audited
+            audit = "audited" if audited else "not audited"
+            findings.append(
+                Finding(
+                    "audit",
+                    f"{audit} (PRESSROOM_SANDBOX_SHORT_VIDEO_AUDITED)",
+                    "any privacy level" if audited else "SELF_ONLY posts only",
+                    Standing.OK if audited else Standing.WARNING,
+                )
+            )
+        findings.append(quota_finding(f"sandbox {self.platform.value}", quota))
+        return Inspection(
+            network=f"sandbox {self.platform.value}",
+            account=account.name,
+            scopes=scopes,
+            scopes_source=source,
+            audit=audit,
+            quota=quota,
+            findings=tuple(findings),
         )
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
