@@ -706,7 +706,7 @@ UPLOAD = "https://www.googleapis.com/auth/youtube.upload"
 READONLY = "https://www.googleapis.com/auth/youtube.readonly"
 
 
-def channel_answer(long_uploads: str) -> dict[str, object]:
+def channel_answer(long_uploads: str, *, for_kids: bool = False) -> dict[str, object]:
     return {
         "items": [
             {
@@ -715,7 +715,7 @@ def channel_answer(long_uploads: str) -> dict[str, object]:
                 "status": {
                     "privacyStatus": "public",
                     "longUploadsStatus": long_uploads,
-                    "madeForKids": False,
+                    "madeForKids": for_kids,
                 },
             }
         ]
@@ -777,3 +777,24 @@ def test_inspect_sees_an_upload_scope_withheld_and_an_unverified_channel(
     assert lines["verification"].standing is Standing.WARNING
     assert "channel_not_verified" in lines["verification"].meaning
     assert report.can_publish is False
+
+
+def test_inspect_warns_that_a_channel_made_for_kids_makes_every_video_so(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    """The channel's own setting outranks each video's ``madeForKids``: the report says
+    what YouTube then does to the videos, and publishing still goes."""
+    google.post("https://www.googleapis.com/oauth2/v2/tokeninfo").respond(
+        200, json={"scope": f"{UPLOAD} {READONLY}", "expires_in": 3412}
+    )
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json=channel_answer("allowed", for_kids=True)
+    )
+
+    report = driver.inspect(Account("conn_1", "@pressroom"))
+
+    assert report.account_type == "channel made for kids"
+    kind = {f.topic: f for f in report.findings}["account type"]
+    assert kind.standing is Standing.WARNING
+    assert "made for children" in kind.meaning and "no comments" in kind.meaning
+    assert report.can_publish is None  # a warning does not block; the audit is unsaid

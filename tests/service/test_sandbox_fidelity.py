@@ -8,6 +8,8 @@ table on a test clock, and the wait for a Meta media container.
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -19,7 +21,7 @@ from pressroom.rules import rules_of
 from pressroom.rules.model import PostsPerDay
 from pressroom.service.db.models import Account, Connection, SandboxDelivery
 from pressroom.service.db.session import transaction
-from pressroom.service.drivers import drivers_of
+from pressroom.service.drivers import drivers_of, sandbox_oauth
 from pressroom.service.drivers.sandbox import SandboxDriver
 from tests.conftest import AccountHandle, Service
 from tests.service.web.conftest import Browser, consent_fields, csrf_of
@@ -77,6 +79,36 @@ def connection_of(account: AccountHandle, platform: Platform) -> str:
         )
     assert found is not None
     return found
+
+
+CONSENT_BOX = re.compile(
+    r'<input type="checkbox" id="(granted-\d+)" name="granted" value="([^"]+)"[^>]*>'
+    r'<label for="\1">([^<]*)</label> <span class="hint">\(<code>([^<]+)</code>\)</span>'
+)
+
+
+def test_the_consent_page_names_each_permission_in_words_with_its_scope_beside(
+    service: Service, browser: Browser
+) -> None:
+    """Each box's label is the permission in plain words (what a screen reader says for
+    it); the network's scope is shown beside the label, not read as part of it."""
+    signed_up(service, browser)
+    for platform, asked in sandbox_oauth.SCOPES.items():
+        page = browser.client.get("/connections").text
+        started = browser.client.post(
+            f"/connections/connect/{platform.value}",
+            data={"csrf_token": csrf_of(page)},
+            follow_redirects=False,
+        )
+        shown = browser.client.get(started.headers["location"]).text
+        boxes = [
+            (scope, html.unescape(label), code)
+            for _, scope, label, code in CONSENT_BOX.findall(shown)
+        ]
+        assert [scope for scope, _, _ in boxes] == list(asked), platform
+        for scope, label, code in boxes:
+            assert label == sandbox_oauth.SCOPE_WORDS.get(scope, scope).capitalize()
+            assert code == scope
 
 
 @dataclass(frozen=True)

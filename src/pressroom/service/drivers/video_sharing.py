@@ -236,7 +236,8 @@ class YouTubeDriver:
                 Finding(
                     "account type",
                     kind,
-                    "YouTube treats its videos as made for children, whatever madeForKids says"
+                    "the channel is set as made for children, and YouTube treats its "
+                    "videos so (no comments, no personalised ads)"
                     if for_kids
                     else "each video's audience is the owner's madeForKids, or the channel's setting",
                     Standing.WARNING if for_kids else Standing.OK,
