@@ -24,7 +24,9 @@ from pressroom.cli.errors import fail
 from pressroom.cli.options import DataDir, apply_overrides
 
 if TYPE_CHECKING:
+    from pressroom.platforms import Platform
     from pressroom.service.drivers.base import PlatformDriver
+    from pressroom.service.oauth.service import Flow
 
 app = typer.Typer(
     help="Which driver serves each platform label; check a real network's connections.",
@@ -83,8 +85,6 @@ def check(
     where the network has drafts. Exit 1 when the label is on the sandbox, or a
     connection fails or cannot publish."""
     from pressroom.platforms import Platform
-    from pressroom.service.db.models import Connection
-    from pressroom.service.db.session import transaction
     from pressroom.service.drivers import describe
     from pressroom.service.oauth.service import flow_for
     from pressroom.settings import get_settings
@@ -98,6 +98,28 @@ def check(
     if not choice.configured:
         fail(f"{label.value} is on the sandbox: {choice.note}")
     flow = flow_for(settings)
+    try:
+        failed = _check(flow, label, connection, draft, as_json, choice.driver)
+    finally:
+        # Run in process (a test, or a script importing the command) as much as from a
+        # shell: the connections the command opened go with it.
+        flow.sessions.kw["bind"].dispose()
+    if failed:
+        raise typer.Exit(1)
+
+
+def _check(
+    flow: Flow,
+    label: Platform,
+    connection: str | None,
+    draft: str | None,
+    as_json: bool,
+    network: str,
+) -> int:
+    """Inspect each connection of ``label`` (and draft where asked); how many failed."""
+    from pressroom.service.db.models import Connection
+    from pressroom.service.db.session import transaction
+
     with transaction(flow.sessions, write=False) as db:
         query = db.query(Connection).filter(
             Connection.platform == label.value, Connection.removed_at.is_(None)
@@ -111,18 +133,17 @@ def check(
     failed = _version(driver, quiet=as_json)
     reports = []
     for connection_id, name, has_token in found:
-        report = _inspect(driver, connection_id, name, choice.driver, bool(has_token))
+        report = _inspect(driver, connection_id, name, network, bool(has_token))
         if not as_json:
             _render(report)
         if draft is not None and report["ok"]:
-            report["draft"] = _draft(driver, connection_id, name, draft, choice.driver, as_json)
+            report["draft"] = _draft(driver, connection_id, name, draft, network, as_json)
             failed += "error" in report["draft"]
         failed += not report["ok"] or report["inspection"]["canPublish"] is False
         reports.append(report)
     if as_json:
         typer.echo(json.dumps(reports, indent=2))
-    if failed:
-        raise typer.Exit(1)
+    return failed
 
 
 def _inspect(
@@ -202,6 +223,8 @@ def _render(report: dict[str, Any]) -> None:
     Console().print(table)
     scopes = " ".join(f"{s}={state}" for s, state in inspection["scopes"].items())
     typer.echo(f"{head}: scopes {scopes}")
+    said = {k: inspection[k] or "not said" for k in ("accountType", "audit")}
+    typer.echo(f"{head}: account type {said['accountType']}; audit {said['audit']}")
     typer.echo(f"{head}: {VERDICTS[inspection['canPublish']]}")
 
 
