@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -19,13 +20,21 @@ from sqlalchemy import select
 from pressroom.platforms import Platform
 from pressroom.rules import rules_of
 from pressroom.rules.model import PostsPerDay
+from pressroom.service.admin import connect_through_sandbox
 from pressroom.service.db.models import Account, Connection, SandboxDelivery
 from pressroom.service.db.session import transaction
 from pressroom.service.drivers import drivers_of, sandbox_oauth
 from pressroom.service.drivers.sandbox import SandboxDriver
 from tests.conftest import AccountHandle, Service
 from tests.service.web.conftest import Browser, consent_fields, csrf_of
-from tests.support.publish import connect, deliveries, publish, valid_body
+from tests.support.publish import (
+    CONNECT_EXTRA,
+    connect,
+    deliveries,
+    publish,
+    twin_of,
+    valid_body,
+)
 
 NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
 
@@ -191,6 +200,78 @@ def test_a_consent_without_a_scope_publishing_needs_gets_the_networks_refusal(
         listed = account.get("/api/connections/unified").json()  # type: ignore[attr-defined]
         statuses = {c["id"]: c["status"] for c in listed}
         assert statuses[connection_id] == "inactive"
+
+
+PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
+    # X: offline.access only brings a refresh token; POST /2/tweets needs the other three.
+    Platform.MICROBLOG: frozenset({"offline.access"}),
+    # YouTube: videos.insert is authorized by youtube.upload (its discovery document).
+    Platform.VIDEO_SHARING: frozenset({"https://www.googleapis.com/auth/youtube.readonly"}),
+    # TikTok: Direct Post needs video.publish; user.info.basic is for the profile.
+    Platform.SHORT_VIDEO: frozenset({"user.info.basic"}),
+    # Instagram's consent here also asks for its Threads twin's scopes.
+    Platform.PHOTO_SHARING: frozenset({"threads_basic", "threads_content_publish"}),
+    Platform.PAGE_SOCIAL: frozenset(),
+    # Pinterest: POST /v5/pins needs the board and pin scopes, not the account's.
+    Platform.PIN_BOARD: frozenset({"user_accounts:read"}),
+    Platform.TEXT_THREAD: frozenset(
+        {"instagram_business_basic", "instagram_business_content_publish"}
+    ),
+    Platform.PROFESSIONAL_NETWORK: frozenset(),
+}
+"""The scopes a consent on each label can leave out and still publish there."""
+
+EACH_SCOPE = [
+    (platform, scope) for platform, asked in sandbox_oauth.SCOPES.items() for scope in asked
+]
+
+
+@pytest.mark.parametrize(
+    ("consent_on", "scope"), EACH_SCOPE, ids=[f"{p.value}-{s}" for p, s in EACH_SCOPE]
+)
+def test_each_scope_withheld_refuses_exactly_the_posts_that_need_it(
+    service: Service, consent_on: Platform, scope: str
+) -> None:
+    """``admin connect --withhold SCOPE`` for every scope each consent asks for: a post
+    on a label whose publishing needs it gets that network's refusal, one that does not
+    need it publishes (photo_sharing's consent also decides its text_thread twin's)."""
+    email = f"{secrets.token_hex(4)}@example.com"
+    account = service.account(email=email)
+    connected = connect_through_sandbox(
+        email,
+        consent_on,
+        name="acme",
+        withheld=(scope,),
+        settings=service.settings,
+        **CONNECT_EXTRA.get(consent_on, {}),  # type: ignore[arg-type]
+    )
+    labels = [consent_on]
+    if consent_on is Platform.PHOTO_SHARING:
+        labels.append(Platform.TEXT_THREAD)
+    # A refusal turns the token inactive, for the twin and its parent alike (they share
+    # it): the post that should go is sent before the one that should be refused.
+    labels.sort(key=lambda platform: scope not in PUBLISHES_WITHOUT[platform])
+    for platform in labels:
+        connection_id = connected if platform is consent_on else twin_of(account, connected)
+        body = valid_body(account, platform, connection_id=connection_id)
+        answer = publish(account, platform, body)
+        if scope in PUBLISHES_WITHOUT[platform]:
+            assert answer.status_code == 200, (platform, answer.text)
+            continue
+        refused = (
+            (403, "pages_permission_missing")
+            if platform is Platform.PAGE_SOCIAL
+            else (
+                409,
+                "connection_inactive",
+            )
+        )
+        assert (answer.status_code, answer.json()["error"]["code"]) == refused, (
+            platform,
+            answer.text,
+        )
+    published = {d.platform for d in deliveries(service)}
+    assert published == {p.value for p in labels if scope in PUBLISHES_WITHOUT[p]}
 
 
 @pytest.mark.parametrize("platform", list(Platform), ids=lambda p: p.value)

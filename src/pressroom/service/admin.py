@@ -75,27 +75,34 @@ def connect_through_sandbox(
             f"{chosen.value} asks for no scope {unknown[0]!r}; it asks for {' '.join(asked)}"
         )
     flow = oauth.flow_for(settings)
-    url = oauth.start(flow, account_id, chosen)
-    query = {k: v[0] for k, v in parse_qs(urlparse(url).query).items()}
-    with transaction(flow.sessions) as db:
-        code = approve_profile(
-            db,
-            chosen,
-            query["redirect_uri"],
-            query["code_challenge"],
-            {
-                "name": name,
-                "display_name": display_name,
-                "account_type": account_type,
-                "page_kind": page_kind,
-                "pages_permission": pages_permission,
-                "verified": verified,
-                **({"granted": tuple(s for s in asked if s not in withheld)} if withheld else {}),
-            },
+    try:
+        url = oauth.start(flow, account_id, chosen)
+        query = {k: v[0] for k, v in parse_qs(urlparse(url).query).items()}
+        with transaction(flow.sessions) as db:
+            code = approve_profile(
+                db,
+                chosen,
+                query["redirect_uri"],
+                query["code_challenge"],
+                {
+                    "name": name,
+                    "display_name": display_name,
+                    "account_type": account_type,
+                    "page_kind": page_kind,
+                    "pages_permission": pages_permission,
+                    "verified": verified,
+                    **(
+                        {"granted": tuple(s for s in asked if s not in withheld)}
+                        if withheld
+                        else {}
+                    ),
+                },
+            )
+        connection = oauth.finish(
+            flow, account_id, chosen.value, {"state": query["state"], "code": code}
         )
-    connection = oauth.finish(
-        flow, account_id, chosen.value, {"state": query["state"], "code": code}
-    )
+    finally:
+        flow.sessions.kw["bind"].dispose()  # the demo and tests call this in process
     # The sandbox's consent names one account: never a choice of Pages.
     assert not isinstance(connection, oauth.PageChoice)
     return connection.id

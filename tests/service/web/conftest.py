@@ -49,8 +49,10 @@ class Browser:
 @pytest.fixture
 def web_app(settings: Settings) -> Iterator[TestClient]:
     get_settings.cache_clear()
-    with TestClient(create_app(settings), base_url="http://testserver") as client:
+    app = create_app(settings)
+    with TestClient(app, base_url="http://testserver") as client:
         yield client
+    app.state.engine.dispose()
 
 
 @pytest.fixture
