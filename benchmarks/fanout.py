@@ -66,7 +66,8 @@ CONNECTABLE: dict[str, tuple[str, dict[str, Any]]] = {
     "pin_board": ("bench-pins-{i}", {}),
     "professional_network": ("Bench Inc {i}", {}),
 }
-MEDIA = {"image": "poster.png", "video": "teaser-vertical.mp4"}
+MEDIA = {"image": "cover.jpg", "video": "teaser-vertical.mp4"}
+"""cover.jpg, not the 2:3 poster: Instagram takes 4:5 to 1.91:1 (``pressroom.rules``)."""
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ class Recorder:
 
 def media_campaign(folder: Path) -> str:
     make_video(folder / "clip.mp4", 4)
-    make_image(folder / "still.png", size=(40, 60))
+    make_image(folder / "still.png", size=(40, 40))  # Instagram takes 4:5 to 1.91:1
     return """\
 name: with-media
 retries: {attempts: 3, backoff_seconds: 0.1, max_delay_seconds: 0.2}

@@ -84,13 +84,13 @@ class Delivery:
     media: Media | None
     reference: str
     """Our post record id: kept by the platform's record where it has room for one."""
-    platform_reference: str | None = None
-    """The network's own handle for an earlier attempt whose outcome is unknown (TikTok's
-    ``publish_id``), kept from its ``PlatformUnavailable.reference`` for the look-up."""
     dedup_key: str | None = None
     """Passed through from the caller's Idempotency-Key, for platforms that accept a
     client token. Never relied on: most networks take none, so an unknown outcome is
     settled by ``find_delivery``, not by resending with the token."""
+    platform_reference: str | None = None
+    """The network's own handle for an earlier attempt whose outcome is unknown (TikTok's
+    ``publish_id``), kept from its ``PlatformUnavailable.reference`` for the look-up."""
 
 
 @dataclass(frozen=True)
