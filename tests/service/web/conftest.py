@@ -49,10 +49,8 @@ class Browser:
 @pytest.fixture
 def web_app(settings: Settings) -> Iterator[TestClient]:
     get_settings.cache_clear()
-    app = create_app(settings)
-    with TestClient(app, base_url="http://testserver") as client:
+    with TestClient(create_app(settings), base_url="http://testserver") as client:
         yield client
-    app.state.engine.dispose()
 
 
 @pytest.fixture
