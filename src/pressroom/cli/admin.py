@@ -221,7 +221,11 @@ def _move(action: str, connection_id: str, as_json: bool) -> None:
             from pressroom.service.oauth.service import expire_at_platform, flow_for
             from pressroom.settings import get_settings
 
-            expire_at_platform(flow_for(get_settings()), connection_id)
+            flow = flow_for(get_settings())
+            try:
+                expire_at_platform(flow, connection_id)
+            finally:  # run in process too (tests, scripts): its connections go with it
+                flow.sessions.kw["bind"].dispose()
         with admin_session() as db:
             connection = (
                 service.owned_anywhere(db, connection_id)
