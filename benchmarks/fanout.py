@@ -54,7 +54,7 @@ KINDS = {
     "page_social": ("image", {"message": "Fan-out {n}: open today."}),
     "pin_board": ("image", {"board": "bench", "title": "Fan-out {n}"}),
     "video_sharing": ("video", {"title": "Fan-out {n}", "privacy": "unlisted"}),
-    "short_video": ("video", {"caption": "Fan-out {n} #spring"}),
+    "short_video": ("video", {"caption": "Fan-out {n} #spring", "privacy_level": "SELF_ONLY"}),
 }
 CONNECTABLE: dict[str, tuple[str, dict[str, Any]]] = {
     # the seven platforms connected directly; text_thread comes with photo_sharing

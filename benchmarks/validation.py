@@ -30,7 +30,7 @@ PLATFORM_BLOCKS = {
     ],
     "video": [
         ("video_sharing", {"title": "Post {n}", "privacy": "unlisted", "thumbnail": "cover"}),
-        ("short_video", {"caption": "Post {n} #spring"}),
+        ("short_video", {"caption": "Post {n} #spring", "privacy_level": "SELF_ONLY"}),
     ],
 }
 

@@ -60,6 +60,13 @@ class SandboxSettings(BaseSettings):
     sandbox_seed: int | None = None
     sandbox_dedupe: bool = True
     """Record a post once per client token (Idempotency-Key); off in exactly-once tests."""
+    sandbox_short_video_audited: bool = True
+    """Whether the sandbox's short_video app is one TikTok has audited. Off, it is refused
+    any privacy level but ``SELF_ONLY``, as TikTok refuses an unaudited app."""
+    sandbox_container_ready_ms: int = Field(0, ge=0)
+    """How long a photo_sharing or text_thread media container takes to be ready after
+    it is made (Meta's "about 30 seconds" for media); the driver waits for it as the
+    real ones do, up to ``PRESSROOM_META_CONTAINER_WAIT_SECONDS``."""
 
 
 class NetworkSettings(BaseSettings):

@@ -89,7 +89,10 @@ def publish_every_platform(studio: Studio) -> dict[Platform, PublishResult]:
             privacy_status="unlisted",
         ),
         Platform.SHORT_VIDEO: client.publish_short_video(
-            connection_id=conn[Platform.SHORT_VIDEO], file_id=video.file_id, caption="#launch"
+            connection_id=conn[Platform.SHORT_VIDEO],
+            file_id=video.file_id,
+            caption="#launch",
+            privacy_level="SELF_ONLY",
         ),
         Platform.PHOTO_SHARING: client.publish_photo_sharing(
             connection_id=conn[Platform.PHOTO_SHARING], file_id=image.file_id, caption="New!"
@@ -168,6 +171,7 @@ def test_publish_by_label_and_a_prebuilt_request_reach_the_same_routes(studio: S
         Platform.SHORT_VIDEO,
         connection_id=studio.connections[Platform.SHORT_VIDEO],
         file_id=studio.video.file_id,
+        privacy_level="SELF_ONLY",
     )
     assert client.publish_request(request).platform == "short_video"
 
@@ -230,6 +234,7 @@ def test_the_same_key_replays_the_first_result_and_posts_nothing_new(studio: Stu
             connection_id=connection,
             file_id=studio.video.file_id,
             caption=caption,
+            privacy_level="SELF_ONLY",
             idempotency_key="launch-short",
         )
 

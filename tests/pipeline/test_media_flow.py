@@ -48,11 +48,11 @@ posts:
     microblog: {text: "Coming soon."}
   - id: film
     media: clip
-    short_video: {caption: "Four seconds."}
+    short_video: {caption: "Four seconds.", privacy_level: SELF_ONLY}
     page_social: {message: "Watch this."}
   - id: film-again
     media: same-clip
-    short_video: {caption: "The same four seconds."}
+    short_video: {caption: "The same four seconds.", privacy_level: SELF_ONLY}
   - id: still
     media: still
     photo_sharing: {caption: "A still."}

@@ -42,9 +42,17 @@ def twin_of(account: AccountHandle, photo_connection_id: str) -> str:
     return twin
 
 
-def valid_body(account: AccountHandle, platform: Platform, /, **overrides: Any) -> dict[str, Any]:
-    """A body the platform accepts, with a new connection and (if needed) a ready file."""
-    body: dict[str, Any] = {"connectionId": connect(account, platform)}
+def valid_body(
+    account: AccountHandle,
+    platform: Platform,
+    /,
+    *,
+    connection_id: str | None = None,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """A body the platform accepts, with a new connection (or ``connection_id``) and (if
+    needed) a ready file."""
+    body: dict[str, Any] = {"connectionId": connection_id or connect(account, platform)}
     if platform in MEDIA_KIND:
         body["fileId"] = make_file(account, MEDIA_KIND[platform])
     for rule in RULES[platform].text_fields:
@@ -52,6 +60,7 @@ def valid_body(account: AccountHandle, platform: Platform, /, **overrides: Any) 
             body[rule.name] = f"{rule.name} for {platform.value}"
     if platform == Platform.SHORT_VIDEO:
         body["platform"] = "short_video"
+        body["privacyLevel"] = "SELF_ONLY"  # TikTok has the owner choose, with no default
     if platform == Platform.PIN_BOARD:
         body["boardId"] = "board-1"
     body.update(overrides)

@@ -15,6 +15,7 @@ from pressroom.service.db.session import make_engine, make_session_factory
 from pressroom.service.drivers import version_warnings
 from pressroom.service.errors import install_error_handlers
 from pressroom.service.guard import RequestGuard
+from pressroom.service.lifespan import run_with_app
 from pressroom.service.media.routes import router as media_router
 from pressroom.service.media.runtime import install_media
 from pressroom.service.oauth.refresher import install_token_refresher
@@ -89,6 +90,10 @@ def create_app(
     if kind == "api":
         install_drain_on_signal(app, settings.ops.shutdown_grace_seconds)
     install_registry(app, kind)  # last: its start, which may refuse, runs first
+    # outermost of all: once every background part has stopped, the pool's connections
+    # are closed rather than left to the garbage collector (a replica restarted in-process,
+    # or a test's app, would otherwise hold its share of the database's connection slots)
+    run_with_app(app, start=lambda: None, stop=engine.dispose)
     for router in (
         accounts_router,
         connections_router,

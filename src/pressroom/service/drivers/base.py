@@ -6,7 +6,8 @@ platform's consent page (OAuth 2.0 authorization code with PKCE and ``state``),
 reads the account the tokens belong to, ``refresh`` renews an expired access token
 (``TokenRefused`` when the platform will not: the connection turns inactive).
 Publish: ``publish`` sends a post, ``set_thumbnail`` replaces a
-video's thumbnail. Both are plain blocking calls: the publish routes run in FastAPI's
+video's thumbnail. ``inspect`` reads, without posting, what the network granted the
+connection and what that means for publishing (``pressroom drivers check``). Both are plain blocking calls: the publish routes run in FastAPI's
 threadpool, so a slow platform holds one worker thread and never the event loop.
 
 A transient failure is ``PlatformUnavailable``; ``sent`` says whether the request may
@@ -31,6 +32,7 @@ from pydantic.alias_generators import to_camel
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, MediaKind, Platform
 from pressroom.rules import MediaFacts, Rule, Subject, Violation, check_media, check_text
+from pressroom.service.drivers.inspection import Inspection
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,14 @@ class PlatformDriver(Protocol):
         ...
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet: ...
+
+    def inspect(self, account: Account) -> Inspection:
+        """What the network says about the connection, with read-only calls: the scopes
+        it granted, the account's type, its audit or verification status and the
+        publishing quota left where the network says, each with what it means for
+        publishing. Nothing is posted. Raises ``AccessRevoked`` when the network refuses
+        the token, ``PlatformUnavailable`` when it cannot answer now."""
+        ...
 
 
 # The check every driver runs before its first request to the network.

@@ -177,7 +177,7 @@ class ShortVideoPost(PublishRequest):
             "an app TikTok has not audited may post SELF_ONLY only. On a TikTok connection a "
             "post without it, or with a level the account does not offer, is refused with "
             "400 `validation_error` naming `privacyLevel` (the account's levels in the "
-            "message) before anything is sent. The sandbox publishes without it."
+            "message) before anything is sent; the sandbox refuses it the same way."
         ),
         examples=[ShortVideoPrivacyLevel.SELF_ONLY.value],
     )
