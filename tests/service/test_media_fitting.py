@@ -295,7 +295,7 @@ def test_a_video_in_another_codec_and_rate_is_transcoded_to_h264_for_the_network
     connection = account.connect(platform.value, "@acme", account_type="business")
     body: dict[str, Any] = {"connectionId": connection, "fileId": source}
     if platform is Platform.SHORT_VIDEO:
-        body["platform"] = "short_video"
+        body |= {"platform": "short_video", "privacyLevel": "SELF_ONLY"}  # TikTok's choice
 
     answer = publish_when_fitted(account, platform, body)
     assert answer.status_code == 200, answer.text
