@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import textwrap
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 
 from pressroom.campaign import validate
 from pressroom.platforms import RULES, Platform, count_characters
-from pressroom.rules import TABLE, all_rules, measure, rule_by_id
+from pressroom.rules import all_rules, measure, rule_by_id
 from pressroom.rules.model import ForbiddenCharacters, Item, ItemCount, TextLength, TextRule
 from pressroom.service.db.models import File
 from pressroom.service.db.session import transaction
@@ -32,6 +32,7 @@ from tests.support.publish import (
     publish_when_fitted,
     valid_body,
 )
+from tests.support.rules import patch_rule
 from tests.support.uploads import upload_file
 
 FILLERS = ("a", "é", "中", "😀", "e\u0301")
@@ -273,10 +274,3 @@ def test_probing_records_what_the_media_rules_read(
         assert file is not None
         assert (file.video_codec, file.audio_codec, file.frame_rate) == ("h264", None, 24.0)
         assert (file.width, file.height) == (320, 240)
-
-
-def patch_rule(monkeypatch: pytest.MonkeyPatch, rule_id: str, **changes: object) -> None:
-    """Change one rule in the table for this test, as an edit of its network's module would."""
-    rule = rule_by_id(rule_id)
-    rules = tuple(replace(r, **changes) if r.id == rule_id else r for r in TABLE[rule.platform])
-    monkeypatch.setitem(TABLE, rule.platform, rules)
