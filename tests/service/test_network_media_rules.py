@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from pressroom.campaign import validate
 from pressroom.platforms import RULES, MediaKind, Platform
 from pressroom.probe import IMAGE_TYPES, VIDEO_TYPES, content_type_for, probe
 from pressroom.rules import MediaFacts, Subject, all_rules, check_media, rules_of
@@ -562,3 +563,76 @@ def test_the_cases_cover_every_media_and_count_rule_of_the_table() -> None:
             or rule_id.endswith(("_items", "_per_post"))
             or rule_id == "short_video.video_container"
         ), (rule_id, reason)
+
+
+# -- campaign validate ------------------------------------------------------------
+
+
+def campaign_for(case: Case, media: Path, folder: Path) -> tuple[Path, int]:
+    """A campaign whose one post gives ``media`` for the rule's subject (the post's
+    media, or the video's thumbnail); and the line the rule is reported at: the
+    label's block for the post's media, the ``thumbnail`` field for a thumbnail."""
+    platform = case.rule.platform
+    fields = {
+        spec.name: f"{spec.name} for {platform.value}" for spec in RULES[platform].text_fields
+    }
+    if RULES[platform].requires_board:
+        fields["board"] = "board-1"
+    lines = ["name: rules", "media:", f"  tried: {{path: {media.name}}}"]
+    if case.rule.subject is Subject.THUMBNAIL:
+        base = folder / "base.mp4"
+        if not base.exists():
+            video(video_size(platform))(base)
+        lines += ["  clip: {path: base.mp4}", "posts:", "  - id: p", "    media: clip"]
+        fields["thumbnail"] = "tried"
+        marker = "      thumbnail:"
+    else:
+        lines += ["posts:", "  - id: p", "    media: tried"]
+        marker = f"    {platform.value}:"
+    lines.append(f"    {platform.value}:")
+    lines += [f"      {name}: {value}" for name, value in fields.items()]
+    path = folder / "c.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    line = next(n for n, text in enumerate(lines, start=1) if text.startswith(marker))
+    return path, line
+
+
+@pytest.mark.parametrize("case", MEDIA_CASES, ids=lambda c: c.id)
+def test_campaign_validate_reports_the_same_media_rule_at_the_line_it_is_about(
+    case: Case,
+    files: Callable[[str, Side], Path],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """Offline, on the file's probed facts: a rule conversion cannot meet is an error, one
+    it can meets is a warning (the file will be converted), each naming the rule and its
+    page at the line of the post's block for that label (of ``thumbnail`` for one)."""
+    if case.unreachable is not None:
+        pytest.skip(f"{case.rule.id}: {case.unreachable}")
+    assert case.inside is not None and case.outside is not None
+    inside_path = files(f"{case.id}-inside", case.inside)
+    outside_path = files(f"{case.id}-outside", case.outside)
+    inside_facts = facts_of(inside_path)
+
+    apply(monkeypatch, case, case.inside, inside_facts)
+    (tmp_path / "in").mkdir()
+    local = tmp_path / "in" / inside_path.name
+    local.symlink_to(inside_path)
+    campaign, _ = campaign_for(case, local, tmp_path / "in")
+    issues = validate(campaign).issues
+    assert [str(i) for i in issues if i.rule == case.rule.id or i.is_error] == []
+
+    monkeypatch.undo()
+    apply(monkeypatch, case, case.outside, inside_facts)
+    (tmp_path / "out").mkdir()
+    local = tmp_path / "out" / outside_path.name
+    local.symlink_to(outside_path)
+    campaign, line = campaign_for(case, local, tmp_path / "out")
+    found = [i for i in validate(campaign).issues if i.rule == case.rule.id]
+    assert [(i.is_error, i.doc_url, i.line) for i in found] == [
+        (not case.fitted, case.rule.doc_url, line)
+    ], [str(i) for i in found]
+    assert case.rule.id in str(found[0]) and case.rule.doc_url in str(found[0])
+    if not case.fitted:
+        errors = [i for i in validate(campaign).issues if i.is_error]
+        assert [i.rule for i in errors] == [case.rule.id], [str(i) for i in errors]
