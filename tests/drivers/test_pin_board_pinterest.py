@@ -319,6 +319,24 @@ def test_a_pin_the_board_does_not_have_is_not_found(
     assert driver.find_delivery(delivery(title="Spring"), SENT_AT) is None
 
 
+def test_a_description_over_pinterests_800_code_points_never_reaches_pinterest(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    """``PinCreate``'s description is at most 800 code points: a description of 800
+    (400 letters with a combining accent, two code points each) is sent and meets the
+    contract; one more is refused naming the field and the rule, and nothing is sent.
+    Were it sent, the contract would refuse the body the mock recorded."""
+    route = pinterest.post("/pins").respond(201, json=pin("1", "2026-11-25T12:00:02"))
+    longest = "e\u0301" * 400
+    driver.publish(delivery(description=longest))
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(delivery(description=longest + "a"))
+    assert refused.value.field == "description"
+    assert refused.value.rule is not None
+    assert refused.value.rule.id == "pin_board.description_length"
+    assert route.call_count == 1
+
+
 def test_the_contract_holds_a_pin_to_pinterests_limits() -> None:
     """What the generated client's ``PinCreate`` refuses (a description over 800, a board
     id that is not digits, a field it does not have) fails any test that sends it; the
