@@ -13,6 +13,7 @@ from pressroom.campaign import validate_files
 from pressroom.campaign.preview import build, markdown
 from pressroom.platforms import Platform
 from pressroom.rules import SeeMore, Unit
+from pressroom.rules.docs import markdown_table
 from pressroom.rules.table import TABLE
 from tests.campaign.conftest import Write
 from tests.campaign.test_schema import PIPELINES
@@ -110,6 +111,9 @@ def test_the_see_more_cut_splits_the_text_where_the_table_says(
         unit=Unit.GRAPHEMES,
     )
     monkeypatch.setitem(TABLE, Platform.PHOTO_SHARING, (*TABLE[Platform.PHOTO_SHARING], rule))
+    [row] = [row for row in markdown_table() if "`photo_sharing.caption_more`" in row]
+    assert "caption: the first 16 characters shown, the rest behind 'more'" in row
+    assert "never refused: `campaign preview` shows the cut" in row
     out = preview("c.yaml")[1]
     assert (
         f"{fenced('Spring is here 👍🏽')}\n\n… more: the app shows the text above, the rest "
