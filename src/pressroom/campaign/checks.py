@@ -68,14 +68,16 @@ _ADVICE = {
 def check_values(
     shape: Shape, report: Reporter, base_dir: Path, file: Path
 ) -> model.Campaign | None:
-    """Check every value; the campaign, when the file has no error at all."""
+    """Check every value; the campaign as far as it could be read (None without a
+    readable header). It may hold values the report calls errors: only ``validate``
+    decides whether it may be planned and run; the preview shows it beside them."""
     checker = _Checker(shape, report, base_dir)
     checker.check_header()
     checker.check_media()
     posts = checker.check_posts()
     checker.report_unused_media()
     header = shape.header
-    if report.has_errors or header is None:
+    if header is None:
         return None
     schedule = header.schedule
     return model.Campaign(

@@ -21,11 +21,15 @@ from pressroom.cli.errors import debugging, expected_errors, fail
 from pressroom.cli.options import ApiKey, BaseUrl, service_address, service_key
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     import httpx
 
     from pressroom.campaign import Campaign, Issue, Plan, Skipped
 
-app = typer.Typer(help="Campaign files: validate, schema, plan, run.", no_args_is_help=True)
+app = typer.Typer(
+    help="Campaign files: validate, preview, schema, plan, run.", no_args_is_help=True
+)
 
 
 class OutputFormat(StrEnum):
@@ -128,6 +132,91 @@ def plan(
         _print_issues(skips, OutputFormat.TEXT)
     if result.unresolved:
         raise typer.Exit(1)
+
+
+class PreviewFormat(StrEnum):
+    MARKDOWN = "markdown"
+    HTML = "html"
+
+
+@app.command()
+def preview(
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="Campaign files, or folders whose *.yaml / *.yml files to show."),
+    ],
+    output_format: Annotated[
+        PreviewFormat,
+        typer.Option(
+            "--format",
+            help="markdown (a pull request's job summary: no images, at most 1 MiB) or "
+            "html (with thumbnails; needs -o).",
+        ),
+    ] = PreviewFormat.MARKDOWN,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write to this file, not stdout; html writes its thumbnails into "
+            "<name>_files/ beside it.",
+        ),
+    ] = None,
+    now: Annotated[
+        str | None,
+        typer.Option(
+            help="Count the next runs from this moment (ISO 8601, e.g. "
+            "2026-03-20T12:00:00+01:00; without a zone, UTC) \\[default: now]."
+        ),
+    ] = None,
+) -> None:
+    """Show every post as each network will show it, before it is merged.
+
+    Each post's text with the spec's and the network's counts (X's weighted count and
+    each network's own unit, from the rule table), its media in order, its format,
+    validate's errors and warnings beside it, and the campaign's next runs in its time
+    zone. Nothing is sent and no service is asked. Exits 0 once the preview is written,
+    whatever it shows: `validate` is the check that fails.
+    """
+    from pressroom.campaign import validate_files
+    from pressroom.campaign.preview import build, markdown
+    from pressroom.campaign.preview import html as html_page
+
+    if output_format is PreviewFormat.HTML and output is None:
+        raise typer.BadParameter(
+            "html needs -o PATH: its thumbnails are written beside it", param_hint="'--format'"
+        )
+    moment = _moment(now)
+    paths = list(_expand(files))
+    if not paths:
+        fail("no campaign files to preview")
+    previews = [build(report, now=moment) for report in validate_files(paths)]
+    if output_format is PreviewFormat.HTML:
+        assert output is not None
+        html_page.write(previews, output)
+        typer.echo(f"wrote {output} and {html_page.files_folder(output)}/", err=True)
+        return
+    text = markdown.render(previews)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {output}", err=True)
+
+
+def _moment(text: str | None) -> datetime | None:
+    from datetime import UTC, datetime
+
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise typer.BadParameter(
+            f"'{text}' is not an ISO 8601 time (e.g. 2026-03-20T12:00:00+01:00)",
+            param_hint="'--now'",
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @contextmanager

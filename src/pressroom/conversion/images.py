@@ -27,13 +27,8 @@ BLACK = (0, 0, 0)
 
 def convert_image(source: Path, content_type: str, target: Target, out: Path) -> str:
     """Write the derived image to ``out``; its content type."""
-    from PIL import Image, ImageOps
-
     out_type = target.content_type_for(content_type)
-    with Image.open(source) as opened:
-        opened.seek(0)  # an animated GIF or WebP: its first frame
-        upright = ImageOps.exif_transpose(opened)
-        picture = _srgb(upright)
+    picture = _first_frame(source)
     if out_type == JPEG or not _has_alpha(picture):
         picture = _flatten(picture)
     frame = plan(picture.width, picture.height, target)
@@ -41,6 +36,21 @@ def convert_image(source: Path, content_type: str, target: Target, out: Path) ->
     picture = render(picture, frame, bars)
     out.write_bytes(_encode_within(picture, out_type, target.max_bytes))
     return out_type
+
+
+def still(source: Path) -> Image.Image:
+    """The picture as a viewer first sees it, for a thumbnail: its first frame, turned
+    upright, in sRGB, transparency flattened onto white."""
+    return _flatten(_first_frame(source))
+
+
+def _first_frame(source: Path) -> Image.Image:
+    from PIL import Image, ImageOps
+
+    with Image.open(source) as opened:
+        opened.seek(0)  # an animated GIF or WebP: its first frame
+        upright = ImageOps.exif_transpose(opened)
+        return _srgb(upright)
 
 
 def _has_alpha(picture: Image.Image) -> bool:

@@ -21,7 +21,7 @@ first request.
 ``threads.py``, ``linkedin.py``): one of the kinds of ``model`` (``TextLength``,
 ``ForbiddenCharacters``, ``ItemCount``, ``MediaFormat``, ``MaxBytes``, ``Dimensions``,
 ``AspectRatio``, ``Duration``, ``VideoCodec``, ``AudioCodec``, ``FrameRate``,
-``ItemsPerPost``, ``PostsPerDay``) with its name, its limit and ``doc_url``; a media rule
+``ItemsPerPost``, ``PostsPerDay``, ``SeeMore``) with its name, its limit and ``doc_url``; a media rule
 says what conversion meets it (``fix``) or None when nothing does. The tests go over the
 table, so a new text rule is tried through the API just inside and just outside its
 limit without a test written for it. A figure that could not be confirmed on the
@@ -42,6 +42,9 @@ refused; the check reports it as needing fitting (``MediaVerdict.needs_fitting``
 rule nothing but the editor's choice can meet (a duration; an aspect ratio, unless the
 campaign says ``fit: pad`` or ``fit: crop``) refuses the post. Item counts per post are
 data for carousels, not checked yet; posts per day are the sandbox's daily quotas.
+``SeeMore`` (how much of a text an app shows before its "more" link) refuses nothing:
+the preview shows the cut. No network documents one for the posts pressroom sends, so
+the table holds none yet (``pressroom.campaign.preview`` says what was looked for).
 
 This package imports nothing of the service (no FastAPI, SQLAlchemy or boto3), so the
 campaign validator and the client stay light.
@@ -59,7 +62,7 @@ from pressroom.rules.check import (
     text_rules,
 )
 from pressroom.rules.counting import Unit, measure
-from pressroom.rules.model import Fit, Fix, Rule, Subject
+from pressroom.rules.model import Fit, Fix, Rule, SeeMore, Subject
 from pressroom.rules.table import NETWORKS, TABLE, all_rules, rule_by_id, rules_of
 
 __all__ = [
@@ -70,6 +73,7 @@ __all__ = [
     "MediaFacts",
     "MediaVerdict",
     "Rule",
+    "SeeMore",
     "Subject",
     "Unit",
     "Violation",

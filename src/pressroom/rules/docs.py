@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pressroom.platforms import RULES
 from pressroom.rules.counting import Unit
-from pressroom.rules.model import ItemsPerPost, MediaRule, PostsPerDay, Rule, TextLength
+from pressroom.rules.model import ItemsPerPost, MediaRule, PostsPerDay, Rule, SeeMore, TextLength
 from pressroom.rules.table import all_rules
 
 
@@ -31,6 +31,8 @@ def _what_happens(rule: Rule) -> str:
         return "the sandbox's quota (the real driver reads the network's own count)"
     if isinstance(rule, ItemsPerPost):
         return "data for carousels; not checked yet"
+    if isinstance(rule, SeeMore):
+        return "never refused: `campaign preview` shows the cut"
     if isinstance(rule, MediaRule):
         if rule.fix is None:
             return "refused"

@@ -120,6 +120,26 @@ class ItemCount(TextRule):
         return f"{self.field_names}: at most {self.limit:,} {self.item}"
 
 
+@dataclass(frozen=True, kw_only=True)
+class SeeMore(Rule):
+    """How much of a text the network's app shows before hiding the rest behind a link
+    (Instagram's "more", LinkedIn's "see more"). Not a refusal: nothing checks it; the
+    preview (``pressroom campaign preview``) shows the cut. Kept apart from ``TextRule``
+    so that no check ever mistakes it for a limit."""
+
+    fields: tuple[str, ...]
+    limit: int
+    unit: Unit
+    link: str = "more"
+    """The words of the link the rest hides behind, as the app writes them."""
+
+    def describe(self) -> str:
+        return (
+            f"{' and '.join(self.fields)}: the first {self.limit:,} {self.unit} shown, "
+            f"the rest behind '{self.link}'"
+        )
+
+
 # -- media --------------------------------------------------------------------
 
 
