@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple, Protocol
 
-from sqlalchemy import Connection as DbConnection
 from sqlalchemy.orm import Session
 
 from pressroom import error_codes
@@ -15,6 +15,7 @@ from pressroom.platforms import Platform
 from pressroom.service.connections.repository import ConnectionRepository, visible_with_parents
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, Connection
+from pressroom.service.db.prepared import Link, Row
 from pressroom.service.errors import ServiceError
 from pressroom.service.events import outbox
 from pressroom.service.events.catalog import EventType, InactiveReason
@@ -61,6 +62,15 @@ class ParentState(NamedTuple):
     removed_at: datetime | None
 
 
+class Unified(NamedTuple):
+    """A connection as the unified list shows it."""
+
+    id: str
+    platform: str
+    name: str
+    status: str
+
+
 @dataclass(frozen=True)
 class Listed:
     """A connection as the API lists it."""
@@ -105,12 +115,26 @@ def list_connections(db: Session, account: Account) -> list[tuple[Connection, st
     return with_status(db, ConnectionRepository(db).list_for_account(account.id))
 
 
-def listed_connections(db: DbConnection, account_id: str) -> list[Listed]:
-    """``list_connections`` in one statement on a plain connection, for the API's hot
-    reads (``db.reads``); the status rule is the same ``effective_status``."""
+def listed_connections(db: Link, account_id: str) -> list[Listed]:
+    """``list_connections`` in one statement on the driver's connection, for the API's
+    hot reads (``db.reads``); the status rule is the same ``effective_status``."""
+    return [
+        Listed(row.id, row.platform, row.name, row.display_name, row.connected_at, status)
+        for row, status in _with_status(visible_with_parents(db, account_id))
+    ]
+
+
+def connection_states(db: Link, account_id: str) -> list[Unified]:
+    """What ``GET /api/connections/unified`` lists, as ``listed_connections`` finds it."""
+    return [
+        Unified(row.id, row.platform, row.name, status)
+        for row, status in _with_status(visible_with_parents(db, account_id, described=False))
+    ]
+
+
+def _with_status(rows: Sequence[Row]) -> Iterator[tuple[Row, str]]:
     now = utcnow()
-    listed = []
-    for row in visible_with_parents(db, account_id):
+    for row in rows:
         parent = None
         if row.parent_found is not None:
             parent = ParentState(
@@ -119,11 +143,7 @@ def listed_connections(db: DbConnection, account_id: str) -> list[Listed]:
                 row.parent_token_expires_at,
                 row.parent_removed_at,
             )
-        status = effective_status(row, parent, now)
-        listed.append(
-            Listed(row.id, row.platform, row.name, row.display_name, row.connected_at, status)
-        )
-    return listed
+        yield row, effective_status(row, parent, now)
 
 
 def all_connections(db: Session, account: Account) -> list[Connection]:

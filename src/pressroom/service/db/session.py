@@ -142,16 +142,8 @@ BEGIN IMMEDIATE: a WAL reader that later writes after another writer committed f
 at once with SQLITE_BUSY_SNAPSHOT, while an immediate writer simply waits its turn."""
 
 
-SINGLE_STATEMENT_OPTIONS = {"pressroom_single_statement": True}
-"""Execution options for a read of one statement (``db.reads``). On SQLite it opens no
-transaction: a statement alone already reads one snapshot, and the BEGIN and ROLLBACK
-around it cost more than a short indexed read."""
-
-
 def _sqlite_begin(conn: Any) -> None:
     options = conn.get_execution_options()
-    if options.get("pressroom_single_statement", False):
-        return  # the driver runs the statement in autocommit mode, on its own snapshot
     conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("pressroom_write", False) else "BEGIN")
 
 
