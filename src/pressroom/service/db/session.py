@@ -125,15 +125,20 @@ _BUSY_POSTGRES = frozenset({"55P03", "53300", "57014"})
 
 
 def is_busy(error: BaseException) -> bool:
-    """Whether ``error`` means the database was busy past its bound, not broken."""
+    """Whether ``error`` means the database was busy past its bound, not broken: as
+    SQLAlchemy raises it, or as the driver does under a prepared statement
+    (``db.prepared``)."""
     if isinstance(error, exc.TimeoutError):
         return True  # no pooled connection within the bound
-    if isinstance(error, exc.OperationalError | exc.DBAPIError):
-        original = error.orig
-        if any(text in str(original).lower() for text in _BUSY_SQLITE):
-            return True
-        return getattr(original, "sqlstate", None) in _BUSY_POSTGRES
-    return False
+    if isinstance(error, exc.DBAPIError):
+        original: object = error.orig
+    elif type(error).__module__.partition(".")[0] in ("sqlite3", "psycopg"):
+        original = error
+    else:
+        return False
+    if any(text in str(original).lower() for text in _BUSY_SQLITE):
+        return True
+    return getattr(original, "sqlstate", None) in _BUSY_POSTGRES
 
 
 WRITE_OPTIONS = {"pressroom_write": True}

@@ -1,0 +1,185 @@
+"""``db.writer``: units of work, committed together on SQLite, each failing alone."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, event, exc
+
+from pressroom.service.db.session import make_engine
+from pressroom.service.db.writer import DirectWrites, GroupWriter, Tx, writes_for
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    engine = make_engine(f"sqlite:///{tmp_path / 'writer.db'}")
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE notes (body TEXT UNIQUE)")
+        connection.exec_driver_sql("CREATE TABLE owners (id INTEGER PRIMARY KEY)")
+        connection.exec_driver_sql(
+            "CREATE TABLE owned (owner INTEGER REFERENCES owners (id) DEFERRABLE "
+            "INITIALLY DEFERRED)"
+        )
+    yield engine
+    writes_for(engine).stop()
+    engine.dispose()
+
+
+def add(body: str) -> Any:
+    def unit(tx: Tx) -> str:
+        tx.link.dbapi_connection.execute("INSERT INTO notes VALUES (?)", (body,))
+        return body
+
+    return unit
+
+
+def stored(engine: Engine) -> list[str]:
+    with engine.connect() as connection:
+        return sorted(r[0] for r in connection.exec_driver_sql("SELECT body FROM notes"))
+
+
+def commits_of(engine: Engine) -> list[int]:
+    seen: list[int] = []
+    event.listen(engine, "commit", lambda _conn: seen.append(1))
+    return seen
+
+
+def held_writer(engine: Engine) -> tuple[GroupWriter, threading.Event]:
+    """The writer, busy with a unit that waits for ``release``: what callers submit
+    meanwhile queues up for the next commit."""
+    writer = writes_for(engine)
+    assert isinstance(writer, GroupWriter)
+    release = threading.Event()
+    started = threading.Event()
+
+    def waits(tx: Tx) -> None:
+        started.set()
+        release.wait(10)
+
+    writer.submit(waits)
+    assert started.wait(10)
+    return writer, release
+
+
+def test_waiting_units_are_committed_together(engine: Engine) -> None:
+    writer, release = held_writer(engine)
+    commits = commits_of(engine)
+    futures = [writer.submit(add(f"note {i}")) for i in range(20)]
+    release.set()
+    assert [f.result(10) for f in futures] == [f"note {i}" for i in range(20)]
+    assert len(commits) <= 2  # the waiting unit's batch, then the twenty together
+    assert stored(engine) == sorted(f"note {i}" for i in range(20))
+
+
+def test_a_failing_unit_fails_alone(engine: Engine) -> None:
+    writer, release = held_writer(engine)
+
+    def half_then_fails(tx: Tx) -> None:
+        tx.link.dbapi_connection.execute("INSERT INTO notes VALUES ('half')")
+        tx.link.dbapi_connection.execute("INSERT INTO notes VALUES ('twice')")
+        tx.link.dbapi_connection.execute("INSERT INTO notes VALUES ('twice')")
+
+    before = writer.submit(add("before"))
+    failing = writer.submit(half_then_fails)
+    after = writer.submit(add("after"))
+    release.set()
+    assert before.result(10) == "before" and after.result(10) == "after"
+    with pytest.raises(engine.dialect.loaded_dbapi.IntegrityError):
+        failing.result(10)
+    assert stored(engine) == ["after", "before"]  # nothing of the failed unit
+
+
+def test_an_answer_comes_only_after_the_commit(engine: Engine) -> None:
+    """A caller told its unit succeeded finds it durable: another connection reads it."""
+    writer = writes_for(engine)
+    for i in range(5):
+        writer.run(add(f"n{i}"))
+        assert f"n{i}" in stored(engine)
+
+
+def test_a_failed_commit_fails_every_unit_of_its_batch(engine: Engine) -> None:
+    """A deferred foreign key breaks only at COMMIT: nothing of the batch is durable, so
+    no unit of it may be answered as done."""
+    writer, release = held_writer(engine)
+
+    def breaks_at_commit(tx: Tx) -> None:
+        tx.link.dbapi_connection.execute("INSERT INTO owned VALUES (42)")
+
+    fine = writer.submit(add("fine"))
+    broken = writer.submit(breaks_at_commit)
+    release.set()
+    for future in (fine, broken):
+        with pytest.raises(exc.IntegrityError, match="FOREIGN KEY"):
+            future.result(10)
+    assert stored(engine) == []
+    assert writer.run(add("next batch")) == "next batch"  # the writer goes on
+    assert stored(engine) == ["next batch"]
+
+
+def test_a_transaction_given_up_fails_what_ran_and_retries_the_rest(engine: Engine) -> None:
+    """When SQLite abandons the whole transaction (a full disk does), the units that ran
+    in it are not durable and fail; those not run yet go to the next batch."""
+    writer, release = held_writer(engine)
+
+    def loses_the_transaction(tx: Tx) -> None:
+        tx.link.dbapi_connection.execute("ROLLBACK")
+        raise OSError("disk full")
+
+    ran = writer.submit(add("ran"))
+    lost = writer.submit(loses_the_transaction)
+    later = writer.submit(add("later"))
+    release.set()
+    with pytest.raises(OSError, match="disk full"):
+        ran.result(10)
+    with pytest.raises(OSError, match="disk full"):
+        lost.result(10)
+    assert later.result(10) == "later"
+    assert stored(engine) == ["later"]
+
+
+def test_units_from_the_event_loop_do_not_block_it(engine: Engine) -> None:
+    writer = writes_for(engine)
+
+    async def main() -> list[str]:
+        ticks: list[int] = []
+
+        async def tick() -> None:
+            for i in range(5):
+                ticks.append(i)
+                await asyncio.sleep(0)
+
+        found = await asyncio.gather(*(writer.run_async(add(f"a{i}")) for i in range(10)), tick())
+        assert ticks == [0, 1, 2, 3, 4]
+        return [x for x in found if x is not None]
+
+    assert asyncio.run(main()) == [f"a{i}" for i in range(10)]
+
+
+def test_a_unit_may_not_wait_for_another(engine: Engine) -> None:
+    writer = writes_for(engine)
+    with pytest.raises(RuntimeError, match="wait forever"):
+        writer.run(lambda tx: writer.run(add("inner")))
+
+
+def test_a_database_server_gets_a_transaction_per_unit(database_url: str) -> None:
+    engine = make_engine(database_url)
+    try:
+        writes = writes_for(engine)
+        if engine.dialect.name == "sqlite":
+            assert isinstance(writes, GroupWriter)
+            return
+        assert isinstance(writes, DirectWrites)
+
+        def status(tx: Tx) -> int:
+            tx.link.dbapi_connection.execute("SELECT 1")
+            return int(tx.link.dbapi_connection.info.transaction_status)
+
+        assert writes.run(status) == 2  # psycopg's INTRANS: the unit is in a transaction
+    finally:
+        writes_for(engine).stop()
+        engine.dispose()
