@@ -361,20 +361,40 @@ wrk.method = "{method}"
 {body}
 local counter = 0
 local prefix = "{prefix}"
+local threads = {{}}
+replayed = 0
+setup = function(thread)
+  table.insert(threads, thread)
+end
 request = function()
   counter = counter + 1
   {per_request}
   return wrk.format()
 end
+{on_response}
 done = function(summary, latency, requests)
   local e = summary.errors
+  local again = 0
+  for _, thread in ipairs(threads) do
+    again = again + (thread:get("replayed") or 0)
+  end
   io.write(string.format(
     'WRK-JSON {{"requests": %d, "duration_us": %d, "p50_us": %d, "p99_us": %d, ' ..
-    '"non_2xx": %d, "connect": %d, "read": %d, "write": %d, "timeout": %d}}\\n',
+    '"non_2xx": %d, "connect": %d, "read": %d, "write": %d, "timeout": %d, ' ..
+    '"replayed": %d}}\\n',
     summary.requests, summary.duration, latency:percentile(50.0), latency:percentile(99.0),
-    e.status, e.connect, e.read, e.write, e.timeout))
+    e.status, e.connect, e.read, e.write, e.timeout, again))
 end
 """
+COUNT_REPLAYS = """
+response = function(status, headers, body)
+  if headers["idempotent-replayed"] or headers["Idempotent-Replayed"] then
+    replayed = replayed + 1
+  end
+end
+"""
+"""Each publish must be new: an answer replayed for a key already used is counted (and
+reported as an error), since a replay costs a fraction of a publish."""
 
 
 def wrk_load(bench: Bench, endpoint: Endpoint, config: Config, folder: Path) -> dict[str, Any]:
@@ -383,22 +403,25 @@ def wrk_load(bench: Bench, endpoint: Endpoint, config: Config, folder: Path) -> 
     assert wrk is not None
     service = bench.server(endpoint)
     connection = bench.connection
-    headers = _headers(endpoint, bench.key)
-    idempotency = headers.pop("Idempotency-Key", None)
-    script = WRK_SCRIPT.format(
-        method=endpoint.method,
-        headers="\n".join(f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()),
-        body=f"wrk.body = '{endpoint.body.replace('CONNECTION', connection).replace('{n}', 'wrk')}'"
-        if endpoint.body
-        else "",
-        prefix=(idempotency or "").replace("{n}", ""),
-        per_request='wrk.headers["Idempotency-Key"] = prefix .. counter' if idempotency else "",
-    )
-    path = folder / f"wrk-{uuid.uuid4().hex[:6]}.lua"
-    path.write_text(script)
     url = service.base_url + endpoint.path
 
     def one(seconds: float) -> dict[str, Any]:
+        # Each run its own keys: the warm-up's must not come back as replays.
+        headers = _headers(endpoint, bench.key)
+        idempotency = headers.pop("Idempotency-Key", None)
+        body = endpoint.body or ""
+        script = WRK_SCRIPT.format(
+            method=endpoint.method,
+            headers="\n".join(f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()),
+            body=f"wrk.body = '{body.replace('CONNECTION', connection).replace('{n}', 'wrk')}'"
+            if endpoint.body
+            else "",
+            prefix=(idempotency or "").replace("{n}", ""),
+            per_request='wrk.headers["Idempotency-Key"] = prefix .. counter' if idempotency else "",
+            on_response=COUNT_REPLAYS if idempotency else "",
+        )
+        path = folder / f"wrk-{uuid.uuid4().hex[:6]}.lua"
+        path.write_text(script)
         out = subprocess.run(
             [
                 wrk,
@@ -435,7 +458,11 @@ def wrk_load(bench: Bench, endpoint: Endpoint, config: Config, folder: Path) -> 
         "rps": raw["requests"] / seconds,
         "p50_ms": raw["p50_us"] / 1000,
         "p99_ms": raw["p99_us"] / 1000,
-        "errors": {k: raw[k] for k in ("non_2xx", "connect", "read", "write", "timeout") if raw[k]},
+        "errors": {
+            k: raw[k]
+            for k in ("non_2xx", "connect", "read", "write", "timeout", "replayed")
+            if raw[k]
+        },
     }
 
 

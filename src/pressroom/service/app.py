@@ -12,9 +12,11 @@ from pressroom.service.connections.endpoints import router as connections_router
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.migrate import upgrade
 from pressroom.service.db.session import make_engine, make_session_factory
+from pressroom.service.db.writer import writes_for
 from pressroom.service.drivers import version_warnings
 from pressroom.service.errors import install_error_handlers
 from pressroom.service.guard import RequestGuard
+from pressroom.service.lifespan import run_with_app
 from pressroom.service.media.routes import router as media_router
 from pressroom.service.media.runtime import install_media
 from pressroom.service.oauth.refresher import install_token_refresher
@@ -88,6 +90,9 @@ def create_app(
     install_dispatcher(app)
     if kind == "api":
         install_drain_on_signal(app, settings.ops.shutdown_grace_seconds)
+    # The request path's group writer (SQLite) finishes what is queued once nothing
+    # else of the app writes any more.
+    run_with_app(app, lambda: None, writes_for(engine).stop)
     install_registry(app, kind)  # last: its start, which may refuse, runs first
     for router in (
         accounts_router,

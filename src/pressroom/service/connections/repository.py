@@ -49,6 +49,27 @@ _STATES_WITH_PARENTS = _visible_with_parents(*_STATE)
 _DESCRIBED_WITH_PARENTS = _visible_with_parents(*_STATE, *_DESCRIBED)
 
 
+_PUBLISHING = Prepared(
+    select(
+        *_STATE,
+        _TABLE.c.account_type,
+        _TABLE.c.page_kind,
+        _TABLE.c.pages_permission,
+        _TABLE.c.access_token_enc,
+        _TABLE.c.access_expires_at,
+        _PARENT.c.access_expires_at.label("parent_access_expires_at"),
+    )
+    .select_from(_TABLE.outerjoin(_PARENT, _PARENT.c.id == _TABLE.c.parent_id))
+    .where(*_VISIBLE, _TABLE.c.id == bindparam("connection_id"))
+)
+
+
+def visible_for_publishing(link: Link, account_id: str, connection_id: str) -> Row | None:
+    """A visible connection of the account with what publishing checks of it and of its
+    parent (status, account, token), in one statement (``publishing.service``)."""
+    return link.first(_PUBLISHING, account_id=account_id, connection_id=connection_id)
+
+
 def visible_with_parents(link: Link, account_id: str, *, described: bool = True) -> Sequence[Row]:
     """What ``list_for_account`` lists, each row with its parent's state beside it (one
     statement on the driver's connection, for the API's connection lists: ``db.reads``);

@@ -12,7 +12,11 @@ from sqlalchemy.orm import Session
 from pressroom import error_codes
 from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.platforms import Platform
-from pressroom.service.connections.repository import ConnectionRepository, visible_with_parents
+from pressroom.service.connections.repository import (
+    ConnectionRepository,
+    visible_for_publishing,
+    visible_with_parents,
+)
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, Connection
 from pressroom.service.db.prepared import Link, Row
@@ -160,7 +164,37 @@ def require_publishable(
     db: Session, account: Account, connection_id: str, platform: Platform
 ) -> Connection:
     """The caller's own, visible, active connection of this platform, or the error saying why."""
-    connection = ConnectionRepository(db).get_visible(account.id, connection_id)
+    repo = ConnectionRepository(db)
+    connection = repo.get_visible(account.id, connection_id)
+    parent = repo.get(connection.parent_id) if connection and connection.parent_id else None
+    check_publishable(connection, parent, connection_id, platform)
+    assert connection is not None
+    return connection
+
+
+def publishable(link: Link, account_id: str, connection_id: str, platform: Platform) -> Row:
+    """``require_publishable`` in one statement on the driver's connection, for the
+    publish path: the connection's row, with its parent's state and token beside it
+    (``parent_*``)."""
+    row = visible_for_publishing(link, account_id, connection_id)
+    parent = None
+    if row is not None and row.parent_found is not None:
+        parent = ParentState(
+            row.parent_platform,
+            row.parent_status,
+            row.parent_token_expires_at,
+            row.parent_removed_at,
+        )
+    check_publishable(row, parent, connection_id, platform)
+    return row
+
+
+def check_publishable(
+    connection: ConnectionState | None,
+    parent: ConnectionState | None,
+    connection_id: str,
+    platform: Platform,
+) -> None:
     if connection is None:
         raise ServiceError(
             error_codes.CONNECTION_NOT_FOUND,
@@ -174,7 +208,7 @@ def require_publishable(
             f"not {platform.value}.",
             field="connectionId",
         )
-    if status_of(db, connection) != ACTIVE:
+    if effective_status(connection, parent, utcnow()) != ACTIVE:
         if platform == Platform.TEXT_THREAD:
             hint = (
                 "its photo_sharing account is disconnected or its token expired; "
@@ -187,7 +221,6 @@ def require_publishable(
             f"Connection {connection_id!r} is inactive: {hint}",
             field="connectionId",
         )
-    return connection
 
 
 def inactive_reason(db: Session, connection: Connection) -> str | None:

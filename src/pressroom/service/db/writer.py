@@ -25,6 +25,7 @@ turn with the group writer.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 import weakref
@@ -125,6 +126,8 @@ class GroupWriter(Writes):
         self._lock = threading.Lock()
         self._waiting = threading.Condition(self._lock)
         self._queue: deque[tuple[Unit[Any], Future[Any]]] = deque()
+        """Each unit bound to its caller's context (its request id, for its logs and
+        error bodies), as a worker thread would run it."""
         self._thread: threading.Thread | None = None
         self._stopping = False
 
@@ -132,8 +135,9 @@ class GroupWriter(Writes):
         if self._thread is not None and threading.current_thread() is self._thread:
             raise RuntimeError("a unit of work may not wait for another: it would wait forever")
         future: Future[T] = Future()
+        context = contextvars.copy_context()
         with self._lock:
-            self._queue.append((unit, future))
+            self._queue.append((_in_context(context, unit), future))
             if self._thread is None:
                 self._stopping = False
                 self._thread = threading.Thread(
@@ -249,6 +253,13 @@ class GroupWriter(Writes):
     def _put_back(self, units: list[tuple[Unit[Any], Future[Any]]]) -> None:
         with self._lock:
             self._queue.extendleft(reversed(units))
+
+
+def _in_context(context: contextvars.Context, unit: Unit[T]) -> Unit[T]:
+    def run(tx: Tx) -> T:
+        return context.run(unit, tx)
+
+    return run
 
 
 _writes: weakref.WeakKeyDictionary[Engine, Writes] = weakref.WeakKeyDictionary()

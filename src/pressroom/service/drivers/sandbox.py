@@ -46,6 +46,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
+from pressroom.service.db.writer import Tx, writes_for
 from pressroom.service.drivers import sandbox_oauth, shapes
 from pressroom.service.drivers.base import (
     Delivery,
@@ -59,7 +60,7 @@ from pressroom.service.drivers.base import (
     check_before_sending,
     check_thumbnail_before_sending,
 )
-from pressroom.service.drivers.deliveries import DeliveryRepository
+from pressroom.service.drivers.deliveries import DeliveryRepository, add_delivery, earlier_post
 from pressroom.settings import SandboxSettings
 
 with warnings.catch_warnings():
@@ -204,16 +205,7 @@ class SandboxDriver:
         # and the rule, before anything is recorded.
         check_before_sending(delivery)
         failing = self._begin("publishing")
-        if delivery.dedup_key is not None and self.knobs.sandbox_dedupe:
-            with transaction(self.sessions, write=False) as db:
-                earlier = DeliveryRepository(db).by_dedup_key(
-                    self.platform.value, delivery.dedup_key, utcnow() - TOKEN_WINDOW
-                )
-            if earlier is not None:
-                return Published(earlier.platform_post_id, earlier.url, earlier.created_at)
-        created = self.rng.create(
-            shapes.SHAPES[self.platform], delivery.account.name, delivery.account.connection_id
-        )
+        dedupe = delivery.dedup_key is not None and self.knobs.sandbox_dedupe
         payload: dict[str, Any] = {
             "fields": delivery.fields,
             "reference": delivery.reference,
@@ -226,12 +218,41 @@ class SandboxDriver:
                 "durationSeconds": delivery.media.duration_seconds,
             },
         }
-        now = self._record(
-            "post", delivery.account.connection_id, created, payload, delivery.dedup_key
-        )
-        if failing:
+
+        def deliver(tx: Tx) -> tuple[Published, bool]:
+            """The post recorded, or the one this token delivered before (True)."""
+            now = utcnow()
+            if dedupe:
+                assert delivery.dedup_key is not None
+                earlier = earlier_post(
+                    tx.link, self.platform.value, delivery.dedup_key, now - TOKEN_WINDOW
+                )
+                if earlier is not None:
+                    return Published(
+                        earlier.platform_post_id, earlier.url, earlier.created_at
+                    ), True
+            created = self.rng.create(
+                shapes.SHAPES[self.platform], delivery.account.name, delivery.account.connection_id
+            )
+            add_delivery(
+                tx.link,
+                platform=self.platform.value,
+                kind="post",
+                connection_id=delivery.account.connection_id,
+                platform_post_id=created.post_id,
+                url=created.url,
+                payload=payload,
+                created_at=now,
+                dedup_key=delivery.dedup_key,
+            )
+            return Published(created.post_id, created.url, now), False
+
+        # The platform's side of the story, written where the service's own writes go
+        # (on SQLite, the group writer), checked and recorded in one unit.
+        published, before = writes_for(self.sessions.kw["bind"]).run(deliver)
+        if failing and not before:
             self._fail("publishing", sent=True)
-        return Published(created.post_id, created.url, now)
+        return published
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         if self.knobs.sandbox_latency_ms > 0:

@@ -1,7 +1,7 @@
 """What a publish route works with: the caller, short units of work, the drivers.
 
 Publish routes do not use the request-wide ``DbSession`` (see ``auth``): the service
-opens a unit of work before the platform call and another after it.
+runs one unit of work before the platform call and one after it (``db.writer``).
 """
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.service.db.models import Account
+from pressroom.service.db.writer import Writes, writes_for
 from pressroom.service.deps import CurrentAccount
 from pressroom.service.drivers import Drivers, drivers_of
 from pressroom.service.publishing.claims import HEADER, MAX_KEY_LENGTH, Claim
@@ -24,10 +26,17 @@ from pressroom.settings import Settings
 class PublishContext:
     account: Account
     sessions: sessionmaker[Session]
+    writes: Writes
+    """Where the publish's two units of work run (``db.writer``)."""
     drivers: Drivers
     settings: Settings
     claim: Claim | None
     """The Idempotency-Key this request holds, if one was sent."""
+
+    @property
+    def engine(self) -> Engine:
+        engine: Engine = self.sessions.kw["bind"]
+        return engine
 
 
 async def publish_context(
@@ -52,6 +61,7 @@ async def publish_context(
     return PublishContext(
         account=account,
         sessions=request.app.state.session_factory,
+        writes=writes_for(request.app.state.engine),
         drivers=drivers_of(request.app),
         settings=request.app.state.settings,
         claim=getattr(request.state, "idempotency_claim", None),

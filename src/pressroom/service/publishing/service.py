@@ -1,32 +1,43 @@
 """Publishing: check every rule, record the attempt, send it, record the answer.
 
-A publish is three steps, never one transaction, because the platform call may take
-seconds and must not hold the database:
+A publish is one short write before the platform call and one after, never one
+transaction, because the platform call may take seconds and must not hold the database:
 
-1. one unit of work checks the connection and the file and writes the post record
-   (status ``sending``);
-2. the driver sends it, with no transaction open;
-3. another unit of work records the answer: ``published`` with the platform's id (and,
-   with an Idempotency-Key, stores the result for replays in the same transaction),
-   ``failed`` when the platform refused before receiving it, or ``unknown`` when it
-   failed after receiving it, so the post may be live. The caller then gets a 503
-   ``platform_unavailable`` whose message says which, and ``GET /api/posts`` shows it.
+1. the checks, in order: the body (the spec's rules, then the network's), then the
+   connection and its account, then the file; they only read;
+2. one unit of work (``db.writer``) takes the Idempotency-Key and writes the post record
+   (status ``sending``), committed before anything is sent;
+3. the driver sends it, with no transaction open;
+4. another unit of work records the answer: ``published`` with the platform's id, the
+   webhook event of the change (the outbox) and the answer stored for replays under the
+   key; or ``failed`` when the platform refused before receiving it, or ``unknown`` when
+   it failed after receiving it, so the post may be live, with the key kept or held as
+   ``claims`` says. The caller then gets a 503 ``platform_unavailable`` whose message
+   says which, and ``GET /api/posts`` shows it.
+
+Both units are prepared statements (``db.prepared``); on SQLite they join the other
+waiting requests' units in one commit (``db.writer.GroupWriter``).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, NamedTuple
 
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from pressroom import error_codes
 from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
 from pressroom.service.connections.repository import ConnectionRepository
-from pressroom.service.connections.service import expire_token, require_publishable
+from pressroom.service.connections.service import expire_token, publishable, require_publishable
+from pressroom.service.db import reads
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, File, Post
+from pressroom.service.db.prepared import Row
 from pressroom.service.db.session import transaction
+from pressroom.service.db.writer import Tx
 from pressroom.service.drivers import base as driver
 from pressroom.service.errors import ServiceError, unexpected_error
 from pressroom.service.events.catalog import InactiveReason
@@ -35,8 +46,8 @@ from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.ops import metrics
-from pressroom.service.publishing import events, rules
-from pressroom.service.publishing.claims import Claim, settle_in
+from pressroom.service.publishing import events, repository, rules
+from pressroom.service.publishing.claims import end_in, end_with_error_in, take_in
 from pressroom.service.publishing.context import PublishContext
 from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import (
@@ -65,15 +76,18 @@ PLATFORM_REFERENCE = "platformReference"
 ``publish_id``), which its look-up asks for."""
 
 
-def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> PublishResult:
+def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> dict[str, Any]:
+    """The publish result, as answered and as stored for replays."""
     rules.check_body(platform, body)
-    post_id, delivery = _prepare(ctx, platform, body)
+    target = _checked(ctx, platform, body)
+    attempt, delivery = _record_attempt(ctx, platform, body, target)
+    post_id = attempt.id
     try:
         published = ctx.drivers[platform].publish(delivery)
     except driver.PlatformRateLimited as exc:
-        raise _refused(ctx, post_id, platform, _rate_limited(platform, post_id, exc)) from exc
+        raise _refused(ctx, attempt, platform, _rate_limited(platform, post_id, exc)) from exc
     except driver.PlatformUnavailable as exc:
-        failure = _record_failure(ctx, post_id, platform, exc)
+        failure = _record_failure(ctx, attempt, platform, exc)
         metrics.PUBLISHES.labels(platform.value, failure.record_status or NOT_SENT).inc()
         raise failure from exc
     except driver.AccessRevoked as exc:
@@ -85,14 +99,14 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             "connection is now inactive: reconnect it in the dashboard.",
             field="connectionId",
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise _refused(ctx, attempt, platform, error) from exc
     except driver.PermissionMissing as exc:
         error = ServiceError(
             exc.code,
             f"{platform.value} refused the post: {exc} Nothing was published "
             f"(record {post_id} is marked failed).",
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise _refused(ctx, attempt, platform, error) from exc
     except driver.PlatformRefused as exc:
         error = ServiceError(
             error_codes.VALIDATION_ERROR,
@@ -102,7 +116,7 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             rule=exc.rule.id if exc.rule else None,
             doc_url=exc.rule.doc_url if exc.rule else None,
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise _refused(ctx, attempt, platform, error) from exc
     except driver.NetworkMisconfigured as exc:
         error = ServiceError(
             error_codes.PLATFORM_MISCONFIGURED,
@@ -110,7 +124,7 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             f"Nothing was published (record {post_id} is marked failed).",
             record_status=NOT_SENT,
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise _refused(ctx, attempt, platform, error) from exc
     except Exception as exc:
         metrics.PUBLISHES.labels(platform.value, UNKNOWN).inc()
         # A timeout or a broken connection after the request left: it may be live.
@@ -122,13 +136,13 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             "the service looks the post up before it sends anything again.",
             record_status=UNKNOWN,
         )
-        _record_outcome(ctx, post_id, status=UNKNOWN, result=error.body())
+        _record_outcome(ctx, attempt, status=UNKNOWN, result=error.body(), error=error)
         raise error from exc
     metrics.PUBLISHES.labels(platform.value, PUBLISHED).inc()
     result = result_of(platform, body, published, post_id)
     answer = result.model_dump(mode="json", by_alias=True)
     try:
-        record_published(ctx.sessions, ctx.account.id, post_id, published, answer, ctx.claim)
+        _record_published(ctx, attempt, published, answer)
     except Exception as exc:
         # The post is live but our record of it is not: keep the key held, so a retry
         # finds the post instead of sending it again.
@@ -141,30 +155,62 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             headers=unexpected.headers,
             record_status=PUBLISHED,
         ) from exc
-    return result
+    return answer
 
 
-def record_published(
-    sessions: sessionmaker[Session],
-    account_id: str,
-    post_id: str,
+@dataclass(frozen=True)
+class Attempt:
+    """A post record as this publish wrote it and changes it (``events.PostFacts``)."""
+
+    id: str
+    account_id: str
+    platform: str
+    connection_id: str
+    idempotency_key: str | None
+    status: str = SENDING
+    result: dict[str, Any] | None = None
+    platform_post_id: str | None = None
+    url: str | None = None
+    published_at: datetime | None = None
+
+
+def _record_published(
+    ctx: PublishContext,
+    attempt: Attempt,
     published: driver.Published,
     answer: dict[str, Any],
-    claim: Claim | None,
 ) -> None:
-    """The attempt went out: its platform id, and the answer stored for replays, at once."""
-    with transaction(sessions) as db:
-        post = PostRepository(db).get(account_id, post_id)
-        assert post is not None
-        was = post.status
-        post.status = PUBLISHED
-        post.platform_post_id = published.platform_post_id
-        post.url = published.url
-        post.published_at = published.published_at
-        post.result = answer
-        events.announce(db, post, was)
+    """The attempt went out: its platform id, its event, and the answer stored for
+    replays under the key, in one unit of work."""
+    claim = ctx.claim
+    outcome = replace(
+        attempt,
+        status=PUBLISHED,
+        result=answer,
+        platform_post_id=published.platform_post_id,
+        url=published.url,
+        published_at=published.published_at,
+    )
+
+    def unit(tx: Tx) -> None:
+        was = repository.post_status(tx.link, attempt.account_id, attempt.id)
+        assert was is not None
+        repository.record_published(
+            tx.link,
+            attempt.id,
+            status=PUBLISHED,
+            platform_post_id=published.platform_post_id,
+            url=published.url,
+            published_at=published.published_at,
+            result=answer,
+        )
+        events.announce_in(tx.link, outcome, was)
         if claim is not None:
-            settle_in(db, claim, 200, answer)
+            end_in(tx.link, claim, 200, answer, utcnow())
+
+    ctx.writes.run(unit)
+    if claim is not None:
+        claim.settled = True
 
 
 class _RefreshFirst(Exception):
@@ -172,16 +218,23 @@ class _RefreshFirst(Exception):
         self.connection_id = connection_id
 
 
-def _prepare(
-    ctx: PublishContext, platform: Platform, body: PublishRequest
-) -> tuple[str, driver.Delivery]:
-    """Check the connection and the file, and write the post record before sending.
+@dataclass(frozen=True)
+class _Target:
+    """What the checks found: where the post goes, and its file."""
+
+    connection_id: str
+    name: str
+    media: driver.Media | None
+
+
+def _checked(ctx: PublishContext, platform: Platform, body: PublishRequest) -> _Target:
+    """The connection, its account and the file, checked before anything is written.
 
     A connection whose access token lapsed is refreshed first, outside any transaction;
     when the platform refuses, the connection turns inactive and the publish is refused
     as for any inactive connection."""
     try:
-        return _prepare_once(ctx, platform, body, refresh=True)
+        return _check_once(ctx, platform, body, refresh=True)
     except _RefreshFirst as due:
         flow = oauth.Flow(
             ctx.sessions,
@@ -199,47 +252,96 @@ def _prepare(
                 headers={"Retry-After": str(exc.retry_after)},
                 record_status=NOT_SENT,
             ) from exc
-    return _prepare_once(ctx, platform, body, refresh=False)
+    return _check_once(ctx, platform, body, refresh=False)
 
 
-def _prepare_once(
+def _check_once(
     ctx: PublishContext, platform: Platform, body: PublishRequest, *, refresh: bool
-) -> tuple[str, driver.Delivery]:
-    with transaction(ctx.sessions) as db:
-        connection = require_publishable(db, ctx.account, body.connection_id, platform)
-        due = oauth.due_for_refresh(db, connection) if refresh else None
-        if due is not None:
-            raise _RefreshFirst(due)
-        rules.check_account(platform, connection)
-        media = None
-        if not RULES[platform].text_only:
-            assert body.media_file_id is not None  # required by every media body
+) -> _Target:
+    connection = reads.read_now(
+        ctx.engine,
+        lambda link: publishable(link, ctx.account.id, body.connection_id, platform),
+    )
+    if refresh and (due := _lapsed_token(connection)) is not None:
+        raise _RefreshFirst(due)
+    rules.check_account(platform, connection)
+    media = None
+    if not RULES[platform].text_only:
+        assert body.media_file_id is not None  # required by every media body
+        with transaction(ctx.sessions, write=False) as db:
             file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
             rules.check_media(platform, file)
             media = media_of(file)
-        post = PostRepository(db).add(
-            Post(
-                id=new_id("post"),
-                account_id=ctx.account.id,
-                connection_id=connection.id,
-                platform=platform.value,
-                file_id=body.media_file_id,
-                request=body.model_dump(mode="json", by_alias=True, exclude_unset=True),
-                result=None,
-                status=SENDING,
-                idempotency_key=ctx.claim.key if ctx.claim else None,
-                created_at=utcnow(),
-            )
+    return _Target(connection.id, connection.name, media)
+
+
+def _lapsed_token(connection: Row) -> str | None:
+    """``oauth.due_for_refresh`` on ``publishable``'s row and its parent's columns."""
+    holder = oauth.token_holder_id(connection)
+    if holder == connection.id:
+        return oauth.lapsed_token(connection)
+    if connection.parent_found is None:
+        return None
+    return oauth.lapsed_token(
+        _TokenHolder(
+            holder,
+            connection.parent_access_expires_at,
+            connection.parent_token_expires_at,
+            connection.parent_removed_at,
         )
-        delivery = driver.Delivery(
-            platform=platform,
-            account=driver.Account(connection.id, connection.name),
-            fields=platform_fields(platform, body),
-            media=media,
-            reference=post.id,
-            dedup_key=f"{ctx.account.id}:{ctx.claim.key}" if ctx.claim else None,
-        )
-        return post.id, delivery
+    )
+
+
+class _TokenHolder(NamedTuple):
+    id: str
+    access_expires_at: datetime | None
+    token_expires_at: datetime | None
+    removed_at: datetime | None
+
+
+def _record_attempt(
+    ctx: PublishContext, platform: Platform, body: PublishRequest, target: _Target
+) -> tuple[Attempt, driver.Delivery]:
+    """Take the Idempotency-Key and write the post record, in one unit of work committed
+    before anything is sent."""
+    claim = ctx.claim
+    attempt = Attempt(
+        new_id("post"),
+        ctx.account.id,
+        platform.value,
+        target.connection_id,
+        claim.key if claim else None,
+    )
+    values = {
+        "id": attempt.id,
+        "account_id": attempt.account_id,
+        "connection_id": attempt.connection_id,
+        "platform": attempt.platform,
+        "file_id": body.media_file_id,
+        "request": body.model_dump(mode="json", by_alias=True, exclude_unset=True),
+        "result": None,
+        "status": SENDING,
+        "idempotency_key": attempt.idempotency_key,
+    }
+
+    def unit(tx: Tx) -> int | None:
+        now = utcnow()
+        taken = take_in(tx.link, claim, now) if claim and claim.record_id is None else None
+        repository.add_post(tx.link, created_at=now, **values)
+        return taken
+
+    taken = ctx.writes.run(unit)
+    if claim is not None and taken is not None:
+        claim.record_id = taken
+    delivery = driver.Delivery(
+        platform=platform,
+        account=driver.Account(target.connection_id, target.name),
+        fields=platform_fields(platform, body),
+        media=target.media,
+        reference=attempt.id,
+        dedup_key=f"{ctx.account.id}:{claim.key}" if claim else None,
+    )
+    return attempt, delivery
 
 
 def media_of(file: File) -> driver.Media:
@@ -287,8 +389,9 @@ def result_of(
 
 
 def _record_failure(
-    ctx: PublishContext, post_id: str, platform: Platform, exc: driver.PlatformUnavailable
+    ctx: PublishContext, attempt: Attempt, platform: Platform, exc: driver.PlatformUnavailable
 ) -> ServiceError:
+    post_id = attempt.id
     if exc.sent:
         message = (
             f"{platform.value} failed after receiving the post, so it may have been published "
@@ -309,7 +412,11 @@ def _record_failure(
     )
     kept = {PLATFORM_REFERENCE: exc.reference} if exc.sent and exc.reference else {}
     _record_outcome(
-        ctx, post_id, status=UNKNOWN if exc.sent else FAILED, result=error.body() | kept
+        ctx,
+        attempt,
+        status=UNKNOWN if exc.sent else FAILED,
+        result=error.body() | kept,
+        error=error,
     )
     return error
 
@@ -326,12 +433,12 @@ def _rate_limited(
 
 
 def _refused(
-    ctx: PublishContext, post_id: str, platform: Platform, error: ServiceError
+    ctx: PublishContext, attempt: Attempt, platform: Platform, error: ServiceError
 ) -> ServiceError:
     """The network refused the post before publishing it: the record fails with the
     answer the caller gets."""
     metrics.PUBLISHES.labels(platform.value, NOT_SENT).inc()
-    _record_outcome(ctx, post_id, status=FAILED, result=error.body())
+    _record_outcome(ctx, attempt, status=FAILED, result=error.body(), error=error)
     return error
 
 
@@ -356,21 +463,35 @@ def _mark_unverified(ctx: PublishContext, connection_id: str) -> None:
 
 
 def _record_outcome(
-    ctx: PublishContext, post_id: str, *, status: str, result: dict[str, Any] | None
+    ctx: PublishContext,
+    attempt: Attempt,
+    *,
+    status: str,
+    result: dict[str, Any] | None,
+    error: ServiceError,
 ) -> None:
-    with transaction(ctx.sessions) as db:
-        post = PostRepository(db).get(ctx.account.id, post_id)
-        if post is not None:
-            was = post.status
-            post.status = status
-            post.result = result
-            events.announce(db, post, was)
+    """The attempt's outcome, its event and how the key ends (``claims``), in one unit."""
+    claim = ctx.claim
+    outcome = replace(attempt, status=status, result=result)
+
+    def unit(tx: Tx) -> None:
+        was = repository.post_status(tx.link, attempt.account_id, attempt.id)
+        if was is not None:
+            repository.record_outcome(tx.link, attempt.id, status, result)
+            events.announce_in(tx.link, outcome, was)
+        if claim is not None:
+            end_with_error_in(tx.link, claim, error, utcnow())
+
+    ctx.writes.run(unit)
+    if claim is not None:
+        claim.settled = True
 
 
 # Thumbnails
 
 
 def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) -> ThumbnailResult:
+    _take_key(ctx)  # before anything is read: a retry of a kept answer replays it
     with transaction(ctx.sessions, write=False) as db:
         video = PostRepository(db).published_video(ctx.account.id, video_id)
         if video is None:
@@ -438,6 +559,14 @@ def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) ->
     return ThumbnailResult(
         video_id=done.video_id, thumbnail_url=done.thumbnail_url, updated_at=done.updated_at
     )
+
+
+def _take_key(ctx: PublishContext) -> None:
+    """Take the request's Idempotency-Key now, in a unit of work of its own."""
+    claim = ctx.claim
+    if claim is None or claim.record_id is not None:
+        return
+    claim.record_id = ctx.writes.run(lambda tx: take_in(tx.link, claim, utcnow()))
 
 
 # Reading posts back
