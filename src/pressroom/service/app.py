@@ -29,6 +29,7 @@ from pressroom.service.processes import install_registry
 from pressroom.service.publishing.endpoints import router as publishing_router
 from pressroom.service.publishing.unknowns import install_reconciler
 from pressroom.service.ratelimit import install_rate_limiter
+from pressroom.service.route_cache import install_route_cache
 from pressroom.service.storage.local import UPLOAD_PREFIX
 from pressroom.service.web.apidocs import install_api_docs
 from pressroom.service.web.install import install_dashboard
@@ -110,4 +111,5 @@ def create_app(
         app.include_router(health_router(with_metrics=settings.ops.metrics))
     else:
         install_ops_server(app, settings.ops)
+    install_route_cache(app.router)
     return app
