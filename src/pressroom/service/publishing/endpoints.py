@@ -76,9 +76,9 @@ def _errors(platform: Platform, *extra: ErrorCode) -> dict[int | str, dict[str, 
     response_model=MicroblogResult,
     responses=_errors(Platform.MICROBLOG, error_codes.PLATFORM_MISCONFIGURED),
 )
-def publish_microblog(body: MicroblogPublish, ctx: Publishing) -> Response:
+async def publish_microblog(body: MicroblogPublish, ctx: Publishing) -> Response:
     """A text post of at most 280 characters; no media."""
-    return JsonAnswer(service.publish(ctx, Platform.MICROBLOG, body))
+    return JsonAnswer(await service.publish(ctx, Platform.MICROBLOG, body))
 
 
 @publish_router.post(
@@ -86,9 +86,9 @@ def publish_microblog(body: MicroblogPublish, ctx: Publishing) -> Response:
     response_model=VideoSharingResult,
     responses=_errors(Platform.VIDEO_SHARING),
 )
-def publish_video_sharing(body: VideoSharingPublish, ctx: Publishing) -> Response:
+async def publish_video_sharing(body: VideoSharingPublish, ctx: Publishing) -> Response:
     """A video with a title; `privacyStatus` is echoed in the result."""
-    return JsonAnswer(service.publish(ctx, Platform.VIDEO_SHARING, body))
+    return JsonAnswer(await service.publish(ctx, Platform.VIDEO_SHARING, body))
 
 
 @publish_router.post(
@@ -115,10 +115,10 @@ def set_video_thumbnail(videoId: str, body: ThumbnailRequest, ctx: Publishing) -
     response_model=ShortVideoResult,
     responses=_errors(Platform.SHORT_VIDEO, error_codes.VIDEO_DURATION),
 )
-def publish_short_video(body: ShortVideoPost, ctx: Publishing) -> Response:
+async def publish_short_video(body: ShortVideoPost, ctx: Publishing) -> Response:
     """A video of 3 seconds to 10 minutes; `platform` must be `short_video`. On a TikTok
     connection `privacyLevel` is required (our extension: TikTok has the owner choose)."""
-    return JsonAnswer(service.publish(ctx, Platform.SHORT_VIDEO, body))
+    return JsonAnswer(await service.publish(ctx, Platform.SHORT_VIDEO, body))
 
 
 @publish_router.post(
@@ -126,9 +126,9 @@ def publish_short_video(body: ShortVideoPost, ctx: Publishing) -> Response:
     response_model=PostIdResult,
     responses=_errors(Platform.PHOTO_SHARING, error_codes.ACCOUNT_TYPE),
 )
-def publish_photo_sharing(body: PhotoSharingPublish, ctx: Publishing) -> Response:
+async def publish_photo_sharing(body: PhotoSharingPublish, ctx: Publishing) -> Response:
     """A photo or video; business and creator accounts only."""
-    return JsonAnswer(service.publish(ctx, Platform.PHOTO_SHARING, body))
+    return JsonAnswer(await service.publish(ctx, Platform.PHOTO_SHARING, body))
 
 
 @publish_router.post(
@@ -136,9 +136,9 @@ def publish_photo_sharing(body: PhotoSharingPublish, ctx: Publishing) -> Respons
     response_model=PostIdResult,
     responses=_errors(Platform.PAGE_SOCIAL, error_codes.NOT_A_PAGE, error_codes.PAGES_PERMISSION),
 )
-def publish_page_social(body: PageSocialPublish, ctx: Publishing) -> Response:
+async def publish_page_social(body: PageSocialPublish, ctx: Publishing) -> Response:
     """A photo or video on a page (not a personal profile) with the Pages permission."""
-    return JsonAnswer(service.publish(ctx, Platform.PAGE_SOCIAL, body))
+    return JsonAnswer(await service.publish(ctx, Platform.PAGE_SOCIAL, body))
 
 
 @publish_router.post(
@@ -146,9 +146,9 @@ def publish_page_social(body: PageSocialPublish, ctx: Publishing) -> Response:
     response_model=PinBoardResult,
     responses=_errors(Platform.PIN_BOARD),
 )
-def publish_pin_board(body: PinBoardPublish, ctx: Publishing) -> Response:
+async def publish_pin_board(body: PinBoardPublish, ctx: Publishing) -> Response:
     """An image pinned to a board; `boardId` is echoed in the result."""
-    return JsonAnswer(service.publish(ctx, Platform.PIN_BOARD, body))
+    return JsonAnswer(await service.publish(ctx, Platform.PIN_BOARD, body))
 
 
 @publish_router.post(
@@ -156,9 +156,9 @@ def publish_pin_board(body: PinBoardPublish, ctx: Publishing) -> Response:
     response_model=PostIdResult,
     responses=_errors(Platform.TEXT_THREAD),
 )
-def publish_text_thread(body: TextThreadPublish, ctx: Publishing) -> Response:
+async def publish_text_thread(body: TextThreadPublish, ctx: Publishing) -> Response:
     """A text post of at most 500 characters, through the linked photo_sharing account."""
-    return JsonAnswer(service.publish(ctx, Platform.TEXT_THREAD, body))
+    return JsonAnswer(await service.publish(ctx, Platform.TEXT_THREAD, body))
 
 
 @publish_router.post(
@@ -166,10 +166,12 @@ def publish_text_thread(body: TextThreadPublish, ctx: Publishing) -> Response:
     response_model=ProfessionalNetworkResult,
     responses=_errors(Platform.PROFESSIONAL_NETWORK, error_codes.PLATFORM_MISCONFIGURED),
 )
-def publish_professional_network(body: ProfessionalNetworkPublish, ctx: Publishing) -> Response:
+async def publish_professional_network(
+    body: ProfessionalNetworkPublish, ctx: Publishing
+) -> Response:
     """A text post; the result's `postId` is a URN. A 500 `platform_misconfigured` means
     LinkedIn no longer serves the `LinkedIn-Version` the service is set to send."""
-    return JsonAnswer(service.publish(ctx, Platform.PROFESSIONAL_NETWORK, body))
+    return JsonAnswer(await service.publish(ctx, Platform.PROFESSIONAL_NETWORK, body))
 
 
 # Reading back

@@ -12,6 +12,7 @@ from pressroom.service.db.models import IdempotencyRecord, Post
 from pressroom.service.db.prepared import Link, Prepared
 from pressroom.service.media.pagination import Position
 from pressroom.service.publishing import events
+from pressroom.statuses import PostStatus
 
 IN_PROGRESS = "in_progress"
 COMPLETED = "completed"
@@ -318,9 +319,11 @@ _POST_STATUS = Prepared(
         _POSTS.c.id == bindparam("post_id"), _POSTS.c.account_id == bindparam("account_id")
     )
 )
+_FROM = (_POSTS.c.id == bindparam("post_id"), _POSTS.c.status == bindparam("was"))
+"""A post record changed only from the status its writer read (param ``was``)."""
 _RECORD_PUBLISHED = Prepared(
     update(Post)
-    .where(_POSTS.c.id == bindparam("post_id"))
+    .where(*_FROM)
     .values(
         status=bindparam("status"),
         platform_post_id=bindparam("platform_post_id"),
@@ -330,9 +333,7 @@ _RECORD_PUBLISHED = Prepared(
     )
 )
 _RECORD_OUTCOME = Prepared(
-    update(Post)
-    .where(_POSTS.c.id == bindparam("post_id"))
-    .values(status=bindparam("status"), result=bindparam("result"))
+    update(Post).where(*_FROM).values(status=bindparam("status"), result=bindparam("result"))
 )
 
 
@@ -407,18 +408,24 @@ def post_status(link: Link, account_id: str, post_id: str) -> str | None:
 
 def record_published(
     link: Link,
+    account_id: str,
     post_id: str,
     *,
-    status: str,
+    expected: str,
     platform_post_id: str,
     url: str,
     published_at: datetime,
     result: dict[str, Any],
-) -> None:
-    link.execute(
+) -> str | None:
+    """The record published with the platform's answer; the status it had (None: no
+    such record). ``expected``, the status its publish wrote, saves reading it first."""
+    return _change(
+        link,
         _RECORD_PUBLISHED,
-        post_id=post_id,
-        status=status,
+        account_id,
+        post_id,
+        expected,
+        status=PostStatus.PUBLISHED.value,
         platform_post_id=platform_post_id,
         url=url,
         published_at=published_at,
@@ -426,5 +433,36 @@ def record_published(
     )
 
 
-def record_outcome(link: Link, post_id: str, status: str, result: dict[str, Any] | None) -> None:
-    link.execute(_RECORD_OUTCOME, post_id=post_id, status=status, result=result)
+def record_outcome(
+    link: Link,
+    account_id: str,
+    post_id: str,
+    *,
+    expected: str,
+    status: str,
+    result: dict[str, Any] | None,
+) -> str | None:
+    """The record's outcome (``failed`` or ``unknown``) and its result; the status it
+    had, as ``record_published``."""
+    return _change(
+        link, _RECORD_OUTCOME, account_id, post_id, expected, status=status, result=result
+    )
+
+
+def _change(
+    link: Link,
+    statement: Prepared,
+    account_id: str,
+    post_id: str,
+    expected: str,
+    **values: Any,
+) -> str | None:
+    """Run ``statement`` on the record if its status is ``expected``, else on whatever
+    status it has now (another process may have changed it: an abandoned claim makes
+    it ``unknown``); the status it changed from."""
+    was: str | None = expected
+    while was is not None:
+        if link.execute(statement, post_id=post_id, was=was, **values):
+            return was
+        was = post_status(link, account_id, post_id)
+    return None

@@ -3,11 +3,12 @@
 A publish is one short write before the platform call and one after, never one
 transaction, because the platform call may take seconds and must not hold the database:
 
-1. the checks, in order: the body (the spec's rules, then the network's), then the
-   connection and its account, then the file; they only read;
-2. one unit of work (``db.writer``) takes the Idempotency-Key and writes the post record
-   (status ``sending``), committed before anything is sent;
-3. the driver sends it, with no transaction open;
+1. the body's checks (the spec's rules, then the network's), on the event loop; for a
+   post with media, the connection and the file, read on a worker thread;
+2. one unit of work (``attempts.attempt_unit``) checks the connection, takes the
+   Idempotency-Key and writes the post record (status ``sending``), committed before
+   anything is sent;
+3. the driver sends it on a worker thread, with no transaction open;
 4. another unit of work records the answer: ``published`` with the platform's id, the
    webhook event of the change (the outbox) and the answer stored for replays under the
    key; or ``failed`` when the platform refused before receiving it, or ``unknown`` when
@@ -15,29 +16,28 @@ transaction, because the platform call may take seconds and must not hold the da
    ``claims`` says. The caller then gets a 503 ``platform_unavailable`` whose message
    says which, and ``GET /api/posts`` shows it.
 
-Both units are prepared statements (``db.prepared``); on SQLite they join the other
-waiting requests' units in one commit (``db.writer.GroupWriter``).
+The route awaits the units (``db.writer``: on SQLite they join the other waiting
+requests' units in one commit) and the driver; no thread waits on another. Once the
+attempt is recorded, steps 3 and 4 finish even if the request is cancelled, as a
+platform call on a thread always did.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from dataclasses import dataclass, replace
-from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from pressroom import error_codes
 from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
 from pressroom.service.connections.repository import ConnectionRepository
-from pressroom.service.connections.service import expire_token, publishable, require_publishable
-from pressroom.service.db import reads
-from pressroom.service.db.base import new_id, utcnow
+from pressroom.service.connections.service import expire_token, require_publishable
+from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Account, File, Post
-from pressroom.service.db.prepared import Row
 from pressroom.service.db.session import transaction
-from pressroom.service.db.writer import Tx
 from pressroom.service.drivers import base as driver
 from pressroom.service.errors import ServiceError, unexpected_error
 from pressroom.service.events.catalog import InactiveReason
@@ -46,8 +46,15 @@ from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.ops import metrics
-from pressroom.service.publishing import events, repository, rules
-from pressroom.service.publishing.claims import end_in, end_with_error_in, take_in
+from pressroom.service.publishing import rules
+from pressroom.service.publishing.attempts import (
+    Attempt,
+    RefreshFirst,
+    attempt_unit,
+    outcome_unit,
+    published_unit,
+)
+from pressroom.service.publishing.claims import take_in
 from pressroom.service.publishing.context import PublishContext
 from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import (
@@ -76,22 +83,51 @@ PLATFORM_REFERENCE = "platformReference"
 ``publish_id``), which its look-up asks for."""
 
 
-def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> dict[str, Any]:
+async def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> dict[str, Any]:
     """The publish result, as answered and as stored for replays."""
     rules.check_body(platform, body)
-    target = _checked(ctx, platform, body)
-    attempt, delivery = _record_attempt(ctx, platform, body, target)
+    media = None
+    if not RULES[platform].text_only:
+        media = await run_in_threadpool(_checked_media, ctx, platform, body)
+    attempt = await _record_attempt(ctx, platform, body, refresh=media is None)
+    delivery = driver.Delivery(
+        platform=platform,
+        account=driver.Account(attempt.connection_id, attempt.name),
+        fields=platform_fields(platform, body),
+        media=media,
+        reference=attempt.id,
+        dedup_key=f"{ctx.account.id}:{ctx.claim.key}" if ctx.claim else None,
+    )
+    sending = asyncio.ensure_future(_send(ctx, platform, body, attempt, delivery))
+    sending.add_done_callback(_retrieved)
+    return await asyncio.shield(sending)
+
+
+def _retrieved(sending: asyncio.Future[Any]) -> None:
+    """A send whose request was cancelled still ends; its error was answered to nobody."""
+    if not sending.cancelled():
+        sending.exception()
+
+
+async def _send(
+    ctx: PublishContext,
+    platform: Platform,
+    body: PublishRequest,
+    attempt: Attempt,
+    delivery: driver.Delivery,
+) -> dict[str, Any]:
     post_id = attempt.id
     try:
-        published = ctx.drivers[platform].publish(delivery)
+        published = await run_in_threadpool(ctx.drivers[platform].publish, delivery)
     except driver.PlatformRateLimited as exc:
-        raise _refused(ctx, attempt, platform, _rate_limited(platform, post_id, exc)) from exc
+        error = _rate_limited(platform, post_id, exc)
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.PlatformUnavailable as exc:
-        failure = _record_failure(ctx, attempt, platform, exc)
+        failure = await _record_failure(ctx, attempt, platform, exc)
         metrics.PUBLISHES.labels(platform.value, failure.record_status or NOT_SENT).inc()
         raise failure from exc
     except driver.AccessRevoked as exc:
-        _turn_inactive(ctx, delivery.account.connection_id)
+        await run_in_threadpool(_turn_inactive, ctx, delivery.account.connection_id)
         error = ServiceError(
             error_codes.CONNECTION_INACTIVE,
             f"{platform.value} no longer accepts this connection's authorization ({exc}), "
@@ -99,14 +135,14 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> di
             "connection is now inactive: reconnect it in the dashboard.",
             field="connectionId",
         )
-        raise _refused(ctx, attempt, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.PermissionMissing as exc:
         error = ServiceError(
             exc.code,
             f"{platform.value} refused the post: {exc} Nothing was published "
             f"(record {post_id} is marked failed).",
         )
-        raise _refused(ctx, attempt, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.PlatformRefused as exc:
         error = ServiceError(
             error_codes.VALIDATION_ERROR,
@@ -116,7 +152,7 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> di
             rule=exc.rule.id if exc.rule else None,
             doc_url=exc.rule.doc_url if exc.rule else None,
         )
-        raise _refused(ctx, attempt, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.NetworkMisconfigured as exc:
         error = ServiceError(
             error_codes.PLATFORM_MISCONFIGURED,
@@ -124,7 +160,7 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> di
             f"Nothing was published (record {post_id} is marked failed).",
             record_status=NOT_SENT,
         )
-        raise _refused(ctx, attempt, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except Exception as exc:
         metrics.PUBLISHES.labels(platform.value, UNKNOWN).inc()
         # A timeout or a broken connection after the request left: it may be live.
@@ -136,13 +172,13 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> di
             "the service looks the post up before it sends anything again.",
             record_status=UNKNOWN,
         )
-        _record_outcome(ctx, attempt, status=UNKNOWN, result=error.body(), error=error)
+        await _record_outcome(ctx, attempt, status=UNKNOWN, result=error.body(), error=error)
         raise error from exc
     metrics.PUBLISHES.labels(platform.value, PUBLISHED).inc()
     result = result_of(platform, body, published, post_id)
     answer = result.model_dump(mode="json", by_alias=True)
     try:
-        _record_published(ctx, attempt, published, answer)
+        await ctx.writes.run_async(published_unit(attempt, published, answer, ctx.claim))
     except Exception as exc:
         # The post is live but our record of it is not: keep the key held, so a retry
         # finds the post instead of sending it again.
@@ -155,193 +191,69 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> di
             headers=unexpected.headers,
             record_status=PUBLISHED,
         ) from exc
+    if ctx.claim is not None:
+        ctx.claim.settled = True
     return answer
 
 
-@dataclass(frozen=True)
-class Attempt:
-    """A post record as this publish wrote it and changes it (``events.PostFacts``)."""
-
-    id: str
-    account_id: str
-    platform: str
-    connection_id: str
-    idempotency_key: str | None
-    status: str = SENDING
-    result: dict[str, Any] | None = None
-    platform_post_id: str | None = None
-    url: str | None = None
-    published_at: datetime | None = None
-
-
-def _record_published(
-    ctx: PublishContext,
-    attempt: Attempt,
-    published: driver.Published,
-    answer: dict[str, Any],
-) -> None:
-    """The attempt went out: its platform id, its event, and the answer stored for
-    replays under the key, in one unit of work."""
-    claim = ctx.claim
-    outcome = replace(
-        attempt,
-        status=PUBLISHED,
-        result=answer,
-        platform_post_id=published.platform_post_id,
-        url=published.url,
-        published_at=published.published_at,
-    )
-
-    def unit(tx: Tx) -> None:
-        was = repository.post_status(tx.link, attempt.account_id, attempt.id)
-        assert was is not None
-        repository.record_published(
-            tx.link,
-            attempt.id,
-            status=PUBLISHED,
-            platform_post_id=published.platform_post_id,
-            url=published.url,
-            published_at=published.published_at,
-            result=answer,
-        )
-        events.announce_in(tx.link, outcome, was)
-        if claim is not None:
-            end_in(tx.link, claim, 200, answer, utcnow())
-
-    ctx.writes.run(unit)
-    if claim is not None:
-        claim.settled = True
-
-
-class _RefreshFirst(Exception):
-    def __init__(self, connection_id: str) -> None:
-        self.connection_id = connection_id
-
-
-@dataclass(frozen=True)
-class _Target:
-    """What the checks found: where the post goes, and its file."""
-
-    connection_id: str
-    name: str
-    media: driver.Media | None
-
-
-def _checked(ctx: PublishContext, platform: Platform, body: PublishRequest) -> _Target:
-    """The connection, its account and the file, checked before anything is written.
+async def _record_attempt(
+    ctx: PublishContext, platform: Platform, body: PublishRequest, *, refresh: bool
+) -> Attempt:
+    """Check the connection, take the Idempotency-Key and write the post record, in one
+    unit of work committed before anything is sent (``attempts.attempt_unit``).
 
     A connection whose access token lapsed is refreshed first, outside any transaction;
     when the platform refuses, the connection turns inactive and the publish is refused
     as for any inactive connection."""
-    try:
-        return _check_once(ctx, platform, body, refresh=True)
-    except _RefreshFirst as due:
-        flow = oauth.Flow(
-            ctx.sessions,
-            ctx.drivers,
-            Vault.from_settings(ctx.settings),
-            ctx.settings.public_base_url,
-        )
-        try:
-            oauth.refresh(flow, due.connection_id)
-        except driver.PlatformUnavailable as exc:
-            raise ServiceError(
-                error_codes.PLATFORM_UNAVAILABLE,
-                f"{platform.value} could not renew the connection's authorization now "
-                f"({exc}), so nothing was sent; retry after Retry-After seconds.",
-                headers={"Retry-After": str(exc.retry_after)},
-                record_status=NOT_SENT,
-            ) from exc
-    return _check_once(ctx, platform, body, refresh=False)
-
-
-def _check_once(
-    ctx: PublishContext, platform: Platform, body: PublishRequest, *, refresh: bool
-) -> _Target:
-    connection = reads.read_now(
-        ctx.engine,
-        lambda link: publishable(link, ctx.account.id, body.connection_id, platform),
-    )
-    if refresh and (due := _lapsed_token(connection)) is not None:
-        raise _RefreshFirst(due)
-    rules.check_account(platform, connection)
-    media = None
-    if not RULES[platform].text_only:
-        assert body.media_file_id is not None  # required by every media body
-        with transaction(ctx.sessions, write=False) as db:
-            file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
-            rules.check_media(platform, file)
-            media = media_of(file)
-    return _Target(connection.id, connection.name, media)
-
-
-def _lapsed_token(connection: Row) -> str | None:
-    """``oauth.due_for_refresh`` on ``publishable``'s row and its parent's columns."""
-    holder = oauth.token_holder_id(connection)
-    if holder == connection.id:
-        return oauth.lapsed_token(connection)
-    if connection.parent_found is None:
-        return None
-    return oauth.lapsed_token(
-        _TokenHolder(
-            holder,
-            connection.parent_access_expires_at,
-            connection.parent_token_expires_at,
-            connection.parent_removed_at,
-        )
-    )
-
-
-class _TokenHolder(NamedTuple):
-    id: str
-    access_expires_at: datetime | None
-    token_expires_at: datetime | None
-    removed_at: datetime | None
-
-
-def _record_attempt(
-    ctx: PublishContext, platform: Platform, body: PublishRequest, target: _Target
-) -> tuple[Attempt, driver.Delivery]:
-    """Take the Idempotency-Key and write the post record, in one unit of work committed
-    before anything is sent."""
     claim = ctx.claim
-    attempt = Attempt(
-        new_id("post"),
-        ctx.account.id,
-        platform.value,
-        target.connection_id,
-        claim.key if claim else None,
-    )
-    values = {
-        "id": attempt.id,
-        "account_id": attempt.account_id,
-        "connection_id": attempt.connection_id,
-        "platform": attempt.platform,
-        "file_id": body.media_file_id,
-        "request": body.model_dump(mode="json", by_alias=True, exclude_unset=True),
-        "result": None,
-        "status": SENDING,
-        "idempotency_key": attempt.idempotency_key,
-    }
+    try:
+        attempt = await ctx.writes.run_async(
+            attempt_unit(ctx.account.id, platform, body, claim, refresh=refresh)
+        )
+    except RefreshFirst as due:
+        await run_in_threadpool(_refresh, ctx, platform, due.connection_id)
+        attempt = await ctx.writes.run_async(
+            attempt_unit(ctx.account.id, platform, body, claim, refresh=False)
+        )
+    if claim is not None and attempt.key_id is not None:
+        claim.record_id = attempt.key_id
+    return attempt
 
-    def unit(tx: Tx) -> int | None:
-        now = utcnow()
-        taken = take_in(tx.link, claim, now) if claim and claim.record_id is None else None
-        repository.add_post(tx.link, created_at=now, **values)
-        return taken
 
-    taken = ctx.writes.run(unit)
-    if claim is not None and taken is not None:
-        claim.record_id = taken
-    delivery = driver.Delivery(
-        platform=platform,
-        account=driver.Account(target.connection_id, target.name),
-        fields=platform_fields(platform, body),
-        media=target.media,
-        reference=attempt.id,
-        dedup_key=f"{ctx.account.id}:{claim.key}" if claim else None,
+def _refresh(ctx: PublishContext, platform: Platform, connection_id: str) -> None:
+    flow = oauth.Flow(
+        ctx.sessions,
+        ctx.drivers,
+        Vault.from_settings(ctx.settings),
+        ctx.settings.public_base_url,
     )
-    return attempt, delivery
+    try:
+        oauth.refresh(flow, connection_id)
+    except driver.PlatformUnavailable as exc:
+        raise ServiceError(
+            error_codes.PLATFORM_UNAVAILABLE,
+            f"{platform.value} could not renew the connection's authorization now "
+            f"({exc}), so nothing was sent; retry after Retry-After seconds.",
+            headers={"Retry-After": str(exc.retry_after)},
+            record_status=NOT_SENT,
+        ) from exc
+
+
+def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest) -> driver.Media:
+    """A post with media: the connection (refreshed first if its token lapsed), then
+    the file, checked in that order before anything is written."""
+    with transaction(ctx.sessions, write=False) as db:
+        connection = require_publishable(db, ctx.account, body.connection_id, platform)
+        due = oauth.due_for_refresh(db, connection)
+    if due is not None:
+        _refresh(ctx, platform, due)
+    with transaction(ctx.sessions, write=False) as db:
+        connection = require_publishable(db, ctx.account, body.connection_id, platform)
+        rules.check_account(platform, connection)
+        assert body.media_file_id is not None  # required by every media body
+        file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
+        rules.check_media(platform, file)
+        return media_of(file)
 
 
 def media_of(file: File) -> driver.Media:
@@ -388,7 +300,7 @@ def result_of(
     return RESULTS[platform].model_validate(data)
 
 
-def _record_failure(
+async def _record_failure(
     ctx: PublishContext, attempt: Attempt, platform: Platform, exc: driver.PlatformUnavailable
 ) -> ServiceError:
     post_id = attempt.id
@@ -411,7 +323,7 @@ def _record_failure(
         record_status=UNKNOWN if exc.sent else NOT_SENT,
     )
     kept = {PLATFORM_REFERENCE: exc.reference} if exc.sent and exc.reference else {}
-    _record_outcome(
+    await _record_outcome(
         ctx,
         attempt,
         status=UNKNOWN if exc.sent else FAILED,
@@ -432,14 +344,30 @@ def _rate_limited(
     )
 
 
-def _refused(
+async def _refused(
     ctx: PublishContext, attempt: Attempt, platform: Platform, error: ServiceError
 ) -> ServiceError:
     """The network refused the post before publishing it: the record fails with the
     answer the caller gets."""
     metrics.PUBLISHES.labels(platform.value, NOT_SENT).inc()
-    _record_outcome(ctx, attempt, status=FAILED, result=error.body(), error=error)
+    await _record_outcome(ctx, attempt, status=FAILED, result=error.body(), error=error)
     return error
+
+
+async def _record_outcome(
+    ctx: PublishContext,
+    attempt: Attempt,
+    *,
+    status: str,
+    result: dict[str, Any] | None,
+    error: ServiceError,
+) -> None:
+    claim = ctx.claim
+    await ctx.writes.run_async(
+        outcome_unit(attempt, status=status, result=result, error=error, claim=claim)
+    )
+    if claim is not None:
+        claim.settled = True
 
 
 def _turn_inactive(ctx: PublishContext, connection_id: str) -> None:
@@ -460,31 +388,6 @@ def _mark_unverified(ctx: PublishContext, connection_id: str) -> None:
         connection = ConnectionRepository(db).get(connection_id)
         if connection is not None:
             connection.verified = False
-
-
-def _record_outcome(
-    ctx: PublishContext,
-    attempt: Attempt,
-    *,
-    status: str,
-    result: dict[str, Any] | None,
-    error: ServiceError,
-) -> None:
-    """The attempt's outcome, its event and how the key ends (``claims``), in one unit."""
-    claim = ctx.claim
-    outcome = replace(attempt, status=status, result=result)
-
-    def unit(tx: Tx) -> None:
-        was = repository.post_status(tx.link, attempt.account_id, attempt.id)
-        if was is not None:
-            repository.record_outcome(tx.link, attempt.id, status, result)
-            events.announce_in(tx.link, outcome, was)
-        if claim is not None:
-            end_with_error_in(tx.link, claim, error, utcnow())
-
-    ctx.writes.run(unit)
-    if claim is not None:
-        claim.settled = True
 
 
 # Thumbnails
