@@ -4,7 +4,9 @@ It answers with ids and URLs shaped like each platform's (``shapes``), records e
 delivery in ``sandbox_deliveries`` (the platform's side of the story), and has knobs to
 rehearse bad days (``PRESSROOM_SANDBOX_*``):
 
-- ``LATENCY_MS``: every call takes this long (a blocking sleep in a worker thread).
+- ``LATENCY_MS``: every call takes this long (a publish through the API sleeps on the
+  event loop, ``publish_async``: the sandbox has no network to block on; other calls
+  sleep on their worker thread).
 - ``FAILURE_RATE``: the share of calls that fail transiently, drawn from a random
   generator seeded by ``SEED`` when given, so a run can be repeated.
 - ``FAILURE_MODE``: ``before`` fails before anything is recorded (a resend is safe);
@@ -32,6 +34,7 @@ running server and a request never waits on a call back into its own server.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 import time
@@ -46,7 +49,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
-from pressroom.service.db.writer import Tx, writes_for
+from pressroom.service.db.writer import Tx, Unit, Writes, writes_for
 from pressroom.service.drivers import sandbox_oauth, shapes
 from pressroom.service.drivers.base import (
     Delivery,
@@ -205,6 +208,31 @@ class SandboxDriver:
         # and the rule, before anything is recorded.
         check_before_sending(delivery)
         failing = self._begin("publishing")
+        published, before = self._writes().run(self._delivered(delivery))
+        if failing and not before:
+            self._fail("publishing", sent=True)
+        return published
+
+    async def publish_async(self, delivery: Delivery) -> Published:
+        """``publish`` on the event loop: the sandbox sends nothing over a network, so
+        it needs no worker thread; its latency is an ``asyncio.sleep``."""
+        check_before_sending(delivery)
+        if self.knobs.sandbox_latency_ms > 0:
+            await asyncio.sleep(self.knobs.sandbox_latency_ms / 1000)
+        failing = self._roll("publishing")
+        published, before = await self._writes().run_async(self._delivered(delivery))
+        if failing and not before:
+            self._fail("publishing", sent=True)
+        return published
+
+    def _writes(self) -> Writes:
+        """The platform's side of the story is written where the service's own writes
+        go (on SQLite, the group writer)."""
+        return writes_for(self.sessions.kw["bind"])
+
+    def _delivered(self, delivery: Delivery) -> Unit[tuple[Published, bool]]:
+        """The unit that records the post, or finds the one this token delivered before
+        (True), checked and recorded at once."""
         dedupe = delivery.dedup_key is not None and self.knobs.sandbox_dedupe
         payload: dict[str, Any] = {
             "fields": delivery.fields,
@@ -220,7 +248,6 @@ class SandboxDriver:
         }
 
         def deliver(tx: Tx) -> tuple[Published, bool]:
-            """The post recorded, or the one this token delivered before (True)."""
             now = utcnow()
             if dedupe:
                 assert delivery.dedup_key is not None
@@ -247,12 +274,7 @@ class SandboxDriver:
             )
             return Published(created.post_id, created.url, now), False
 
-        # The platform's side of the story, written where the service's own writes go
-        # (on SQLite, the group writer), checked and recorded in one unit.
-        published, before = writes_for(self.sessions.kw["bind"]).run(deliver)
-        if failing and not before:
-            self._fail("publishing", sent=True)
-        return published
+        return deliver
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         if self.knobs.sandbox_latency_ms > 0:
@@ -280,9 +302,13 @@ class SandboxDriver:
         return ThumbnailSet(change.video_id, url, now)
 
     def _begin(self, action: str) -> bool:
-        """Wait out the latency; fail now (mode ``before``) or say to fail after recording."""
+        """Wait out the latency, then ``_roll``."""
         if self.knobs.sandbox_latency_ms > 0:
             time.sleep(self.knobs.sandbox_latency_ms / 1000)
+        return self._roll(action)
+
+    def _roll(self, action: str) -> bool:
+        """Fail now (mode ``before``) or say to fail after recording."""
         failing = self.rng.fails(self.knobs.sandbox_failure_rate)
         if failing and self.knobs.sandbox_failure_mode == "before":
             self._fail(action, sent=False)

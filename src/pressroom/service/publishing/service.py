@@ -118,7 +118,7 @@ async def _send(
 ) -> dict[str, Any]:
     post_id = attempt.id
     try:
-        published = await run_in_threadpool(ctx.drivers[platform].publish, delivery)
+        published = await _published(ctx.drivers[platform], delivery)
     except driver.PlatformRateLimited as exc:
         error = _rate_limited(platform, post_id, exc)
         raise await _refused(ctx, attempt, platform, error) from exc
@@ -194,6 +194,14 @@ async def _send(
     if ctx.claim is not None:
         ctx.claim.settled = True
     return answer
+
+
+async def _published(sender: driver.PlatformDriver, delivery: driver.Delivery) -> driver.Published:
+    """The platform's answer: a driver that sends over a network blocks, on a worker
+    thread; one that answers on the event loop (``driver.AnswersOnLoop``) is awaited."""
+    if isinstance(sender, driver.AnswersOnLoop):
+        return await sender.publish_async(delivery)
+    return await run_in_threadpool(sender.publish, delivery)
 
 
 async def _record_attempt(
