@@ -183,3 +183,107 @@ def test_a_database_server_gets_a_transaction_per_unit(database_url: str) -> Non
     finally:
         writes_for(engine).stop()
         engine.dispose()
+
+
+def test_an_event_loops_units_are_committed_on_the_loop_together(engine: Engine) -> None:
+    """No thread to wake and no future crossing threads: the units a loop's requests
+    hand in during one turn run on the loop's own thread, in one commit."""
+    writer = writes_for(engine)
+    commits = commits_of(engine)
+    threads: set[str] = set()
+
+    def add_noting_thread(body: str) -> Any:
+        def unit(tx: Tx) -> str:
+            threads.add(threading.current_thread().name)
+            return str(add(body)(tx))
+
+        return unit
+
+    async def main() -> list[str]:
+        return await asyncio.gather(
+            *(writer.run_async(add_noting_thread(f"n{i}")) for i in range(20))
+        )
+
+    assert asyncio.run(main()) == [f"n{i}" for i in range(20)]
+    assert threads == {threading.current_thread().name}
+    assert len(commits) == 1
+    assert stored(engine) == sorted(f"n{i}" for i in range(20))
+
+
+def test_a_failing_unit_of_a_loop_fails_alone(engine: Engine) -> None:
+    writer = writes_for(engine)
+
+    def half_then_fails(tx: Tx) -> None:
+        tx.link.dbapi_connection.execute("INSERT INTO notes VALUES ('half')")
+        tx.link.dbapi_connection.execute("INSERT INTO notes VALUES ('twice')")
+        tx.link.dbapi_connection.execute("INSERT INTO notes VALUES ('twice')")
+
+    async def main() -> list[Any]:
+        return await asyncio.gather(
+            writer.run_async(add("before")),
+            writer.run_async(half_then_fails),
+            writer.run_async(add("after")),
+            return_exceptions=True,
+        )
+
+    before, failing, after = asyncio.run(main())
+    assert (before, after) == ("before", "after")
+    assert isinstance(failing, engine.dialect.loaded_dbapi.IntegrityError)
+    assert stored(engine) == ["after", "before"]
+
+
+def test_a_loop_never_waits_for_the_write_lock(engine: Engine) -> None:
+    """While another connection holds the write lock, the loop goes on (its unit goes
+    to the writer thread, which waits) and the unit commits once the lock is free."""
+    writer = writes_for(engine)
+    pooled = engine.raw_connection()  # kept: a dropped one goes back to the pool
+    holder: Any = pooled.driver_connection
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("INSERT INTO notes VALUES ('holder')")
+
+    async def main() -> tuple[int, str]:
+        waiting = asyncio.ensure_future(writer.run_async(add("waited")))
+        ticks = 0
+        started = asyncio.get_running_loop().time()
+        while asyncio.get_running_loop().time() - started < 0.3:
+            await asyncio.sleep(0.01)
+            ticks += 1
+        assert not waiting.done()
+        holder.execute("COMMIT")
+        return ticks, await waiting
+
+    ticks, answer = asyncio.run(main())
+    pooled.close()
+    assert ticks >= 10  # the loop went on turning while the lock was held
+    assert answer == "waited"
+    assert stored(engine) == ["holder", "waited"]
+
+
+def test_a_loops_commits_are_checkpointed_off_the_loop(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loop's connection leaves the write-ahead log to a worker thread, which
+    copies it into the database every few commits."""
+    from pressroom.service.db import writer as writer_module
+
+    monkeypatch.setattr(writer_module, "CHECKPOINT_EVERY", 3)
+    writer = writes_for(engine)
+    assert isinstance(writer, GroupWriter)
+    checkpoints: list[str] = []
+    checkpoint = writer._checkpoint
+
+    def noted() -> None:
+        checkpoints.append(threading.current_thread().name)
+        checkpoint()
+
+    monkeypatch.setattr(writer, "_checkpoint", noted)
+
+    async def main() -> None:
+        for i in range(6):
+            await writer.run_async(add(f"c{i}"))
+            if i % 3 == 2:
+                await asyncio.sleep(0.3)  # one checkpoint at a time: let it end
+
+    asyncio.run(main())
+    assert len(checkpoints) == 2
+    assert threading.current_thread().name not in checkpoints

@@ -147,8 +147,15 @@ BEGIN IMMEDIATE: a WAL reader that later writes after another writer committed f
 at once with SQLITE_BUSY_SNAPSHOT, while an immediate writer simply waits its turn."""
 
 
+BEGINS_ITSELF = {"pressroom_begins_itself": True}
+"""Execution options of a connection whose owner sends BEGIN on the driver's connection
+itself (``db.writer``): SQLAlchemy's statement machinery costs three times the BEGIN."""
+
+
 def _sqlite_begin(conn: Any) -> None:
     options = conn.get_execution_options()
+    if options.get("pressroom_begins_itself", False):
+        return
     conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("pressroom_write", False) else "BEGIN")
 
 
