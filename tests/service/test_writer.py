@@ -287,3 +287,23 @@ def test_a_loops_commits_are_checkpointed_off_the_loop(
     asyncio.run(main())
     assert len(checkpoints) == 2
     assert threading.current_thread().name not in checkpoints
+
+
+def test_the_write_ahead_log_starts_over_as_the_loop_writes_on(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint that only copied the log would leave it growing while the loop
+    writes on: the next write would find it not wholly copied, and append."""
+    from pressroom.service.db import writer as writer_module
+
+    monkeypatch.setattr(writer_module, "CHECKPOINT_EVERY", 20)
+    writer = writes_for(engine)
+
+    async def main() -> None:
+        for i in range(600):
+            await writer.run_async(add(f"w{i}"))
+
+    asyncio.run(main())
+    with engine.connect() as connection:
+        frames = connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").one()[1]
+    assert frames < 300  # 600 commits of a page or more each, had it never started over

@@ -62,8 +62,11 @@ MAX_BATCH = 64
 IDLE_SECONDS = 30.0
 """How long the writer thread waits for work before it ends (a new unit starts it)."""
 
-CHECKPOINT_EVERY = 64
+CHECKPOINT_EVERY = 32
 """Commits on an event loop between two checkpoints of the write-ahead log."""
+
+CHECKPOINT_WAIT_MS = 200
+"""How long a checkpoint waits for the write lock and for readers of the log."""
 
 
 class Tx:
@@ -318,13 +321,22 @@ class GroupWriter(Writes):
                 waiter.set_result(_HandedOver(self.submit(unit)))
 
     def _checkpoint(self) -> None:
-        """Copy the write-ahead log into the database file as far as readers allow
-        (PASSIVE: it waits for nobody), on a worker thread."""
+        """Copy the write-ahead log into the database file and start it over, on a
+        worker thread. RESTART, since the loop keeps writing: a checkpoint that only
+        copies what it finds leaves the log growing, as the next write finds it not
+        wholly copied and appends. It holds the write lock meanwhile (the loop's
+        batches go to the writer thread) and waits at most ``CHECKPOINT_WAIT_MS``
+        for readers; one that cannot finish is done next time."""
         try:
             connection = self.engine.raw_connection()
             try:
                 dbapi: Any = connection.driver_connection
-                dbapi.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                (kept,) = dbapi.execute("PRAGMA busy_timeout").fetchone()
+                dbapi.execute(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
+                try:
+                    dbapi.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
+                finally:
+                    dbapi.execute(f"PRAGMA busy_timeout={int(kept)}")
             finally:
                 connection.close()
         except Exception:
