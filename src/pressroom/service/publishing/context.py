@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.service.db.models import Account
 from pressroom.service.db.writer import Writes, writes_for
-from pressroom.service.deps import CurrentAccount
+from pressroom.service.deps import CurrentAccount, authenticate_request
 from pressroom.service.drivers import Drivers, drivers_of
 from pressroom.service.publishing.claims import HEADER, MAX_KEY_LENGTH, Claim
 from pressroom.service.text_rules import IDEMPOTENCY_KEY
@@ -39,33 +39,42 @@ class PublishContext:
         return engine
 
 
-async def publish_context(
-    request: Request,
-    account: CurrentAccount,
-    idempotency_key: Annotated[
-        str | None,
-        Header(
-            alias=HEADER,
-            description="1 to 255 characters, not all spaces. The same key and body "
-            "within 7 days return the first answer (header `Idempotent-Replayed: true`) and "
-            "post nothing.",
-            json_schema_extra={
-                "minLength": 1,
-                "maxLength": MAX_KEY_LENGTH,
-                "pattern": IDEMPOTENCY_KEY,
-            },
-        ),
-    ] = None,
-) -> PublishContext:
-    del idempotency_key  # declared for OpenAPI; IdempotentRoute reads it
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias=HEADER,
+        description="1 to 255 characters, not all spaces. The same key and body "
+        "within 7 days return the first answer (header `Idempotent-Replayed: true`) and "
+        "post nothing.",
+        json_schema_extra={
+            "minLength": 1,
+            "maxLength": MAX_KEY_LENGTH,
+            "pattern": IDEMPOTENCY_KEY,
+        },
+    ),
+]
+"""The Idempotency-Key header as the API documents it; ``IdempotentRoute`` reads it."""
+
+
+async def publishing(request: Request) -> PublishContext:
+    """The context of a publish route, which declares its key and its Idempotency-Key
+    for the document only (``KEY_REQUIRED``, ``IdempotencyKey``): FastAPI resolving
+    them as dependencies cost more than the rest of a publish's checks."""
     return PublishContext(
-        account=account,
+        account=await authenticate_request(request),
         sessions=request.app.state.session_factory,
         writes=writes_for(request.app.state.engine),
         drivers=drivers_of(request.app),
         settings=request.app.state.settings,
         claim=getattr(request.state, "idempotency_claim", None),
     )
+
+
+async def publish_context(
+    request: Request, account: CurrentAccount, idempotency_key: IdempotencyKey = None
+) -> PublishContext:
+    del account, idempotency_key  # declared for OpenAPI; resolved by ``publishing``
+    return await publishing(request)
 
 
 Publishing = Annotated[PublishContext, Depends(publish_context)]

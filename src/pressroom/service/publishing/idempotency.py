@@ -243,6 +243,10 @@ class IdempotentRoute(APIRoute):
         async def idempotent_handler(request: Request) -> Response:
             key = request.headers.get(HEADER)
             if key is None:
+                try:  # the caller before the body, as with a key
+                    await authenticate_request(request)
+                except ServiceError as exc:
+                    return error_response(exc)
                 return await handler(request)
             try:
                 response = await _run_once(request, key, handler)
