@@ -56,6 +56,7 @@ class Prepared:
     def __init__(self, statement: ClauseElement) -> None:
         self.statement = statement
         self._compiled: weakref.WeakKeyDictionary[Dialect, _Compiled] = weakref.WeakKeyDictionary()
+        self._last: tuple[Dialect, _Compiled] | None = None
         # Compile once for a default dialect now, so a statement that cannot be
         # prepared fails at import, not on its first request.
         from sqlalchemy.dialects import sqlite
@@ -63,9 +64,13 @@ class Prepared:
         self._compile(sqlite.dialect())
 
     def compiled(self, dialect: Dialect) -> _Compiled:
+        last = self._last
+        if last is not None and last[0] is dialect:  # a weak lookup costs as much again
+            return last[1]
         found = self._compiled.get(dialect)
         if found is None:
             found = self._compiled[dialect] = self._compile(dialect)
+        self._last = (dialect, found)
         return found
 
     def _compile(self, dialect: Dialect) -> _Compiled:

@@ -224,7 +224,6 @@ class DraftingDriver(Protocol):
         ...
 
 
-@runtime_checkable
 class AnswersOnLoop(Protocol):
     """A driver that publishes without blocking (the sandbox, which has no network to
     wait on): the service awaits it on the event loop instead of a worker thread."""
