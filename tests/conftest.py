@@ -7,6 +7,7 @@ CI (``CI=true``), where a missing server is a failure.
 
 from __future__ import annotations
 
+import gc
 import os
 import secrets
 from collections.abc import Iterator
@@ -173,6 +174,15 @@ def service(settings: Settings) -> Iterator[Service]:
     with TestClient(app) as client:
         yield Service(client, app.state.session_factory, settings)
     app.state.engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _no_frozen_objects_left() -> Iterator[None]:
+    """An app that starts freezes what exists (``lifespan.freeze_start_up_objects``):
+    in a test run that is every test before it, garbage included, so each test gives
+    it back to the collector."""
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture(autouse=True)

@@ -16,7 +16,7 @@ from pressroom.service.db.writer import writes_for
 from pressroom.service.drivers import version_warnings
 from pressroom.service.errors import install_error_handlers
 from pressroom.service.guard import RequestGuard
-from pressroom.service.lifespan import run_with_app
+from pressroom.service.lifespan import freeze_start_up_objects, run_with_app
 from pressroom.service.media.routes import router as media_router
 from pressroom.service.media.runtime import install_media
 from pressroom.service.oauth.refresher import install_token_refresher
@@ -77,6 +77,8 @@ def create_app(
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
     install_rate_limiter(app, settings.rate_limit_per_minute)
+    # Installed first so that it runs last as the app starts, once all it keeps is made.
+    run_with_app(app, freeze_start_up_objects, lambda: None)
 
     app.add_middleware(
         RequestGuard, max_body_bytes=settings.max_body_bytes, exempt_prefixes=(UPLOAD_PREFIX,)
