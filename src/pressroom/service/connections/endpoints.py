@@ -21,6 +21,7 @@ from pressroom.service.db.models import Account
 from pressroom.service.deps import KEY_REQUIRED
 from pressroom.service.errors import responses
 from pressroom.service.ratelimit import CountedAccount, counted_caller
+from pressroom.service.routing import RequestRoute
 
 router = APIRouter(tags=["connections"])
 
@@ -31,12 +32,6 @@ async def _listed(request: Request, account: Account) -> list[service.Listed]:
     )
 
 
-@router.get(
-    "/api/connections/unified",
-    response_model=list[UnifiedConnection],
-    responses=responses(error_codes.RATE_LIMITED),
-    openapi_extra=KEY_REQUIRED,
-)
 async def list_unified_connections(request: Request) -> Response:
     """Every connection of the account on all platforms, as a bare array."""
     account = await counted_caller(request)
@@ -46,6 +41,17 @@ async def list_unified_connections(request: Request) -> Response:
         request.app.state.engine, lambda db: service.connection_states(db, account.id)
     )
     return JsonAnswer([c._asdict() for c in listed])
+
+
+router.add_api_route(
+    "/api/connections/unified",
+    list_unified_connections,
+    methods=["GET"],
+    route_class_override=RequestRoute,  # the request alone: see ``RequestRoute``
+    response_model=list[UnifiedConnection],
+    responses=responses(error_codes.RATE_LIMITED),
+    openapi_extra=KEY_REQUIRED,
+)
 
 
 @router.get(
