@@ -11,12 +11,12 @@ from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, THUMBNAIL_PATH, Platform
 from pressroom.service.answers import JsonAnswer
 from pressroom.service.db.models import Post
-from pressroom.service.deps import KEY_REQUIRED, CurrentAccount, DbSession
+from pressroom.service.deps import CurrentAccount, DbSession
 from pressroom.service.errors import responses
 from pressroom.service.guard import repaired
 from pressroom.service.media.pagination import Cursor
 from pressroom.service.publishing import service
-from pressroom.service.publishing.context import IdempotencyKey, Publishing, publishing
+from pressroom.service.publishing.context import PUBLISH_DOCUMENTED, Publishing, publishing
 from pressroom.service.publishing.idempotency import IdempotentRoute
 from pressroom.service.publishing.schemas import (
     MicroblogPublish,
@@ -75,11 +75,9 @@ def _errors(platform: Platform, *extra: ErrorCode) -> dict[int | str, dict[str, 
     RULES[Platform.MICROBLOG].publish_path,
     response_model=MicroblogResult,
     responses=_errors(Platform.MICROBLOG, error_codes.PLATFORM_MISCONFIGURED),
-    openapi_extra=KEY_REQUIRED,
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-async def publish_microblog(
-    body: MicroblogPublish, request: Request, idempotency_key: IdempotencyKey = None
-) -> Response:
+async def publish_microblog(body: MicroblogPublish, request: Request) -> Response:
     """A text post of at most 280 characters; no media."""
     return JsonAnswer(await service.publish(await publishing(request), Platform.MICROBLOG, body))
 
@@ -88,11 +86,9 @@ async def publish_microblog(
     RULES[Platform.VIDEO_SHARING].publish_path,
     response_model=VideoSharingResult,
     responses=_errors(Platform.VIDEO_SHARING),
-    openapi_extra=KEY_REQUIRED,
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-async def publish_video_sharing(
-    body: VideoSharingPublish, request: Request, idempotency_key: IdempotencyKey = None
-) -> Response:
+async def publish_video_sharing(body: VideoSharingPublish, request: Request) -> Response:
     """A video with a title; `privacyStatus` is echoed in the result."""
     return JsonAnswer(
         await service.publish(await publishing(request), Platform.VIDEO_SHARING, body)
@@ -122,11 +118,9 @@ def set_video_thumbnail(videoId: str, body: ThumbnailRequest, ctx: Publishing) -
     RULES[Platform.SHORT_VIDEO].publish_path,
     response_model=ShortVideoResult,
     responses=_errors(Platform.SHORT_VIDEO, error_codes.VIDEO_DURATION),
-    openapi_extra=KEY_REQUIRED,
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-async def publish_short_video(
-    body: ShortVideoPost, request: Request, idempotency_key: IdempotencyKey = None
-) -> Response:
+async def publish_short_video(body: ShortVideoPost, request: Request) -> Response:
     """A video of 3 seconds to 10 minutes; `platform` must be `short_video`. On a TikTok
     connection `privacyLevel` is required (our extension: TikTok has the owner choose)."""
     return JsonAnswer(await service.publish(await publishing(request), Platform.SHORT_VIDEO, body))
@@ -136,11 +130,9 @@ async def publish_short_video(
     RULES[Platform.PHOTO_SHARING].publish_path,
     response_model=PostIdResult,
     responses=_errors(Platform.PHOTO_SHARING, error_codes.ACCOUNT_TYPE),
-    openapi_extra=KEY_REQUIRED,
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-async def publish_photo_sharing(
-    body: PhotoSharingPublish, request: Request, idempotency_key: IdempotencyKey = None
-) -> Response:
+async def publish_photo_sharing(body: PhotoSharingPublish, request: Request) -> Response:
     """A photo or video; business and creator accounts only."""
     return JsonAnswer(
         await service.publish(await publishing(request), Platform.PHOTO_SHARING, body)
@@ -151,11 +143,9 @@ async def publish_photo_sharing(
     RULES[Platform.PAGE_SOCIAL].publish_path,
     response_model=PostIdResult,
     responses=_errors(Platform.PAGE_SOCIAL, error_codes.NOT_A_PAGE, error_codes.PAGES_PERMISSION),
-    openapi_extra=KEY_REQUIRED,
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-async def publish_page_social(
-    body: PageSocialPublish, request: Request, idempotency_key: IdempotencyKey = None
-) -> Response:
+async def publish_page_social(body: PageSocialPublish, request: Request) -> Response:
     """A photo or video on a page (not a personal profile) with the Pages permission."""
     return JsonAnswer(await service.publish(await publishing(request), Platform.PAGE_SOCIAL, body))
 
@@ -164,11 +154,9 @@ async def publish_page_social(
     RULES[Platform.PIN_BOARD].publish_path,
     response_model=PinBoardResult,
     responses=_errors(Platform.PIN_BOARD),
-    openapi_extra=KEY_REQUIRED,
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-async def publish_pin_board(
-    body: PinBoardPublish, request: Request, idempotency_key: IdempotencyKey = None
-) -> Response:
+async def publish_pin_board(body: PinBoardPublish, request: Request) -> Response:
     """An image pinned to a board; `boardId` is echoed in the result."""
     return JsonAnswer(await service.publish(await publishing(request), Platform.PIN_BOARD, body))
 
@@ -177,11 +165,9 @@ async def publish_pin_board(
     RULES[Platform.TEXT_THREAD].publish_path,
     response_model=PostIdResult,
     responses=_errors(Platform.TEXT_THREAD),
-    openapi_extra=KEY_REQUIRED,
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-async def publish_text_thread(
-    body: TextThreadPublish, request: Request, idempotency_key: IdempotencyKey = None
-) -> Response:
+async def publish_text_thread(body: TextThreadPublish, request: Request) -> Response:
     """A text post of at most 500 characters, through the linked photo_sharing account."""
     return JsonAnswer(await service.publish(await publishing(request), Platform.TEXT_THREAD, body))
 
@@ -190,10 +176,10 @@ async def publish_text_thread(
     RULES[Platform.PROFESSIONAL_NETWORK].publish_path,
     response_model=ProfessionalNetworkResult,
     responses=_errors(Platform.PROFESSIONAL_NETWORK, error_codes.PLATFORM_MISCONFIGURED),
-    openapi_extra=KEY_REQUIRED,
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
 async def publish_professional_network(
-    body: ProfessionalNetworkPublish, request: Request, idempotency_key: IdempotencyKey = None
+    body: ProfessionalNetworkPublish, request: Request
 ) -> Response:
     """A text post; the result's `postId` is a URN. A 500 `platform_misconfigured` means
     LinkedIn no longer serves the `LinkedIn-Version` the service is set to send."""
