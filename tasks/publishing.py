@@ -111,6 +111,7 @@ def publish_post(planned: PlannedPost, file_ids: Mapping[str, str], key: str) ->
             evidence=_evidence(),
             attempt=attempt.number,
             started=attempt.first_started,
+            media_wait=settings().ready_timeout_seconds,
         )
 
 
@@ -135,4 +136,5 @@ def set_thumbnail(
             key=key,
             attempt=attempt.number,
             started=attempt.first_started,
+            media_wait=settings().ready_timeout_seconds,
         )

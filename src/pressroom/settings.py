@@ -60,6 +60,13 @@ class SandboxSettings(BaseSettings):
     sandbox_seed: int | None = None
     sandbox_dedupe: bool = True
     """Record a post once per client token (Idempotency-Key); off in exactly-once tests."""
+    sandbox_short_video_audited: bool = True
+    """Whether the sandbox's short_video app is one TikTok has audited. Off, it is refused
+    any privacy level but ``SELF_ONLY``, as TikTok refuses an unaudited app."""
+    sandbox_container_ready_ms: int = Field(0, ge=0)
+    """How long a photo_sharing or text_thread media container takes to be ready after
+    it is made (Meta's "about 30 seconds" for media); the driver waits for it as the
+    real ones do, up to ``PRESSROOM_META_CONTAINER_WAIT_SECONDS``."""
 
 
 class NetworkSettings(BaseSettings):
@@ -170,7 +177,19 @@ class Settings(BaseSettings):
     """A probe still running after this long has its worker process killed, and its
     file fails: a file that makes a decoder hang must not hold a worker for good."""
     processing_delay_ms: int = Field(0, ge=0)
-    """Test knob: hold each file this long in ``processing`` before probing it."""
+    """Test knob: hold each file this long in ``processing`` before probing it (and each
+    derived file this long before converting it)."""
+    conversion_cpu_seconds: int = Field(300, ge=1)
+    """CPU time one conversion (a file fitted for a network) may use; past it its
+    process is stopped and the derived file fails, naming this bound."""
+    conversion_memory_mb: int = Field(1024, ge=1)
+    """Memory one conversion may take beyond what its process starts with (its address
+    space, ``RLIMIT_AS``); an allocation past it fails, and so does the derived file."""
+    conversion_timeout_seconds: float = Field(600.0, gt=0)
+    """Wall-clock time one conversion may take before its process is killed."""
+    conversion_max_pixels: int = Field(100_000_000, ge=1)
+    """Pixels (width x height, per picture) a file may have to be converted at all:
+    checked before anything is decoded."""
     token_refresh_interval_seconds: int = Field(300, ge=1)
     """How often access tokens about to lapse are renewed with their networks."""
     reconcile_interval_seconds: int = Field(60, ge=1)

@@ -21,6 +21,15 @@ class FileState(StrEnum):
     FAILED = "failed"
 
 
+class DerivativeState(StrEnum):
+    """A file converted for a network: ``pending`` while it is made, then ``ready`` or
+    ``failed`` (with a reason naming the bound or the rule it could not meet)."""
+
+    PENDING = "pending"
+    READY = "ready"
+    FAILED = "failed"
+
+
 class PostStatus(StrEnum):
     """A post record: ``sending`` until the platform answered; ``unknown`` when the platform
     failed after receiving it (it may be live)."""

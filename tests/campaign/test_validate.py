@@ -232,3 +232,61 @@ def test_media_paths_are_relative_to_the_campaign_file_not_the_working_directory
     monkeypatch.chdir(media_dir)  # somewhere with no campaigns/ below it
     report = validate(nested / "c.yaml")
     assert report.ok, [str(i) for i in report.issues]
+
+
+def test_fit_pad_or_crop_turns_a_refused_shape_into_a_conversion(write: Write) -> None:
+    """pin.png is 2:3, a shape Instagram refuses: an error without ``fit``, a warning
+    (the file will be converted) with ``fit: pad`` or ``fit: crop``, and a misspelt fit
+    is an error at its own line. The body sends it as ``fit``."""
+    path = write(
+        """
+        name: shapes
+        media:
+          pin: {path: media/pin.png}
+        posts:
+          - id: as-is
+            media: pin
+            photo_sharing: {caption: tall}
+          - id: padded
+            media: pin
+            photo_sharing: {caption: tall, fit: pad}
+          - id: cropped
+            media: pin
+            photo_sharing: {caption: tall, fit: crop}
+          - id: typo
+            media: pin
+            photo_sharing: {caption: tall, fit: zoom}
+        """
+    )
+    report = validate(path)
+    errors = [str(issue) for issue in report.issues if issue.is_error]
+    refused = "Instagram would refuse media 'pin': Instagram takes images with a width:height"
+    assert [line.split(": ", 3)[1:3] for line in errors] == [
+        ["c.yaml:7:5", "posts.0.photo_sharing"],
+        ["c.yaml:16:5", "posts.3.photo_sharing"],
+        ["c.yaml:16:41", "posts.3.photo_sharing.fit"],
+    ]
+    assert refused in errors[0] and "[photo_sharing.image_aspect_ratio:" in errors[0]
+    assert errors[2].endswith("fit 'zoom' is not known; expected one of: crop, pad, refuse")
+    shaped = [str(i) for i in report.warnings if "image_aspect_ratio" in str(i)]
+    assert [line.split(": ")[1] for line in shaped] == ["c.yaml:10:5", "c.yaml:13:5"]
+    assert all("needs converting for Instagram (pad or crop)" in line for line in shaped)
+
+    fine = write(
+        """
+        name: shapes
+        media:
+          pin: {path: media/pin.png}
+        posts:
+          - id: padded
+            media: pin
+            photo_sharing: {caption: tall, fit: pad}
+        """
+    )
+    campaign = load(fine)
+    [post] = campaign.posts
+    assert post.contents[0].fields["fit"] == "pad"
+    from pressroom.campaign.fields import publish_body
+
+    body = publish_body(Platform.PHOTO_SHARING, post.contents[0].fields, "conn_1", "file_1")
+    assert body == {"connectionId": "conn_1", "fileId": "file_1", "caption": "tall", "fit": "pad"}

@@ -59,10 +59,16 @@ def open_studio(service: Service, client: Client, account: AccountHandle, media:
     )
 
 
+RIDE_OUT = 30
+"""Retries of the studio's client: its small video is converted for short_video and its
+PNG for photo_sharing on their first post (409 ``file_not_ready``, transient, with
+``Retry-After``), which the client waits out as any caller with ``max_retries`` does."""
+
+
 @pytest.fixture
 def studio(service: Service, client_for: MakeClient, media: Media) -> Studio:
     account = service.account()
-    return open_studio(service, client_for(account), account, media)
+    return open_studio(service, client_for(account, max_retries=RIDE_OUT), account, media)
 
 
 def _snake(name: str) -> str:
@@ -83,7 +89,10 @@ def publish_every_platform(studio: Studio) -> dict[Platform, PublishResult]:
             privacy_status="unlisted",
         ),
         Platform.SHORT_VIDEO: client.publish_short_video(
-            connection_id=conn[Platform.SHORT_VIDEO], file_id=video.file_id, caption="#launch"
+            connection_id=conn[Platform.SHORT_VIDEO],
+            file_id=video.file_id,
+            caption="#launch",
+            privacy_level="SELF_ONLY",
         ),
         Platform.PHOTO_SHARING: client.publish_photo_sharing(
             connection_id=conn[Platform.PHOTO_SHARING], file_id=image.file_id, caption="New!"
@@ -162,6 +171,7 @@ def test_publish_by_label_and_a_prebuilt_request_reach_the_same_routes(studio: S
         Platform.SHORT_VIDEO,
         connection_id=studio.connections[Platform.SHORT_VIDEO],
         file_id=studio.video.file_id,
+        privacy_level="SELF_ONLY",
     )
     assert client.publish_request(request).platform == "short_video"
 
@@ -224,6 +234,7 @@ def test_the_same_key_replays_the_first_result_and_posts_nothing_new(studio: Stu
             connection_id=connection,
             file_id=studio.video.file_id,
             caption=caption,
+            privacy_level="SELF_ONLY",
             idempotency_key="launch-short",
         )
 
@@ -398,9 +409,10 @@ def test_video_length_and_page_rules_are_refused_by_kind(studio: Studio, tmp_pat
 
 
 def test_a_file_still_processing_or_failed_cannot_be_published(
-    studio: Studio, media: Media
+    studio: Studio, media: Media, client_for: MakeClient
 ) -> None:
-    client, conn = studio.client, studio.connections
+    # Without retries, so the 409 of a file whose bytes never come reaches the caller.
+    client, conn = client_for(studio.account), studio.connections
     pending = client.presign(filename="later.mp4", content_type="video/mp4")
     not_ready = expect(
         ConflictError,
@@ -409,7 +421,7 @@ def test_a_file_still_processing_or_failed_cannot_be_published(
         ),
     )
     assert (not_ready.status, not_ready.code, not_ready.field) == (409, "file_not_ready", "fileId")
-    assert not_ready.transient is False
+    assert not_ready.transient is True  # the same request succeeds once the file is ready
 
     failed = client.upload(media.fake_mp4, wait=False)
     with pytest.raises(FileProcessingFailed):  # the media contract tests this in full
@@ -421,6 +433,34 @@ def test_a_file_still_processing_or_failed_cannot_be_published(
         ),
     )
     assert (refused.code, refused.field) == ("file_failed", "fileId")
+
+
+def test_a_client_with_retries_waits_while_the_file_is_converted_for_the_network(
+    service: Service, client_for: MakeClient, media: Media
+) -> None:
+    """A PNG to photo_sharing (Instagram takes JPEG only): the service answers 409
+    file_not_ready with Retry-After while it makes the JPEG. Without retries the caller
+    sees it, transient; with them the client waits it out, even without a key (the
+    answer says nothing was done), and the post goes out as a JPEG."""
+    account = service.account()
+    patient, impatient = client_for(account, max_retries=RIDE_OUT), client_for(account)
+    connection = account.connect("photo_sharing", "@acme", account_type="business")
+    image = patient.upload(media.png)
+
+    with pytest.raises(ConflictError) as caught:
+        impatient.publish_photo_sharing(connection_id=connection, file_id=image.file_id)
+    waiting = caught.value
+    assert (waiting.code, waiting.field, waiting.transient) == ("file_not_ready", "fileId", True)
+    assert waiting.retry_after is not None and waiting.retry_after >= 1
+
+    result = patient.publish_photo_sharing(connection_id=connection, file_id=image.file_id)
+    assert result.status == "published"
+    assert deliveries(service)[-1].payload["media"]["contentType"] == "image/jpeg"
+    status = patient.file_status(image.file_id)
+    assert status.content_type == "image/png"
+    assert [(d.network, d.status, d.content_type) for d in status.derivatives] == [
+        ("photo_sharing", "ready", "image/jpeg")
+    ]
 
 
 def test_an_inactive_connection_is_a_conflict(studio: Studio) -> None:

@@ -129,3 +129,19 @@ def bearer(request: httpx.Request) -> str:
         "no bearer token in Authorization"
     )
     return value.removeprefix("Bearer ")
+
+
+def calls_read_as(router: respx.MockRouter) -> set[tuple[str, str]]:
+    """Each request ``router`` saw as its network reads it, ``(method, host + path)``: a
+    POST with ``method=GET`` in its form (Meta's override) is the GET it stands for. A
+    test lists the reads it expects, so any other call (a publish) fails it."""
+    seen = set()
+    for call in router.calls:
+        request = call.request
+        method = request.method
+        if method == "POST" and request.headers.get("content-type", "").startswith(
+            "application/x-www-form-urlencoded"
+        ):
+            method = dict(parse_qsl(request.content.decode())).get("method", "POST").upper()
+        seen.add((method, f"{request.url.host}{request.url.path}"))
+    return seen

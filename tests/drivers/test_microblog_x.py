@@ -42,8 +42,9 @@ from pressroom.service.drivers.base import (
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.microblog import XDriver
-from tests.drivers.contract import Contract, held_to
+from tests.drivers.contract import Contract, calls_read_as, held_to
 from tests.drivers.contracts import x as documented
 
 CLIENT_ID, CLIENT_SECRET = "x-client-id", "x-client-secret"
@@ -392,3 +393,72 @@ def test_a_look_up_x_cannot_answer_is_retried_then_said_unknown(
     with pytest.raises(PlatformUnavailable):
         driver.find_delivery(delivery(), SENT_AT)
     assert timeline.call_count == 3  # reads are retried; posts never are
+
+
+# --- drivers check: what X says, read without posting ----------------------------------
+
+
+def test_inspect_reads_the_account_and_its_verification_posting_nothing(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    me = x.get("/2/users/me").respond(
+        200,
+        json={
+            "data": {
+                "id": "2244994945",
+                "name": "pressroom",
+                "username": "pressroom_hq",
+                "verified": True,
+                "verified_type": "business",
+                "protected": False,
+            }
+        },
+    )
+
+    report = driver.inspect(Account("conn_1", "@pressroom_hq"))
+
+    assert calls_read_as(x) == {("GET", "api.x.com/2/users/me")}
+    fields = me.calls.last.request.url.params["user.fields"].split(",")
+    assert {"verified", "verified_type", "protected"} <= set(fields)
+    assert report.scopes == {
+        "tweet.read": ScopeState.GRANTED,  # GET /2/users/me requires both
+        "tweet.write": ScopeState.UNKNOWN,  # X says it only in the token answer
+        "users.read": ScopeState.GRANTED,
+        "offline.access": ScopeState.UNKNOWN,
+    }
+    assert (report.account, report.account_type, report.audit) == (
+        "@pressroom_hq",
+        "public",
+        "verified_type business",
+    )
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.UNKNOWN and "tweet.write" in lines["scopes"].meaning
+    assert lines["verification"].says == "verified_type business"
+    assert lines["app access"].standing is Standing.UNKNOWN
+
+
+def test_inspect_of_a_protected_account_warns_and_a_scopeless_token_is_refused(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    x.get("/2/users/me").mock(
+        side_effect=[
+            httpx.Response(
+                200,
+                json={"data": {"id": "1", "name": "p", "username": "p", "protected": True}},
+            ),
+            httpx.Response(
+                403,
+                json={
+                    "title": "Forbidden",
+                    "type": "about:blank",
+                    "status": 403,
+                    "detail": "Forbidden",
+                },
+            ),
+        ]
+    )
+    report = driver.inspect(Account("conn_1", "@p"))
+    assert (report.account_type, report.audit) == ("protected", "verified_type none")
+    assert {f.topic: f.standing for f in report.findings}["account type"] is Standing.WARNING
+    with pytest.raises(AccessRevoked):
+        driver.inspect(Account("conn_1", "@p"))

@@ -40,8 +40,9 @@ from pressroom.service.drivers.base import (
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.page_social import FacebookPagesDriver, GrantedPage
-from tests.drivers.contract import held_to
+from tests.drivers.contract import calls_read_as, held_to
 from tests.drivers.contracts import facebook as facebook_contract
 
 GRAPH = "https://graph.facebook.com/v23.0"
@@ -444,3 +445,78 @@ def test_a_read_sent_as_a_post_is_retried_as_a_read(
         "Acme Bakery"
     ]
     assert accounts.call_count == 2
+
+
+# --- drivers check: what Facebook says, read without posting ---------------------------
+
+
+def debugged(facebook: respx.MockRouter, **data: object) -> respx.Route:
+    """``/debug_token`` for the Page's token, asked with the app's own token."""
+    answer = {
+        "app_id": "4242",
+        "type": "PAGE",
+        "application": "pressroom",
+        "expires_at": 0,
+        "is_valid": True,
+        "issued_at": 1764000000,
+        "profile_id": PAGE,
+        "scopes": ["pages_show_list", "pages_manage_posts", "pages_read_engagement"],
+        "granular_scopes": [
+            {"scope": "pages_show_list", "target_ids": [PAGE]},
+            {"scope": "pages_manage_posts", "target_ids": [PAGE]},
+            {"scope": "pages_read_engagement", "target_ids": [PAGE]},
+        ],
+        "user_id": "10158",
+        **data,
+    }
+    return read(facebook, "/debug_token", input_token="EAAPageToken").respond(
+        200, json={"data": answer}
+    )
+
+
+def test_inspect_reads_the_page_tokens_grant_with_the_apps_token_posting_nothing(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    debug = debugged(facebook)
+    read(facebook, "/me").respond(200, json={"id": PAGE, "name": "Acme Bakery"})
+
+    report = driver.inspect(Account("conn_1", "Acme Bakery"))
+
+    assert calls_read_as(facebook) == {
+        ("GET", "graph.facebook.com/v23.0/debug_token"),
+        ("GET", "graph.facebook.com/v23.0/me"),
+    }
+    sent = form(debug.calls.last.request)
+    assert sent["access_token"] == "4242|app-secret"  # the app's token, in the body
+    assert "app-secret" not in str(debug.calls.last.request.url)
+    assert report.scopes == {
+        "pages_show_list": ScopeState.GRANTED,
+        "pages_manage_posts": ScopeState.GRANTED,
+        "pages_read_engagement": ScopeState.GRANTED,
+    }
+    assert (report.account, report.account_type) == ("Acme Bakery", "page")
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.OK
+    assert lines["account type"].standing is Standing.OK
+    assert lines["audit"].standing is Standing.UNKNOWN
+    assert lines["Page role"].standing is Standing.UNKNOWN
+
+
+def test_inspect_sees_posting_granted_for_other_pages_only(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    """``pages_manage_posts`` granted, but for another Page (``granular_scopes``)."""
+    debugged(
+        facebook,
+        granular_scopes=[
+            {"scope": "pages_show_list", "target_ids": [PAGE]},
+            {"scope": "pages_manage_posts", "target_ids": ["999"]},
+            {"scope": "pages_read_engagement", "target_ids": [PAGE]},
+        ],
+    )
+    read(facebook, "/me").respond(200, json={"id": PAGE, "name": "Acme Bakery"})
+
+    report = driver.inspect(Account("conn_1", "Acme Bakery"))
+
+    assert report.missing == ("pages_manage_posts",)
+    assert report.can_publish is False

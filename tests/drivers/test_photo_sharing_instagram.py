@@ -37,8 +37,9 @@ from pressroom.service.drivers.base import (
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.photo_sharing import InstagramDriver
-from tests.drivers.contract import held_to
+from tests.drivers.contract import calls_read_as, held_to
 from tests.drivers.contracts import instagram as instagram_contract
 
 GRAPH = "https://graph.instagram.com/v23.0"
@@ -497,3 +498,69 @@ def test_a_container_still_processing_after_the_wait_publishes_nothing(
 
 def form_of(request: httpx.Request) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(request.content.decode()).items()}
+
+
+# --- drivers check: what Instagram says, read without posting --------------------------
+
+
+def test_inspect_reports_the_account_its_scopes_and_its_quota_posting_nothing(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/me").respond(
+        200,
+        json={"user_id": USER, "username": "acme.bakery", "account_type": "BUSINESS", "id": "1"},
+    )
+    limit(instagram, 97)
+
+    report = driver.inspect(Account("conn_1", "acme.bakery"))
+
+    assert calls_read_as(instagram) == {
+        ("GET", "graph.instagram.com/v23.0/me"),
+        ("GET", f"graph.instagram.com/v23.0/{USER}/content_publishing_limit"),
+    }
+    assert (report.network, report.account, report.account_type) == (
+        "Instagram",
+        "acme.bakery",
+        "business",
+    )
+    assert report.scopes == {
+        "instagram_business_basic": ScopeState.GRANTED,
+        "instagram_business_content_publish": ScopeState.GRANTED,
+    }
+    assert report.quota is not None and (report.quota.left, report.quota.window_seconds) == (
+        3,
+        86400,
+    )
+    lines = {f.topic: f for f in report.findings}
+    assert lines["account type"].standing is Standing.OK
+    assert lines["audit"].standing is Standing.UNKNOWN and "App Review" in lines["audit"].says
+    assert lines["quota"].says == "97 of 100 API posts used per 24 h; 3 left"
+    assert report.can_publish is None  # the app's review is not Instagram's to say
+
+
+def test_inspect_sees_a_grant_without_publishing_and_a_personal_account(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/me").respond(
+        200, json={"user_id": USER, "username": "acme.bakery", "account_type": "PERSONAL"}
+    )
+    instagram.get(f"{GRAPH}/{USER}/content_publishing_limit").respond(
+        400,
+        json={
+            "error": {
+                "message": "(#10) Application does not have permission for this action",
+                "type": "OAuthException",
+                "code": 10,
+            }
+        },
+    )
+
+    report = driver.inspect(Account("conn_1", "acme.bakery"))
+
+    assert report.scopes["instagram_business_content_publish"] is ScopeState.MISSING
+    assert report.missing == ("instagram_business_content_publish",)
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.BLOCKED
+    assert (report.account_type, lines["account type"].standing) == ("personal", Standing.BLOCKED)
+    assert "account_type_not_allowed" in lines["account type"].meaning
+    assert report.can_publish is False

@@ -40,8 +40,9 @@ from pressroom.service.drivers.base import (
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.pin_board import PinterestDriver
-from tests.drivers.contract import Contract, held_to
+from tests.drivers.contract import Contract, calls_read_as, held_to
 from tests.drivers.contracts import pinterest as documented
 
 CLIENT_ID, CLIENT_SECRET = "1484362", "pinterest-secret"
@@ -332,3 +333,64 @@ def test_the_contract_holds_a_pin_to_pinterests_limits() -> None:
     ):
         with pytest.raises(AssertionError):
             documented.check_pin(wrong)
+
+
+# --- drivers check: what Pinterest says, read without posting --------------------------
+
+NO_SCOPE = {
+    "code": 3,
+    "message": "Your token does not have sufficient permissions to perform this operation.",
+}
+
+
+def test_inspect_reads_the_account_and_shows_the_read_scopes_posting_nothing(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/user_account").respond(
+        200, json={"account_type": "BUSINESS", "username": "pressroomhq"}
+    )
+    boards = pinterest.get("/boards").respond(200, json={"items": [], "bookmark": None})
+    pinterest.get("/pins").respond(200, json={"items": [], "bookmark": None})
+
+    report = driver.inspect(Account("conn_1", "pressroomhq"))
+
+    assert calls_read_as(pinterest) == {
+        ("GET", "api.pinterest.com/v5/user_account"),
+        ("GET", "api.pinterest.com/v5/boards"),
+        ("GET", "api.pinterest.com/v5/pins"),
+    }
+    assert boards.calls.last.request.url.params["page_size"] == "1"
+    assert report.scopes == {
+        "boards:read": ScopeState.GRANTED,
+        "boards:write": ScopeState.UNKNOWN,  # shown only by writing
+        "pins:read": ScopeState.GRANTED,
+        "pins:write": ScopeState.UNKNOWN,
+        "user_accounts:read": ScopeState.GRANTED,
+    }
+    assert (report.account, report.account_type) == ("pressroomhq", "business")
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.UNKNOWN
+    assert "boards:write pins:write" in lines["scopes"].meaning
+    assert lines["audit"].standing is Standing.UNKNOWN
+
+
+def test_inspect_sees_a_read_scope_missing_by_its_401(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/user_account").respond(200, json={"account_type": "PINNER", "username": "p"})
+    pinterest.get("/boards").respond(200, json={"items": []})
+    pinterest.get("/pins").respond(401, json=NO_SCOPE)
+
+    report = driver.inspect(Account("conn_1", "p"))
+
+    assert report.scopes["pins:read"] is ScopeState.MISSING
+    assert report.can_publish is False
+
+
+def test_inspect_with_a_refused_token_says_so(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    for path in ("/user_account", "/boards", "/pins"):
+        pinterest.get(path).respond(401, json={"code": 2, "message": "Authentication failed."})
+    with pytest.raises(AccessRevoked):
+        driver.inspect(Account("conn_1", "p"))

@@ -21,11 +21,12 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 import respx
 
 from pressroom.platforms import Platform
-from pressroom.service.drivers import linkedin_versions
+from pressroom.service.drivers import inspection, linkedin_versions
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
@@ -42,7 +43,7 @@ from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.linkedin_versions import Standing
 from pressroom.service.drivers.professional_network import LinkedInDriver, little_text
 from pressroom.settings import NetworkSettings
-from tests.drivers.contract import Contract, held_to
+from tests.drivers.contract import Contract, calls_read_as, held_to
 from tests.drivers.contracts import linkedin as documented
 
 CLIENT_ID, CLIENT_SECRET = "78abcdef", "linkedin-secret"
@@ -437,3 +438,71 @@ def test_the_shipped_version_is_still_served_today() -> None:
     every install that keeps it refuses to post; set a newer default in settings.py."""
     check = linkedin_versions.check(SHIPPED, datetime.now(UTC).date())
     assert check.standing is not Standing.UNSERVED, check.message
+
+
+# --- drivers check: what LinkedIn says, read without posting ---------------------------
+
+
+def introspection(scope: str, **answer: object) -> dict[str, object]:
+    """INTROSPECTION's sample response, for a three-legged token with ``scope``."""
+    return {
+        "active": True,
+        "client_id": CLIENT_ID,
+        "authorized_at": 1764000000,
+        "created_at": 1764000000,
+        "status": "active",
+        "expires_at": 1769000000,
+        "scope": scope,
+        "auth_type": "3L",
+        **answer,
+    }
+
+
+def test_inspect_reads_the_grant_by_introspection_posting_nothing(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    asked = linkedin.post("https://www.linkedin.com/oauth/v2/introspectToken").respond(
+        200, json=introspection("openid,profile,w_member_social")
+    )
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+
+    report = driver.inspect(Account("conn_1", "Ada Lovelace"))
+
+    assert calls_read_as(linkedin) == {
+        ("POST", "www.linkedin.com/oauth/v2/introspectToken"),
+        ("GET", "api.linkedin.com/v2/userinfo"),
+    }
+    sent = parse_qs(asked.calls.last.request.content.decode())
+    assert sent == {
+        "client_id": [CLIENT_ID],
+        "client_secret": [CLIENT_SECRET],
+        "token": ["AQV-token"],
+    }
+    assert report.scopes == {
+        "openid": inspection.ScopeState.GRANTED,
+        "profile": inspection.ScopeState.GRANTED,
+        "w_member_social": inspection.ScopeState.GRANTED,
+    }
+    assert (report.account, report.account_type) == ("Ada Lovelace", "member")
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is inspection.Standing.OK
+    assert lines["api version"].standing is inspection.Standing.OK
+    assert lines["api version"].says == f"LinkedIn-Version {SHIPPED} is 3 months old; served"
+
+
+def test_inspect_sees_posting_not_granted_and_a_revoked_token(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    linkedin.post("https://www.linkedin.com/oauth/v2/introspectToken").mock(
+        side_effect=[
+            httpx.Response(200, json=introspection("openid,profile")),
+            httpx.Response(200, json=introspection("", active=False, status="revoked")),
+        ]
+    )
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+
+    report = driver.inspect(Account("conn_1", "Ada Lovelace"))
+    assert report.missing == ("w_member_social",)
+    assert report.can_publish is False
+    with pytest.raises(AccessRevoked, match="revoked"):
+        driver.inspect(Account("conn_1", "Ada Lovelace"))

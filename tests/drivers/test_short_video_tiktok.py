@@ -41,8 +41,9 @@ from pressroom.service.drivers.base import (
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.short_video import MIN_CHUNK, TikTokDriver, chunk_plan
-from tests.drivers.contract import Contract, held_to
+from tests.drivers.contract import Contract, calls_read_as, held_to
 from tests.drivers.contracts import tiktok as tiktok_contract
 
 API = "https://open.tiktokapis.com/v2"
@@ -565,3 +566,61 @@ def test_the_contract_catches_a_wrong_request() -> None:
             held.check(init)
     with pytest.raises(AssertionError, match="documents no"):
         held.check(httpx.Request("POST", f"{API}/post/publish/inbox/video/init/", headers=headers))
+
+
+# --- drivers check: what TikTok says, read without posting -----------------------------
+
+
+def test_inspect_reads_the_creator_and_says_the_audit_cannot_be_read(
+    tiktok: respx.MockRouter,
+) -> None:
+    creator = tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        200, json=ok({**CREATOR, "duet_disabled": True, "max_video_post_duration_sec": 300})
+    )
+    user = tiktok.get(f"{API}/user/info/").respond(
+        200, json=ok({"user": {"open_id": "723f24d7", "display_name": "Pressroom HQ"}})
+    )
+    driver, _, _ = make(1)
+
+    report = driver.inspect(Account("conn_1", "pressroomhq"))
+
+    assert calls_read_as(tiktok) == {
+        ("POST", "open.tiktokapis.com/v2/post/publish/creator_info/query/"),
+        ("GET", "open.tiktokapis.com/v2/user/info/"),
+    }
+    assert creator.called and user.calls.last.request.url.params["fields"] == "open_id,display_name"
+    assert report.scopes == {
+        "user.info.basic": ScopeState.GRANTED,
+        "video.publish": ScopeState.GRANTED,
+    }
+    assert (report.account, report.account_type) == ("pressroomhq", "public")
+    lines = {f.topic: f for f in report.findings}
+    assert "PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in lines["account type"].meaning
+    assert (lines["interactions"].says, lines["interactions"].standing) == (
+        "turned off by the account: Duets, Stitches",
+        Standing.WARNING,
+    )
+    assert lines["longest video"].says == "300 s (max_video_post_duration_sec)"
+    audit = lines["audit"]
+    assert audit.standing is Standing.UNKNOWN and "no API says" in audit.says
+    assert "SELF_ONLY" in audit.meaning and "unaudited_client_can_only_post" in audit.meaning
+    assert "this account is public" in audit.meaning
+    assert report.audit == "not readable: TikTok has no API for an app's audit"
+
+
+def test_inspect_sees_video_publish_missing_when_only_creator_info_is_refused(
+    tiktok: respx.MockRouter,
+) -> None:
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        401, json=failed("scope_not_authorized", "The user did not authorize the scope")
+    )
+    tiktok.get(f"{API}/user/info/").respond(
+        200, json=ok({"user": {"open_id": "723f24d7", "display_name": "Pressroom HQ"}})
+    )
+    driver, _, _ = make(1)
+
+    report = driver.inspect(Account("conn_1", "pressroomhq"))
+
+    assert report.scopes["video.publish"] is ScopeState.MISSING
+    assert report.missing == ("video.publish",)
+    assert report.can_publish is False

@@ -36,8 +36,9 @@ from pressroom.service.drivers.base import (
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.text_thread import ThreadsDriver
-from tests.drivers.contract import held_to
+from tests.drivers.contract import calls_read_as, held_to
 from tests.drivers.contracts import threads as threads_contract
 
 API = "https://graph.threads.net/v1.0"
@@ -352,3 +353,54 @@ def test_an_unknown_outcome_is_found_among_the_users_threads(
     params = form(listed.calls.last.request)
     assert params["fields"] == "id,text,timestamp,permalink"
     assert int(params["since"]) == int(SENT_AT.timestamp()) - 120
+
+
+# --- drivers check: what Threads says, read without posting ----------------------------
+
+
+def test_inspect_reports_the_profile_its_scopes_and_its_quota_posting_nothing(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    profile = read(threads, "/me").respond(
+        200, json={"id": USER, "username": "acme.bakery", "name": "Acme", "is_verified": True}
+    )
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        200,
+        json={
+            "data": [{"quota_usage": 250, "config": {"quota_total": 250, "quota_duration": 86400}}]
+        },
+    )
+
+    report = driver.inspect(Account("conn_twin", "acme.bakery"))
+
+    assert calls_read_as(threads) == {
+        ("GET", "graph.threads.net/v1.0/me"),
+        ("GET", f"graph.threads.net/v1.0/{USER}/threads_publishing_limit"),
+    }
+    assert "is_verified" in form(profile.calls.last.request)["fields"]
+    assert report.scopes == {
+        "threads_basic": ScopeState.GRANTED,
+        "threads_content_publish": ScopeState.GRANTED,
+    }
+    lines = {f.topic: f for f in report.findings}
+    assert (report.audit, lines["verification"].says) == ("is_verified true", "is_verified true")
+    assert lines["audit"].standing is Standing.UNKNOWN
+    assert report.quota is not None and report.quota.left == 0
+    assert lines["quota"].standing is Standing.BLOCKED  # the 251st post would be refused
+    assert report.can_publish is False
+
+
+def test_inspect_sees_a_grant_without_publishing(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, "/me").respond(200, json={"id": USER, "username": "acme.bakery"})
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        400,
+        json={"error": {"message": "(#10) Application does not have permission", "code": 10}},
+    )
+
+    report = driver.inspect(Account("conn_twin", "acme.bakery"))
+
+    assert report.scopes["threads_content_publish"] is ScopeState.MISSING
+    assert report.quota is None
+    assert {f.topic: f.standing for f in report.findings}["scopes"] is Standing.BLOCKED

@@ -39,8 +39,9 @@ from pressroom.service.drivers.base import (
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.video_sharing import UPLOAD_QUANTUM, YouTubeDriver
-from tests.drivers.contract import Contract, held_to
+from tests.drivers.contract import Contract, calls_read_as, held_to
 from tests.drivers.contracts import youtube
 
 CLIENT_ID = "1234-abc.apps.googleusercontent.com"
@@ -697,3 +698,103 @@ def test_the_contract_catches_a_wrong_request() -> None:
         upload_only.check(listing)
     with pytest.raises(AssertionError, match="documents no"):
         upload_only.check(httpx.Request("GET", "https://www.googleapis.com/youtube/v3/search"))
+
+
+# --- drivers check: what YouTube says, read without posting ----------------------------
+
+UPLOAD = "https://www.googleapis.com/auth/youtube.upload"
+READONLY = "https://www.googleapis.com/auth/youtube.readonly"
+
+
+def channel_answer(long_uploads: str, *, for_kids: bool = False) -> dict[str, object]:
+    return {
+        "items": [
+            {
+                "id": "UC1",
+                "snippet": {"title": "Pressroom", "customUrl": "@pressroom"},
+                "status": {
+                    "privacyStatus": "public",
+                    "longUploadsStatus": long_uploads,
+                    "madeForKids": for_kids,
+                },
+            }
+        ]
+    }
+
+
+def test_inspect_reads_the_grant_and_the_channels_verification_posting_nothing(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    info = google.post("https://www.googleapis.com/oauth2/v2/tokeninfo").respond(
+        200,
+        json={
+            "issued_to": CLIENT_ID,
+            "audience": CLIENT_ID,
+            "scope": f"{UPLOAD} {READONLY}",
+            "expires_in": 3412,
+            "access_type": "offline",
+        },
+    )
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json=channel_answer("allowed")
+    )
+
+    report = driver.inspect(Account("conn_1", "@pressroom"))
+
+    assert calls_read_as(google) == {
+        ("POST", "www.googleapis.com/oauth2/v2/tokeninfo"),
+        ("GET", "www.googleapis.com/youtube/v3/channels"),
+    }
+    assert info.calls.last.request.url.params["access_token"] == "ya29.token"
+    assert report.scopes == {UPLOAD: ScopeState.GRANTED, READONLY: ScopeState.GRANTED}
+    assert (report.account, report.account_type, report.audit) == (
+        "@pressroom",
+        "channel",
+        "longUploadsStatus allowed",
+    )
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.OK
+    assert lines["verification"].standing is Standing.OK
+    assert lines["audit"].standing is Standing.UNKNOWN
+    assert "appliedPrivacyStatus" in lines["audit"].meaning
+
+
+def test_inspect_sees_an_upload_scope_withheld_and_an_unverified_channel(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.post("https://www.googleapis.com/oauth2/v2/tokeninfo").respond(
+        200, json={"scope": READONLY, "expires_in": 3412}
+    )
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json=channel_answer("eligible")
+    )
+
+    report = driver.inspect(Account("conn_1", "@pressroom"))
+
+    assert report.missing == (UPLOAD,)
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.BLOCKED
+    assert lines["verification"].standing is Standing.WARNING
+    assert "channel_not_verified" in lines["verification"].meaning
+    assert report.can_publish is False
+
+
+def test_inspect_warns_that_a_channel_made_for_kids_makes_every_video_so(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    """The channel's own setting outranks each video's ``madeForKids``: the report says
+    what YouTube then does to the videos, and publishing still goes."""
+    google.post("https://www.googleapis.com/oauth2/v2/tokeninfo").respond(
+        200, json={"scope": f"{UPLOAD} {READONLY}", "expires_in": 3412}
+    )
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json=channel_answer("allowed", for_kids=True)
+    )
+
+    report = driver.inspect(Account("conn_1", "@pressroom"))
+
+    assert report.account_type == "channel made for kids"
+    kind = {f.topic: f for f in report.findings}["account type"]
+    assert kind.standing is Standing.WARNING
+    assert "made for children" in kind.meaning and "no comments" in kind.meaning
+    assert report.can_publish is None  # a warning does not block; the audit is unsaid

@@ -75,6 +75,10 @@ class LiveService:
         with transaction(self.sessions, write=False) as db:
             return list(db.scalars(select(SandboxDelivery).order_by(SandboxDelivery.id)))
 
+    def stored_path(self, key: str) -> Path:
+        """Where the service's local storage keeps the object ``key``."""
+        return self.settings.data_dir / "media" / key
+
     def posts(self) -> list[Post]:
         with transaction(self.sessions, write=False) as db:
             return list(db.scalars(select(Post).order_by(Post.created_at)))

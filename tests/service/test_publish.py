@@ -8,6 +8,8 @@ import threading
 import pytest
 
 from pressroom.platforms import RULES, Platform
+from pressroom.service.db.models import File
+from pressroom.service.db.session import transaction
 from pressroom.service.drivers import build_drivers
 from pressroom.service.drivers.base import (
     Delivery,
@@ -86,6 +88,9 @@ def test_every_platform_publishes_with_its_result_shape(
             "kind": delivered.payload["media"]["kind"],
             "contentType": delivered.payload["media"]["contentType"],
             "durationSeconds": delivered.payload["media"]["durationSeconds"],
+            # A file every network takes as it is goes as it is: its own bytes.
+            "storageKey": _stored_key(service, body["fileId"]),
+            "size": 1024,
         }
     )
 
@@ -214,3 +219,10 @@ def test_openapi_documents_the_publish_routes_and_limits(service: Service) -> No
     assert "Idempotency-Key" in {p["name"] for p in route["parameters"]}
     assert "text_too_long" in route["responses"]["400"]["description"]
     assert "platform_unavailable" in route["responses"]["503"]["description"]
+
+
+def _stored_key(service: Service, file_id: str) -> str:
+    with transaction(service.sessions, write=False) as db:
+        file = db.get(File, file_id)
+        assert file is not None
+        return file.storage_key

@@ -21,6 +21,7 @@ from pressroom.campaign.fields import (
     BOARD,
     CHOICES,
     CONNECTIONS,
+    FIT,
     PRIVACY,
     PRIVACY_LEVEL,
     THUMBNAIL,
@@ -270,7 +271,11 @@ class _Checker:
             )
         if rules.requires_board and BOARD not in content.fields:
             self._missing(content, BOARD)
-        for name, known in ((PRIVACY, PRIVACY_STATUSES), (PRIVACY_LEVEL, PRIVACY_LEVELS)):
+        for name, known in (
+            (PRIVACY, PRIVACY_STATUSES),
+            (PRIVACY_LEVEL, PRIVACY_LEVELS),
+            (FIT, FITS),
+        ):
             chosen = content.text(name)
             if chosen is not None and chosen not in known:
                 self.report.error(
@@ -336,7 +341,9 @@ class _Checker:
                 f"{_seconds(duration)} long",
                 at_key=True,
             )
-        self._check_network_media(content.platform, media, content.path, at_key=True)
+        self._check_network_media(
+            content.platform, media, content.path, at_key=True, fit=_fit_of(content)
+        )
         advice = _ADVICE.get(content.platform)
         if advice is not None:
             self._advise(advice, media, content.path, at_key=True)
@@ -349,10 +356,12 @@ class _Checker:
         *,
         at_key: bool,
         subject: network.Subject = network.Subject.MEDIA,
+        fit: network.Fit | None = None,
     ) -> None:
         """The network's media rules on the probed file: what conversion cannot meet is
-        an error, what it can is a warning (the file will be converted for the network)."""
-        verdict = network.check_media(platform, _facts(media), subject=subject)
+        an error, what it can is a warning (the file will be converted for the network;
+        a shape it does not take only with ``fit: pad`` or ``fit: crop``)."""
+        verdict = network.check_media(platform, _facts(media), subject=subject, fit=fit)
         for violation in verdict.refused:
             self.report.error(
                 path,
@@ -444,6 +453,14 @@ def _seconds(value: float) -> str:
     if value >= 60 and value % 60 == 0:
         return f"{value / 60:g} min"
     return f"{value:.1f} s".replace(".0 s", " s")
+
+
+FITS: tuple[str, ...] = tuple(network.Fit)
+
+
+def _fit_of(content: model.Content) -> network.Fit | None:
+    value = content.text(FIT)
+    return network.Fit(value) if value is not None and value in FITS else None
 
 
 def _facts(media: model.Media) -> network.MediaFacts:

@@ -16,10 +16,13 @@ PRIVACY = "privacy"
 PRIVACY_LEVEL = "privacy_level"
 BOARD = "board"
 THUMBNAIL = "thumbnail"
+FIT = "fit"
+"""``refuse`` (the default), ``pad`` or ``crop``: what may be done to a picture whose
+shape the network does not take."""
 MADE_FOR_KIDS = "made_for_kids"
 INTERACTIONS = ("allow_comments", "allow_duet", "allow_stitch")
 """short_video's yes/no choices, each turning one interaction on (pressroom's extension)."""
-CHOICES = (PRIVACY, PRIVACY_LEVEL, BOARD, THUMBNAIL)
+CHOICES = (PRIVACY, PRIVACY_LEVEL, BOARD, THUMBNAIL, FIT)
 """Fields that name a value rather than carry text: surrounding spaces are dropped."""
 
 BODY_FIELDS: Mapping[str, str] = {
@@ -57,6 +60,8 @@ def content_fields(platform: Platform) -> tuple[str, ...]:
         names.extend((PRIVACY_LEVEL, *INTERACTIONS))
     if rules.supports_thumbnail:
         names.append(THUMBNAIL)
+    if not rules.text_only:
+        names.append(FIT)
     return tuple(names)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pressroom.platforms import PRIVACY_STATUSES, RULES, Platform
+from pressroom.rules.model import Fit
 from pressroom.statuses import ShortVideoPrivacyLevel
 
 SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -82,6 +83,20 @@ def _text_field(platform: Platform, name: str, what: str) -> Any:
 
 def _connections() -> Any:
     return Field(None, json_schema_extra=CONNECTIONS_SCHEMA)
+
+
+def _fit() -> Any:
+    return Field(
+        None,
+        description=(
+            "What to do when the network does not take the picture's shape (its "
+            "width:height): `refuse` (the default: the post is refused, naming the rule), "
+            "`pad` (letterboxed to the nearest shape it takes) or `crop` (cut to it, keeping "
+            "the centre). Done to a copy made for the network; the media file is never "
+            "changed."
+        ),
+        json_schema_extra={"enum": [fit.value for fit in Fit]},
+    )
 
 
 class _Strict(BaseModel):
@@ -160,6 +175,7 @@ class VideoSharingBlock(Block):
             "(best 1280x720, 16:9, under 2 MB, JPG, GIF or PNG; verified channels only)."
         ),
     )
+    fit: str | None = _fit()
 
 
 def _interaction(what: str) -> Any:
@@ -190,14 +206,17 @@ class ShortVideoBlock(Block):
     allow_comments: bool | None = _interaction("comment on the video")
     allow_duet: bool | None = _interaction("make Duets with it")
     allow_stitch: bool | None = _interaction("make Stitches with it")
+    fit: str | None = _fit()
 
 
 class PhotoSharingBlock(Block):
     caption: str | None = _text_field(Platform.PHOTO_SHARING, "caption", "The caption.")
+    fit: str | None = _fit()
 
 
 class PageSocialBlock(Block):
     message: str | None = _text_field(Platform.PAGE_SOCIAL, "message", "The page post's text.")
+    fit: str | None = _fit()
 
 
 class PinBoardBlock(Block):
@@ -208,6 +227,7 @@ class PinBoardBlock(Block):
     description: str | None = _text_field(
         Platform.PIN_BOARD, "description", "The pin's description."
     )
+    fit: str | None = _fit()
 
 
 class TextThreadBlock(Block):

@@ -86,6 +86,21 @@ class PresignedUpload(Response):
     expires_at: Timestamp = None
 
 
+class DerivedFile(Response):
+    """A file converted for one network (pressroom's extension)."""
+
+    network: str | None = None
+    profile: str | None = None
+    status: str | None = None
+    """``pending`` (a publish answers 409 ``file_not_ready`` meanwhile), ``ready`` or
+    ``failed`` (``failure_reason`` says why)."""
+    content_type: str | None = None
+    size: int | None = None
+    width: int | None = None
+    height: int | None = None
+    failure_reason: str | None = None
+
+
 class FileStatus(Response):
     """A stored file: its processing status and, once probed, its media facts."""
 
@@ -107,6 +122,9 @@ class FileStatus(Response):
     failure_reason: str | None = None
     sha256: str | None = None
     """Hex SHA-256 of the bytes (pressroom's extension; the hosted service may omit it)."""
+    derivatives: list[DerivedFile] = []
+    """The file converted for networks that would refuse it as it is (pressroom's
+    extension): one per network profile, made by the first post that needs it."""
 
     @property
     def is_ready(self) -> bool:
@@ -196,6 +214,11 @@ class MicroblogConnections(Response):
 # --- publishing ----------------------------------------------------------------------
 
 
+Fit = Literal["refuse", "pad", "crop"]
+"""What a post may do to a picture whose shape the network does not take (pressroom's
+extension): refuse (default), pad or crop a copy made for the network."""
+
+
 class PublishRequest(Request):
     """A publish body; each platform's subclass names its endpoint through ``platform``."""
 
@@ -220,6 +243,7 @@ class VideoSharingPublish(PublishRequest):
     privacy_status: Literal["public", "unlisted", "private"] | None = None
     made_for_kids: bool | None = None
     """pressroom's extension: the owner's made-for-children declaration (left out: none)."""
+    fit: Fit | None = None
 
 
 class ShortVideoPublish(PublishRequest):
@@ -232,18 +256,21 @@ class ShortVideoPublish(PublishRequest):
     allow_comments: bool | None = None
     allow_duet: bool | None = None
     allow_stitch: bool | None = None
+    fit: Fit | None = None
 
 
 class PhotoSharingPublish(PublishRequest):
     platform_label = Platform.PHOTO_SHARING
     file_id: str
     caption: str | None = None
+    fit: Fit | None = None
 
 
 class PageSocialPublish(PublishRequest):
     platform_label = Platform.PAGE_SOCIAL
     file_id: str
     message: str | None = None
+    fit: Fit | None = None
 
 
 class PinBoardPublish(PublishRequest):
@@ -252,6 +279,7 @@ class PinBoardPublish(PublishRequest):
     board_id: str
     title: str | None = None
     description: str | None = None
+    fit: Fit | None = None
 
 
 class TextThreadPublish(PublishRequest):

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from threading import Lock
+from typing import TypeVar
 
 from pressroom.campaign import MediaUpload, PlannedPost
 from pressroom.client import (
@@ -37,6 +38,7 @@ from pressroom.pipeline.outcomes import ALREADY_PUBLISHED, Kind, PublishFailed, 
 from pressroom.pipeline.retrying import TransientFailure, is_transient, retry_after
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -54,6 +56,9 @@ class IdempotencyEvidence:
 
 LONG_WAIT_SECONDS = 10.0
 """A ``Retry-After`` wait this long is shown on the console, not only logged."""
+MEDIA_WAIT_SECONDS = 900.0
+"""How long a publish waits, by default, for its file to be converted for the network."""
+FILE_NOT_READY = "file_not_ready"
 
 
 def transient_or_final(
@@ -160,6 +165,33 @@ def upload_medium(
     return status.file_id, False
 
 
+def until_media_ready(
+    send: Callable[[], T],
+    what: str,
+    *,
+    wait_seconds: float,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """``send()``, again after each 409 ``file_not_ready`` (the service is converting the
+    file for the network, or still processing it) once its ``Retry-After`` has passed,
+    for up to ``wait_seconds`` in all; past that the last answer is raised (transient: the
+    task is retried)."""
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            return send()
+        except APIError as exc:
+            if exc.code != FILE_NOT_READY:
+                raise
+            pause = retry_after(exc) or 1.0
+            if time.monotonic() + pause > deadline:
+                raise
+            log.info(
+                "%s: the file is being made ready for the network; again in %.0f s", what, pause
+            )
+            sleep(pause)
+
+
 def wait_ready(client: Client, file_id: str, *, poll_interval: float, timeout: float) -> FileStatus:
     """Until the service has processed the file; a failure or time-out is final for its posts."""
     return client.wait_until_ready(file_id, poll_interval=poll_interval, timeout=timeout)
@@ -188,12 +220,16 @@ def publish_post(
     evidence: IdempotencyEvidence,
     attempt: int,
     started: float | None = None,
+    media_wait: float = MEDIA_WAIT_SECONDS,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> ResultRow:
     """Publish one post × connection. Raises ``TransientFailure`` to be retried, or
     ``PublishFailed`` carrying the row of a final failure or an unconfirmed outcome.
 
     ``started`` is when the first attempt began (``time.monotonic()``), so a row's
-    duration covers every attempt; by default, this one's start."""
+    duration covers every attempt; by default, this one's start. While the service is
+    making the file fit for the network (409 ``file_not_ready``), the same request is sent
+    again after each ``Retry-After``, for up to ``media_wait`` seconds."""
     started = time.monotonic() if started is None else started
     request = PUBLISH_REQUESTS[planned.platform].model_validate(planned.publish_body(file_ids))
     what = f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
@@ -202,7 +238,12 @@ def publish_post(
         return round(time.monotonic() - started, 3)
 
     try:
-        result = client.publish_request(request, idempotency_key=key)
+        result = until_media_ready(
+            lambda: client.publish_request(request, idempotency_key=key),
+            what,
+            wait_seconds=media_wait,
+            sleep=sleep,
+        )
     except TransportError as exc:
         if not exc.request_sent:
             raise TransientFailure(f"{what}: {exc}", cause=exc) from exc
@@ -315,14 +356,22 @@ def set_thumbnail(
     key: str,
     attempt: int,
     started: float | None = None,
+    media_wait: float = MEDIA_WAIT_SECONDS,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> ResultRow:
     assert planned.thumbnail is not None
     started = time.monotonic() if started is None else started
     what = f"thumbnail · {planned.connection.name} · {planned.post_id}"
     row = thumbnail_row(planned, key, Status.PUBLISHED, attempts=attempt)
     try:
-        result = client.set_video_thumbnail(
-            video_id, thumbnail_file_id=file_ids[planned.thumbnail.media], idempotency_key=key
+        thumbnail_file_id = file_ids[planned.thumbnail.media]
+        result = until_media_ready(
+            lambda: client.set_video_thumbnail(
+                video_id, thumbnail_file_id=thumbnail_file_id, idempotency_key=key
+            ),
+            what,
+            wait_seconds=media_wait,
+            sleep=sleep,
         )
     except TransportError as exc:
         # Setting a thumbnail twice sets the same picture: resending is harmless.

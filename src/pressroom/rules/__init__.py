@@ -40,8 +40,8 @@ divided by height; frame rates are frames a second; durations are seconds.
 **Media rules and fitting**: a file breaking a rule that conversion can meet is not
 refused; the check reports it as needing fitting (``MediaVerdict.needs_fitting``). A
 rule nothing but the editor's choice can meet (a duration; an aspect ratio, unless the
-campaign says ``fit: pad`` or ``fit: crop``) refuses the post. Item counts per post and
-posts per day are data for carousels and quotas, not checked yet.
+campaign says ``fit: pad`` or ``fit: crop``) refuses the post. Item counts per post are
+data for carousels, not checked yet; posts per day are the sandbox's daily quotas.
 
 This package imports nothing of the service (no FastAPI, SQLAlchemy or boto3), so the
 campaign validator and the client stay light.

@@ -28,7 +28,7 @@ def _what_happens(rule: Rule) -> str:
     if unreachable is not None:
         return unreachable
     if isinstance(rule, PostsPerDay):
-        return "data for quotas; not checked yet"
+        return "the sandbox's quota (the real driver reads the network's own count)"
     if isinstance(rule, ItemsPerPost):
         return "data for carousels; not checked yet"
     if isinstance(rule, MediaRule):

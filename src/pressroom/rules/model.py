@@ -252,8 +252,10 @@ class ItemsPerPost(Rule):
 
 @dataclass(frozen=True, kw_only=True)
 class PostsPerDay(Rule):
-    """Posts the account may publish through the API in a moving window. Data for the
-    sandbox's and the drivers' quotas; not checked yet."""
+    """Posts the account may publish through the API in a moving window: the sandbox
+    counts them per connection and refuses one more as the network does; the real
+    drivers read the network's own count (Instagram's ``content_publishing_limit``,
+    Threads' ``threads_publishing_limit``)."""
 
     subject: Subject = Subject.ACCOUNT
     limit: int

@@ -97,6 +97,10 @@ def create_app(
     # else of the app writes any more.
     run_with_app(app, lambda: None, writes_for(engine).stop)
     install_registry(app, kind)  # last: its start, which may refuse, runs first
+    # outermost of all: once every background part has stopped, the pool's connections
+    # are closed rather than left to the garbage collector (a replica restarted in-process,
+    # or a test's app, would otherwise hold its share of the database's connection slots)
+    run_with_app(app, start=lambda: None, stop=engine.dispose)
     for router in (
         accounts_router,
         connections_router,

@@ -40,6 +40,7 @@ VIDEO_PUBLISHING = "https://developers.facebook.com/docs/video-api/guides/publis
 VIDEO = "https://developers.facebook.com/docs/graph-api/reference/video"
 FEED = "https://developers.facebook.com/docs/graph-api/reference/page/feed"
 PUBLISHED_POSTS = "https://developers.facebook.com/docs/graph-api/reference/page/published_posts"
+DEBUG_TOKEN = "https://developers.facebook.com/docs/graph-api/reference/debug_token"
 ID = r"[0-9]+"
 VERSION = r"/v[0-9]+\.[0-9]+"
 SHOW = frozenset({"pages_show_list"})
@@ -82,6 +83,12 @@ class PermissionsRead(Request):
 
 class MeRead(Read):
     FIELDS: ClassVar[frozenset[str]] = frozenset({"id", "name"})  # USER (or PAGE for a Page)
+
+
+class DebugTokenRead(Request):
+    """GET /debug_token (DEBUG_TOKEN, "Reading"), asked with the app's token."""
+
+    input_token: str = Field(min_length=1)  # DEBUG_TOKEN, "Parameters": the token to inspect
 
 
 class PhotoCreate(Request):
@@ -166,6 +173,7 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
             ),
             *edge(HOST, f"{VERSION}/me/permissions", PERMISSIONS, "parameter", get=PermissionsRead),
             *edge(HOST, f"{VERSION}/me", USER, "parameter", get=MeRead),
+            *edge(HOST, f"{VERSION}/debug_token", DEBUG_TOKEN, "parameter", get=DebugTokenRead),
             *edge(
                 HOST,
                 f"{VERSION}/{ID}/photos",

@@ -28,6 +28,7 @@ RECENT_CHANGES = f"{_LEARN}/marketing/integrations/recent-changes"
 AUTH_CODE_FLOW = f"{_LEARN}/shared/authentication/authorization-code-flow"
 REFRESH_TOKENS = f"{_LEARN}/shared/authentication/programmatic-refresh-tokens"
 SIGN_IN_V2 = f"{_LEARN}/consumer/integrations/self-serve/sign-in-with-linkedin-v2"
+INTROSPECTION = f"{_LEARN}/shared/authentication/token-introspection"
 
 SUNSETS = {
     "202510": date(2026, 10, 15),
@@ -186,6 +187,24 @@ def _token(request: httpx.Request) -> None:
     )
 
 
+class Introspection(BaseModel):
+    """``POST /oauth/v2/introspectToken``, a form body (INTROSPECTION, "Request Body")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    client_id: str = Field(min_length=1)  # INTROSPECTION: "Required. Application client id"
+    client_secret: str = Field(min_length=1)  # INTROSPECTION: "Required."
+    token: str = Field(min_length=1)  # INTROSPECTION: "Required. The string value of the token"
+
+
+def _introspection(request: httpx.Request) -> None:
+    assert request.headers.get("content-type", "").startswith(
+        "application/x-www-form-urlencoded"
+    ), f"introspection takes a form body ({INTROSPECTION})"
+    assert not query(request), f"introspection's fields go in its body ({INTROSPECTION})"
+    _valid(Introspection, form_body(request), "the introspection request")
+
+
 def contract(on: date, granted: frozenset[str] | None) -> Contract:
     """LinkedIn as documented, with the versions it serves on ``on``."""
     return Contract(
@@ -197,6 +216,13 @@ def contract(on: date, granted: frozenset[str] | None) -> Contract:
                 "/oauth/v2/accessToken",
                 f"{AUTH_CODE_FLOW}; {REFRESH_TOKENS}",
                 _token,
+            ),
+            Endpoint(
+                "POST",
+                "www.linkedin.com",
+                "/oauth/v2/introspectToken",
+                INTROSPECTION,
+                _introspection,
             ),
             Endpoint(
                 "GET",

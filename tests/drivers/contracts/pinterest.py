@@ -50,6 +50,8 @@ SCOPES = {
     "pins_create": frozenset({"boards:read", "boards:write", "pins:read", "pins:write"}),
     "boards_list_pins": frozenset({"boards:read", "pins:read"}),
     "user_account_get": frozenset({"user_accounts:read"}),
+    "boards_list": frozenset({"boards:read"}),
+    "pins_list": frozenset({"boards:read", "pins:read"}),
 }
 """DESCRIPTION: ``security: pinterest_oauth2`` of each operation (by operation id)."""
 CONTINUOUS_REFRESH = "continuous_refresh"
@@ -62,6 +64,8 @@ _api = ApiClient()
 PINS_CREATE = PinsApi(_api).pins_create_endpoint
 BOARDS_LIST_PINS = BoardsApi(_api).boards_list_pins_endpoint
 USER_ACCOUNT_GET = UserAccountApi(_api).user_account_get_endpoint
+BOARDS_LIST = BoardsApi(_api).boards_list_endpoint
+PINS_LIST = PinsApi(_api).pins_list_endpoint
 
 
 def _fail(what: str, exc: Exception) -> AssertionError:
@@ -172,6 +176,22 @@ def contract(granted: frozenset[str] | None) -> Contract:
                 f"{CLIENT} UserAccountApi.user_account_get; scopes {DESCRIPTION}",
                 _query_of(USER_ACCOUNT_GET),
                 SCOPES["user_account_get"],
+            ),
+            Endpoint(
+                "GET",
+                "api.pinterest.com",
+                _path(BOARDS_LIST),
+                f"{CLIENT} BoardsApi.boards_list; scopes {DESCRIPTION}",
+                _query_of(BOARDS_LIST),
+                SCOPES["boards_list"],
+            ),
+            Endpoint(
+                "GET",
+                "api.pinterest.com",
+                _path(PINS_LIST),
+                f"{CLIENT} PinsApi.pins_list; scopes {DESCRIPTION}",
+                _query_of(PINS_LIST),
+                SCOPES["pins_list"],
             ),
         ),
         granted=granted,

@@ -131,7 +131,8 @@ class PublishingLimitRead(Read):
 class ProfileRead(Read):
     FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"id", "username", "name", "threads_profile_picture_url", "threads_biography"}
-    )  # PROFILES
+        | {"is_verified"}
+    )  # PROFILES, "Fields"
 
 
 class ThreadsList(Read):

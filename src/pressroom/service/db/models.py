@@ -296,9 +296,12 @@ class ServiceProcess(Base):
 
 
 class MediaJob(Base):
-    """A file waiting to be processed, or being processed (``media.jobs``): written in the
-    same transaction that moves the file to ``processing``, claimed by one worker under a
-    lease it renews, taken by another once the lease runs out, deleted when done."""
+    """Work on a file (``media.jobs``), waiting or under way: claimed by one worker under a
+    lease it renews, taken by another once the lease runs out, deleted when done.
+
+    Two kinds: ``process`` (written in the same transaction that moves the file to
+    ``processing``) and ``derive`` (a derived file for the network profile ``target``,
+    written with its ``media_derivatives`` row)."""
 
     __tablename__ = "media_jobs"
     __table_args__ = (Index("ix_media_jobs_available", "available_at"),)
@@ -306,12 +309,48 @@ class MediaJob(Base):
     file_id: Mapped[str] = mapped_column(
         ForeignKey("files.id", ondelete="CASCADE"), primary_key=True
     )
+    kind: Mapped[str] = mapped_column(
+        String(16), primary_key=True, default="process", server_default="process"
+    )
+    target: Mapped[str] = mapped_column(String(60), primary_key=True, default="", server_default="")
+    """The profile a ``derive`` job makes a file for; empty for ``process``."""
     available_at: Mapped[datetime] = mapped_column(UTCDateTime())
     """Not before: now for a new job, later for one that is retried after a failure."""
     claimed_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class Derivative(Base):
+    """A file converted for one network profile (``media.derivatives``): made once by a
+    ``derive`` job, stored beside the original (which never changes), and sent in its
+    place to that network by every post of the file there."""
+
+    __tablename__ = "media_derivatives"
+    __table_args__ = (UniqueConstraint("file_id", "profile"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    file_id: Mapped[str] = mapped_column(ForeignKey("files.id", ondelete="CASCADE"))
+    network: Mapped[str] = mapped_column(String(32))
+    """The label it is made for (``photo_sharing``)."""
+    profile: Mapped[str] = mapped_column(String(60))
+    """``pressroom.rules.targets``: ``photo_sharing.image``, ``video_sharing.thumbnail``,
+    ``photo_sharing.image.pad``."""
+    status: Mapped[str] = mapped_column(String(16))
+    """``pending`` (being made), ``ready`` or ``failed`` (with ``failure_reason``)."""
+    content_type: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    storage_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    size: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    width: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    height: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    duration_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    video_codec: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    audio_codec: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    frame_rate: Mapped[float | None] = mapped_column(Float, nullable=True)
+    failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class PeriodicLease(Base):

@@ -194,7 +194,14 @@ def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Driver
             )
         else:
             drivers[platform] = SandboxDriver(
-                platform, knobs, sessions, rng, base_url=settings.public_base_url, secret=secret
+                platform,
+                knobs,
+                sessions,
+                rng,
+                base_url=settings.public_base_url,
+                secret=secret,
+                tokens=tokens,
+                container_wait_seconds=settings.networks.meta_container_wait_seconds,
             )
     return drivers
 

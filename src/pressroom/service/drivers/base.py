@@ -6,7 +6,8 @@ platform's consent page (OAuth 2.0 authorization code with PKCE and ``state``),
 reads the account the tokens belong to, ``refresh`` renews an expired access token
 (``TokenRefused`` when the platform will not: the connection turns inactive).
 Publish: ``publish`` sends a post, ``set_thumbnail`` replaces a
-video's thumbnail. Both are plain blocking calls: the publish routes run in FastAPI's
+video's thumbnail. ``inspect`` reads, without posting, what the network granted the
+connection and what that means for publishing (``pressroom drivers check``). Both are plain blocking calls: the publish routes run in FastAPI's
 threadpool, so a slow platform holds one worker thread and never the event loop.
 
 A transient failure is ``PlatformUnavailable``; ``sent`` says whether the request may
@@ -31,6 +32,7 @@ from pydantic.alias_generators import to_camel
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, MediaKind, Platform
 from pressroom.rules import MediaFacts, Rule, Subject, Violation, check_media, check_text
+from pressroom.service.drivers.inspection import Inspection
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,10 @@ class Media:
     video_codec: str | None = None
     audio_codec: str | None = None
     frame_rate: float | None = None
+    derivative_id: str | None = None
+    """Set when what is sent is the file fitted for this network (``media.fitting``): the
+    content type, storage key and facts above are then the derived file's, ``file_id``
+    still the file the post names."""
 
     def facts(self) -> MediaFacts:
         """What the network's media rules are judged on."""
@@ -82,13 +88,13 @@ class Delivery:
     media: Media | None
     reference: str
     """Our post record id: kept by the platform's record where it has room for one."""
-    platform_reference: str | None = None
-    """The network's own handle for an earlier attempt whose outcome is unknown (TikTok's
-    ``publish_id``), kept from its ``PlatformUnavailable.reference`` for the look-up."""
     dedup_key: str | None = None
     """Passed through from the caller's Idempotency-Key, for platforms that accept a
     client token. Never relied on: most networks take none, so an unknown outcome is
     settled by ``find_delivery``, not by resending with the token."""
+    platform_reference: str | None = None
+    """The network's own handle for an earlier attempt whose outcome is unknown (TikTok's
+    ``publish_id``), kept from its ``PlatformUnavailable.reference`` for the look-up."""
 
 
 @dataclass(frozen=True)
@@ -262,6 +268,14 @@ class PlatformDriver(Protocol):
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet: ...
 
+    def inspect(self, account: Account) -> Inspection:
+        """What the network says about the connection, with read-only calls: the scopes
+        it granted, the account's type, its audit or verification status and the
+        publishing quota left where the network says, each with what it means for
+        publishing. Nothing is posted. Raises ``AccessRevoked`` when the network refuses
+        the token, ``PlatformUnavailable`` when it cannot answer now."""
+        ...
+
 
 # The check every driver runs before its first request to the network.
 
@@ -272,8 +286,9 @@ def check_before_sending(delivery: Delivery) -> None:
     of a length it does not take. The API checks the same table first; this is the
     drivers' own guard, and what the sandbox answers with as the network would.
 
-    A media rule that conversion can meet is not refused here (the file is fitted for
-    the network before it is sent; until fitting exists it goes as it is, as before)."""
+    The media is the file as the network gets it: the API fits a file that breaks a rule
+    conversion can meet (``media.fitting``) and hands the derived file here, so a file
+    that still breaks any of the network's media rules is refused as the network would."""
     platform = delivery.platform
     texts = {
         rule.name: value
@@ -294,9 +309,10 @@ def check_thumbnail_before_sending(platform: Platform, change: ThumbnailChange) 
 
 
 def _refuse_media(platform: Platform, media: Media, subject: Subject, *, field: str) -> None:
-    refused = check_media(platform, media.facts(), subject=subject).refused
-    if refused:
-        _refuse(refused[0], field=field)
+    verdict = check_media(platform, media.facts(), subject=subject)
+    broken = verdict.refused + verdict.needs_fitting
+    if broken:
+        _refuse(broken[0], field=field)
 
 
 def _refuse(violation: Violation, *, field: str) -> NoReturn:

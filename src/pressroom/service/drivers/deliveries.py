@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import SandboxDelivery
@@ -118,6 +118,21 @@ class DeliveryRepository:
                 .order_by(SandboxDelivery.id)
             )
         )
+
+    def count_posts_since(
+        self, platform: str, connection_id: str, since: datetime
+    ) -> tuple[int, datetime | None]:
+        """How many posts an account made on a platform since a moment, and when the
+        oldest of them was made (None when there is none)."""
+        count, oldest = self.db.execute(
+            select(func.count(SandboxDelivery.id), func.min(SandboxDelivery.created_at)).where(
+                SandboxDelivery.platform == platform,
+                SandboxDelivery.kind == "post",
+                SandboxDelivery.connection_id == connection_id,
+                SandboxDelivery.created_at >= since,
+            )
+        ).one()
+        return int(count), oldest
 
     def newest_first(
         self,

@@ -45,6 +45,7 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.drivers.answers import json_of, parse_time
 from pressroom.service.drivers.base import (
     AccessRevoked,
+    Account,
     Delivery,
     NetworkMisconfigured,
     PlatformRefused,
@@ -57,6 +58,14 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import code_challenge, consent_url, token_call
 from pressroom.service.drivers.tokens import TokenSource
 
@@ -64,6 +73,11 @@ AUTHORIZE_URL = "https://x.com/i/oauth2/authorize"
 TOKEN_URL = "https://api.x.com/2/oauth2/token"
 API = "https://api.x.com/2"
 SCOPES = ("tweet.read", "tweet.write", "users.read", "offline.access")
+PUBLISH_SCOPES = ("tweet.read", "tweet.write", "users.read")
+"""What ``POST /2/tweets`` requires of the token (its ``security`` in X's OpenAPI
+description); ``offline.access`` only brings the refresh token."""
+PROFILE_SCOPES = ("tweet.read", "users.read")
+"""What ``GET /2/users/me`` requires (its ``security``): its answer shows them granted."""
 LOOKUP_PAGES = 5
 """Pages of 100 posts read when looking a post up: far more than any account posts
 while one outcome is unknown."""
@@ -120,6 +134,65 @@ class XDriver:
         me = self._me(tokens.access_token)
         return Profile(name=f"@{me['username']}", display_name=str(me.get("name") or ""))
 
+    def inspect(self, account: Account) -> Inspection:
+        """``GET /2/users/me`` with the account's verification and protection. X has no
+        token introspection: its answer shows the scopes it requires granted, and X says
+        whether ``tweet.write`` was granted only in the token answer at connect."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self.http.request(
+            "GET",
+            f"{API}/users/me",
+            token=token,
+            params={"user.fields": "verified,verified_type,protected"},
+        )
+        if response.status_code == 403:
+            raise _forbidden(response)
+        if response.status_code != 200:
+            raise PlatformUnavailable(
+                f"X could not read the account ({response.status_code}: {_problem(response)})",
+                retry_after=60,
+                sent=False,
+            )
+        me = json_of(response)["data"]
+        scopes = scope_states(SCOPES, granted=PROFILE_SCOPES)
+        source = "GET /2/users/me answered, which requires tweet.read and users.read"
+        kind = str(me.get("verified_type") or ("blue" if me.get("verified") else "none"))
+        protected = bool(me.get("protected"))
+        return Inspection(
+            network="X",
+            account=f"@{me['username']}",
+            scopes=scopes,
+            scopes_source=source,
+            account_type="protected" if protected else "public",
+            audit=f"verified_type {kind}",
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "account type",
+                    "protected" if protected else "public",
+                    "posts are seen by the account's approved followers only"
+                    if protected
+                    else "posts are public",
+                    Standing.WARNING if protected else Standing.OK,
+                ),
+                Finding(
+                    "verification",
+                    f"verified_type {kind}",
+                    "pressroom posts within X's 280 weighted characters whatever the "
+                    "account's verification",
+                    Standing.OK,
+                ),
+                Finding(
+                    "app access",
+                    "X does not tell an app its access level (Free, Basic, Pro, ...)",
+                    "how many posts the app may make follows it; over it, posts are "
+                    "answered 429 rate_limited",
+                    Standing.UNKNOWN,
+                ),
+                quota_finding("X", None),
+            ),
+        )
+
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
@@ -132,7 +205,7 @@ class XDriver:
             json={"text": delivery.fields["text"]},
         )
         if response.status_code != 201:
-            raise _refusal(response)
+            raise refusal_of(response)
         post_id = str(json_of(response)["data"]["id"])
         return Published(post_id, _post_url(delivery.account.name, post_id), utcnow())
 
@@ -201,7 +274,7 @@ APP_ACCESS_PROBLEMS = ("/problems/client-forbidden", "/problems/unsupported-auth
 """Problem types that refuse the app or how it authenticates, not the post or the token."""
 
 
-def _refusal(response: httpx.Response) -> Exception:
+def refusal_of(response: httpx.Response) -> Exception:
     if response.status_code == 403:
         return _forbidden(response)
     if response.status_code in (400, 422):

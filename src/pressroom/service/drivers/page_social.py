@@ -61,6 +61,7 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import meta
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
+    AccessRevoked,
     Account,
     Delivery,
     MediaSource,
@@ -75,10 +76,24 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import consent_url, token_set_of
 from pressroom.service.drivers.tokens import TokenSource
 
-SCOPES = ("pages_show_list", "pages_manage_posts", "pages_read_engagement")
+PAGES_PERMISSION_SCOPE = "pages_manage_posts"
+"""The spec's "Pages permission": a Page granted without it is connected without it."""
+SCOPES = ("pages_show_list", PAGES_PERMISSION_SCOPE, "pages_read_engagement")
+PUBLISH_SCOPES = SCOPES
+"""All three: a Page's photos and videos are published with ``pages_manage_posts`` and
+``pages_read_engagement``, on a Page listed by ``pages_show_list``
+(https://developers.facebook.com/docs/graph-api/reference/page/photos/)."""
 VIDEO_WAIT_SECONDS = 120.0
 POLL_SECONDS = 3.0
 CLOCK_SLACK = timedelta(minutes=2)
@@ -199,7 +214,7 @@ class FacebookPagesDriver:
             name=page.name,
             display_name=page.name,
             page_kind="page",
-            pages_permission="pages_manage_posts" in granted,
+            pages_permission=PAGES_PERMISSION_SCOPE in granted,
             page_token=page.token,
         )
 
@@ -218,6 +233,66 @@ class FacebookPagesDriver:
         goes through ``granted_pages`` and the person's choice instead."""
         pages = self.granted_pages(tokens)
         return self.page_profile(tokens, pages[0]) if pages else self.person_profile(tokens)
+
+    def inspect(self, account: Account) -> Inspection:
+        """The Page token as Facebook's token debugger sees it (``/debug_token``, asked
+        with the app's own token, ``{app-id}|{app-secret}``, both in the POST body): the
+        scopes granted, each narrowed to the Pages it was granted for
+        (``granular_scopes``), and whether it is a Page's token at all."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self._call(
+            "GET", "/debug_token", f"{self.app_id}|{self._app_secret}", {"input_token": token}
+        )
+        if response.status_code != 200:
+            raise meta.failure(response, "Facebook", sent=False)
+        data = json_of(response).get("data") or {}
+        if not data.get("is_valid"):
+            raise AccessRevoked("Facebook says the Page's token is no longer valid")
+        page_id = str(data.get("profile_id") or "")
+        granted = {str(s) for s in data.get("scopes") or []}
+        for narrowed in data.get("granular_scopes") or []:
+            targets = narrowed.get("target_ids")
+            if targets is not None and page_id and page_id not in {str(t) for t in targets}:
+                granted.discard(str(narrowed.get("scope")))  # granted for other Pages only
+        scopes = scope_states(SCOPES, granted=granted, missing=set(SCOPES) - granted)
+        source = "Facebook's debug_token"
+        is_page = str(data.get("type") or "").upper() == "PAGE"
+        name = str(self._get(token, "/me", {"fields": "id,name"}).get("name") or account.name)
+        return Inspection(
+            network="Facebook",
+            account=name,
+            scopes=scopes,
+            scopes_source=source,
+            account_type="page" if is_page else "profile",
+            audit="not readable with a Page's token (Meta's App Review)",
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "account type",
+                    "a Page's token" if is_page else f"a {data.get('type') or 'non-Page'} token",
+                    "pressroom publishes to this Page"
+                    if is_page
+                    else "only a Page can be published to (403 not_a_page): reconnect and "
+                    "grant a Page",
+                    Standing.OK if is_page else Standing.BLOCKED,
+                ),
+                Finding(
+                    "Page role",
+                    "not readable with a Page's token",
+                    "the person who connected the Page needs its CREATE_CONTENT task; "
+                    "without it Facebook refuses the post",
+                    Standing.UNKNOWN,
+                ),
+                Finding(
+                    "audit",
+                    "Meta does not tell a Page's token whether the app passed App Review",
+                    "without Advanced Access to pages_manage_posts, only people with a role "
+                    "on the app can publish through it",
+                    Standing.UNKNOWN,
+                ),
+                quota_finding("Facebook", None),
+            ),
+        )
 
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:

@@ -51,6 +51,7 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import meta
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
+    Account,
     Delivery,
     MediaSource,
     PlatformRefused,
@@ -64,12 +65,24 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    QuotaLeft,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import consent_url, token_set_of
 from pressroom.service.drivers.tokens import TokenSource
 
 AUTHORIZE_URL = "https://www.instagram.com/oauth/authorize"
 CODE_URL = "https://api.instagram.com/oauth/access_token"
 SCOPES = ("instagram_business_basic", "instagram_business_content_publish")
+PUBLISH_SCOPES = SCOPES
+"""Both: the account's id, its quota and the container all need the basic scope, the
+container and ``media_publish`` the publishing one (content-publishing page)."""
 CONTAINER_WAIT_SECONDS = 300.0
 """Meta's "no more than 5 minutes" of status reads; a reel may take that long."""
 ACCESS = meta.GraphAccess.BEARER
@@ -167,6 +180,63 @@ class InstagramDriver:
             name=str(me["username"]),
             display_name=str(me.get("name") or me["username"]),
             account_type=ACCOUNT_TYPES.get(kind, "personal"),
+        )
+
+    def inspect(self, account: Account) -> Inspection:
+        """The account (``/me``: its type) and its publishing quota
+        (``content_publishing_limit``, which needs both scopes: its answer shows
+        ``instagram_business_content_publish`` granted, Graph code 10 or 200-299 that it
+        is not). Instagram Login has no token introspection."""
+        token = self.tokens.access_token(account.connection_id)
+        me = self._get(token, "/me", {"fields": "user_id,username,name,account_type"}, sent=False)
+        user = str(me["user_id"])
+        response = self._call(
+            "GET", f"/{user}/content_publishing_limit", token, {"fields": "quota_usage,config"}
+        )
+        quota: QuotaLeft | None = None
+        if response.status_code == 200:
+            quota = _quota_left(json_of(response))
+            publishing = True
+        elif meta.is_permission_refusal(response):
+            publishing = False
+        else:
+            raise meta.failure(response, "Instagram", sent=False)
+        basic, content = SCOPES
+        scopes = scope_states(
+            SCOPES, granted=[basic, *([content] if publishing else [])], missing=[content]
+        )
+        source = "which of /me and content_publishing_limit answered"
+        kind = ACCOUNT_TYPES.get(str(me.get("account_type") or "").lower(), "personal")
+        professional = kind != "personal"
+        return Inspection(
+            network="Instagram",
+            account=str(me["username"]),
+            scopes=scopes,
+            scopes_source=source,
+            account_type=kind,
+            audit="not readable with the account's token (Meta's App Review)",
+            quota=quota,
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "account type",
+                    f"{kind} account",
+                    "a professional account: it may publish through the API"
+                    if professional
+                    else "a personal account cannot publish through the API (403 "
+                    "account_type_not_allowed): switch it to a business or creator account "
+                    "in Instagram, then reconnect",
+                    Standing.OK if professional else Standing.BLOCKED,
+                ),
+                Finding(
+                    "audit",
+                    "Meta does not tell an account's token whether the app passed App Review",
+                    "without Advanced Access to instagram_business_content_publish, only "
+                    "people with a role on the app can publish through it",
+                    Standing.UNKNOWN,
+                ),
+                quota_finding("Instagram", quota),
+            ),
         )
 
     # --- publish ---------------------------------------------------------------
@@ -279,3 +349,11 @@ class InstagramDriver:
         if response.status_code != 200:
             raise meta.failure(response, "Instagram", sent=sent)
         return json_of(response)
+
+
+def _quota_left(answer: dict[str, Any]) -> QuotaLeft | None:
+    """``content_publishing_limit``'s answer as the quota left, with its window."""
+    quota = meta.quota_of(answer)
+    if quota is None:
+        return None
+    return QuotaLeft(quota.used, quota.total, meta.quota_window_of(answer))

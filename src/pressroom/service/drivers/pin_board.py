@@ -47,6 +47,8 @@ from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
+    AccessRevoked,
+    Account,
     Delivery,
     MediaSource,
     PlatformRefused,
@@ -59,6 +61,14 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import consent_url, token_call
 from pressroom.service.drivers.tokens import TokenSource
 
@@ -66,6 +76,16 @@ AUTHORIZE_URL = "https://www.pinterest.com/oauth/"
 TOKEN_URL = "https://api.pinterest.com/v5/oauth/token"
 API = "https://api.pinterest.com/v5"
 SCOPES = ("boards:read", "boards:write", "pins:read", "pins:write", "user_accounts:read")
+PUBLISH_SCOPES = ("boards:read", "boards:write", "pins:read", "pins:write")
+"""``POST /v5/pins`` requires the four board and pin scopes (its ``security``)."""
+READS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("/user_account", ("user_accounts:read",)),
+    ("/boards", ("boards:read",)),
+    ("/pins", ("boards:read", "pins:read")),
+)
+"""The reads ``drivers check`` makes and the scopes each requires (their ``security``
+in Pinterest's API description): one answered shows its scopes granted, one refused
+401 while another answered shows one of them missing."""
 CREATED = frozenset({200, 201})
 """What ``POST /v5/pins`` answers when it made the pin (201; 200 too since API 5.18.0)."""
 LOOKUP_PAGES = 3
@@ -126,6 +146,60 @@ class PinterestDriver:
             name=username,
             display_name=str(account.get("business_name") or username),
             account_type=str(account.get("account_type") or "").lower() or None,
+        )
+
+    def inspect(self, account: Account) -> Inspection:
+        """Pinterest has no token introspection: the account (its type) and one item of
+        its boards and of its pins are read, and each read shows the scopes it requires
+        (``READS``); the write scopes show only when something is written."""
+        token = self.tokens.access_token(account.connection_id)
+        answers: dict[str, dict[str, Any] | None] = {}
+        for path, _ in READS:
+            params = {} if path == "/user_account" else {"page_size": "1"}
+            try:
+                response = self.http.request("GET", f"{API}{path}", token=token, params=params)
+            except AccessRevoked:  # 401: this read's scope, or the token itself
+                answers[path] = None
+                continue
+            if response.status_code != 200:
+                raise _unavailable(response, f"read {path}")
+            answers[path] = json_of(response)
+        if not any(answers.values()):
+            raise AccessRevoked("Pinterest refused the connection's token: reconnect it")
+        granted = {s for path, needs in READS if answers[path] is not None for s in needs}
+        missing = {
+            s for path, needs in READS if answers[path] is None and len(needs) == 1 for s in needs
+        }
+        if answers["/boards"] is not None and answers["/pins"] is None:
+            missing.add("pins:read")
+        scopes = scope_states(SCOPES, granted=granted, missing=missing)
+        source = "which of user_account, boards and pins answered"
+        user = answers["/user_account"] or {}
+        kind = str(user.get("account_type") or "").lower() or None
+        return Inspection(
+            network="Pinterest",
+            account=str(user.get("username") or account.name),
+            scopes=scopes,
+            scopes_source=source,
+            account_type=kind,
+            audit="not readable with the account's token (the app's access tier)",
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "account type",
+                    f"{kind} account" if kind else "not read (user_accounts:read missing)",
+                    "pins are published from business and personal accounts alike",
+                    Standing.OK if kind else Standing.UNKNOWN,
+                ),
+                Finding(
+                    "audit",
+                    "Pinterest does not tell an account's token the app's access tier "
+                    "(trial or standard)",
+                    "a trial app's limits are Pinterest's, shown in its developer portal",
+                    Standing.UNKNOWN,
+                ),
+                quota_finding("Pinterest", None),
+            ),
         )
 
     # --- publish ---------------------------------------------------------------

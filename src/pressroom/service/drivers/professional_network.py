@@ -63,6 +63,14 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import consent_url, token_call
 from pressroom.service.drivers.tokens import TokenSource
 
@@ -70,7 +78,13 @@ AUTHORIZE_URL = "https://www.linkedin.com/oauth/v2/authorization"
 TOKEN_URL = "https://www.linkedin.com/oauth/v2/accessToken"
 USERINFO_URL = "https://api.linkedin.com/v2/userinfo"
 POSTS_URL = "https://api.linkedin.com/rest/posts"
+INTROSPECT_URL = "https://www.linkedin.com/oauth/v2/introspectToken"
+"""Token introspection: a token's status and the scopes it was granted
+(https://learn.microsoft.com/en-us/linkedin/shared/authentication/token-introspection)."""
 SCOPES = ("openid", "profile", "w_member_social")
+PUBLISH_SCOPES = SCOPES
+"""All three: the author's URN comes from userinfo (``openid profile``), the post takes
+``w_member_social`` (Posts API permissions table)."""
 CLOCK_SLACK = timedelta(minutes=2)
 
 _RESERVED = re.compile(r"([\\|{}@\[\]()<>#*_~])")
@@ -149,6 +163,68 @@ class LinkedInDriver:
         """How the ``LinkedIn-Version`` sent stands today, for start-up and ``drivers check``."""
         return linkedin_versions.check(self.api_version, self._clock())
 
+    def inspect(self, account: Account) -> Inspection:
+        """The token's status and scopes from LinkedIn's introspection (the app's secret
+        and the token in a POST body), the member from userinfo, and how the
+        ``LinkedIn-Version`` sent stands."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self.http.request(
+            "POST",
+            INTROSPECT_URL,
+            data={
+                "client_id": self.client_id,
+                "client_secret": self._client_secret,
+                "token": token,
+            },
+            read=True,
+        )
+        if response.status_code != 200:
+            raise PlatformUnavailable(
+                f"LinkedIn could not introspect the token ({response.status_code})",
+                retry_after=60,
+                sent=False,
+            )
+        found = json_of(response)
+        if found.get("active") is not True:
+            raise AccessRevoked(
+                f"LinkedIn says the member's token is {found.get('status') or 'not active'}"
+            )
+        granted = {s.strip() for s in str(found.get("scope") or "").split(",") if s.strip()}
+        scopes = scope_states(SCOPES, granted=granted, missing=set(SCOPES) - granted)
+        source = "LinkedIn's token introspection"
+        me = self._userinfo(token)
+        version = self.version_check()
+        standing = {
+            linkedin_versions.Standing.SERVED: Standing.OK,
+            linkedin_versions.Standing.AGEING: Standing.WARNING,
+            linkedin_versions.Standing.UNSERVED: Standing.BLOCKED,
+        }[version.standing]
+        return Inspection(
+            network="LinkedIn",
+            account=str(me.get("name") or me.get("sub") or account.name),
+            scopes=scopes,
+            scopes_source=source,
+            account_type="member",
+            audit="not readable (the app's products are granted in LinkedIn's portal)",
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "account type",
+                    "a member (urn:li:person)",
+                    "posts go to the member's own feed; a company Page needs "
+                    "w_organization_social, which pressroom does not ask for",
+                    Standing.OK,
+                ),
+                Finding(
+                    "api version",
+                    version.message,
+                    "LinkedIn serves each LinkedIn-Version a year; past it nothing is sent",
+                    standing,
+                ),
+                quota_finding("LinkedIn", None),
+            ),
+        )
+
     def publish(self, delivery: Delivery) -> Published:
         self._require_served()
         check_before_sending(delivery)
@@ -159,7 +235,7 @@ class LinkedInDriver:
         )
         urn = response.headers.get("x-restli-id")
         if response.status_code != 201 or not urn:
-            raise _refusal(response, self.api_version)
+            raise refusal_of(response, self.api_version)
         return Published(urn, _post_url(urn), utcnow())
 
     def _post_body(self, connection_id: str, token: str, text: str) -> dict[str, Any]:
@@ -186,7 +262,7 @@ class LinkedInDriver:
         )
         urn = response.headers.get("x-restli-id")
         if response.status_code != 201 or not urn:
-            raise _refusal(response, self.api_version)
+            raise refusal_of(response, self.api_version)
         return str(urn)
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
@@ -281,7 +357,7 @@ def _cannot_tell_yet(why: str) -> PlatformUnavailable:
     )
 
 
-def _refusal(response: httpx.Response, version: str) -> Exception:
+def refusal_of(response: httpx.Response, version: str) -> Exception:
     status = response.status_code
     message = str(json_of(response).get("message") or f"HTTP {status}")
     if status == 426:

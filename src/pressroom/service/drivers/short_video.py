@@ -58,6 +58,7 @@ import httpx
 from pressroom.platforms import Platform
 from pressroom.service.drivers.base import (
     AccessRevoked,
+    Account,
     Delivery,
     LookupUnsupported,
     Media,
@@ -73,6 +74,14 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import consent_url, token_call
 from pressroom.service.drivers.tokens import TokenSource
 
@@ -82,6 +91,17 @@ TOKEN_URL = f"{API}/oauth/token/"
 SCOPES = ("user.info.basic", "video.publish")
 """Login Kit's basic profile, and posting: creator_info, init and the post's status all
 take ``video.publish``; the account's video list (``video.list``) is no longer read."""
+PUBLISH_SCOPES = ("video.publish",)
+"""What a post's calls require (creator_info, init, status: the direct-post reference)."""
+BASIC_SCOPE = "user.info.basic"
+"""What ``/v2/user/info/`` needs for ``open_id`` and ``display_name`` (Get User Info)."""
+UNAUDITED = (
+    "until TikTok audits the app, every post must be SELF_ONLY from an account set to "
+    "private, and at most 5 people a day can post through it: any other post is refused "
+    "(unaudited_client_can_only_post_to_private_accounts, a 400 naming privacyLevel). Ask "
+    "for the audit in TikTok's developer portal"
+)
+"""What an unaudited app may do (https://developers.tiktok.com/doc/content-sharing-guidelines)."""
 MIN_CHUNK = 5 * 1024 * 1024
 CHUNK_BYTES = 10 * 1024 * 1024
 """Within TikTok's 5-64 MB; the last chunk may run to twice this, under its 128 MB cap."""
@@ -218,6 +238,75 @@ class TikTokDriver:
             )
         return Profile(name=handle, display_name=str(creator.get("creator_nickname") or handle))
 
+    def inspect(self, account: Account) -> Inspection:
+        """TikTok has no token introspection: each scope shows by the read that needs it
+        (``creator_info`` for ``video.publish``, ``/v2/user/info/`` for
+        ``user.info.basic``); a 401 from one while the other answers is that scope
+        missing. The account's privacy levels, interactions and longest video come from
+        creator_info; whether the app is audited TikTok does not say."""
+        token = self.tokens.access_token(account.connection_id)
+        creator: dict[str, Any] | None = None
+        basic = True
+        try:
+            creator = self._creator(token)
+        except AccessRevoked:
+            creator = None
+        try:
+            data_of(
+                self.http.request(
+                    "GET",
+                    f"{API}/user/info/",
+                    token=token,
+                    params={"fields": "open_id,display_name"},
+                ),
+                sent=False,
+            )
+        except AccessRevoked:
+            basic = False
+        if creator is None and not basic:
+            raise AccessRevoked("TikTok refused the connection's token: reconnect it")
+        shown = {BASIC_SCOPE: basic, **{s: creator is not None for s in PUBLISH_SCOPES}}
+        scopes = scope_states(
+            SCOPES,
+            granted=[s for s, ok in shown.items() if ok],
+            missing=[s for s, ok in shown.items() if not ok],
+        )
+        source = "which of creator_info and user/info answered"
+        findings = [scope_finding(scopes, PUBLISH_SCOPES, source)]
+        levels = [str(v) for v in (creator or {}).get("privacy_level_options") or []]
+        kind = (
+            "public"
+            if "PUBLIC_TO_EVERYONE" in levels
+            else "private"
+            if "FOLLOWER_OF_CREATOR" in levels
+            else None
+        )
+        if creator is not None:
+            findings += _creator_findings(creator, levels, kind)
+        findings.append(
+            Finding(
+                "audit",
+                "TikTok does not tell an app whether it is audited (no API says)",
+                UNAUDITED
+                + (
+                    "; this account is public, so an unaudited app cannot post to it"
+                    if kind == "public"
+                    else ""
+                ),
+                Standing.UNKNOWN,
+            )
+        )
+        findings.append(quota_finding("TikTok", None))
+        return Inspection(
+            network="TikTok",
+            account=str((creator or {}).get("creator_username") or account.name),
+            scopes=scopes,
+            scopes_source=source,
+            account_type=kind,
+            audit="not readable: TikTok has no API for an app's audit",
+            findings=tuple(findings),
+        )
+
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
@@ -225,10 +314,10 @@ class TikTokDriver:
         assert media is not None and media.size is not None  # a ready video
         token = self.tokens.access_token(delivery.account.connection_id)
         creator = self._creator(token)
-        post_info = _post_info(delivery.fields, creator)
+        post_info = post_info_of(delivery.fields, creator)
         _refuse_if_too_long(media, creator)
         plan = chunk_plan(media.size, self.chunk_bytes)
-        init = _data(
+        init = data_of(
             self._post(
                 token,
                 "/post/publish/video/init/",
@@ -325,12 +414,12 @@ class TikTokDriver:
         """The creator's posting settings: who they are, the privacy levels and
         interactions their account allows, the longest video they may post
         (https://developers.tiktok.com/doc/content-posting-api-reference-query-creator-info)."""
-        return _data(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
+        return data_of(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
 
     def _status(self, token: str, publish_id: str) -> dict[str, Any]:
         """The post's status (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status)."""
         response = self._post(token, "/post/publish/status/fetch/", {"publish_id": publish_id})
-        return _data(response, sent=True)
+        return data_of(response, sent=True)
 
     def _post(self, token: str, path: str, body: dict[str, Any]) -> httpx.Response:
         return self.http.request(
@@ -342,7 +431,7 @@ class TikTokDriver:
         )
 
 
-def _post_info(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any]:
+def post_info_of(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any]:
     """TikTok's ``post_info`` from the owner's choices, refused before anything is sent
     where TikTok would refuse it or its rules forbid choosing for the owner.
 
@@ -379,6 +468,41 @@ def _post_info(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any
     return post_info
 
 
+def _creator_findings(
+    creator: dict[str, Any], levels: list[str], kind: str | None
+) -> list[Finding]:
+    """What creator_info says the account allows: its privacy levels, its interactions,
+    its longest video."""
+    found = [
+        Finding(
+            "account type",
+            f"{kind or 'unknown'} account",
+            f"each post must choose its privacyLevel among {', '.join(levels) or 'none'}",
+            Standing.OK if levels else Standing.BLOCKED,
+        )
+    ]
+    off = [name for _, _, flag, name in INTERACTIONS if creator.get(flag)]
+    found.append(
+        Finding(
+            "interactions",
+            f"turned off by the account: {', '.join(off)}" if off else "none turned off",
+            "a post allowing one of them is refused; leave it out" if off else "any may be allowed",
+            Standing.WARNING if off else Standing.OK,
+        )
+    )
+    longest = creator.get("max_video_post_duration_sec")
+    if isinstance(longest, int | float):
+        found.append(
+            Finding(
+                "longest video",
+                f"{longest:g} s (max_video_post_duration_sec)",
+                "a longer video is refused before anything is sent",
+                Standing.OK,
+            )
+        )
+    return found
+
+
 def _refuse_if_too_long(media: Media, creator: dict[str, Any]) -> None:
     """Each creator has their own longest video (creator_info's
     ``max_video_post_duration_sec``: "Developers should use this field to stop video
@@ -394,7 +518,7 @@ def _refuse_if_too_long(media: Media, creator: dict[str, Any]) -> None:
         )
 
 
-def _data(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
+def data_of(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
     """The ``data`` of a TikTok answer, or its error as the service's failure."""
     try:
         body = response.json()

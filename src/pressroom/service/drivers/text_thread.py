@@ -53,6 +53,7 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import meta
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
+    Account,
     Delivery,
     PlatformRefused,
     PlatformUnavailable,
@@ -65,6 +66,15 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    QuotaLeft,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import consent_url, token_set_of
 from pressroom.service.drivers.tokens import TokenSource
 
@@ -72,6 +82,9 @@ AUTHORIZE_URL = "https://threads.net/oauth/authorize"
 HOST = "https://graph.threads.net"
 API = f"{HOST}/v1.0"
 SCOPES = ("threads_basic", "threads_content_publish")
+PUBLISH_SCOPES = SCOPES
+"""Both: every Threads call needs ``threads_basic``, the quota, the container and
+``threads_publish`` ``threads_content_publish`` too (overview, posts page)."""
 CLOCK_SLACK = timedelta(minutes=2)
 CONTAINER_WAIT_SECONDS = 300.0
 """Meta's "no more than 5 minutes" of status reads (troubleshooting page)."""
@@ -155,6 +168,63 @@ class ThreadsDriver:
     def fetch_profile(self, tokens: TokenSet) -> Profile:
         me = self._get(tokens.access_token, "/me", {"fields": "id,username,name"})
         return Profile(name=str(me["username"]), display_name=str(me.get("name") or me["username"]))
+
+    def inspect(self, account: Account) -> Inspection:
+        """The profile with its verification (``/me``, ``threads_basic``) and the
+        publishing quota (``threads_publishing_limit``, which needs both scopes: its
+        answer shows ``threads_content_publish`` granted, Graph code 10 or 200-299 that
+        it is not). Threads has no token introspection."""
+        token = self.tokens.access_token(account.connection_id)
+        me = self._get(token, "/me", {"fields": "id,username,name,is_verified"}, sent=False)
+        response = self._call(
+            "GET",
+            f"/{me['id']}/threads_publishing_limit",
+            token,
+            {"fields": "quota_usage,config"},
+        )
+        quota: QuotaLeft | None = None
+        if response.status_code == 200:
+            answer = json_of(response)
+            used = meta.quota_of(answer)
+            if used is not None:
+                quota = QuotaLeft(used.used, used.total, meta.quota_window_of(answer))
+            publishing = True
+        elif meta.is_permission_refusal(response):
+            publishing = False
+        else:
+            raise meta.failure(response, "Threads", sent=False)
+        basic, content = SCOPES
+        scopes = scope_states(
+            SCOPES, granted=[basic, *([content] if publishing else [])], missing=[content]
+        )
+        source = "which of /me and threads_publishing_limit answered"
+        verified = me.get("is_verified") is True
+        return Inspection(
+            network="Threads",
+            account=str(me["username"]),
+            scopes=scopes,
+            scopes_source=source,
+            account_type="profile",
+            audit=f"is_verified {str(verified).lower()}",
+            quota=quota,
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "verification",
+                    f"is_verified {str(verified).lower()}",
+                    "publishing does not depend on it",
+                    Standing.OK,
+                ),
+                Finding(
+                    "audit",
+                    "Meta does not tell a profile's token whether the app passed App Review",
+                    "without Advanced Access to threads_content_publish, only people with a "
+                    "role on the app (and Threads testers) can publish through it",
+                    Standing.UNKNOWN,
+                ),
+                quota_finding("Threads", quota),
+            ),
+        )
 
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:

@@ -60,6 +60,7 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     AccessRevoked,
+    Account,
     Delivery,
     MediaSource,
     PermissionMissing,
@@ -76,6 +77,14 @@ from pressroom.service.drivers.base import (
     check_thumbnail_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import code_challenge, consent_url, token_call
 from pressroom.service.drivers.tokens import TokenSource
 
@@ -83,10 +92,14 @@ AUTHORIZE_URL = "https://accounts.google.com/o/oauth2/v2/auth"
 TOKEN_URL = "https://oauth2.googleapis.com/token"
 API = "https://www.googleapis.com/youtube/v3"
 UPLOAD_API = "https://www.googleapis.com/upload/youtube/v3"
-SCOPES = (
-    "https://www.googleapis.com/auth/youtube.upload",
-    "https://www.googleapis.com/auth/youtube.readonly",
-)
+TOKENINFO_URL = "https://www.googleapis.com/oauth2/v2/tokeninfo"
+"""Google's token information (``oauth2.tokeninfo`` in the discovery document
+google-api-python-client ships, ``oauth2.v2``): the scopes a token was granted."""
+UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
+SCOPES = (UPLOAD_SCOPE, "https://www.googleapis.com/auth/youtube.readonly")
+PUBLISH_SCOPES = (UPLOAD_SCOPE,)
+"""``videos.insert`` and ``thumbnails.set`` take ``youtube.upload`` (the discovery
+document's scopes per method); the read-only scope serves the channel and the look-up."""
 UPLOAD_QUANTUM = 256 * 1024
 CHUNK_BYTES = 32 * UPLOAD_QUANTUM
 """8 MiB per PUT: in memory at once, and a multiple of 256 KiB as resumable uploads need."""
@@ -188,6 +201,68 @@ class YouTubeDriver:
             verified=status.get("longUploadsStatus") == "allowed",
         )
 
+    def inspect(self, account: Account) -> Inspection:
+        """The token's scopes from Google's ``tokeninfo`` (the one call whose token goes
+        in the query, where Google's description places it; pressroom's logs never
+        carry a query), and the channel's status from ``channels.list``."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self.http.request(
+            "POST", TOKENINFO_URL, params={"access_token": token}, read=True
+        )
+        if response.status_code == 400:
+            raise AccessRevoked("Google no longer knows the channel's token: reconnect it")
+        if response.status_code != 200:
+            raise _unavailable(response, "describe the channel's token")
+        granted = str(json_of(response).get("scope") or "").split()
+        scopes = scope_states(SCOPES, granted=granted, missing=set(SCOPES) - set(granted))
+        source = "Google's tokeninfo"
+        channel = self._channel(token, "snippet,status")
+        if channel is None:
+            raise AccessRevoked("the Google account has no YouTube channel")
+        snippet, status = channel.get("snippet") or {}, channel.get("status") or {}
+        long_uploads = str(status.get("longUploadsStatus") or "not said")
+        verified = long_uploads == "allowed"
+        for_kids = status.get("madeForKids") is True
+        kind = "channel made for kids" if for_kids else "channel"
+        return Inspection(
+            network="YouTube",
+            account=str(snippet.get("customUrl") or snippet.get("title") or channel["id"]),
+            scopes=scopes,
+            scopes_source=source,
+            account_type=kind,
+            audit=f"longUploadsStatus {long_uploads}",
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "account type",
+                    kind,
+                    "the channel is set as made for children, and YouTube treats its "
+                    "videos so (no comments, no personalised ads)"
+                    if for_kids
+                    else "each video's audience is the owner's madeForKids, or the channel's setting",
+                    Standing.WARNING if for_kids else Standing.OK,
+                ),
+                Finding(
+                    "verification",
+                    f"longUploadsStatus {long_uploads}",
+                    "verified: custom thumbnails and videos over 15 minutes are allowed"
+                    if verified
+                    else "not verified: a custom thumbnail is refused (403 channel_not_verified) "
+                    "and so is a video over 15 minutes; verify the channel at "
+                    "https://www.youtube.com/verify",
+                    Standing.OK if verified else Standing.WARNING,
+                ),
+                Finding(
+                    "audit",
+                    "Google does not tell an app whether its API project passed YouTube's audit",
+                    "uploads from an unverified project may be made private (YouTube's pages "
+                    "disagree): each answer's appliedPrivacyStatus says what YouTube applied",
+                    Standing.UNKNOWN,
+                ),
+                quota_finding("YouTube", None),
+            ),
+        )
+
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
@@ -279,7 +354,7 @@ class YouTubeDriver:
         if response.status_code == 404:
             raise PlatformRefused("YouTube has no such video on this channel", field="videoId")
         if response.status_code != 200:
-            raise _failure(response, sent=True)
+            raise failure_of(response, sent=True)
         sizes = (json_of(response).get("items") or [{}])[0]
         best: dict[str, Any] = next(
             (sizes[k] for k in ("maxres", "high", "medium", "default") if k in sizes), {}
@@ -311,7 +386,7 @@ class YouTubeDriver:
         )
         location = response.headers.get("Location")
         if response.status_code != 200 or not location:
-            raise _failure(response, sent=False)  # no video exists before the bytes
+            raise failure_of(response, sent=False)  # no video exists before the bytes
         return str(location)
 
     def _send_bytes(self, token: str, session: str, key: str, size: int) -> dict[str, Any]:
@@ -346,7 +421,7 @@ class YouTubeDriver:
                 video: dict[str, Any] = json_of(response)
                 return video
             if response.status_code != 308:
-                raise _failure(response, sent=last)
+                raise failure_of(response, sent=last)
             offset, failures = _received(response), 0
 
     def _where_it_stands(
@@ -428,7 +503,7 @@ def _reasons(response: httpx.Response) -> set[str]:
     }
 
 
-def _failure(response: httpx.Response, *, sent: bool) -> Exception:
+def failure_of(response: httpx.Response, *, sent: bool) -> Exception:
     status, reasons = response.status_code, _reasons(response)
     if status in (400, 403) and reasons & QUOTA_REASONS:
         return PlatformRateLimited(
@@ -482,7 +557,7 @@ def _thumbnail_refusal(response: httpx.Response) -> Exception:
             error_codes.CHANNEL_NOT_VERIFIED,
             f"YouTube does not let this channel set custom thumbnails ({_message(response)}).",
         )
-    failure = _failure(response, sent=True)
+    failure = failure_of(response, sent=True)
     if isinstance(failure, PlatformRefused) and failure.field is None:
         failure.field = "videoId"  # "The thumbnail can't be set for the specified video."
     return failure

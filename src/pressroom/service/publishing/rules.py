@@ -8,13 +8,13 @@ In each, the spec's limits come first with the spec's errors (281 characters on
 microblog is ``text_too_long``); then the network's rules, where the network is stricter
 or counts otherwise: a 400 ``validation_error`` with the field, the rule's id and its
 page. A media rule that conversion can meet is not refused (the file is fitted for the
-network); those it cannot (a duration, an aspect ratio) are.
+network: ``media.fitting``); those it cannot (a duration; an aspect ratio, unless the
+body's ``fit`` says ``pad`` or ``crop``) are.
 Each refusal names the field and says what to change.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Protocol
 
 from pydantic.alias_generators import to_camel
@@ -27,16 +27,16 @@ from pressroom.platforms import (
     MediaKind,
     Platform,
 )
-from pressroom.rules import MediaFacts, Subject, Violation, check_text
+from pressroom.rules import Fit, MediaFacts, Subject, Violation, check_text
 from pressroom.service.db.models import File
 from pressroom.service.errors import ServiceError
+from pressroom.service.media.fitting import facts_of as _facts
 from pressroom.service.publishing.schemas import (
+    FITS,
     PublishRequest,
     ShortVideoPost,
     VideoSharingPublish,
 )
-
-log = logging.getLogger(__name__)
 
 PUBLISHING_ACCOUNT_TYPES = ("business", "creator")
 _ARTICLE = {MediaKind.IMAGE: "an image", MediaKind.VIDEO: "a video"}
@@ -74,6 +74,13 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
             f"{platform.value} posts text only: remove fileId.",
             field="fileId",
         )
+    fit = getattr(body, "fit", None)
+    if fit is not None and fit not in FITS:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"fit must be one of {', '.join(FITS)}, not {fit!r}.",
+            field="fit",
+        )
     privacy = body.privacy_status if isinstance(body, VideoSharingPublish) else None
     if privacy is not None and privacy not in PRIVACY_STATUSES:
         raise ServiceError(
@@ -101,35 +108,23 @@ def network_refusal(platform: Platform, violation: Violation, *, field: str) -> 
 
 
 def facts_of(file: File) -> MediaFacts:
-    return MediaFacts(
-        kind=MediaKind(file.kind),
-        content_type=file.content_type,
-        size=file.size,
-        width=file.width,
-        height=file.height,
-        duration_seconds=file.duration_seconds,
-        video_codec=file.video_codec,
-        audio_codec=file.audio_codec,
-        frame_rate=file.frame_rate,
-    )
+    return _facts(file, MediaKind(file.kind), file.content_type)
 
 
 def check_network_media(
-    platform: Platform, file: File, *, field: str, subject: Subject = Subject.MEDIA
+    platform: Platform,
+    file: File,
+    *,
+    field: str,
+    subject: Subject = Subject.MEDIA,
+    fit: Fit | None = None,
 ) -> None:
     """The network's media rules on the probed file: refused when conversion cannot
-    meet a rule; a rule it can meet is left to the fitting of the file."""
-    verdict = network.check_media(platform, facts_of(file), subject=subject)
+    meet a rule; a rule it can meet is left to the fitting of the file
+    (``media.fitting.to_send``)."""
+    verdict = network.check_media(platform, facts_of(file), subject=subject, fit=fit)
     if verdict.refused:
         raise network_refusal(platform, verdict.refused[0], field=field)
-    for violation in verdict.needs_fitting:
-        log.debug(
-            "file %s needs fitting for %s: %s (%s)",
-            file.id,
-            violation.rule.id,
-            violation.fix,
-            violation.message,
-        )
 
 
 class ConnectedAccount(Protocol):
@@ -175,7 +170,9 @@ def check_account(platform: Platform, connection: ConnectedAccount) -> None:
             )
 
 
-def check_media(platform: Platform, file: File, *, field: str = "fileId") -> None:
+def check_media(
+    platform: Platform, file: File, *, field: str = "fileId", fit: Fit | None = None
+) -> None:
     rules = RULES[platform]
     kind = MediaKind(file.kind)
     if kind not in rules.media_kinds:
@@ -187,7 +184,7 @@ def check_media(platform: Platform, file: File, *, field: str = "fileId") -> Non
         )
     if kind == MediaKind.VIDEO:
         _check_duration(platform, file, field=field)
-    check_network_media(platform, file, field=field)
+    check_network_media(platform, file, field=field, fit=fit)
 
 
 def _check_duration(platform: Platform, file: File, *, field: str) -> None:

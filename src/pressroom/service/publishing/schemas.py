@@ -19,6 +19,7 @@ from pressroom.platforms import (
     RULES,
     Platform,
 )
+from pressroom.rules.model import Fit
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
 from pressroom.service.text_rules import SOME_TEXT
 from pressroom.statuses import ShortVideoPrivacyLevel
@@ -72,6 +73,22 @@ def _file(what: str) -> Any:
     )
 
 
+FITS: tuple[str, ...] = tuple(Fit)
+
+
+def _fit() -> Any:
+    return Field(
+        None,
+        description="Our extension: what to do when the network behind the label does not "
+        "take the picture's shape (its width:height, e.g. Instagram's 4:5 to 1.91:1): "
+        "`refuse` (the default: 400 `validation_error` naming the rule), `pad` (letterboxed "
+        "to the nearest shape it takes) or `crop` (cut to it, keeping the centre). Done to "
+        "a copy made for the network; the uploaded file is never changed.",
+        examples=[Fit.REFUSE.value],
+        json_schema_extra={"enum": list(FITS)},
+    )
+
+
 def _interaction(what: str) -> Any:
     return Field(
         None,
@@ -103,6 +120,12 @@ class PublishRequest(RequestModel):
         value = getattr(self, "file_id", None)
         return value if isinstance(value, str) else None
 
+    @property
+    def fit_choice(self) -> Fit | None:
+        """``fit`` as given (checked by ``rules.check_body``); None when not sent."""
+        value = getattr(self, "fit", None)
+        return Fit(value) if isinstance(value, str) and value in FITS else None
+
 
 class MicroblogPublish(PublishRequest):
     text: str = text_field(Platform.MICROBLOG, "text", "The post.")
@@ -131,6 +154,7 @@ class VideoSharingPublish(PublishRequest):
             "YouTube decided."
         ),
     )
+    fit: str | None = _fit()
 
 
 class ShortVideoPost(PublishRequest):
@@ -153,23 +177,26 @@ class ShortVideoPost(PublishRequest):
             "an app TikTok has not audited may post SELF_ONLY only. On a TikTok connection a "
             "post without it, or with a level the account does not offer, is refused with "
             "400 `validation_error` naming `privacyLevel` (the account's levels in the "
-            "message) before anything is sent. The sandbox publishes without it."
+            "message) before anything is sent; the sandbox refuses it the same way."
         ),
         examples=[ShortVideoPrivacyLevel.SELF_ONLY.value],
     )
     allow_comments: bool | None = _interaction("comment on the video")
     allow_duet: bool | None = _interaction("make Duets with the video")
     allow_stitch: bool | None = _interaction("make Stitches with the video")
+    fit: str | None = _fit()
 
 
 class PhotoSharingPublish(PublishRequest):
     file_id: str = _file("a photo or a video")
     caption: str | None = text_field(Platform.PHOTO_SHARING, "caption", "Caption.")
+    fit: str | None = _fit()
 
 
 class PageSocialPublish(PublishRequest):
     file_id: str = _file("a photo or a video")
     message: str | None = text_field(Platform.PAGE_SOCIAL, "message", "Post text.")
+    fit: str | None = _fit()
 
 
 class PinBoardPublish(PublishRequest):
@@ -177,6 +204,7 @@ class PinBoardPublish(PublishRequest):
     board_id: str = Field(min_length=1, description="The board to pin to.")
     title: str | None = text_field(Platform.PIN_BOARD, "title", "Pin title.")
     description: str | None = text_field(Platform.PIN_BOARD, "description", "Pin description.")
+    fit: str | None = _fit()
 
 
 class TextThreadPublish(PublishRequest):

@@ -33,6 +33,7 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom import error_codes
 from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
+from pressroom.rules import Subject
 from pressroom.service.connections.repository import ConnectionRepository
 from pressroom.service.connections.service import expire_token, require_publishable
 from pressroom.service.db.base import utcnow
@@ -41,6 +42,7 @@ from pressroom.service.db.session import transaction
 from pressroom.service.drivers import base as driver
 from pressroom.service.errors import ServiceError, unexpected_error
 from pressroom.service.events.catalog import InactiveReason
+from pressroom.service.media import fitting
 from pressroom.service.media.pagination import Position, decode_cursor, encode_cursor
 from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
@@ -77,7 +79,9 @@ UNKNOWN = PostStatus.UNKNOWN.value
 NOT_SENT = RecordStatus.NOT_SENT.value
 """``recordStatus`` of an attempt that never reached the platform (its record: failed)."""
 
-_NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform"})
+_NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform", "fit"})
+"""Body fields that are the service's business: which connection and file, and how the
+file is fitted for the network (never a field the network reads)."""
 PLATFORM_REFERENCE = "platformReference"
 """Kept in an unknown record's result: the network's handle for what it received (TikTok's
 ``publish_id``), which its look-up asks for."""
@@ -262,8 +266,28 @@ def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest
         rules.check_account(platform, connection)
         assert body.media_file_id is not None  # required by every media body
         file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
-        rules.check_media(platform, file)
-        return media_of(file)
+        rules.check_media(platform, file, fit=body.fit_choice)
+        return media_sent(
+            fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice)
+        )
+
+
+def media_sent(sent: fitting.Sent) -> driver.Media:
+    """What the driver sends: the file, or the file fitted for the network."""
+    return driver.Media(
+        file_id=sent.file_id,
+        kind=sent.kind,
+        content_type=sent.content_type,
+        storage_key=sent.storage_key,
+        duration_seconds=sent.duration_seconds,
+        size=sent.size,
+        width=sent.width,
+        height=sent.height,
+        video_codec=sent.video_codec,
+        audio_codec=sent.audio_codec,
+        frame_rate=sent.frame_rate,
+        derivative_id=sent.derivative_id,
+    )
 
 
 def media_of(file: File) -> driver.Media:
@@ -429,9 +453,16 @@ def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) ->
             )
         image = require_ready_file(db, ctx.account, body.thumbnail_file_id, field="thumbnailFileId")
         rules.check_thumbnail(image, field="thumbnailFileId")
+        sent = fitting.to_send(
+            db,
+            image,
+            Platform.VIDEO_SHARING,
+            field="thumbnailFileId",
+            subject=Subject.THUMBNAIL,
+        )
         channel_id = channel.id
         change = driver.ThumbnailChange(
-            driver.Account(channel.id, channel.name), video_id, media_of(image)
+            driver.Account(channel.id, channel.name), video_id, media_sent(sent)
         )
     try:
         done = ctx.drivers[Platform.VIDEO_SHARING].set_thumbnail(change)
