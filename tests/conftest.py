@@ -10,13 +10,15 @@ from __future__ import annotations
 import gc
 import os
 import secrets
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.plans import Plan
@@ -174,6 +176,25 @@ def service(settings: Settings) -> Iterator[Service]:
     with TestClient(app) as client:
         yield Service(client, app.state.session_factory, settings)
     app.state.engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _postgres_pools_closed() -> Iterator[None]:
+    """Every PostgreSQL engine a test used gives back its connections when the test
+    ends, whoever made it: one left to the garbage collector keeps its pool's
+    connections open until a collection reaches it, and a long run meets the server's
+    ``max_connections`` ("too many clients already")."""
+    used: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+    def seen(connection: Any) -> None:
+        used.add(connection.engine)
+
+    event.listen(Engine, "engine_connect", seen)
+    yield
+    event.remove(Engine, "engine_connect", seen)
+    for engine in list(used):
+        if engine.dialect.name == "postgresql":
+            engine.dispose()
 
 
 @pytest.fixture(autouse=True)
