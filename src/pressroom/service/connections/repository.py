@@ -70,6 +70,23 @@ def visible_for_publishing(link: Link, account_id: str, connection_id: str) -> R
     return link.first(_PUBLISHING, account_id=account_id, connection_id=connection_id)
 
 
+_TOKENS = Prepared(
+    select(
+        _TABLE.c.parent_id,
+        _TABLE.c.access_token_enc,
+        _PARENT.c.access_token_enc.label("parent_access_token_enc"),
+    )
+    .select_from(_TABLE.outerjoin(_PARENT, _PARENT.c.id == _TABLE.c.parent_id))
+    .where(_TABLE.c.id == bindparam("connection_id"))
+)
+
+
+def encrypted_tokens(link: Link, connection_id: str) -> Row | None:
+    """A connection's encrypted access token and its parent's, in one statement (a
+    driver asks for one per call: ``drivers.tokens``)."""
+    return link.first(_TOKENS, connection_id=connection_id)
+
+
 def visible_with_parents(link: Link, account_id: str, *, described: bool = True) -> Sequence[Row]:
     """What ``list_for_account`` lists, each row with its parent's state beside it (one
     statement on the driver's connection, for the API's connection lists: ``db.reads``);
