@@ -267,9 +267,7 @@ def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest
         assert body.media_file_id is not None  # required by every media body
         file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
         rules.check_media(platform, file, fit=body.fit_choice)
-        return media_sent(
-            fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice)
-        )
+        return media_sent(fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice))
 
 
 def media_sent(sent: fitting.Sent) -> driver.Media:
