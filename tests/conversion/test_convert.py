@@ -149,5 +149,5 @@ def test_video_frame_rates_are_clamped_to_a_common_rate_in_range() -> None:
     assert output_rate(Fraction(15), tiktok) == 24
     assert output_rate(Fraction(120), tiktok) == 60
     assert output_rate(Fraction(30000, 1001), tiktok) == Fraction(30000, 1001)  # kept
-    x = profile_target(Platform.MICROBLOG, MediaKind.VIDEO)
-    assert output_rate(Fraction(90), x) == 60
+    reels = profile_target(Platform.PHOTO_SHARING, MediaKind.VIDEO)
+    assert output_rate(Fraction(90), reels) == 60

@@ -15,6 +15,7 @@ How a request uses the database, and why:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request, Security
@@ -47,7 +48,23 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
     does no I/O, so this runs on the event loop and costs no thread hand-off; it only
     finishes on a worker thread a transaction a route left open, should one."""
     factory: sessionmaker[Session] = request.app.state.session_factory
-    session = factory() if request.method in READ_METHODS else writing_session(factory)
+    writes = request.method not in READ_METHODS
+    async with _unit_of_work(writing_session(factory) if writes else factory()) as session:
+        yield session
+
+
+async def get_writing_db(request: Request) -> AsyncIterator[Session]:
+    """The unit of work of a page that writes although it is fetched with GET (a key
+    shown once is cleared as it is shown). On SQLite a read transaction that turns
+    into a write fails at once if anyone committed since it began (SQLITE_BUSY_SNAPSHOT),
+    so such a route declares it writes, and waits its turn for the lock instead."""
+    factory: sessionmaker[Session] = request.app.state.session_factory
+    async with _unit_of_work(writing_session(factory)) as session:
+        yield session
+
+
+@asynccontextmanager
+async def _unit_of_work(session: Session) -> AsyncIterator[Session]:
     try:
         yield session
         if session.in_transaction():
@@ -61,6 +78,7 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
 
 
 DbSession = Annotated[Session, Depends(get_db, scope="function")]
+WritingDbSession = Annotated[Session, Depends(get_writing_db, scope="function")]
 AppSettings = Annotated[Settings, Depends(get_settings_dep)]
 
 

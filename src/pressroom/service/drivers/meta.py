@@ -56,6 +56,7 @@ from pressroom.service.drivers.base import (
     PlatformUnavailable,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import QuotaLeft
 
 TOKEN_CODES = frozenset({102, 190})
 RATE_CODES = frozenset({4, 9, 17, 32, 613, *range(80001, 80015)})
@@ -144,6 +145,19 @@ def quota_window_of(answer: dict[str, Any]) -> int | None:
     config = rows[0].get("config")
     duration = config.get("quota_duration") if isinstance(config, dict) else None
     return duration if isinstance(duration, int) else None
+
+
+def publishing_limit_of(response: httpx.Response, network: str) -> tuple[QuotaLeft | None, bool]:
+    """A ``*_publishing_limit`` read for ``drivers check``: the quota left where the answer
+    says it, and whether the token may publish (a permission refusal says it may not)."""
+    if response.status_code == 200:
+        answer = json_of(response)
+        used = quota_of(answer)
+        quota = QuotaLeft(used.used, used.total, quota_window_of(answer)) if used else None
+        return quota, True
+    if is_permission_refusal(response):
+        return None, False
+    raise failure(response, network, sent=False)
 
 
 def is_permission_refusal(response: httpx.Response) -> bool:

@@ -68,7 +68,6 @@ from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.inspection import (
     Finding,
     Inspection,
-    QuotaLeft,
     Standing,
     quota_finding,
     scope_finding,
@@ -193,14 +192,7 @@ class InstagramDriver:
         response = self._call(
             "GET", f"/{user}/content_publishing_limit", token, {"fields": "quota_usage,config"}
         )
-        quota: QuotaLeft | None = None
-        if response.status_code == 200:
-            quota = _quota_left(json_of(response))
-            publishing = True
-        elif meta.is_permission_refusal(response):
-            publishing = False
-        else:
-            raise meta.failure(response, "Instagram", sent=False)
+        quota, publishing = meta.publishing_limit_of(response, "Instagram")
         basic, content = SCOPES
         scopes = scope_states(
             SCOPES, granted=[basic, *([content] if publishing else [])], missing=[content]
@@ -349,11 +341,3 @@ class InstagramDriver:
         if response.status_code != 200:
             raise meta.failure(response, "Instagram", sent=sent)
         return json_of(response)
-
-
-def _quota_left(answer: dict[str, Any]) -> QuotaLeft | None:
-    """``content_publishing_limit``'s answer as the quota left, with its window."""
-    quota = meta.quota_of(answer)
-    if quota is None:
-        return None
-    return QuotaLeft(quota.used, quota.total, meta.quota_window_of(answer))

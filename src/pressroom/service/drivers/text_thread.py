@@ -69,7 +69,6 @@ from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.inspection import (
     Finding,
     Inspection,
-    QuotaLeft,
     Standing,
     quota_finding,
     scope_finding,
@@ -182,17 +181,7 @@ class ThreadsDriver:
             token,
             {"fields": "quota_usage,config"},
         )
-        quota: QuotaLeft | None = None
-        if response.status_code == 200:
-            answer = json_of(response)
-            used = meta.quota_of(answer)
-            if used is not None:
-                quota = QuotaLeft(used.used, used.total, meta.quota_window_of(answer))
-            publishing = True
-        elif meta.is_permission_refusal(response):
-            publishing = False
-        else:
-            raise meta.failure(response, "Threads", sent=False)
+        quota, publishing = meta.publishing_limit_of(response, "Threads")
         basic, content = SCOPES
         scopes = scope_states(
             SCOPES, granted=[basic, *([content] if publishing else [])], missing=[content]

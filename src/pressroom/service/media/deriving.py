@@ -206,12 +206,7 @@ def _record(library: MediaLibrary, derivative_id: str, outcome: Made | NotMade) 
                 content_type=converted.content_type,
                 storage_key=outcome.storage_key,
                 size=converted.size,
-                width=info.width,
-                height=info.height,
-                duration_seconds=info.duration_seconds,
-                video_codec=info.video_codec,
-                audio_codec=info.audio_codec,
-                frame_rate=info.frame_rate,
+                **info.facts(),
                 failure_reason=None,
                 finished_at=now,
             )

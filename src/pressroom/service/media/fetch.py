@@ -35,12 +35,7 @@ def fetch_file(
     signature: Annotated[str, Query()],
     range_: Annotated[str | None, Header(alias="Range")] = None,
 ) -> StreamingResponse:
-    links = MediaHandover(request.app.state.settings)
-    if not links.verify(file_id, expires, signature, utcnow()):
-        raise ServiceError(
-            error_codes.MEDIA_LINK_SIGNATURE,
-            "This media link is not signed for this file, or it expired.",
-        )
+    _check_link(request, file_id, expires, signature)
     file = db.get(File, file_id)
     if file is None:
         raise ServiceError(error_codes.FILE_NOT_FOUND, f"File {file_id!r} is gone.")
@@ -62,12 +57,7 @@ def fetch_derived(
     signature: Annotated[str, Query()],
     range_: Annotated[str | None, Header(alias="Range")] = None,
 ) -> StreamingResponse:
-    links = MediaHandover(request.app.state.settings)
-    if not links.verify(derivative_id, expires, signature, utcnow()):
-        raise ServiceError(
-            error_codes.MEDIA_LINK_SIGNATURE,
-            "This media link is not signed for this file, or it expired.",
-        )
+    _check_link(request, derivative_id, expires, signature)
     derivative = db.get(Derivative, derivative_id)
     file = db.get(File, derivative.file_id) if derivative is not None else None
     if derivative is None or file is None:
@@ -76,3 +66,14 @@ def fetch_derived(
     return StreamingResponse(
         found.body, status_code=found.status, headers=found.headers, media_type=found.content_type
     )
+
+
+def _check_link(request: Request, key: str, expires: int, signature: str) -> None:
+    """A network fetching media holds a link signed for this file (or copy) that has not
+    expired; anything else is refused before the database is read."""
+    links = MediaHandover(request.app.state.settings)
+    if not links.verify(key, expires, signature, utcnow()):
+        raise ServiceError(
+            error_codes.MEDIA_LINK_SIGNATURE,
+            "This media link is not signed for this file, or it expired.",
+        )
