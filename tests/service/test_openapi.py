@@ -125,3 +125,17 @@ def test_a_text_over_its_code_point_cap_is_too_long_even_within_its_characters(
     error = error_of(response)
     assert (error["code"], error["field"]) == ("text_too_long", "text")
     assert error["message"].startswith("text is 6,200 code points; microblog allows at most 4,480")
+
+
+def test_publish_routes_document_their_key_and_idempotency_key_as_fastapi_would(
+    service: Service,
+) -> None:
+    """The publish routes declare them for the document only (``PUBLISH_DOCUMENTED``);
+    the thumbnail route declares them as FastAPI parameters: both read the same."""
+    paths = service.client.get("/openapi.json").json()["paths"]
+    thumbnail = next(p["post"] for name, p in paths.items() if "thumbnail" in name)
+    for name, operations in paths.items():
+        if name.endswith("/publish") or name == "/api/social/post":
+            publish = operations["post"]
+            assert publish["parameters"] == thumbnail["parameters"][-1:], name
+            assert publish["security"] == thumbnail["security"], name

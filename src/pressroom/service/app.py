@@ -12,10 +12,11 @@ from pressroom.service.connections.endpoints import router as connections_router
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.migrate import upgrade
 from pressroom.service.db.session import make_engine, make_session_factory
+from pressroom.service.db.writer import writes_for
 from pressroom.service.drivers import version_warnings
 from pressroom.service.errors import install_error_handlers
 from pressroom.service.guard import RequestGuard
-from pressroom.service.lifespan import run_with_app
+from pressroom.service.lifespan import freeze_start_up_objects, run_with_app
 from pressroom.service.media.routes import router as media_router
 from pressroom.service.media.runtime import install_media
 from pressroom.service.oauth.refresher import install_token_refresher
@@ -28,6 +29,7 @@ from pressroom.service.processes import install_registry
 from pressroom.service.publishing.endpoints import router as publishing_router
 from pressroom.service.publishing.unknowns import install_reconciler
 from pressroom.service.ratelimit import install_rate_limiter
+from pressroom.service.route_cache import install_route_cache
 from pressroom.service.storage.local import UPLOAD_PREFIX
 from pressroom.service.web.apidocs import install_api_docs
 from pressroom.service.web.install import install_dashboard
@@ -75,6 +77,8 @@ def create_app(
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
     install_rate_limiter(app, settings.rate_limit_per_minute)
+    # Installed first so that it runs last as the app starts, once all it keeps is made.
+    run_with_app(app, freeze_start_up_objects, lambda: None)
 
     app.add_middleware(
         RequestGuard, max_body_bytes=settings.max_body_bytes, exempt_prefixes=(UPLOAD_PREFIX,)
@@ -89,6 +93,9 @@ def create_app(
     install_dispatcher(app)
     if kind == "api":
         install_drain_on_signal(app, settings.ops.shutdown_grace_seconds)
+    # The request path's group writer (SQLite) finishes what is queued once nothing
+    # else of the app writes any more.
+    run_with_app(app, lambda: None, writes_for(engine).stop)
     install_registry(app, kind)  # last: its start, which may refuse, runs first
     # outermost of all: once every background part has stopped, the pool's connections
     # are closed rather than left to the garbage collector (a replica restarted in-process,
@@ -110,4 +117,5 @@ def create_app(
         app.include_router(health_router(with_metrics=settings.ops.metrics))
     else:
         install_ops_server(app, settings.ops)
+    install_route_cache(app.router)
     return app

@@ -230,6 +230,13 @@ class DraftingDriver(Protocol):
         ...
 
 
+class AnswersOnLoop(Protocol):
+    """A driver that publishes without blocking (the sandbox, which has no network to
+    wait on): the service awaits it on the event loop instead of a worker thread."""
+
+    async def publish_async(self, delivery: Delivery) -> Published: ...
+
+
 class PlatformDriver(Protocol):
     platform: Platform
     refresh_ahead: timedelta

@@ -9,11 +9,52 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import SandboxDelivery
+from pressroom.service.db.prepared import Link, Prepared, Row
 from pressroom.service.schemas import iso_utc
+
+_TABLE = SandboxDelivery.__table__
+_BY_DEDUP_KEY = Prepared(
+    select(_TABLE.c.platform_post_id, _TABLE.c.url, _TABLE.c.created_at)
+    .where(
+        _TABLE.c.platform == bindparam("platform"),
+        _TABLE.c.kind == "post",
+        _TABLE.c.dedup_key == bindparam("dedup_key"),
+        _TABLE.c.created_at >= bindparam("since"),
+    )
+    .order_by(_TABLE.c.id.desc())
+)
+_ADD = Prepared(
+    insert(SandboxDelivery).values(
+        {
+            c: bindparam(c)
+            for c in (
+                "platform",
+                "kind",
+                "connection_id",
+                "platform_post_id",
+                "url",
+                "payload",
+                "created_at",
+                "dedup_key",
+            )
+        }
+    )
+)
+
+
+def earlier_post(link: Link, platform: str, dedup_key: str, since: datetime) -> Row | None:
+    """The newest post delivered with this client token since ``since`` (one statement,
+    in the driver's unit of work: ``SandboxDriver.publish``)."""
+    return link.first(_BY_DEDUP_KEY, platform=platform, dedup_key=dedup_key, since=since)
+
+
+def add_delivery(link: Link, **values: Any) -> None:
+    """What ``DeliveryRepository.add`` records, on prepared statements."""
+    link.execute(_ADD, **values)
 
 
 class DeliveryRepository:

@@ -4,7 +4,9 @@ It answers with ids and URLs shaped like each platform's (``shapes``), records e
 delivery in ``sandbox_deliveries`` (the platform's side of the story), and has knobs to
 rehearse bad days (``PRESSROOM_SANDBOX_*``):
 
-- ``LATENCY_MS``: every call takes this long (a blocking sleep in a worker thread).
+- ``LATENCY_MS``: every call takes this long (a publish through the API sleeps on the
+  event loop, ``publish_async``: the sandbox has no network to block on; other calls
+  sleep on their worker thread).
 - ``FAILURE_RATE``: the share of calls that fail transiently, drawn from a random
   generator seeded by ``SEED`` when given, so a run can be repeated.
 - ``FAILURE_MODE``: ``before`` fails before anything is recorded (a resend is safe);
@@ -43,6 +45,7 @@ running server and a request never waits on a call back into its own server.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 import time
@@ -54,12 +57,14 @@ from typing import Any
 import authlib.deprecate
 import httpx
 from sqlalchemy.orm import Session, sessionmaker
+from starlette.concurrency import run_in_threadpool
 
 from pressroom.platforms import Platform
 from pressroom.rules import rules_of
 from pressroom.rules.model import PostsPerDay
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
+from pressroom.service.db.writer import Tx, Unit, Writes, writes_for
 from pressroom.service.drivers import grants, meta, sandbox_network, sandbox_oauth, shapes
 from pressroom.service.drivers.base import (
     AccessRevoked,
@@ -75,7 +80,7 @@ from pressroom.service.drivers.base import (
     check_before_sending,
     check_thumbnail_before_sending,
 )
-from pressroom.service.drivers.deliveries import DeliveryRepository
+from pressroom.service.drivers.deliveries import DeliveryRepository, add_delivery, earlier_post
 from pressroom.service.drivers.inspection import (
     Finding,
     Inspection,
@@ -259,22 +264,39 @@ class SandboxDriver:
         # and the rule, before anything is recorded.
         check_before_sending(delivery)
         failing = self._begin("publishing")
-        if delivery.dedup_key is not None and self.knobs.sandbox_dedupe:
-            with transaction(self.sessions, write=False) as db:
-                earlier = DeliveryRepository(db).by_dedup_key(
-                    self.platform.value, delivery.dedup_key, utcnow() - TOKEN_WINDOW
-                )
-            if earlier is not None:
-                return Published(earlier.platform_post_id, earlier.url, earlier.created_at)
-        connection_id = delivery.account.connection_id
-        self._refuse_without_scopes(connection_id)
-        self._refuse_over_quota(connection_id)
-        extra = self._short_video_choices(delivery.fields)
         if self.platform in CONTAINERS:
             self._await_container(self.clock())
-        created = self.rng.create(
-            shapes.SHAPES[self.platform], delivery.account.name, connection_id
-        )
+        published, before = self._writes().run(self._delivered(delivery))
+        if failing and not before:
+            self._fail("publishing", sent=True)
+        return published
+
+    async def publish_async(self, delivery: Delivery) -> Published:
+        """``publish`` on the event loop: the sandbox sends nothing over a network, so
+        it needs no worker thread; its latency is an ``asyncio.sleep``, and only the
+        wait for a media container (photo_sharing, text_thread), which sleeps as the
+        real drivers poll, takes a thread."""
+        check_before_sending(delivery)
+        if self.knobs.sandbox_latency_ms > 0:
+            await asyncio.sleep(self.knobs.sandbox_latency_ms / 1000)
+        failing = self._roll("publishing")
+        if self.platform in CONTAINERS:
+            await run_in_threadpool(self._await_container, self.clock())
+        published, before = await self._writes().run_async(self._delivered(delivery))
+        if failing and not before:
+            self._fail("publishing", sent=True)
+        return published
+
+    def _writes(self) -> Writes:
+        """The platform's side of the story is written where the service's own writes
+        go (on SQLite, the group writer)."""
+        return writes_for(self.sessions.kw["bind"])
+
+    def _delivered(self, delivery: Delivery) -> Unit[tuple[Published, bool]]:
+        """The unit that finds the post this token delivered before (True), or checks
+        what the network refuses beyond its rules and records the post, at once."""
+        dedupe = delivery.dedup_key is not None and self.knobs.sandbox_dedupe
+        connection_id = delivery.account.connection_id
         payload: dict[str, Any] = {
             "fields": delivery.fields,
             "reference": delivery.reference,
@@ -290,10 +312,38 @@ class SandboxDriver:
                 "size": delivery.media.size,
             },
         }
-        now = self._record("post", connection_id, created, payload, delivery.dedup_key)
-        if failing:
-            self._fail("publishing", sent=True)
-        return Published(created.post_id, created.url, now, extra=extra)
+
+        def deliver(tx: Tx) -> tuple[Published, bool]:
+            now = self.clock()
+            if dedupe:
+                assert delivery.dedup_key is not None
+                earlier = earlier_post(
+                    tx.link, self.platform.value, delivery.dedup_key, now - TOKEN_WINDOW
+                )
+                if earlier is not None:
+                    return Published(
+                        earlier.platform_post_id, earlier.url, earlier.created_at
+                    ), True
+            self._refuse_without_scopes(connection_id)
+            self._refuse_over_quota(connection_id)
+            extra = self._short_video_choices(delivery.fields)
+            created = self.rng.create(
+                shapes.SHAPES[self.platform], delivery.account.name, connection_id
+            )
+            add_delivery(
+                tx.link,
+                platform=self.platform.value,
+                kind="post",
+                connection_id=connection_id,
+                platform_post_id=created.post_id,
+                url=created.url,
+                payload=payload,
+                created_at=now,
+                dedup_key=delivery.dedup_key,
+            )
+            return Published(created.post_id, created.url, now, extra=extra), False
+
+        return deliver
 
     # What the network refuses beyond its rules (``sandbox_network``).
 
@@ -432,9 +482,13 @@ class SandboxDriver:
         return ThumbnailSet(change.video_id, url, now)
 
     def _begin(self, action: str) -> bool:
-        """Wait out the latency; fail now (mode ``before``) or say to fail after recording."""
+        """Wait out the latency, then ``_roll``."""
         if self.knobs.sandbox_latency_ms > 0:
             time.sleep(self.knobs.sandbox_latency_ms / 1000)
+        return self._roll(action)
+
+    def _roll(self, action: str) -> bool:
+        """Fail now (mode ``before``) or say to fail after recording."""
         failing = self.rng.fails(self.knobs.sandbox_failure_rate)
         if failing and self.knobs.sandbox_failure_mode == "before":
             self._fail(action, sent=False)

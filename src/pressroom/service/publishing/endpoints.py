@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request, Response
 
 from pressroom import error_codes
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, THUMBNAIL_PATH, Platform
+from pressroom.service.answers import JsonAnswer
 from pressroom.service.db.models import Post
 from pressroom.service.deps import CurrentAccount, DbSession
 from pressroom.service.errors import responses
 from pressroom.service.guard import repaired
 from pressroom.service.media.pagination import Cursor
 from pressroom.service.publishing import service
-from pressroom.service.publishing.context import Publishing
+from pressroom.service.publishing.context import PUBLISH_DOCUMENTED, Publishing, publishing
 from pressroom.service.publishing.idempotency import IdempotentRoute
 from pressroom.service.publishing.schemas import (
     MicroblogPublish,
@@ -30,7 +31,6 @@ from pressroom.service.publishing.schemas import (
     PostResponse,
     ProfessionalNetworkPublish,
     ProfessionalNetworkResult,
-    PublishResult,
     ShortVideoPost,
     ShortVideoResult,
     TextThreadPublish,
@@ -75,20 +75,24 @@ def _errors(platform: Platform, *extra: ErrorCode) -> dict[int | str, dict[str, 
     RULES[Platform.MICROBLOG].publish_path,
     response_model=MicroblogResult,
     responses=_errors(Platform.MICROBLOG, error_codes.PLATFORM_MISCONFIGURED),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_microblog(body: MicroblogPublish, ctx: Publishing) -> PublishResult:
+async def publish_microblog(body: MicroblogPublish, request: Request) -> Response:
     """A text post of at most 280 characters; no media."""
-    return service.publish(ctx, Platform.MICROBLOG, body)
+    return JsonAnswer(await service.publish(await publishing(request), Platform.MICROBLOG, body))
 
 
 @publish_router.post(
     RULES[Platform.VIDEO_SHARING].publish_path,
     response_model=VideoSharingResult,
     responses=_errors(Platform.VIDEO_SHARING),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_video_sharing(body: VideoSharingPublish, ctx: Publishing) -> PublishResult:
+async def publish_video_sharing(body: VideoSharingPublish, request: Request) -> Response:
     """A video with a title; `privacyStatus` is echoed in the result."""
-    return service.publish(ctx, Platform.VIDEO_SHARING, body)
+    return JsonAnswer(
+        await service.publish(await publishing(request), Platform.VIDEO_SHARING, body)
+    )
 
 
 @publish_router.post(
@@ -114,64 +118,74 @@ def set_video_thumbnail(videoId: str, body: ThumbnailRequest, ctx: Publishing) -
     RULES[Platform.SHORT_VIDEO].publish_path,
     response_model=ShortVideoResult,
     responses=_errors(Platform.SHORT_VIDEO, error_codes.VIDEO_DURATION),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_short_video(body: ShortVideoPost, ctx: Publishing) -> PublishResult:
+async def publish_short_video(body: ShortVideoPost, request: Request) -> Response:
     """A video of 3 seconds to 10 minutes; `platform` must be `short_video`. On a TikTok
     connection `privacyLevel` is required (our extension: TikTok has the owner choose)."""
-    return service.publish(ctx, Platform.SHORT_VIDEO, body)
+    return JsonAnswer(await service.publish(await publishing(request), Platform.SHORT_VIDEO, body))
 
 
 @publish_router.post(
     RULES[Platform.PHOTO_SHARING].publish_path,
     response_model=PostIdResult,
     responses=_errors(Platform.PHOTO_SHARING, error_codes.ACCOUNT_TYPE),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_photo_sharing(body: PhotoSharingPublish, ctx: Publishing) -> PublishResult:
+async def publish_photo_sharing(body: PhotoSharingPublish, request: Request) -> Response:
     """A photo or video; business and creator accounts only."""
-    return service.publish(ctx, Platform.PHOTO_SHARING, body)
+    return JsonAnswer(
+        await service.publish(await publishing(request), Platform.PHOTO_SHARING, body)
+    )
 
 
 @publish_router.post(
     RULES[Platform.PAGE_SOCIAL].publish_path,
     response_model=PostIdResult,
     responses=_errors(Platform.PAGE_SOCIAL, error_codes.NOT_A_PAGE, error_codes.PAGES_PERMISSION),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_page_social(body: PageSocialPublish, ctx: Publishing) -> PublishResult:
+async def publish_page_social(body: PageSocialPublish, request: Request) -> Response:
     """A photo or video on a page (not a personal profile) with the Pages permission."""
-    return service.publish(ctx, Platform.PAGE_SOCIAL, body)
+    return JsonAnswer(await service.publish(await publishing(request), Platform.PAGE_SOCIAL, body))
 
 
 @publish_router.post(
     RULES[Platform.PIN_BOARD].publish_path,
     response_model=PinBoardResult,
     responses=_errors(Platform.PIN_BOARD),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_pin_board(body: PinBoardPublish, ctx: Publishing) -> PublishResult:
+async def publish_pin_board(body: PinBoardPublish, request: Request) -> Response:
     """An image pinned to a board; `boardId` is echoed in the result."""
-    return service.publish(ctx, Platform.PIN_BOARD, body)
+    return JsonAnswer(await service.publish(await publishing(request), Platform.PIN_BOARD, body))
 
 
 @publish_router.post(
     RULES[Platform.TEXT_THREAD].publish_path,
     response_model=PostIdResult,
     responses=_errors(Platform.TEXT_THREAD),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_text_thread(body: TextThreadPublish, ctx: Publishing) -> PublishResult:
+async def publish_text_thread(body: TextThreadPublish, request: Request) -> Response:
     """A text post of at most 500 characters, through the linked photo_sharing account."""
-    return service.publish(ctx, Platform.TEXT_THREAD, body)
+    return JsonAnswer(await service.publish(await publishing(request), Platform.TEXT_THREAD, body))
 
 
 @publish_router.post(
     RULES[Platform.PROFESSIONAL_NETWORK].publish_path,
     response_model=ProfessionalNetworkResult,
     responses=_errors(Platform.PROFESSIONAL_NETWORK, error_codes.PLATFORM_MISCONFIGURED),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_professional_network(
-    body: ProfessionalNetworkPublish, ctx: Publishing
-) -> PublishResult:
+async def publish_professional_network(
+    body: ProfessionalNetworkPublish, request: Request
+) -> Response:
     """A text post; the result's `postId` is a URN. A 500 `platform_misconfigured` means
     LinkedIn no longer serves the `LinkedIn-Version` the service is set to send."""
-    return service.publish(ctx, Platform.PROFESSIONAL_NETWORK, body)
+    return JsonAnswer(
+        await service.publish(await publishing(request), Platform.PROFESSIONAL_NETWORK, body)
+    )
 
 
 # Reading back

@@ -7,11 +7,13 @@ announces ``post.resolved`` with the status it settled on.
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import Post
+from pressroom.service.db.prepared import Link
 from pressroom.service.events import outbox
 from pressroom.service.events.catalog import EventType
 from pressroom.service.schemas import iso_utc
@@ -22,24 +24,60 @@ FAILED = PostStatus.FAILED.value
 UNKNOWN = PostStatus.UNKNOWN.value
 
 
+class PostFacts(Protocol):
+    """What a post's event says of it (a model, or what a publish knows of its record)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def account_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def platform(self) -> str: ...
+    @property
+    def connection_id(self) -> str: ...
+    @property
+    def idempotency_key(self) -> str | None: ...
+    @property
+    def platform_post_id(self) -> str | None: ...
+    @property
+    def url(self) -> str | None: ...
+    @property
+    def published_at(self) -> datetime | None: ...
+    @property
+    def result(self) -> dict[str, Any] | None: ...
+
+
 def announce(db: Session, post: Post, was: str) -> None:
-    now = post.status
+    kind = event_of(was, post.status)
+    if kind is not None:
+        outbox.emit(db, post.account_id, kind, f"post:{post.id}", data_of(post))
+
+
+def announce_in(link: Link, post: PostFacts, was: str) -> None:
+    """``announce`` in a unit of work on prepared statements (``db.writer``)."""
+    kind = event_of(was, post.status)
+    if kind is not None:
+        outbox.emit_in(link, post.account_id, kind, f"post:{post.id}", data_of(post))
+
+
+def event_of(was: str, now: str) -> EventType | None:
+    """The event a change of status announces, if any."""
     if now == was:
-        return
+        return None
     if was == UNKNOWN and now in (PUBLISHED, FAILED):
-        kind = EventType.POST_RESOLVED
-    elif now == PUBLISHED:
-        kind = EventType.POST_PUBLISHED
-    elif now == FAILED:
-        kind = EventType.POST_FAILED
-    elif now == UNKNOWN:
-        kind = EventType.POST_UNKNOWN
-    else:
-        return
-    outbox.emit(db, post.account_id, kind, f"post:{post.id}", data_of(post))
+        return EventType.POST_RESOLVED
+    if now == PUBLISHED:
+        return EventType.POST_PUBLISHED
+    if now == FAILED:
+        return EventType.POST_FAILED
+    if now == UNKNOWN:
+        return EventType.POST_UNKNOWN
+    return None
 
 
-def data_of(post: Post) -> dict[str, Any]:
+def data_of(post: PostFacts) -> dict[str, Any]:
     data: dict[str, Any] = {
         "postId": post.id,
         "status": post.status,

@@ -5,12 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import IdempotencyRecord, Post
+from pressroom.service.db.prepared import Link, Prepared
 from pressroom.service.media.pagination import Position
 from pressroom.service.publishing import events
+from pressroom.statuses import PostStatus
 
 IN_PROGRESS = "in_progress"
 COMPLETED = "completed"
@@ -245,3 +247,222 @@ class IdempotencyRepository:
             .where(IdempotencyRecord.account_id == account_id, IdempotencyRecord.expires_at < now)
             .execution_options(synchronize_session=False)
         )
+
+
+# The publish path's statements, prepared once (``db.prepared``): a publish runs them on
+# every request, in the units of work of ``db.writer``.
+
+_KEYS = IdempotencyRecord.__table__
+_POSTS = Post.__table__
+
+_PURGE_EXPIRED = Prepared(
+    delete(IdempotencyRecord).where(
+        _KEYS.c.account_id == bindparam("account_id"), _KEYS.c.expires_at < bindparam("now")
+    )
+)
+_ADD_KEY = Prepared(
+    insert(IdempotencyRecord)
+    .values(
+        {
+            c: bindparam(c)
+            for c in (
+                "account_id",
+                "key",
+                "endpoint",
+                "request_hash",
+                "state",
+                "response_status",
+                "response_body",
+                "created_at",
+                "expires_at",
+                "claimed_by",
+            )
+        }
+    )
+    .returning(_KEYS.c.id)
+)
+_KEY_TAKEN = Prepared(
+    select(_KEYS.c.id).where(
+        _KEYS.c.account_id == bindparam("account_id"), _KEYS.c.key == bindparam("key")
+    )
+)
+_RUNNING = (_KEYS.c.id == bindparam("record_id"), _KEYS.c.state == IN_PROGRESS)
+_COMPLETE_KEY = Prepared(
+    update(IdempotencyRecord)
+    .where(*_RUNNING)
+    .values(state=COMPLETED, response_status=bindparam("status"), response_body=bindparam("body"))
+)
+_HOLD_KEY = Prepared(update(IdempotencyRecord).where(*_RUNNING).values(state=HELD))
+_RELEASE_KEY = Prepared(delete(IdempotencyRecord).where(*_RUNNING))
+
+_ADD_POST = Prepared(
+    insert(Post).values(
+        {
+            c: bindparam(c)
+            for c in (
+                "id",
+                "account_id",
+                "connection_id",
+                "platform",
+                "file_id",
+                "request",
+                "result",
+                "status",
+                "idempotency_key",
+                "created_at",
+            )
+        }
+    )
+)
+_POST_STATUS = Prepared(
+    select(_POSTS.c.status).where(
+        _POSTS.c.id == bindparam("post_id"), _POSTS.c.account_id == bindparam("account_id")
+    )
+)
+_FROM = (_POSTS.c.id == bindparam("post_id"), _POSTS.c.status == bindparam("was"))
+"""A post record changed only from the status its writer read (param ``was``)."""
+_RECORD_PUBLISHED = Prepared(
+    update(Post)
+    .where(*_FROM)
+    .values(
+        status=bindparam("status"),
+        platform_post_id=bindparam("platform_post_id"),
+        url=bindparam("url"),
+        published_at=bindparam("published_at"),
+        result=bindparam("result"),
+    )
+)
+_RECORD_OUTCOME = Prepared(
+    update(Post).where(*_FROM).values(status=bindparam("status"), result=bindparam("result"))
+)
+
+
+class KeyTaken(Exception):
+    """The account already holds this Idempotency-Key (another request's, or an answer
+    kept for it): the request gets the key's answer, not its own."""
+
+
+def add_key(
+    link: Link,
+    *,
+    account_id: str,
+    key: str,
+    endpoint: str,
+    request_hash: str,
+    now: datetime,
+    expires_at: datetime,
+    claimer: str | None,
+    state: str = IN_PROGRESS,
+    status: int | None = None,
+    body: dict[str, Any] | None = None,
+) -> int:
+    """Take a key (after forgetting the account's expired ones); ``KeyTaken`` when the
+    account holds it. The unique constraint on (account, key) decides between racing
+    requests, across threads, processes and hosts alike."""
+    link.execute(_PURGE_EXPIRED, account_id=account_id, now=now)
+    try:
+        record_id = link.scalar(
+            _ADD_KEY,
+            account_id=account_id,
+            key=key,
+            endpoint=endpoint,
+            request_hash=request_hash,
+            state=state,
+            response_status=status,
+            response_body=body,
+            created_at=now,
+            expires_at=expires_at,
+            claimed_by=claimer,
+        )
+    except link.dialect.loaded_dbapi.IntegrityError as exc:
+        raise KeyTaken(key) from exc
+    return int(record_id)
+
+
+def key_taken(link: Link, account_id: str, key: str) -> bool:
+    return link.first(_KEY_TAKEN, account_id=account_id, key=key) is not None
+
+
+def complete_key(link: Link, record_id: int, status: int, body: dict[str, Any]) -> None:
+    link.execute(_COMPLETE_KEY, record_id=record_id, status=status, body=body)
+
+
+def hold_key(link: Link, record_id: int) -> None:
+    link.execute(_HOLD_KEY, record_id=record_id)
+
+
+def release_key(link: Link, record_id: int) -> None:
+    link.execute(_RELEASE_KEY, record_id=record_id)
+
+
+def add_post(link: Link, **values: Any) -> None:
+    """A post record: ``id``, ``account_id``, ``connection_id``, ``platform``,
+    ``file_id``, ``request``, ``result``, ``status``, ``idempotency_key``, ``created_at``."""
+    link.execute(_ADD_POST, **values)
+
+
+def post_status(link: Link, account_id: str, post_id: str) -> str | None:
+    status: str | None = link.scalar(_POST_STATUS, account_id=account_id, post_id=post_id)
+    return status
+
+
+def record_published(
+    link: Link,
+    account_id: str,
+    post_id: str,
+    *,
+    expected: str,
+    platform_post_id: str,
+    url: str,
+    published_at: datetime,
+    result: dict[str, Any],
+) -> str | None:
+    """The record published with the platform's answer; the status it had (None: no
+    such record). ``expected``, the status its publish wrote, saves reading it first."""
+    return _change(
+        link,
+        _RECORD_PUBLISHED,
+        account_id,
+        post_id,
+        expected,
+        status=PostStatus.PUBLISHED.value,
+        platform_post_id=platform_post_id,
+        url=url,
+        published_at=published_at,
+        result=result,
+    )
+
+
+def record_outcome(
+    link: Link,
+    account_id: str,
+    post_id: str,
+    *,
+    expected: str,
+    status: str,
+    result: dict[str, Any] | None,
+) -> str | None:
+    """The record's outcome (``failed`` or ``unknown``) and its result; the status it
+    had, as ``record_published``."""
+    return _change(
+        link, _RECORD_OUTCOME, account_id, post_id, expected, status=status, result=result
+    )
+
+
+def _change(
+    link: Link,
+    statement: Prepared,
+    account_id: str,
+    post_id: str,
+    expected: str,
+    **values: Any,
+) -> str | None:
+    """Run ``statement`` on the record if its status is ``expected``, else on whatever
+    status it has now (another process may have changed it: an abandoned claim makes
+    it ``unknown``); the status it changed from."""
+    was: str | None = expected
+    while was is not None:
+        if link.execute(statement, post_id=post_id, was=was, **values):
+            return was
+        was = post_status(link, account_id, post_id)
+    return None

@@ -15,6 +15,8 @@ Each refusal names the field and says what to change.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from pydantic.alias_generators import to_camel
 
 from pressroom import error_codes
@@ -26,7 +28,7 @@ from pressroom.platforms import (
     Platform,
 )
 from pressroom.rules import Fit, MediaFacts, Subject, Violation, check_text
-from pressroom.service.db.models import Connection, File
+from pressroom.service.db.models import File
 from pressroom.service.errors import ServiceError
 from pressroom.service.media.fitting import facts_of as _facts
 from pressroom.service.publishing.schemas import (
@@ -125,7 +127,20 @@ def check_network_media(
         raise network_refusal(platform, verdict.refused[0], field=field)
 
 
-def check_account(platform: Platform, connection: Connection) -> None:
+class ConnectedAccount(Protocol):
+    """What ``check_account`` reads of a connection (a model or a row)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def account_type(self) -> str | None: ...
+    @property
+    def page_kind(self) -> str | None: ...
+    @property
+    def pages_permission(self) -> bool: ...
+
+
+def check_account(platform: Platform, connection: ConnectedAccount) -> None:
     """What the platform demands of the account beyond being connected and active."""
     name = connection.name
     if platform == Platform.PHOTO_SHARING and (

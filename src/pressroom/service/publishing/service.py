@@ -1,31 +1,42 @@
 """Publishing: check every rule, record the attempt, send it, record the answer.
 
-A publish is three steps, never one transaction, because the platform call may take
-seconds and must not hold the database:
+A publish is one short write before the platform call and one after, never one
+transaction, because the platform call may take seconds and must not hold the database:
 
-1. one unit of work checks the connection and the file and writes the post record
-   (status ``sending``);
-2. the driver sends it, with no transaction open;
-3. another unit of work records the answer: ``published`` with the platform's id (and,
-   with an Idempotency-Key, stores the result for replays in the same transaction),
-   ``failed`` when the platform refused before receiving it, or ``unknown`` when it
-   failed after receiving it, so the post may be live. The caller then gets a 503
-   ``platform_unavailable`` whose message says which, and ``GET /api/posts`` shows it.
+1. the body's checks (the spec's rules, then the network's), on the event loop; for a
+   post with media, the connection and the file, read on a worker thread;
+2. one unit of work (``attempts.attempt_unit``) checks the connection, takes the
+   Idempotency-Key and writes the post record (status ``sending``), committed before
+   anything is sent;
+3. the driver sends it on a worker thread, with no transaction open;
+4. another unit of work records the answer: ``published`` with the platform's id, the
+   webhook event of the change (the outbox) and the answer stored for replays under the
+   key; or ``failed`` when the platform refused before receiving it, or ``unknown`` when
+   it failed after receiving it, so the post may be live, with the key kept or held as
+   ``claims`` says. The caller then gets a 503 ``platform_unavailable`` whose message
+   says which, and ``GET /api/posts`` shows it.
+
+The route awaits the units (``db.writer``: on SQLite they join the other waiting
+requests' units in one commit) and the driver; no thread waits on another. Once the
+attempt is recorded, steps 3 and 4 finish even if the request is cancelled, as a
+platform call on a thread always did.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from pressroom import error_codes
 from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
 from pressroom.rules import Subject
 from pressroom.service.connections.repository import ConnectionRepository
 from pressroom.service.connections.service import expire_token, require_publishable
-from pressroom.service.db.base import new_id, utcnow
+from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Account, File, Post
 from pressroom.service.db.session import transaction
 from pressroom.service.drivers import base as driver
@@ -37,8 +48,15 @@ from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.ops import metrics
-from pressroom.service.publishing import events, rules
-from pressroom.service.publishing.claims import Claim, settle_in
+from pressroom.service.publishing import rules
+from pressroom.service.publishing.attempts import (
+    Attempt,
+    RefreshFirst,
+    attempt_unit,
+    outcome_unit,
+    published_unit,
+)
+from pressroom.service.publishing.claims import take_in
 from pressroom.service.publishing.context import PublishContext
 from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import (
@@ -69,19 +87,51 @@ PLATFORM_REFERENCE = "platformReference"
 ``publish_id``), which its look-up asks for."""
 
 
-def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> PublishResult:
+async def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> dict[str, Any]:
+    """The publish result, as answered and as stored for replays."""
     rules.check_body(platform, body)
-    post_id, delivery = _prepare(ctx, platform, body)
+    media = None
+    if not RULES[platform].text_only:
+        media = await run_in_threadpool(_checked_media, ctx, platform, body)
+    attempt = await _record_attempt(ctx, platform, body, refresh=media is None)
+    delivery = driver.Delivery(
+        platform=platform,
+        account=driver.Account(attempt.connection_id, attempt.name),
+        fields=platform_fields(platform, body),
+        media=media,
+        reference=attempt.id,
+        dedup_key=f"{ctx.account.id}:{ctx.claim.key}" if ctx.claim else None,
+    )
+    sending = asyncio.ensure_future(_send(ctx, platform, body, attempt, delivery))
+    sending.add_done_callback(_retrieved)
+    return await asyncio.shield(sending)
+
+
+def _retrieved(sending: asyncio.Future[Any]) -> None:
+    """A send whose request was cancelled still ends; its error was answered to nobody."""
+    if not sending.cancelled():
+        sending.exception()
+
+
+async def _send(
+    ctx: PublishContext,
+    platform: Platform,
+    body: PublishRequest,
+    attempt: Attempt,
+    delivery: driver.Delivery,
+) -> dict[str, Any]:
+    post_id = attempt.id
     try:
-        published = ctx.drivers[platform].publish(delivery)
+        published = await _published(ctx.drivers[platform], delivery)
     except driver.PlatformRateLimited as exc:
-        raise _refused(ctx, post_id, platform, _rate_limited(platform, post_id, exc)) from exc
+        error = _rate_limited(platform, post_id, exc)
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.PlatformUnavailable as exc:
-        failure = _record_failure(ctx, post_id, platform, exc)
+        failure = await _record_failure(ctx, attempt, platform, exc)
         metrics.PUBLISHES.labels(platform.value, failure.record_status or NOT_SENT).inc()
         raise failure from exc
     except driver.AccessRevoked as exc:
-        _turn_inactive(ctx, delivery.account.connection_id)
+        await run_in_threadpool(_turn_inactive, ctx, delivery.account.connection_id)
         error = ServiceError(
             error_codes.CONNECTION_INACTIVE,
             f"{platform.value} no longer accepts this connection's authorization ({exc}), "
@@ -89,14 +139,14 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             "connection is now inactive: reconnect it in the dashboard.",
             field="connectionId",
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.PermissionMissing as exc:
         error = ServiceError(
             exc.code,
             f"{platform.value} refused the post: {exc} Nothing was published "
             f"(record {post_id} is marked failed).",
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.PlatformRefused as exc:
         error = ServiceError(
             error_codes.VALIDATION_ERROR,
@@ -106,7 +156,7 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             rule=exc.rule.id if exc.rule else None,
             doc_url=exc.rule.doc_url if exc.rule else None,
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.NetworkMisconfigured as exc:
         error = ServiceError(
             error_codes.PLATFORM_MISCONFIGURED,
@@ -114,7 +164,7 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             f"Nothing was published (record {post_id} is marked failed).",
             record_status=NOT_SENT,
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except Exception as exc:
         metrics.PUBLISHES.labels(platform.value, UNKNOWN).inc()
         # A timeout or a broken connection after the request left: it may be live.
@@ -126,13 +176,13 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             "the service looks the post up before it sends anything again.",
             record_status=UNKNOWN,
         )
-        _record_outcome(ctx, post_id, status=UNKNOWN, result=error.body())
+        await _record_outcome(ctx, attempt, status=UNKNOWN, result=error.body(), error=error)
         raise error from exc
     metrics.PUBLISHES.labels(platform.value, PUBLISHED).inc()
     result = result_of(platform, body, published, post_id)
     answer = result.model_dump(mode="json", by_alias=True)
     try:
-        record_published(ctx.sessions, ctx.account.id, post_id, published, answer, ctx.claim)
+        await ctx.writes.run_async(published_unit(attempt, published, answer, ctx.claim))
     except Exception as exc:
         # The post is live but our record of it is not: keep the key held, so a retry
         # finds the post instead of sending it again.
@@ -145,107 +195,79 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             headers=unexpected.headers,
             record_status=PUBLISHED,
         ) from exc
-    return result
+    if ctx.claim is not None:
+        ctx.claim.settled = True
+    return answer
 
 
-def record_published(
-    sessions: sessionmaker[Session],
-    account_id: str,
-    post_id: str,
-    published: driver.Published,
-    answer: dict[str, Any],
-    claim: Claim | None,
-) -> None:
-    """The attempt went out: its platform id, and the answer stored for replays, at once."""
-    with transaction(sessions) as db:
-        post = PostRepository(db).get(account_id, post_id)
-        assert post is not None
-        was = post.status
-        post.status = PUBLISHED
-        post.platform_post_id = published.platform_post_id
-        post.url = published.url
-        post.published_at = published.published_at
-        post.result = answer
-        events.announce(db, post, was)
-        if claim is not None:
-            settle_in(db, claim, 200, answer)
+async def _published(sender: driver.PlatformDriver, delivery: driver.Delivery) -> driver.Published:
+    """The platform's answer: a driver that sends over a network blocks, on a worker
+    thread; one that answers on the event loop (``driver.AnswersOnLoop``) is awaited.
+    Told apart by the method itself: a protocol check costs more than the sandbox's
+    whole publish."""
+    if hasattr(sender, "publish_async"):
+        return await cast(driver.AnswersOnLoop, sender).publish_async(delivery)
+    return await run_in_threadpool(sender.publish, delivery)
 
 
-class _RefreshFirst(Exception):
-    def __init__(self, connection_id: str) -> None:
-        self.connection_id = connection_id
-
-
-def _prepare(
-    ctx: PublishContext, platform: Platform, body: PublishRequest
-) -> tuple[str, driver.Delivery]:
-    """Check the connection and the file, and write the post record before sending.
+async def _record_attempt(
+    ctx: PublishContext, platform: Platform, body: PublishRequest, *, refresh: bool
+) -> Attempt:
+    """Check the connection, take the Idempotency-Key and write the post record, in one
+    unit of work committed before anything is sent (``attempts.attempt_unit``).
 
     A connection whose access token lapsed is refreshed first, outside any transaction;
     when the platform refuses, the connection turns inactive and the publish is refused
     as for any inactive connection."""
+    claim = ctx.claim
     try:
-        return _prepare_once(ctx, platform, body, refresh=True)
-    except _RefreshFirst as due:
-        flow = oauth.Flow(
-            ctx.sessions,
-            ctx.drivers,
-            Vault.from_settings(ctx.settings),
-            ctx.settings.public_base_url,
+        attempt = await ctx.writes.run_async(
+            attempt_unit(ctx.account.id, platform, body, claim, refresh=refresh)
         )
-        try:
-            oauth.refresh(flow, due.connection_id)
-        except driver.PlatformUnavailable as exc:
-            raise ServiceError(
-                error_codes.PLATFORM_UNAVAILABLE,
-                f"{platform.value} could not renew the connection's authorization now "
-                f"({exc}), so nothing was sent; retry after Retry-After seconds.",
-                headers={"Retry-After": str(exc.retry_after)},
-                record_status=NOT_SENT,
-            ) from exc
-    return _prepare_once(ctx, platform, body, refresh=False)
+    except RefreshFirst as due:
+        await run_in_threadpool(_refresh, ctx, platform, due.connection_id)
+        attempt = await ctx.writes.run_async(
+            attempt_unit(ctx.account.id, platform, body, claim, refresh=False)
+        )
+    if claim is not None and attempt.key_id is not None:
+        claim.record_id = attempt.key_id
+    return attempt
 
 
-def _prepare_once(
-    ctx: PublishContext, platform: Platform, body: PublishRequest, *, refresh: bool
-) -> tuple[str, driver.Delivery]:
-    with transaction(ctx.sessions) as db:
+def _refresh(ctx: PublishContext, platform: Platform, connection_id: str) -> None:
+    flow = oauth.Flow(
+        ctx.sessions,
+        ctx.drivers,
+        Vault.from_settings(ctx.settings),
+        ctx.settings.public_base_url,
+    )
+    try:
+        oauth.refresh(flow, connection_id)
+    except driver.PlatformUnavailable as exc:
+        raise ServiceError(
+            error_codes.PLATFORM_UNAVAILABLE,
+            f"{platform.value} could not renew the connection's authorization now "
+            f"({exc}), so nothing was sent; retry after Retry-After seconds.",
+            headers={"Retry-After": str(exc.retry_after)},
+            record_status=NOT_SENT,
+        ) from exc
+
+
+def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest) -> driver.Media:
+    """A post with media: the connection (refreshed first if its token lapsed), then
+    the file, checked in that order before anything is written."""
+    with transaction(ctx.sessions, write=False) as db:
         connection = require_publishable(db, ctx.account, body.connection_id, platform)
-        due = oauth.due_for_refresh(db, connection) if refresh else None
-        if due is not None:
-            raise _RefreshFirst(due)
+        due = oauth.due_for_refresh(db, connection)
+    if due is not None:
+        _refresh(ctx, platform, due)
+    with transaction(ctx.sessions, write=False) as db:
+        connection = require_publishable(db, ctx.account, body.connection_id, platform)
         rules.check_account(platform, connection)
-        media = None
-        if not RULES[platform].text_only:
-            assert body.media_file_id is not None  # required by every media body
-            file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
-            rules.check_media(platform, file, fit=body.fit_choice)
-            media = media_sent(
-                fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice)
-            )
-        post = PostRepository(db).add(
-            Post(
-                id=new_id("post"),
-                account_id=ctx.account.id,
-                connection_id=connection.id,
-                platform=platform.value,
-                file_id=body.media_file_id,
-                request=body.model_dump(mode="json", by_alias=True, exclude_unset=True),
-                result=None,
-                status=SENDING,
-                idempotency_key=ctx.claim.key if ctx.claim else None,
-                created_at=utcnow(),
-            )
-        )
-        delivery = driver.Delivery(
-            platform=platform,
-            account=driver.Account(connection.id, connection.name),
-            fields=platform_fields(platform, body),
-            media=media,
-            reference=post.id,
-            dedup_key=f"{ctx.account.id}:{ctx.claim.key}" if ctx.claim else None,
-        )
-        return post.id, delivery
+        assert body.media_file_id is not None  # required by every media body
+        file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
+        rules.check_media(platform, file, fit=body.fit_choice)
+        return media_sent(fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice))
 
 
 def media_sent(sent: fitting.Sent) -> driver.Media:
@@ -310,9 +332,10 @@ def result_of(
     return RESULTS[platform].model_validate(data)
 
 
-def _record_failure(
-    ctx: PublishContext, post_id: str, platform: Platform, exc: driver.PlatformUnavailable
+async def _record_failure(
+    ctx: PublishContext, attempt: Attempt, platform: Platform, exc: driver.PlatformUnavailable
 ) -> ServiceError:
+    post_id = attempt.id
     if exc.sent:
         message = (
             f"{platform.value} failed after receiving the post, so it may have been published "
@@ -332,8 +355,12 @@ def _record_failure(
         record_status=UNKNOWN if exc.sent else NOT_SENT,
     )
     kept = {PLATFORM_REFERENCE: exc.reference} if exc.sent and exc.reference else {}
-    _record_outcome(
-        ctx, post_id, status=UNKNOWN if exc.sent else FAILED, result=error.body() | kept
+    await _record_outcome(
+        ctx,
+        attempt,
+        status=UNKNOWN if exc.sent else FAILED,
+        result=error.body() | kept,
+        error=error,
     )
     return error
 
@@ -349,14 +376,30 @@ def _rate_limited(
     )
 
 
-def _refused(
-    ctx: PublishContext, post_id: str, platform: Platform, error: ServiceError
+async def _refused(
+    ctx: PublishContext, attempt: Attempt, platform: Platform, error: ServiceError
 ) -> ServiceError:
     """The network refused the post before publishing it: the record fails with the
     answer the caller gets."""
     metrics.PUBLISHES.labels(platform.value, NOT_SENT).inc()
-    _record_outcome(ctx, post_id, status=FAILED, result=error.body())
+    await _record_outcome(ctx, attempt, status=FAILED, result=error.body(), error=error)
     return error
+
+
+async def _record_outcome(
+    ctx: PublishContext,
+    attempt: Attempt,
+    *,
+    status: str,
+    result: dict[str, Any] | None,
+    error: ServiceError,
+) -> None:
+    claim = ctx.claim
+    await ctx.writes.run_async(
+        outcome_unit(attempt, status=status, result=result, error=error, claim=claim)
+    )
+    if claim is not None:
+        claim.settled = True
 
 
 def _turn_inactive(ctx: PublishContext, connection_id: str) -> None:
@@ -379,22 +422,11 @@ def _mark_unverified(ctx: PublishContext, connection_id: str) -> None:
             connection.verified = False
 
 
-def _record_outcome(
-    ctx: PublishContext, post_id: str, *, status: str, result: dict[str, Any] | None
-) -> None:
-    with transaction(ctx.sessions) as db:
-        post = PostRepository(db).get(ctx.account.id, post_id)
-        if post is not None:
-            was = post.status
-            post.status = status
-            post.result = result
-            events.announce(db, post, was)
-
-
 # Thumbnails
 
 
 def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) -> ThumbnailResult:
+    _take_key(ctx)  # before anything is read: a retry of a kept answer replays it
     with transaction(ctx.sessions, write=False) as db:
         video = PostRepository(db).published_video(ctx.account.id, video_id)
         if video is None:
@@ -469,6 +501,14 @@ def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) ->
     return ThumbnailResult(
         video_id=done.video_id, thumbnail_url=done.thumbnail_url, updated_at=done.updated_at
     )
+
+
+def _take_key(ctx: PublishContext) -> None:
+    """Take the request's Idempotency-Key now, in a unit of work of its own."""
+    claim = ctx.claim
+    if claim is None or claim.record_id is not None:
+        return
+    claim.record_id = ctx.writes.run(lambda tx: take_in(tx.link, claim, utcnow()))
 
 
 # Reading posts back

@@ -182,7 +182,7 @@ def send_test(db: Session, account: Account, endpoint_id: str) -> WebhookDeliver
             error_codes.WEBHOOK_DISABLED,
             "The endpoint is disabled: enable it (PATCH with enabled: true) before testing it.",
         )
-    event = outbox.emit(
+    event_id = outbox.emit(
         db,
         account.id,
         EventType.WEBHOOK_TEST,
@@ -190,7 +190,7 @@ def send_test(db: Session, account: Account, endpoint_id: str) -> WebhookDeliver
         {"endpointId": endpoint.id, "message": "A test event from pressroom."},
         only_endpoint=endpoint.id,
     )
-    delivery = db.scalar(select(WebhookDelivery).where(WebhookDelivery.event_id == event.id))
+    delivery = db.scalar(select(WebhookDelivery).where(WebhookDelivery.event_id == event_id))
     assert delivery is not None
     return delivery
 
