@@ -87,21 +87,6 @@ class DeliveryRepository:
         self.db.flush()
         return delivery
 
-    def by_dedup_key(
-        self, platform: str, dedup_key: str, since: datetime
-    ) -> SandboxDelivery | None:
-        return self.db.scalar(
-            select(SandboxDelivery)
-            .where(
-                SandboxDelivery.platform == platform,
-                SandboxDelivery.kind == "post",
-                SandboxDelivery.dedup_key == dedup_key,
-                SandboxDelivery.created_at >= since,
-            )
-            .order_by(SandboxDelivery.id.desc())
-            .limit(1)
-        )
-
     def posts_since(
         self, platform: str, connection_id: str, since: datetime
     ) -> list[SandboxDelivery]:

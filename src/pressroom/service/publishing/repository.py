@@ -143,45 +143,11 @@ class IdempotencyRepository:
     def __init__(self, db: Session) -> None:
         self.db = db
 
-    def insert(
-        self,
-        *,
-        account_id: str,
-        key: str,
-        endpoint: str,
-        request_hash: str,
-        now: datetime,
-        expires_at: datetime,
-        claimer: str | None,
-    ) -> int:
-        """Claim a key; raises ``IntegrityError`` (at flush) when the account already holds it."""
-        record = IdempotencyRecord(
-            account_id=account_id,
-            key=key,
-            endpoint=endpoint,
-            request_hash=request_hash,
-            state=IN_PROGRESS,
-            created_at=now,
-            expires_at=expires_at,
-            claimed_by=claimer,
-        )
-        self.db.add(record)
-        self.db.flush()
-        return record.id
-
     def get(self, account_id: str, key: str) -> IdempotencyRecord | None:
         return self.db.scalar(
             select(IdempotencyRecord).where(
                 IdempotencyRecord.account_id == account_id, IdempotencyRecord.key == key
             )
-        )
-
-    def complete(self, record_id: int, status: int, body: dict[str, Any]) -> None:
-        self.db.execute(
-            update(IdempotencyRecord)
-            .where(IdempotencyRecord.id == record_id, IdempotencyRecord.state == IN_PROGRESS)
-            .values(state=COMPLETED, response_status=status, response_body=body)
-            .execution_options(synchronize_session=False)
         )
 
     def hold(self, record_id: int) -> None:
@@ -223,30 +189,6 @@ class IdempotencyRepository:
                 .values(state=COMPLETED, response_status=status, response_body=body)
                 .execution_options(synchronize_session=False)
             )
-
-    def release(self, record_id: int) -> None:
-        """Free a key whose request ended without an answer worth replaying."""
-        self.db.execute(
-            delete(IdempotencyRecord)
-            .where(IdempotencyRecord.id == record_id, IdempotencyRecord.state == IN_PROGRESS)
-            .execution_options(synchronize_session=False)
-        )
-
-    def remove(self, record_id: int, created_at: datetime) -> bool:
-        """Remove one expired or abandoned record, unless another request replaced it."""
-        result = self.db.execute(
-            delete(IdempotencyRecord)
-            .where(IdempotencyRecord.id == record_id, IdempotencyRecord.created_at == created_at)
-            .execution_options(synchronize_session=False)
-        )
-        return bool(getattr(result, "rowcount", 0) == 1)
-
-    def purge_expired(self, account_id: str, now: datetime) -> None:
-        self.db.execute(
-            delete(IdempotencyRecord)
-            .where(IdempotencyRecord.account_id == account_id, IdempotencyRecord.expires_at < now)
-            .execution_options(synchronize_session=False)
-        )
 
 
 # The publish path's statements, prepared once (``db.prepared``): a publish runs them on
