@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 
 from fastapi import FastAPI
+from sqlalchemy import Engine
 
 from pressroom import __version__
 from pressroom.service.accounts.endpoints import router as accounts_router
 from pressroom.service.connections.endpoints import router as connections_router
+from pressroom.service.db import reads
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.migrate import upgrade
 from pressroom.service.db.session import make_engine, make_session_factory
@@ -100,7 +102,7 @@ def create_app(
     # outermost of all: once every background part has stopped, the pool's connections
     # are closed rather than left to the garbage collector (a replica restarted in-process,
     # or a test's app, would otherwise hold its share of the database's connection slots)
-    run_with_app(app, start=lambda: None, stop=engine.dispose)
+    run_with_app(app, start=lambda: None, stop=lambda: _close_pool(engine))
     for router in (
         accounts_router,
         connections_router,
@@ -119,3 +121,10 @@ def create_app(
         install_ops_server(app, settings.ops)
     install_route_cache(app.router)
     return app
+
+
+def _close_pool(engine: Engine) -> None:
+    """The connections the loops keep for reads go back to the pool, then the pool's
+    connections are closed."""
+    reads.release_kept(engine)
+    engine.dispose()

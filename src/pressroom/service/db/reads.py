@@ -54,6 +54,12 @@ class _Kept(threading.local):
 
 _kept: weakref.WeakKeyDictionary[Engine, _Kept] = weakref.WeakKeyDictionary()
 _kept_lock = threading.Lock()
+_opened: weakref.WeakKeyDictionary[Engine, list[PoolProxiedConnection]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Every connection the loops keep, per engine, so the app's end can close them: a
+checked-out connection outlives ``engine.dispose()``, and each held its file handles
+(the database, its log and its shared memory) until a garbage collection reached it."""
 
 
 def read_on_loop(engine: Engine, fn: Callable[[Link], T]) -> T:
@@ -70,12 +76,26 @@ def read_on_loop(engine: Engine, fn: Callable[[Link], T]) -> T:
     connection = kept.connection
     if connection is None:
         connection = kept.connection = engine.raw_connection()
+        with _kept_lock:
+            _opened.setdefault(engine, []).append(connection)
     try:
         return fn(Link(connection.driver_connection, engine.dialect))
     except engine.dialect.loaded_dbapi.Error:
         kept.connection = None
+        with _kept_lock:
+            _opened.get(engine, []).remove(connection)
         connection.close()
         raise
+
+
+def release_kept(engine: Engine) -> None:
+    """Close the connections the loops keep for ``engine``'s reads, as the app stops
+    (no read runs any more); a loop that reads again opens another."""
+    with _kept_lock:
+        connections = _opened.pop(engine, [])
+        _kept.pop(engine, None)
+    for connection in connections:
+        connection.close()
 
 
 async def read(engine: Engine, fn: Callable[[Link], T]) -> T:
