@@ -48,7 +48,7 @@ from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.ops import metrics
-from pressroom.service.publishing import rules
+from pressroom.service.publishing import rules, threads
 from pressroom.service.publishing.attempts import (
     Attempt,
     RefreshFirst,
@@ -79,9 +79,10 @@ UNKNOWN = PostStatus.UNKNOWN.value
 NOT_SENT = RecordStatus.NOT_SENT.value
 """``recordStatus`` of an attempt that never reached the platform (its record: failed)."""
 
-_NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform", "fit"})
-"""Body fields that are the service's business: which connection and file, and how the
-file is fitted for the network (never a field the network reads)."""
+_NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform", "fit", "thread"})
+"""Body fields that are the service's business: which connection and file, how the
+file is fitted for the network, and a thread's later parts (each sent as a post of its
+own: ``threads``), never a field the network reads with the first part."""
 PLATFORM_REFERENCE = "platformReference"
 """Kept in an unknown record's result: the network's handle for what it received (TikTok's
 ``publish_id``), which its look-up asks for."""
@@ -180,7 +181,19 @@ async def _send(
         raise error from exc
     metrics.PUBLISHES.labels(platform.value, PUBLISHED).inc()
     result = result_of(platform, body, published, post_id)
-    answer = result.model_dump(mode="json", by_alias=True)
+    answer = answer_of(result)
+    if body.thread_parts:
+        sender = ctx.drivers[platform]
+        return await threads.continue_thread(
+            ctx,
+            platform,
+            body,
+            attempt,
+            delivery,
+            published,
+            answer,
+            lambda part: _published(sender, part),
+        )
     try:
         await ctx.writes.run_async(published_unit(attempt, published, answer, ctx.claim))
     except Exception as exc:
@@ -330,6 +343,14 @@ def result_of(
     if isinstance(body, PinBoardPublish):
         data["boardId"] = body.board_id
     return RESULTS[platform].model_validate(data)
+
+
+def answer_of(result: PublishResult) -> dict[str, Any]:
+    """The result as answered: ``parts`` only on a post made of several."""
+    answer = result.model_dump(mode="json", by_alias=True)
+    if answer.get("parts", ()) is None:
+        del answer["parts"]
+    return answer
 
 
 async def _record_failure(

@@ -42,6 +42,7 @@ from pressroom.service.publishing.service import (
     PLATFORM_REFERENCE,
     PUBLISHED,
     UNKNOWN,
+    answer_of,
     media_of,
     platform_fields,
     result_of,
@@ -87,6 +88,10 @@ def look_up(sessions: sessionmaker[Session], drivers: Drivers, post: Post) -> Fo
     platform = Platform(post.platform)
     if UNANSWERABLE in (post.result or {}):  # asked before: the answer will not change
         raise driver.LookupUnsupported(str((post.result or {})[UNANSWERABLE]))
+    if (post.request or {}).get("thread"):
+        # Finding part 0 would not say which later parts stand: a thread is never
+        # settled from its first part, and nothing of it is sent again.
+        raise driver.LookupUnsupported("a thread's later parts cannot be looked up yet")
     with transaction(sessions, write=False) as db:
         delivery = delivery_of(db, post)
     try:
@@ -97,7 +102,7 @@ def look_up(sessions: sessionmaker[Session], drivers: Drivers, post: Post) -> Fo
     if published is None:
         return Missing()
     body = REQUESTS[platform].model_validate(post.request)
-    answer = result_of(platform, body, published, post.id).model_dump(mode="json", by_alias=True)
+    answer = answer_of(result_of(platform, body, published, post.id))
     with transaction(sessions) as db:
         PostRepository(db).settle(
             post.id,
