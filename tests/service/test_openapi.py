@@ -94,7 +94,9 @@ def test_fixed_values_are_enums_and_limits_are_stated(service: Service) -> None:
     # Threads: the body's `thread`, and the parts of the result and the record.
     assert "thread" in schemas["MicroblogPublish"]["properties"]
     assert "thread" in schemas["TextThreadPublish"]["properties"]
-    assert set(schemas["ThreadPart"]["properties"]) == {"text", "fileIds"}
+    part = schemas["MicroblogThreadPart"]["properties"]["text"]
+    assert (part["x-max-graphemes"], part["minLength"]) == (280, 1)
+    assert schemas["TextThreadThreadPart"]["properties"]["text"]["x-max-graphemes"] == 500
     assert set(schemas["Part"]["properties"]) == {
         "index",
         "kind",

@@ -76,7 +76,7 @@ def test_a_single_post_has_no_parts(service: Service) -> None:
         ),
         ([{"text": "  "}], "thread[0].text", "validation_error", None),
         ([{"text": "ok", "fileIds": ["file_1"]}], "thread[0].fileIds", "validation_error", None),
-        ([], "thread", "validation_error", None),
+        ([], "thread", "validation_error", None),  # the schema's minItems, said as ours
         (
             [{"text": "more"}] * POSTS_PER_WINDOW,
             "thread",

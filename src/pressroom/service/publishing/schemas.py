@@ -108,22 +108,28 @@ body carrying one is refused with ``media_kind_not_allowed`` rather than a bare
 
 
 class ThreadPart(RequestModel):
-    """One part of a thread after the first."""
+    """One part of a thread after the first; its text is held to the first part's rules
+    (the spec's limit, then the network's; a refusal names ``thread[i].text``)."""
 
-    text: str = Field(
-        description="The part's text, held to the same rules as the first part's `text` "
-        "(the spec's limit, then the network's; a refusal names `thread[i].text`)."
-    )
-    file_ids: list[str] | None = Field(
-        None,
-        description="Not taken yet: thread parts are text only, and a part with `fileIds` "
-        "is refused with 400 `validation_error` naming `thread[i].fileIds`.",
-    )
+    text: str
+    file_ids: SkipJsonSchema[list[str] | None] = None
+    """Not taken yet: thread parts are text only, and a part with ``fileIds`` is refused
+    with 400 ``validation_error`` naming ``thread[i].fileIds`` (hidden from the schema
+    until parts carry media)."""
+
+
+class MicroblogThreadPart(ThreadPart):
+    text: str = text_field(Platform.MICROBLOG, "text", "The part's text.")
+
+
+class TextThreadThreadPart(ThreadPart):
+    text: str = text_field(Platform.TEXT_THREAD, "text", "The part's text.")
 
 
 def _thread() -> Any:
     return Field(
         None,
+        min_length=1,
         description="Our extension: the parts of a thread after the first (the body's own "
         "fields are the first part). Each part is published as a reply to the one before; "
         "how many parts a thread may have is the network's rule "
@@ -162,7 +168,7 @@ class PublishRequest(RequestModel):
 class MicroblogPublish(PublishRequest):
     text: str = text_field(Platform.MICROBLOG, "text", "The post.")
     file_id: NO_MEDIA = None
-    thread: list[ThreadPart] | None = _thread()
+    thread: list[MicroblogThreadPart] | None = _thread()
 
 
 class VideoSharingPublish(PublishRequest):
@@ -243,7 +249,7 @@ class PinBoardPublish(PublishRequest):
 class TextThreadPublish(PublishRequest):
     text: str = text_field(Platform.TEXT_THREAD, "text", "The post.")
     file_id: NO_MEDIA = None
-    thread: list[ThreadPart] | None = _thread()
+    thread: list[TextThreadThreadPart] | None = _thread()
 
 
 class ProfessionalNetworkPublish(PublishRequest):
