@@ -24,7 +24,7 @@ from typing import Any
 from pressroom.service.db.prepared import Link
 from pressroom.service.errors import ServiceError
 from pressroom.service.publishing import repository
-from pressroom.service.publishing.repository import COMPLETED, KeyTaken
+from pressroom.service.publishing.repository import COMPLETED, IN_PROGRESS, KeyTaken
 
 __all__ = ["Claim", "KeyTaken", "end_in", "end_with_error_in", "kept", "take_in"]
 
@@ -65,16 +65,7 @@ def kept(status: int) -> bool:
 def take_in(link: Link, claim: Claim, now: datetime) -> int:
     """Take the pending claim's key, in the caller's unit of work; its row's id.
     ``KeyTaken`` when the account holds the key already."""
-    return repository.add_key(
-        link,
-        account_id=claim.account_id,
-        key=claim.key,
-        endpoint=claim.endpoint,
-        request_hash=claim.digest,
-        now=now,
-        expires_at=now + claim.ttl,
-        claimer=claim.claimer,
-    )
+    return _add_key(link, claim, now)
 
 
 def end_in(
@@ -90,19 +81,7 @@ def end_in(
             repository.complete_key(link, claim.record_id, status, body)
         return
     if body is not None:
-        repository.add_key(
-            link,
-            account_id=claim.account_id,
-            key=claim.key,
-            endpoint=claim.endpoint,
-            request_hash=claim.digest,
-            now=now,
-            expires_at=now + claim.ttl,
-            claimer=claim.claimer,
-            state=COMPLETED,
-            status=status,
-            body=body,
-        )
+        _add_key(link, claim, now, state=COMPLETED, status=status, body=body)
     elif repository.key_taken(link, claim.account_id, claim.key):
         raise KeyTaken(claim.key)
 
@@ -115,3 +94,28 @@ def end_with_error_in(link: Link, claim: Claim, error: ServiceError, now: dateti
             repository.hold_key(link, claim.record_id)
         return
     end_in(link, claim, error.status, error.body() if kept(error.status) else None, now)
+
+
+def _add_key(
+    link: Link,
+    claim: Claim,
+    now: datetime,
+    *,
+    state: str = IN_PROGRESS,
+    status: int | None = None,
+    body: dict[str, Any] | None = None,
+) -> int:
+    """The claim's key as a new row: held, or completed with its answer."""
+    return repository.add_key(
+        link,
+        account_id=claim.account_id,
+        key=claim.key,
+        endpoint=claim.endpoint,
+        request_hash=claim.digest,
+        now=now,
+        expires_at=now + claim.ttl,
+        claimer=claim.claimer,
+        state=state,
+        status=status,
+        body=body,
+    )
