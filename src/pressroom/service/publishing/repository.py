@@ -12,7 +12,7 @@ from pressroom.service.db.models import IdempotencyRecord, Post, PostPart
 from pressroom.service.db.prepared import Link, Prepared
 from pressroom.service.media.pagination import Position
 from pressroom.service.publishing import events
-from pressroom.statuses import PostStatus
+from pressroom.statuses import PartStatus, PostStatus
 
 IN_PROGRESS = "in_progress"
 COMPLETED = "completed"
@@ -73,14 +73,15 @@ class PostRepository:
         )
 
     def unsettled_by_key(self, account_id: str, idempotency_key: str) -> list[Post]:
-        """Attempts under a key whose outcome is not known, newest first."""
+        """Attempts under a key whose outcome is not known, or not whole (a thread some
+        of whose parts stand), newest first."""
         return list(
             self.db.scalars(
                 select(Post)
                 .where(
                     Post.account_id == account_id,
                     Post.idempotency_key == idempotency_key,
-                    Post.status.in_(("unknown", "sending")),
+                    Post.status.in_(("unknown", "sending", "partial")),
                 )
                 .order_by(Post.created_at.desc())
             )
@@ -513,6 +514,18 @@ _RECORD_PART = Prepared(
         published_at=bindparam("published_at"),
     )
 )
+_RESEND_PART = Prepared(
+    update(PostPart)
+    .where(_PARTS.c.post_id == bindparam("post_id"), _PARTS.c.index == bindparam("part"))
+    .values(
+        status=bindparam("status"),
+        reply_to=bindparam("reply_to"),
+        created_at=bindparam("created_at"),
+        platform_post_id=None,
+        url=None,
+        published_at=None,
+    )
+)
 _PARTS_OF = Prepared(
     select(
         _PARTS.c.index,
@@ -533,6 +546,22 @@ def add_part(link: Link, **values: Any) -> None:
     """A part: ``post_id``, ``index``, ``kind``, ``status``, ``platform_post_id``, ``url``,
     ``reply_to``, ``created_at``, ``published_at``."""
     link.execute(_ADD_PART, **values)
+
+
+def resend_part(
+    link: Link, post_id: str, index: int, *, reply_to: str | None, created_at: datetime
+) -> bool:
+    """A part that did not go out is about to be sent again (``sending``); False when
+    it has no row yet."""
+    changed = link.execute(
+        _RESEND_PART,
+        post_id=post_id,
+        part=index,
+        status=PartStatus.SENDING.value,
+        reply_to=reply_to,
+        created_at=created_at,
+    )
+    return changed == 1
 
 
 def record_part(
