@@ -22,6 +22,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
@@ -194,6 +195,61 @@ def test_a_post_is_sent_as_text_and_answers_its_id_and_url(
     assert request.headers["Authorization"] == f"Bearer {TOKEN}"
     assert request.headers["Content-Type"] == "application/json"
     assert json.loads(request.content) == {"text": "Launch day: https://example.com/launch & more"}
+
+
+def test_a_thread_part_is_sent_as_a_reply_to_the_part_before(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    route = x.post("/2/tweets").respond(
+        201,
+        json={
+            "data": {
+                "id": "1445880548472328193",
+                "text": "And the second part.",
+                "edit_history_tweet_ids": ["1445880548472328193"],
+            }
+        },
+    )
+    part = replace(delivery("And the second part."), reply_to="1445880548472328192")
+    published = driver.publish(part)
+    assert published.platform_post_id == "1445880548472328193"
+    assert json.loads(route.calls.last.request.content) == {
+        "text": "And the second part.",
+        "reply": {"in_reply_to_tweet_id": "1445880548472328192"},
+    }
+
+
+def test_a_thread_part_is_found_by_its_text_and_the_post_it_replies_to(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    """The same words posted twice, once as a reply to another post: only the reply to
+    the part before counts."""
+    x.get("/2/users/me").respond(200, json={"data": {"id": "42", "name": "P", "username": "p"}})
+
+    def post(post_id: str, replied_to: str | None) -> dict[str, object]:
+        found: dict[str, object] = {
+            "id": post_id,
+            "text": "And the second part.",
+            "created_at": "2026-11-25T12:00:02.000Z",
+            "edit_history_tweet_ids": [post_id],
+        }
+        if replied_to is not None:
+            found["referenced_tweets"] = [{"type": "replied_to", "id": replied_to}]
+        return found
+
+    timeline = x.get("/2/users/42/tweets").respond(
+        200,
+        json={
+            "data": [post("7", None), post("8", "999"), post("9", "1445880548472328192")],
+            "meta": {"result_count": 3},
+        },
+    )
+    part = replace(delivery("And the second part."), reply_to="1445880548472328192")
+    found = driver.find_delivery(part, SENT_AT)
+    assert found is not None and found.platform_post_id == "9"
+    assert timeline.calls.last.request.url.params["expansions"] == "referenced_posts"
+    assert driver.find_delivery(delivery("And the second part."), SENT_AT) is not None
+    assert driver.find_delivery(replace(part, reply_to="1"), SENT_AT) is None
 
 
 def test_a_duplicate_is_a_refused_text(x: respx.MockRouter, driver: XDriver) -> None:

@@ -17,6 +17,7 @@ POST body (a read as a POST with ``method=GET``), the scopes asked for at consen
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
@@ -29,6 +30,7 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    LookupUnsupported,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
@@ -226,6 +228,41 @@ def test_a_text_post_waits_for_its_container_then_publishes(
     assert slept == [1.0, 2.0]
     order = [c.request for c in threads.calls]
     assert order.index(publish.calls.last.request) > order.index(status.calls.last.request)
+
+
+def test_a_thread_part_is_a_container_replying_to_the_part_before(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    made = ready_to_publish(threads)
+    read(threads, f"/{CONTAINER}").respond(200, json={"status": "FINISHED", "id": CONTAINER})
+    threads.post(f"{API}/{USER}/threads_publish").respond(200, json={"id": "1789012346"})
+    read(threads, "/1789012346").respond(
+        200,
+        json={
+            "permalink": "https://www.threads.net/@acme.bakery/post/C1a2B4",
+            "timestamp": "2026-11-25T12:00:04+0000",
+            "id": "1789012346",
+        },
+    )
+    part = replace(delivery("Rye on Fridays."), reply_to="1789012345")
+    assert driver.publish(part).platform_post_id == "1789012346"
+    assert form(made.calls.last.request) == {
+        "media_type": "TEXT",
+        "text": "Rye on Fridays.",
+        "reply_to_id": "1789012345",
+        "access_token": "THAAtoken",
+    }
+
+
+def test_a_thread_part_is_not_looked_up_without_the_replies_permission(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    """Threads lists replies only to threads_read_replies: the part stays unknown (and is
+    never sent again) rather than matched by its words among the user's own threads."""
+    del threads  # nothing is asked
+    part = replace(delivery("Rye on Fridays."), reply_to="1789012345")
+    with pytest.raises(LookupUnsupported, match="threads_read_replies"):
+        driver.find_delivery(part, SENT_AT)
 
 
 @pytest.mark.parametrize(

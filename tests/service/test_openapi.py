@@ -89,7 +89,22 @@ def test_fixed_values_are_enums_and_limits_are_stated(service: Service) -> None:
         "published",
         "failed",
         "unknown",
+        "partial",
     ]
+    # Threads: the body's `thread`, and the parts of the result and the record.
+    assert "thread" in schemas["MicroblogPublish"]["properties"]
+    assert "thread" in schemas["TextThreadPublish"]["properties"]
+    part = schemas["MicroblogThreadPart"]["properties"]["text"]
+    assert (part["x-max-graphemes"], part["minLength"]) == (280, 1)
+    assert schemas["TextThreadThreadPart"]["properties"]["text"]["x-max-graphemes"] == 500
+    assert set(schemas["Part"]["properties"]) == {
+        "index",
+        "kind",
+        "platformPostId",
+        "url",
+        "status",
+    }
+    assert schemas["PartKind"]["enum"] == ["post", "reply", "item", "comment"]
     presign = schemas["PresignRequest"]["properties"]
     assert presign["filename"]["maxLength"] == 255
     assert "video/webm" in presign["contentType"]["enum"]

@@ -78,6 +78,7 @@ def test_one_post_by_its_record_id(service: Service) -> None:
         "result": result,
         "createdAt": post["createdAt"],
         "publishedAt": result["publishedAt"],
+        "parts": [],  # a single post; a thread lists its parts
     }
     assert post["createdAt"] <= post["publishedAt"]
 

@@ -23,6 +23,8 @@ from pressroom.service.app import create_app
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Account, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from pressroom.service.db.session import transaction
+from pressroom.service.drivers import drivers_of
+from pressroom.service.drivers.base import PlatformRefused
 from pressroom.service.events.catalog import SUBSCRIBABLE
 from pressroom.service.webhooks import queue
 from pressroom.service.webhooks.dispatcher import Dispatcher, schedule_of
@@ -95,7 +97,7 @@ def deliveries_of(service: Service, account: AccountHandle, webhook_id: str) -> 
 
 
 def test_every_event_is_delivered_signed_and_verified(
-    hooked: Service, receiver: Receiver, tmp_path: Path
+    hooked: Service, receiver: Receiver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     hooked.settings.sandbox.sandbox_dedupe = False
     account = hooked.account()
@@ -115,6 +117,19 @@ def test_every_event_is_delivered_signed_and_verified(
     assert publish(account, MICRO, {**body, "text": "lost"}, key="lost").status_code == 503
     hooked.settings.sandbox.sandbox_failure_rate = 0.0
     assert publish(account, MICRO, {**body, "text": "lost"}, key="lost").status_code == 200
+
+    sandbox = drivers_of(client.app)[MICRO]  # type: ignore[arg-type]
+    sent_on_loop = sandbox.publish_async  # type: ignore[attr-defined]
+
+    async def refuses_replies(delivery: Any) -> Any:
+        if delivery.reply_to is not None:
+            raise PlatformRefused("X refuses it: a duplicate", field="text")
+        return await sent_on_loop(delivery)
+
+    monkeypatch.setattr(sandbox, "publish_async", refuses_replies)
+    thread = {**body, "text": "cut", "thread": [{"text": "short"}]}
+    assert publish(account, MICRO, thread, key="cut").status_code == 400  # post.partial
+    monkeypatch.undo()
 
     photo = account.connect("photo_sharing", "acme.photos", account_type="business")
     twin = twin_of(account, photo)

@@ -21,7 +21,7 @@ first request.
 ``threads.py``, ``linkedin.py``): one of the kinds of ``model`` (``TextLength``,
 ``ForbiddenCharacters``, ``ItemCount``, ``MediaFormat``, ``MaxBytes``, ``Dimensions``,
 ``AspectRatio``, ``Duration``, ``VideoCodec``, ``AudioCodec``, ``FrameRate``,
-``ItemsPerPost``, ``PostsPerDay``, ``SeeMore``) with its name, its limit and ``doc_url``; a media rule
+``ItemsPerPost``, ``PartsPerThread``, ``PostsPerDay``, ``SeeMore``) with its name, its limit and ``doc_url``; a media rule
 says what conversion meets it (``fix``) or None when nothing does. The tests go over the
 table, so a new text rule is tried through the API just inside and just outside its
 limit without a test written for it. A figure that could not be confirmed on the
@@ -58,7 +58,9 @@ from pressroom.rules.check import (
     Violation,
     check_media,
     check_text,
+    check_thread,
     media_rules,
+    takes_threads,
     text_rules,
 )
 from pressroom.rules.counting import Unit, measure
@@ -80,9 +82,11 @@ __all__ = [
     "all_rules",
     "check_media",
     "check_text",
+    "check_thread",
     "measure",
     "media_rules",
     "rule_by_id",
     "rules_of",
+    "takes_threads",
     "text_rules",
 ]

@@ -34,6 +34,7 @@ from pressroom.rules.model import (
     MaxBytes,
     MediaFormat,
     MediaRule,
+    PartsPerThread,
     Rule,
     Subject,
     TextLength,
@@ -63,6 +64,28 @@ class Violation:
     def reference(self) -> str:
         """The rule's id and page, for messages: ``microblog.weighted_length, https://…``."""
         return f"{self.rule.id}, {self.rule.doc_url}"
+
+
+# -- threads ------------------------------------------------------------------
+
+
+def check_thread(platform: Platform, parts: int) -> Violation | None:
+    """A thread of ``parts`` parts (the first post included) against the network's
+    ``PartsPerThread``; None when it fits or the network has no thread rule."""
+    for rule in rules_of(platform):
+        if isinstance(rule, PartsPerThread) and parts > rule.max_parts:
+            return Violation(
+                rule,
+                f"the thread has {parts:,} parts; {rule.network} takes at most "
+                f"{rule.max_parts:,} in one thread: split it in two.",
+                field="thread",
+            )
+    return None
+
+
+def takes_threads(platform: Platform) -> bool:
+    """Whether the label's network chains replies into threads (it has a thread rule)."""
+    return any(isinstance(rule, PartsPerThread) for rule in rules_of(platform))
 
 
 # -- text ---------------------------------------------------------------------

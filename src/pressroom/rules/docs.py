@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from pressroom.platforms import RULES
 from pressroom.rules.counting import Unit
-from pressroom.rules.model import ItemsPerPost, MediaRule, PostsPerDay, Rule, SeeMore, TextLength
+from pressroom.rules.model import (
+    ItemsPerPost,
+    MediaRule,
+    PartsPerThread,
+    PostsPerDay,
+    Rule,
+    SeeMore,
+    TextLength,
+)
 from pressroom.rules.table import all_rules
 
 
@@ -29,6 +37,8 @@ def _what_happens(rule: Rule) -> str:
         return unreachable
     if isinstance(rule, PostsPerDay):
         return "the sandbox's quota (the real driver reads the network's own count)"
+    if isinstance(rule, PartsPerThread):
+        return "refused before any part is sent (`error.field`: `thread`)"
     if isinstance(rule, ItemsPerPost):
         return "data for carousels; not checked yet"
     if isinstance(rule, SeeMore):

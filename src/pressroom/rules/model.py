@@ -271,6 +271,18 @@ class ItemsPerPost(Rule):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PartsPerThread(Rule):
+    """Parts in one thread (the first post and its replies): a longer chain is refused
+    before any part is sent, since the network would stop it part way."""
+
+    subject: Subject = Subject.POST
+    max_parts: int
+
+    def describe(self) -> str:
+        return f"thread: at most {self.max_parts:,} parts"
+
+
+@dataclass(frozen=True, kw_only=True)
 class PostsPerDay(Rule):
     """Posts the account may publish through the API in a moving window: the sandbox
     counts them per connection and refuses one more as the network does; the real

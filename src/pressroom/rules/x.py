@@ -13,11 +13,15 @@ from __future__ import annotations
 
 from pressroom.platforms import Platform
 from pressroom.rules.counting import X_MAX_WEIGHTED_LENGTH, Unit
-from pressroom.rules.model import Rule, TextLength
+from pressroom.rules.model import PartsPerThread, Rule, TextLength
 
 PLATFORM = Platform.MICROBLOG
 NETWORK = "X"
 COUNTING = "https://docs.x.com/fundamentals/counting-characters"
+MANAGE_POSTS = "https://docs.x.com/x-api/posts/manage-tweets/migrate/overview"
+POSTS_PER_WINDOW = 200
+"""X's rate limit on creating posts: 200 requests in 15 minutes per user. Each part of a
+thread is one such request, so a longer thread would be cut off part way."""
 
 RULES: tuple[Rule, ...] = (
     TextLength(
@@ -28,5 +32,12 @@ RULES: tuple[Rule, ...] = (
         fields=("text",),
         limit=X_MAX_WEIGHTED_LENGTH,
         unit=Unit.X_WEIGHTED,
+    ),
+    PartsPerThread(
+        platform=PLATFORM,
+        network=NETWORK,
+        name="thread_parts",
+        doc_url=MANAGE_POSTS,
+        max_parts=POSTS_PER_WINDOW,
     ),
 )

@@ -409,6 +409,17 @@ def expire_token(
     return connection
 
 
+def access_revoked(db: Session, connection_id: str) -> None:
+    """A network refused the token behind the connection while publishing: it (or, for
+    a text_thread, the photo_sharing account whose token it uses) turns inactive, twin
+    included."""
+    connection = ConnectionRepository(db).get(connection_id)
+    if connection is None:
+        return
+    holder = connection.parent_id if connection.parent_id else connection.id
+    expire_token(db, holder, InactiveReason.ACCESS_REVOKED)
+
+
 def reconnect(db: Session, connection_id: str) -> Connection:
     connection = _visible(db, connection_id)
     if connection.platform == Platform.TEXT_THREAD:

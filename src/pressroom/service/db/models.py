@@ -153,6 +153,27 @@ class Post(Base):
     published_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
+class PostPart(Base):
+    """One part of a post made of several (a thread's post and replies), keyed by its
+    post record and its index from 0: each part is sent, and recorded, on its own, so a
+    retry resumes after the parts that stand and never sends one twice."""
+
+    __tablename__ = "post_parts"
+
+    post_id: Mapped[str] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    index: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    kind: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(20))
+    platform_post_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    url: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    reply_to: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """The network's id of the part this one replies to, as it was sent."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    published_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
 class IdempotencyRecord(Base):
     """One row per (account, key): the unique constraint is what makes replays race-safe."""
 

@@ -95,6 +95,9 @@ class Delivery:
     platform_reference: str | None = None
     """The network's own handle for an earlier attempt whose outcome is unknown (TikTok's
     ``publish_id``), kept from its ``PlatformUnavailable.reference`` for the look-up."""
+    reply_to: str | None = None
+    """A thread's later part: the network's id of the part it replies to (X's
+    ``reply.in_reply_to_tweet_id``, Threads' ``reply_to_id``)."""
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,15 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (https://docs.x.com/fundamentals/authentication/oauth-2-0/user-access-token);
 - profile: ``GET /2/users/me`` (https://docs.x.com/x-api/users/get-my-user);
 - publish: ``POST /2/tweets`` with ``{"text": ...}``, answered 201 with ``data.id``
-  (https://docs.x.com/x-api/posts/creation-of-a-post); text only, as the spec says;
+  (https://docs.x.com/x-api/posts/creation-of-a-post); text only, as the spec says; a
+  thread's later part with ``reply.in_reply_to_tweet_id``, the part before it;
 - rate limits: 429 with ``x-rate-limit-reset`` in epoch seconds
   (https://docs.x.com/fundamentals/rate-limits);
 - look-up of an unknown outcome: ``GET /2/users/{id}/tweets`` since the send, matched on
   the text as X shows it (links come back as t.co links with the original in
-  ``entities.urls``, ``&``, ``<`` and ``>`` HTML-escaped)
+  ``entities.urls``, ``&``, ``<`` and ``>`` HTML-escaped) and, for a thread's part, on
+  the post it replies to (``expansions=referenced_posts``: its reference of type
+  ``replied_to``)
   (https://docs.x.com/x-api/posts/get-posts-by-user).
 
 A 403 means one of three things (https://docs.x.com/x-api/fundamentals/response-codes-and-errors,
@@ -197,13 +200,10 @@ class XDriver:
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
         token = self.tokens.access_token(delivery.account.connection_id)
-        response = self.http.request(
-            "POST",
-            f"{API}/tweets",
-            token=token,
-            creates=True,
-            json={"text": delivery.fields["text"]},
-        )
+        post: dict[str, Any] = {"text": delivery.fields["text"]}
+        if delivery.reply_to is not None:  # a thread's later part
+            post["reply"] = {"in_reply_to_tweet_id": delivery.reply_to}
+        response = self.http.request("POST", f"{API}/tweets", token=token, creates=True, json=post)
         if response.status_code != 201:
             raise refusal_of(response)
         post_id = str(json_of(response)["data"]["id"])
@@ -217,6 +217,8 @@ class XDriver:
             "start_time": _x_time(sent_at - CLOCK_SLACK),
             "max_results": "100",
             "tweet.fields": "created_at,entities",
+            # X's OpenAPI (2.167) lists a post's references as an expansion, not a field.
+            "expansions": "referenced_posts",
         }
         for _ in range(LOOKUP_PAGES):
             response = self.http.request(
@@ -227,7 +229,10 @@ class XDriver:
             body = json_of(response)
             for post in body.get("data") or []:
                 links = (post.get("entities") or {}).get("urls") or []
-                if _comparable(str(post.get("text", "")), links) == wanted:
+                if (
+                    _comparable(str(post.get("text", "")), links) == wanted
+                    and _replied_to(post) == delivery.reply_to
+                ):
                     return Published(
                         str(post["id"]),
                         _post_url(delivery.account.name, str(post["id"])),
@@ -318,6 +323,17 @@ def _comparable(text: str, links: list[dict[str, Any]]) -> str:
         if short and original:
             text = text.replace(str(short), str(original))
     return html.unescape(text).strip()
+
+
+def _replied_to(post: dict[str, Any]) -> str | None:
+    """The id of the post ``post`` replies to (its reference of type ``replied_to``:
+    ``referenced_posts`` in X's OpenAPI 2.167, ``referenced_tweets`` in its pages and
+    earlier versions), or None for a post of its own."""
+    references = post.get("referenced_posts") or post.get("referenced_tweets") or []
+    for reference in references:
+        if reference.get("type") == "replied_to":
+            return str(reference.get("id"))
+    return None
 
 
 def _x_time(moment: datetime) -> str:

@@ -16,8 +16,9 @@ rehearse bad days (``PRESSROOM_SANDBOX_*``):
   Idempotency-Key) is recorded once per token within ``TOKEN_WINDOW``, as platforms
   that accept such tokens do. Most real networks take none, so every exactly-once test
   turns it off: otherwise a double send would hide behind it.
-- ``find_delivery`` searches the account's posts by content since the send, as a real
-  driver searches a network's recent posts.
+- ``find_delivery`` searches the account's posts by content (and, for a thread's
+  reply, the post it replies to) since the send, as a real driver searches a network's
+  recent posts.
 - What the real network behind a label refuses by its rules (``pressroom.rules``: X's
   weighted length, YouTube's bytes and angle brackets, a video too long for Instagram),
   the sandbox refuses too, before recording anything, naming the field and the rule.
@@ -300,6 +301,7 @@ class SandboxDriver:
         payload: dict[str, Any] = {
             "fields": delivery.fields,
             "reference": delivery.reference,
+            "replyTo": delivery.reply_to,
             "media": None
             if delivery.media is None
             else {
@@ -459,8 +461,10 @@ class SandboxDriver:
                 self.platform.value, delivery.account.connection_id, sent_at - CLOCK_SLACK
             )
         for candidate in candidates:  # oldest first: the first post with these words
-            if candidate.payload.get("fields") == delivery.fields and _same_media(
-                candidate.payload.get("media"), delivery
+            if (
+                candidate.payload.get("fields") == delivery.fields
+                and candidate.payload.get("replyTo") == delivery.reply_to
+                and _same_media(candidate.payload.get("media"), delivery)
             ):
                 return Published(candidate.platform_post_id, candidate.url, candidate.created_at)
         return None

@@ -30,12 +30,16 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``status`` read until ``FINISHED`` (``ERROR`` and ``EXPIRED`` are refusals with
   Threads' ``error_message``; the reads start a second apart and slow to once a minute,
   ``meta.poll_delays``), then ``POST /v1.0/{user}/threads_publish``, then the post's
-  ``permalink``; text only, as the spec says
+  ``permalink``; text only, as the spec says; a thread's later part is a container
+  with ``reply_to_id``, the part before it, which the owner of the thread's first post
+  may send (https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/create-replies)
   (https://developers.facebook.com/docs/threads/posts: "wait on average 30 seconds
   before publishing a Threads media container"; https://developers.facebook.com/docs/threads/troubleshooting;
   https://developers.facebook.com/docs/threads/overview#rate-limiting);
 - look-up of an unknown outcome: ``GET /v1.0/{user}/threads`` since the send, by text
-  (https://developers.facebook.com/docs/threads/threads-media);
+  (https://developers.facebook.com/docs/threads/threads-media); not for a thread's
+  later part, a reply, which Threads lists only to ``threads_read_replies``
+  (https://developers.facebook.com/docs/threads/retrieve-and-manage-replies);
 - errors: ``meta.failure``.
 """
 
@@ -55,6 +59,7 @@ from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     Account,
     Delivery,
+    LookupUnsupported,
     PlatformRefused,
     PlatformUnavailable,
     Profile,
@@ -230,18 +235,16 @@ class ThreadsDriver:
         )
         if quota is not None and quota.exhausted:
             raise meta.quota_exhausted("Threads", quota)
-        response = self._call(
-            "POST",
-            f"/{user}/threads",
-            token,
-            {"media_type": "TEXT", "text": str(delivery.fields["text"])},
-        )
+        container: dict[str, str] = {"media_type": "TEXT", "text": str(delivery.fields["text"])}
+        if delivery.reply_to is not None:  # a thread's later part
+            container["reply_to_id"] = delivery.reply_to
+        response = self._call("POST", f"/{user}/threads", token, container)
         if response.status_code != 200:
             raise meta.failure(response, "Threads", sent=False, field="text")
-        container = str(json_of(response)["id"])
-        self._await_container(token, container)
+        made = str(json_of(response)["id"])
+        self._await_container(token, made)
         response = self._call(
-            "POST", f"/{user}/threads_publish", token, {"creation_id": container}, creates=True
+            "POST", f"/{user}/threads_publish", token, {"creation_id": made}, creates=True
         )
         if response.status_code != 200:
             raise meta.failure(response, "Threads", sent=True, field="text")
@@ -275,6 +278,13 @@ class ThreadsDriver:
         )
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        if delivery.reply_to is not None:
+            # A reply is listed under its parent (GET /{id}/replies), which Threads
+            # opens only to threads_read_replies, a permission this app does not ask
+            # for: the part stays unknown and is never sent again.
+            raise LookupUnsupported(
+                "Threads lists replies only to apps granted threads_read_replies"
+            )
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
         since = aware(sent_at) - CLOCK_SLACK

@@ -12,6 +12,7 @@ class EventType(StrEnum):
     POST_FAILED = "post.failed"
     POST_UNKNOWN = "post.unknown"
     POST_RESOLVED = "post.resolved"
+    POST_PARTIAL = "post.partial"
     CONNECTION_ACTIVE = "connection.active"
     CONNECTION_INACTIVE = "connection.inactive"
     CONNECTION_REMOVED = "connection.removed"
@@ -27,7 +28,8 @@ DESCRIPTIONS: dict[EventType, str] = {
     "`data`: the file, as `GET /api/upload/status/{fileId}` returns it.",
     EventType.FILE_FAILED: "An upload could not be used. `data`: the file, with `failureReason`.",
     EventType.POST_PUBLISHED: "A publish went out. `data`: `postId`, `platform`, "
-    "`connectionId`, `platformPostId`, `url`, `idempotencyKey`.",
+    "`connectionId`, `platformPostId`, `url`, `idempotencyKey`; a thread's once every part "
+    "stands, with `parts`.",
     EventType.POST_FAILED: "A publish was refused or never reached its network. `data`: "
     "`postId`, `platform`, `connectionId`, `error` (`code`, `message`), `idempotencyKey`.",
     EventType.POST_UNKNOWN: "A publish reached its network and no answer came back: "
@@ -35,6 +37,10 @@ DESCRIPTIONS: dict[EventType, str] = {
     "`connectionId`, `idempotencyKey`.",
     EventType.POST_RESOLVED: "An unknown outcome was settled by looking the post up. "
     "`data`: as `post.published` with `status: published`, or `status: failed`.",
+    EventType.POST_PARTIAL: "A thread was cut short: its first parts stand and the network "
+    "refused a later one (a retry with the same Idempotency-Key resumes after them). "
+    "`data`: as `post.failed`, with `parts` (`index`, `kind`, `platformPostId`, `url`, "
+    "`status`).",
     EventType.CONNECTION_ACTIVE: "A connection can publish (connected or reconnected). "
     "`data`: `connectionId`, `platform`, `name`.",
     EventType.CONNECTION_INACTIVE: "A connection can no longer publish. `data`: "

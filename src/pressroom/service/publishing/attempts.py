@@ -3,8 +3,8 @@
 Each is one unit of work (``db.writer``) on prepared statements (``db.prepared``):
 
 - ``attempt_unit`` checks the connection (one statement, its parent's state and token
-  beside it), takes the Idempotency-Key and writes the post record (``sending``), so
-  both are committed before the platform is called;
+  beside it), takes the Idempotency-Key and writes the post record (``sending``; a
+  thread's part 0 too), so both are committed before the platform is called;
 - ``published_unit`` and ``outcome_unit`` record what the platform answered, the
   webhook event of the change (the outbox, in the change's own transaction) and how
   the key ends (``claims``).
@@ -29,7 +29,7 @@ from pressroom.service.oauth import service as oauth
 from pressroom.service.publishing import events, repository, rules
 from pressroom.service.publishing.claims import Claim, end_in, end_with_error_in, take_in
 from pressroom.service.publishing.schemas import PublishRequest
-from pressroom.statuses import PostStatus
+from pressroom.statuses import PartKind, PartStatus, PostStatus
 
 SENDING = PostStatus.SENDING.value
 PUBLISHED = PostStatus.PUBLISHED.value
@@ -53,6 +53,8 @@ class Attempt:
     platform_post_id: str | None = None
     url: str | None = None
     published_at: datetime | None = None
+    threaded: bool = False
+    """A thread: part 0 has a row of its own (``post_parts``), settled with the record."""
 
 
 class RefreshFirst(Exception):
@@ -78,6 +80,7 @@ def attempt_unit(
     key = claim.key if claim else None
     take = claim is not None and claim.record_id is None
     request = body.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    threaded = bool(body.thread_parts)
 
     def unit(tx: Tx) -> Attempt:
         connection = publishable(tx.link, account_id, body.connection_id, platform)
@@ -99,8 +102,28 @@ def attempt_unit(
             idempotency_key=key,
             created_at=now,
         )
+        if threaded:  # part 0 stands or not on its own row from the start (``threads``)
+            repository.add_part(
+                tx.link,
+                post_id=post_id,
+                index=0,
+                kind=PartKind.POST.value,
+                status=PartStatus.SENDING.value,
+                platform_post_id=None,
+                url=None,
+                reply_to=None,
+                created_at=now,
+                published_at=None,
+            )
         return Attempt(
-            post_id, account_id, platform.value, connection.id, key, connection.name, key_id
+            post_id,
+            account_id,
+            platform.value,
+            connection.id,
+            key,
+            connection.name,
+            key_id,
+            threaded=threaded,
         )
 
     return unit
@@ -162,6 +185,8 @@ def outcome_unit(
         )
         if was is not None:
             events.announce_in(tx.link, outcome, was)
+        if attempt.threaded:
+            repository.record_part(tx.link, attempt.id, 0, status=status)
         if claim is not None:
             end_with_error_in(tx.link, claim, error, utcnow())
 

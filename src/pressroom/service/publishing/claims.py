@@ -55,6 +55,10 @@ class Claim:
     """Set once the answer is stored (or the key freed or held), so it is not done twice."""
     resolving: bool = False
     """The key was held with an unknown outcome: look the post up before sending."""
+    resume: str | None = None
+    """The post record under the key some of whose parts stand (a thread): the request
+    continues it after them, and however it ends, the key stays held until every part
+    stands, so no retry starts the post again."""
 
 
 def kept(status: int) -> bool:

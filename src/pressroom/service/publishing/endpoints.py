@@ -10,7 +10,7 @@ from pressroom import error_codes
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, THUMBNAIL_PATH, Platform
 from pressroom.service.answers import JsonAnswer
-from pressroom.service.db.models import Post
+from pressroom.service.db.models import Post, PostPart
 from pressroom.service.deps import CurrentAccount, DbSession
 from pressroom.service.errors import responses
 from pressroom.service.guard import repaired
@@ -18,10 +18,12 @@ from pressroom.service.media.pagination import Cursor
 from pressroom.service.publishing import service
 from pressroom.service.publishing.context import PUBLISH_DOCUMENTED, Publishing, publishing
 from pressroom.service.publishing.idempotency import IdempotentRoute
+from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import (
     MicroblogPublish,
     MicroblogResult,
     PageSocialPublish,
+    Part,
     PhotoSharingPublish,
     PinBoardPublish,
     PinBoardResult,
@@ -34,11 +36,13 @@ from pressroom.service.publishing.schemas import (
     ShortVideoPost,
     ShortVideoResult,
     TextThreadPublish,
+    TextThreadResult,
     ThumbnailRequest,
     ThumbnailResult,
     VideoSharingPublish,
     VideoSharingResult,
 )
+from pressroom.service.publishing.threads import part_json
 from pressroom.service.routing import UnitOfWorkRoute
 
 publish_router = APIRouter(tags=["publishing"], route_class=IdempotentRoute)
@@ -78,7 +82,8 @@ def _errors(platform: Platform, *extra: ErrorCode) -> dict[int | str, dict[str, 
     openapi_extra=PUBLISH_DOCUMENTED,
 )
 async def publish_microblog(body: MicroblogPublish, request: Request) -> Response:
-    """A text post of at most 280 characters; no media."""
+    """A text post of at most 280 characters; no media. Our extension: `thread`, the
+    parts after the first, each published as a reply to the one before."""
     return JsonAnswer(await service.publish(await publishing(request), Platform.MICROBLOG, body))
 
 
@@ -163,12 +168,13 @@ async def publish_pin_board(body: PinBoardPublish, request: Request) -> Response
 
 @publish_router.post(
     RULES[Platform.TEXT_THREAD].publish_path,
-    response_model=PostIdResult,
+    response_model=TextThreadResult,
     responses=_errors(Platform.TEXT_THREAD),
     openapi_extra=PUBLISH_DOCUMENTED,
 )
 async def publish_text_thread(body: TextThreadPublish, request: Request) -> Response:
-    """A text post of at most 500 characters, through the linked photo_sharing account."""
+    """A text post of at most 500 characters, through the linked photo_sharing account.
+    Our extension: `thread`, the parts after the first, each a reply to the one before."""
     return JsonAnswer(await service.publish(await publishing(request), Platform.TEXT_THREAD, body))
 
 
@@ -191,7 +197,7 @@ async def publish_professional_network(
 # Reading back
 
 
-def _record(post: Post) -> PostRecord:
+def _record(post: Post, parts: list[PostPart]) -> PostRecord:
     return PostRecord(
         record_id=post.id,
         platform=post.platform,
@@ -205,6 +211,10 @@ def _record(post: Post) -> PostRecord:
         result=repaired(post.result),
         created_at=post.created_at,
         published_at=post.published_at,
+        parts=[
+            Part.model_validate(part_json(p.index, p.status, p.platform_post_id, p.url))
+            for p in parts
+        ],
     )
 
 
@@ -244,7 +254,10 @@ def list_posts(
         platform=platform,
         idempotency_key=idempotency_key,
     )
-    return PostListResponse(posts=[_record(p) for p in posts], next_cursor=next_cursor)
+    parts = PostRepository(db).parts_of([p.id for p in posts])
+    return PostListResponse(
+        posts=[_record(p, parts.get(p.id, [])) for p in posts], next_cursor=next_cursor
+    )
 
 
 @posts_router.get(
@@ -252,7 +265,9 @@ def list_posts(
 )
 def get_post(recordId: str, account: CurrentAccount, db: DbSession) -> PostResponse:
     """One post record by the `recordId` of its publish result."""
-    return PostResponse(post=_record(service.get_post(db, account, recordId)))
+    post = service.get_post(db, account, recordId)
+    parts = PostRepository(db).parts_of([post.id]).get(post.id, [])
+    return PostResponse(post=_record(post, parts))
 
 
 router = APIRouter()

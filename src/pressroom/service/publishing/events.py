@@ -1,7 +1,9 @@
 """The webhook event of a post's change of status, written in the change's transaction.
 
-``sending`` → ``published`` / ``failed`` / ``unknown`` announce ``post.published``,
-``post.failed`` or ``post.unknown``; an ``unknown`` settled by looking the post up
+``sending`` → ``published`` / ``failed`` / ``unknown`` / ``partial`` announce
+``post.published``, ``post.failed``, ``post.unknown`` or ``post.partial`` (a thread
+stays ``sending`` until every part is settled, so it is announced once, with its
+``parts``); an ``unknown`` settled by looking the post up
 announces ``post.resolved`` with the status it settled on.
 """
 
@@ -22,6 +24,7 @@ from pressroom.statuses import PostStatus
 PUBLISHED = PostStatus.PUBLISHED.value
 FAILED = PostStatus.FAILED.value
 UNKNOWN = PostStatus.UNKNOWN.value
+PARTIAL = PostStatus.PARTIAL.value
 
 
 class PostFacts(Protocol):
@@ -74,6 +77,8 @@ def event_of(was: str, now: str) -> EventType | None:
         return EventType.POST_FAILED
     if now == UNKNOWN:
         return EventType.POST_UNKNOWN
+    if now == PARTIAL:
+        return EventType.POST_PARTIAL
     return None
 
 
@@ -91,8 +96,11 @@ def data_of(post: PostFacts) -> dict[str, Any]:
             "url": post.url,
             "publishedAt": iso_utc(post.published_at) if post.published_at else None,
         }
-    elif post.status == FAILED:
+    elif post.status in (FAILED, PARTIAL):
         data["error"] = error_of(post.result or {})
+    parts = (post.result or {}).get("parts")
+    if isinstance(parts, list):
+        data["parts"] = parts
     return data
 
 

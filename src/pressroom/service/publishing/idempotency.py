@@ -85,6 +85,7 @@ from pressroom.service.publishing.repository import (
     PostRepository,
     hold_key,
 )
+from pressroom.service.publishing.resuming import Resume
 from pressroom.service.publishing.unknowns import resolve_held_key
 
 log = logging.getLogger(__name__)
@@ -310,7 +311,10 @@ async def _answer(request: Request, handler: Handler, store: KeyStore, claim: Cl
     except Exception as exc:
         error = unexpected_error(exc)
     if error is not None:
-        await store.end_with_error(claim, error)
+        if claim.resume is not None:  # parts of the post are live: a retry goes on
+            await store.hold(claim)
+        else:
+            await store.end_with_error(claim, error)
         return error_response(error)
     if not claim.settled:  # a publish stores its answer with its outcome
         body = json.loads(bytes(response.body)) if kept(response.status_code) else None
@@ -352,6 +356,9 @@ async def _look_up_held(request: Request, claim: Claim, store: KeyStore) -> Resp
             )
         )
     if found is None:
+        return None
+    if isinstance(found, Resume):
+        claim.resume = found.post_id  # the request continues the thread's record
         return None
     await store.end(claim, 200, found.answer)
     return JSONResponse(found.answer, 200, headers={REPLAYED_HEADER: "true"})

@@ -8,11 +8,11 @@ from typing import Any
 from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.orm import Session
 
-from pressroom.service.db.models import IdempotencyRecord, Post
+from pressroom.service.db.models import IdempotencyRecord, Post, PostPart
 from pressroom.service.db.prepared import Link, Prepared
 from pressroom.service.media.pagination import Position
 from pressroom.service.publishing import events
-from pressroom.statuses import PostStatus
+from pressroom.statuses import PartStatus, PostStatus
 
 IN_PROGRESS = "in_progress"
 COMPLETED = "completed"
@@ -73,14 +73,15 @@ class PostRepository:
         )
 
     def unsettled_by_key(self, account_id: str, idempotency_key: str) -> list[Post]:
-        """Attempts under a key whose outcome is not known, newest first."""
+        """Attempts under a key whose outcome is not known, or not whole (a thread some
+        of whose parts stand), newest first."""
         return list(
             self.db.scalars(
                 select(Post)
                 .where(
                     Post.account_id == account_id,
                     Post.idempotency_key == idempotency_key,
-                    Post.status.in_(("unknown", "sending")),
+                    Post.status.in_(("unknown", "sending", "partial")),
                 )
                 .order_by(Post.created_at.desc())
             )
@@ -116,6 +117,19 @@ class PostRepository:
         if settled and "status" in values:
             self._announce(post_id, expected_status)
         return settled
+
+    def parts_of(self, post_ids: list[str]) -> dict[str, list[PostPart]]:
+        """The parts of each of these records, in order (none for a single post)."""
+        if not post_ids:
+            return {}
+        found: dict[str, list[PostPart]] = {}
+        for part in self.db.scalars(
+            select(PostPart)
+            .where(PostPart.post_id.in_(post_ids))
+            .order_by(PostPart.post_id, PostPart.index)
+        ):
+            found.setdefault(part.post_id, []).append(part)
+        return found
 
     def mark_interrupted(self, account_id: str, idempotency_key: str) -> None:
         """Attempts under a key whose request never finished: their outcome is unknown."""
@@ -408,3 +422,111 @@ def _change(
             return was
         was = post_status(link, account_id, post_id)
     return None
+
+
+# A post's parts (a thread's post and replies): one row each, written before the part is
+# sent (``sending``) and changed once the network answered.
+
+_PARTS = PostPart.__table__
+_ADD_PART = Prepared(
+    insert(PostPart).values(
+        {
+            c: bindparam(c)
+            for c in (
+                "post_id",
+                "index",
+                "kind",
+                "status",
+                "platform_post_id",
+                "url",
+                "reply_to",
+                "created_at",
+                "published_at",
+            )
+        }
+    )
+)
+_RECORD_PART = Prepared(
+    update(PostPart)
+    .where(_PARTS.c.post_id == bindparam("post_id"), _PARTS.c.index == bindparam("part"))
+    .values(
+        status=bindparam("status"),
+        platform_post_id=bindparam("platform_post_id"),
+        url=bindparam("url"),
+        published_at=bindparam("published_at"),
+    )
+)
+_RESEND_PART = Prepared(
+    update(PostPart)
+    .where(_PARTS.c.post_id == bindparam("post_id"), _PARTS.c.index == bindparam("part"))
+    .values(
+        status=bindparam("status"),
+        reply_to=bindparam("reply_to"),
+        created_at=bindparam("created_at"),
+        platform_post_id=None,
+        url=None,
+        published_at=None,
+    )
+)
+_PARTS_OF = Prepared(
+    select(
+        _PARTS.c.index,
+        _PARTS.c.kind,
+        _PARTS.c.status,
+        _PARTS.c.platform_post_id,
+        _PARTS.c.url,
+        _PARTS.c.reply_to,
+        _PARTS.c.created_at,
+        _PARTS.c.published_at,
+    )
+    .where(_PARTS.c.post_id == bindparam("post_id"))
+    .order_by(_PARTS.c.index)
+)
+
+
+def add_part(link: Link, **values: Any) -> None:
+    """A part: ``post_id``, ``index``, ``kind``, ``status``, ``platform_post_id``, ``url``,
+    ``reply_to``, ``created_at``, ``published_at``."""
+    link.execute(_ADD_PART, **values)
+
+
+def resend_part(
+    link: Link, post_id: str, index: int, *, reply_to: str | None, created_at: datetime
+) -> bool:
+    """A part that did not go out is about to be sent again (``sending``); False when
+    it has no row yet."""
+    changed = link.execute(
+        _RESEND_PART,
+        post_id=post_id,
+        part=index,
+        status=PartStatus.SENDING.value,
+        reply_to=reply_to,
+        created_at=created_at,
+    )
+    return changed == 1
+
+
+def record_part(
+    link: Link,
+    post_id: str,
+    index: int,
+    *,
+    status: str,
+    platform_post_id: str | None = None,
+    url: str | None = None,
+    published_at: datetime | None = None,
+) -> None:
+    link.execute(
+        _RECORD_PART,
+        post_id=post_id,
+        part=index,
+        status=status,
+        platform_post_id=platform_post_id,
+        url=url,
+        published_at=published_at,
+    )
+
+
+def parts_of(link: Link, post_id: str) -> list[Any]:
+    """The record's parts, in order (rows with the columns of ``PostPart``)."""
+    return link.rows(_PARTS_OF, post_id=post_id)

@@ -15,6 +15,7 @@ Each refusal names the field and says what to change.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from pydantic.alias_generators import to_camel
@@ -35,6 +36,7 @@ from pressroom.service.publishing.schemas import (
     FITS,
     PublishRequest,
     ShortVideoPost,
+    ThreadPart,
     VideoSharingPublish,
 )
 
@@ -92,6 +94,50 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
     broken = check_text(platform, texts)
     if broken:
         raise network_refusal(platform, broken[0], field=to_camel(broken[0].field or ""))
+    if getattr(body, "thread", None) is not None:
+        check_thread(platform, body.thread_parts)
+
+
+def check_thread(platform: Platform, parts: Sequence[ThreadPart]) -> None:
+    """A thread's later parts: how many the network takes in one thread, then each
+    part's text held to the first part's rules (the spec's limit, then the network's),
+    named ``thread[i].text`` with i counted in the body's list, from 0."""
+    if not parts:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            "thread lists the parts after the first: give at least one, or leave it out "
+            "for a single post.",
+            field="thread",
+        )
+    too_many = network.check_thread(platform, 1 + len(parts))
+    if too_many is not None:
+        raise network_refusal(platform, too_many, field="thread")
+    rule = RULES[platform].text_rule("text")
+    assert rule is not None  # every label that takes threads has a text
+    for i, part in enumerate(parts):
+        field = f"thread[{i}].text"
+        if part.file_ids is not None:
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR,
+                f"thread[{i}].fileIds: the parts of a thread are text only for now; "
+                "remove fileIds.",
+                field=f"thread[{i}].fileIds",
+            )
+        if not part.text.strip():
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR, f"{field} must not be empty.", field=field
+            )
+        over = rule.excess(part.text)
+        if over is not None:
+            raise ServiceError(
+                error_codes.TEXT_TOO_LONG,
+                f"{field} is {over.length:,} {over.unit}; {platform.value} allows at most "
+                f"{over.limit:,}. Shorten it by {over.length - over.limit:,}.",
+                field=field,
+            )
+        broken = check_text(platform, {"text": part.text})
+        if broken:
+            raise network_refusal(platform, broken[0], field=field)
 
 
 def network_refusal(platform: Platform, violation: Violation, *, field: str) -> ServiceError:

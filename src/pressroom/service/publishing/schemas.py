@@ -22,7 +22,7 @@ from pressroom.platforms import (
 from pressroom.rules.model import Fit
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
 from pressroom.service.text_rules import SOME_TEXT
-from pressroom.statuses import ShortVideoPrivacyLevel
+from pressroom.statuses import PartKind, PartStatus, PostStatus, ShortVideoPrivacyLevel
 
 
 def describe(platform: Platform, name: str, what: str) -> str:
@@ -107,8 +107,46 @@ body carrying one is refused with ``media_kind_not_allowed`` rather than a bare
 "unknown field"."""
 
 
+class ThreadPart(RequestModel):
+    """One part of a thread after the first; its text is held to the first part's rules
+    (the spec's limit, then the network's; a refusal names ``thread[i].text``)."""
+
+    text: str
+    file_ids: SkipJsonSchema[list[str] | None] = None
+    """Not taken yet: thread parts are text only, and a part with ``fileIds`` is refused
+    with 400 ``validation_error`` naming ``thread[i].fileIds`` (hidden from the schema
+    until parts carry media)."""
+
+
+class MicroblogThreadPart(ThreadPart):
+    text: str = text_field(Platform.MICROBLOG, "text", "The part's text.")
+
+
+class TextThreadThreadPart(ThreadPart):
+    text: str = text_field(Platform.TEXT_THREAD, "text", "The part's text.")
+
+
+def _thread() -> Any:
+    return Field(
+        None,
+        min_length=1,
+        description="Our extension: the parts of a thread after the first (the body's own "
+        "fields are the first part). Each part is published as a reply to the one before; "
+        "how many parts a thread may have is the network's rule "
+        "(`error.rule` `<label>.thread_parts`, refused before anything is sent). The "
+        "result's `parts` lists every part; a retry with the same Idempotency-Key resumes "
+        "after the parts that stand.",
+    )
+
+
 class PublishRequest(RequestModel):
     connection_id: str = _connection()
+
+    @property
+    def thread_parts(self) -> list[ThreadPart]:
+        """The parts after the first; empty for a single post."""
+        value = getattr(self, "thread", None)
+        return list(value) if isinstance(value, list) else []
 
     def text_value(self, name: str) -> str | None:
         """A text field by its rule name (``text``, ``title``, ...), None when absent."""
@@ -130,6 +168,7 @@ class PublishRequest(RequestModel):
 class MicroblogPublish(PublishRequest):
     text: str = text_field(Platform.MICROBLOG, "text", "The post.")
     file_id: NO_MEDIA = None
+    thread: list[MicroblogThreadPart] | None = _thread()
 
 
 class VideoSharingPublish(PublishRequest):
@@ -210,6 +249,7 @@ class PinBoardPublish(PublishRequest):
 class TextThreadPublish(PublishRequest):
     text: str = text_field(Platform.TEXT_THREAD, "text", "The post.")
     file_id: NO_MEDIA = None
+    thread: list[TextThreadThreadPart] | None = _thread()
 
 
 class ProfessionalNetworkPublish(PublishRequest):
@@ -239,6 +279,22 @@ class ThumbnailRequest(RequestModel):
 PLATFORM_ENUM: dict[str, Any] = {"enum": [p.value for p in Platform]}
 
 
+class Part(CamelModel):
+    """One part of a post made of several (a thread: the post, then its replies)."""
+
+    index: int = Field(description="From 0: part 0 is what the result's own fields describe.")
+    kind: PartKind = Field(
+        description="`post` (the first part), `reply` (a thread's later parts); `item` and "
+        "`comment` are kept for carousels and first comments."
+    )
+    platform_post_id: str | None = Field(description="The network's id; null until it stands.")
+    url: str | None
+    status: PartStatus = Field(
+        description="`published`, `failed` (the network refused it; nothing of it is live) "
+        "or `unknown` (the network failed after receiving it: it may be live)."
+    )
+
+
 class PublishResult(CamelModel):
     success: bool = True
     platform: str = Field(json_schema_extra=PLATFORM_ENUM)
@@ -249,8 +305,16 @@ class PublishResult(CamelModel):
     record_id: str = Field(description="Our post record: `GET /api/posts/{recordId}`.")
 
 
+def _parts() -> Any:
+    return Field(
+        None,
+        description="Our extension: every part of a thread, in order (absent for a single post).",
+    )
+
+
 class MicroblogResult(PublishResult):
     microblog_post_id: str
+    parts: list[Part] | None = _parts()
 
 
 class VideoSharingResult(PublishResult):
@@ -279,6 +343,10 @@ class VideoSharingResult(PublishResult):
 
 class PostIdResult(PublishResult):
     post_id: str
+
+
+class TextThreadResult(PostIdResult):
+    parts: list[Part] | None = _parts()
 
 
 class ShortVideoResult(PostIdResult):
@@ -319,7 +387,7 @@ RESULTS: dict[Platform, type[PublishResult]] = {
     Platform.PHOTO_SHARING: PostIdResult,
     Platform.PAGE_SOCIAL: PostIdResult,
     Platform.PIN_BOARD: PinBoardResult,
-    Platform.TEXT_THREAD: PostIdResult,
+    Platform.TEXT_THREAD: TextThreadResult,
     Platform.PROFESSIONAL_NETWORK: ProfessionalNetworkResult,
 }
 
@@ -340,9 +408,10 @@ class PostRecord(CamelModel):
     platform: str = Field(json_schema_extra=PLATFORM_ENUM)
     connection_id: str
     status: str = Field(
-        description="sending, published, failed (never reached the platform) or unknown "
-        "(the platform failed after receiving it: it may be live).",
-        json_schema_extra={"enum": ["sending", "published", "failed", "unknown"]},
+        description="sending, published, failed (never reached the platform), unknown "
+        "(the platform failed after receiving it: it may be live) or partial (a thread "
+        "some of whose parts stand and a later one was refused: `parts` says which).",
+        json_schema_extra={"enum": [s.value for s in PostStatus]},
     )
     file_id: str | None
     idempotency_key: str | None
@@ -354,6 +423,10 @@ class PostRecord(CamelModel):
     )
     created_at: Timestamp
     published_at: Timestamp | None
+    parts: list[Part] = Field(
+        default_factory=list,
+        description="Our extension: a thread's parts in order; empty for a single post.",
+    )
 
 
 class PostResponse(CamelModel):

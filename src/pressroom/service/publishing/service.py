@@ -35,20 +35,19 @@ from pressroom import error_codes
 from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
 from pressroom.rules import Subject
 from pressroom.service.connections.repository import ConnectionRepository
-from pressroom.service.connections.service import expire_token, require_publishable
+from pressroom.service.connections.service import access_revoked, require_publishable
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Account, File, Post
 from pressroom.service.db.session import transaction
 from pressroom.service.drivers import base as driver
 from pressroom.service.errors import ServiceError, unexpected_error
-from pressroom.service.events.catalog import InactiveReason
 from pressroom.service.media import fitting
 from pressroom.service.media.pagination import Position, decode_cursor, encode_cursor
 from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.ops import metrics
-from pressroom.service.publishing import rules
+from pressroom.service.publishing import rules, threads
 from pressroom.service.publishing.attempts import (
     Attempt,
     RefreshFirst,
@@ -79,9 +78,10 @@ UNKNOWN = PostStatus.UNKNOWN.value
 NOT_SENT = RecordStatus.NOT_SENT.value
 """``recordStatus`` of an attempt that never reached the platform (its record: failed)."""
 
-_NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform", "fit"})
-"""Body fields that are the service's business: which connection and file, and how the
-file is fitted for the network (never a field the network reads)."""
+_NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform", "fit", "thread"})
+"""Body fields that are the service's business: which connection and file, how the
+file is fitted for the network, and a thread's later parts (each sent as a post of its
+own: ``threads``), never a field the network reads with the first part."""
 PLATFORM_REFERENCE = "platformReference"
 """Kept in an unknown record's result: the network's handle for what it received (TikTok's
 ``publish_id``), which its look-up asks for."""
@@ -90,11 +90,28 @@ PLATFORM_REFERENCE = "platformReference"
 async def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> dict[str, Any]:
     """The publish result, as answered and as stored for replays."""
     rules.check_body(platform, body)
+    if ctx.claim is not None and ctx.claim.resume is not None:
+        sending = asyncio.ensure_future(_resume(ctx, platform, body, ctx.claim.resume))
+        sending.add_done_callback(_retrieved)
+        return await asyncio.shield(sending)
     media = None
     if not RULES[platform].text_only:
         media = await run_in_threadpool(_checked_media, ctx, platform, body)
     attempt = await _record_attempt(ctx, platform, body, refresh=media is None)
-    delivery = driver.Delivery(
+    delivery = _delivery(ctx, platform, body, attempt, media)
+    sending = asyncio.ensure_future(_send(ctx, platform, body, attempt, delivery))
+    sending.add_done_callback(_retrieved)
+    return await asyncio.shield(sending)
+
+
+def _delivery(
+    ctx: PublishContext,
+    platform: Platform,
+    body: PublishRequest,
+    attempt: Attempt,
+    media: driver.Media | None,
+) -> driver.Delivery:
+    return driver.Delivery(
         platform=platform,
         account=driver.Account(attempt.connection_id, attempt.name),
         fields=platform_fields(platform, body),
@@ -102,9 +119,30 @@ async def publish(ctx: PublishContext, platform: Platform, body: PublishRequest)
         reference=attempt.id,
         dedup_key=f"{ctx.account.id}:{ctx.claim.key}" if ctx.claim else None,
     )
-    sending = asyncio.ensure_future(_send(ctx, platform, body, attempt, delivery))
-    sending.add_done_callback(_retrieved)
-    return await asyncio.shield(sending)
+
+
+async def _resume(
+    ctx: PublishContext, platform: Platform, body: PublishRequest, post_id: str
+) -> dict[str, Any]:
+    """A thread under the request's key whose first parts stand (``resuming`` looked up
+    the uncertain ones): its record continued after them, nothing of them sent again."""
+    at = await run_in_threadpool(
+        threads.standing, ctx.sessions, ctx.account, platform, body, post_id
+    )
+    first = at.stood[0]
+    answer = answer_of(result_of(platform, body, first, post_id))
+    sender = ctx.drivers[platform]
+    return await threads.continue_thread(
+        ctx,
+        platform,
+        body,
+        at.attempt,
+        _delivery(ctx, platform, body, at.attempt, None),  # threads are text only
+        at.stood,
+        answer,
+        lambda part: _published(sender, part),
+        recorded=True,
+    )
 
 
 def _retrieved(sending: asyncio.Future[Any]) -> None:
@@ -180,7 +218,20 @@ async def _send(
         raise error from exc
     metrics.PUBLISHES.labels(platform.value, PUBLISHED).inc()
     result = result_of(platform, body, published, post_id)
-    answer = result.model_dump(mode="json", by_alias=True)
+    answer = answer_of(result)
+    if body.thread_parts:
+        sender = ctx.drivers[platform]
+        return await threads.continue_thread(
+            ctx,
+            platform,
+            body,
+            attempt,
+            delivery,
+            [published],
+            answer,
+            lambda part: _published(sender, part),
+            recorded=False,
+        )
     try:
         await ctx.writes.run_async(published_unit(attempt, published, answer, ctx.claim))
     except Exception as exc:
@@ -332,6 +383,14 @@ def result_of(
     return RESULTS[platform].model_validate(data)
 
 
+def answer_of(result: PublishResult) -> dict[str, Any]:
+    """The result as answered: ``parts`` only on a post made of several."""
+    answer = result.model_dump(mode="json", by_alias=True)
+    if answer.get("parts", ()) is None:
+        del answer["parts"]
+    return answer
+
+
 async def _record_failure(
     ctx: PublishContext, attempt: Attempt, platform: Platform, exc: driver.PlatformUnavailable
 ) -> ServiceError:
@@ -403,14 +462,9 @@ async def _record_outcome(
 
 
 def _turn_inactive(ctx: PublishContext, connection_id: str) -> None:
-    """The token behind the connection was refused: it (or, for a text_thread, the
-    photo_sharing account whose token it uses) turns inactive, twin included."""
+    """The token behind the connection was refused (``connections.access_revoked``)."""
     with transaction(ctx.sessions) as db:
-        connection = ConnectionRepository(db).get(connection_id)
-        if connection is None:
-            return
-        holder = connection.parent_id if connection.parent_id else connection.id
-        expire_token(db, holder, InactiveReason.ACCESS_REVOKED)
+        access_revoked(db, connection_id)
 
 
 def _mark_unverified(ctx: PublishContext, connection_id: str) -> None:

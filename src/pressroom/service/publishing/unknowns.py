@@ -5,7 +5,8 @@ its record ``unknown`` and its Idempotency-Key held. Nothing is ever sent again 
 
 - a retry with the key (``resolve_held_key``) asks the platform first
   (``find_delivery``): a post it has is recorded ``published`` and answered as a
-  replay; only a post it does not have is sent again;
+  replay; only a post it does not have is sent again (a thread part by part:
+  ``resuming``);
 - the ``Reconciler`` does the same on its own every
   ``PRESSROOM_RECONCILE_INTERVAL_SECONDS``, so a record reads ``published``, with its
   platform id, even if nobody retries. A post the platform still does not have after
@@ -36,12 +37,14 @@ from pressroom.service.drivers import Drivers, drivers_of
 from pressroom.service.drivers import base as driver
 from pressroom.service.lifespan import run_with_app
 from pressroom.service.publishing.repository import IdempotencyRepository, PostRepository
+from pressroom.service.publishing.resuming import Resume, settle_thread
 from pressroom.service.publishing.schemas import REQUESTS
 from pressroom.service.publishing.service import (
     FAILED,
     PLATFORM_REFERENCE,
     PUBLISHED,
     UNKNOWN,
+    answer_of,
     media_of,
     platform_fields,
     result_of,
@@ -68,13 +71,24 @@ class Missing:
 
 def resolve_held_key(
     sessions: sessionmaker[Session], drivers: Drivers, account_id: str, key: str
-) -> Found | None:
-    """Settle the attempts under a held key: the answer if one went out, else None (and
-    the attempts are marked failed), so the caller may send. Raises
-    ``PlatformUnavailable`` when the platform cannot say now."""
+) -> Found | Resume | None:
+    """Settle the attempts under a held key: the answer if one went out, ``Resume`` for
+    a thread some of whose parts stand (``resuming``), else None (and the attempts are
+    marked failed), so the caller may send. Raises ``PlatformUnavailable`` when the
+    platform cannot say now."""
     with transaction(sessions, write=False) as db:
         attempts = PostRepository(db).unsettled_by_key(account_id, key)
     for post in attempts:
+        if (post.request or {}).get("thread"):
+            with transaction(sessions, write=False) as db:
+                first = delivery_of(db, post)
+            settled = settle_thread(sessions, drivers[Platform(post.platform)], post, first)
+            if isinstance(settled, Resume):
+                return settled
+            if settled is not None:
+                return Found(settled)
+            _record_missing(sessions, post)
+            continue
         outcome = look_up(sessions, drivers, post)
         if isinstance(outcome, Found):
             return outcome
@@ -87,6 +101,10 @@ def look_up(sessions: sessionmaker[Session], drivers: Drivers, post: Post) -> Fo
     platform = Platform(post.platform)
     if UNANSWERABLE in (post.result or {}):  # asked before: the answer will not change
         raise driver.LookupUnsupported(str((post.result or {})[UNANSWERABLE]))
+    if (post.request or {}).get("thread"):
+        # Its parts are looked up by a retry with its key, which then goes on after the
+        # parts that stand (``resuming``); on its own, nothing of it is sent again.
+        raise driver.LookupUnsupported("a thread is settled by a retry with its key")
     with transaction(sessions, write=False) as db:
         delivery = delivery_of(db, post)
     try:
@@ -97,7 +115,7 @@ def look_up(sessions: sessionmaker[Session], drivers: Drivers, post: Post) -> Fo
     if published is None:
         return Missing()
     body = REQUESTS[platform].model_validate(post.request)
-    answer = result_of(platform, body, published, post.id).model_dump(mode="json", by_alias=True)
+    answer = answer_of(result_of(platform, body, published, post.id))
     with transaction(sessions) as db:
         PostRepository(db).settle(
             post.id,
