@@ -8,12 +8,15 @@ from typing import Any
 import pytest
 
 from pressroom.platforms import Platform
+from pressroom.rules import all_rules, rule_by_id
+from pressroom.rules.model import PartsPerThread
 from pressroom.rules.x import POSTS_PER_WINDOW
 from pressroom.service.db.models import SandboxDelivery
 from pressroom.service.drivers import drivers_of
 from pressroom.service.drivers.base import AccessRevoked, PlatformRefused
 from tests.conftest import AccountHandle, Service
 from tests.support.publish import deliveries, error_of, publish, valid_body
+from tests.support.rules import patch_rule
 
 THREADED = [Platform.MICROBLOG, Platform.TEXT_THREAD]
 
@@ -107,6 +110,33 @@ def test_a_thread_fits_just_inside_the_parts_rule(service: Service) -> None:
     response = publish(account, Platform.MICROBLOG, body)
     assert response.status_code == 200, response.text
     assert len(response.json()["parts"]) == POSTS_PER_WINDOW
+
+
+@pytest.mark.parametrize(
+    "rule_id", [rule.id for rule in all_rules() if isinstance(rule, PartsPerThread)]
+)
+def test_every_parts_rule_takes_its_limit_and_refuses_one_more(
+    service: Service, monkeypatch: pytest.MonkeyPatch, rule_id: str
+) -> None:
+    """Each network's parts-per-thread rule of the table, just inside and just outside,
+    at a limit lowered here (as the media cases lower sizes) so a case posts 3 parts."""
+    platform = rule_by_id(rule_id).platform
+    patch_rule(monkeypatch, rule_id, max_parts=3)
+    account = service.account()
+    inside = [{"text": f"part {i}"} for i in range(1, 3)]
+    response = publish(account, platform, valid_body(account, platform, thread=inside))
+    assert response.status_code == 200, response.text
+    assert len(response.json()["parts"]) == 3
+    outside = [{"text": f"more {i}"} for i in range(1, 4)]
+    response = publish(account, platform, valid_body(account, platform, thread=outside))
+    assert response.status_code == 400, response.text
+    error = error_of(response)
+    assert (error["code"], error["field"], error.get("rule")) == (
+        "validation_error",
+        "thread",
+        rule_id,
+    )
+    assert len(deliveries(service)) == 3  # the first thread's parts, nothing of the second
 
 
 def test_a_later_part_refused_leaves_the_post_partial(
