@@ -47,7 +47,7 @@ def test_validate_prints_each_issue_and_exits_1_on_errors(write: Write) -> None:
     code, out, err = run("validate", "c.yaml")
     assert code == 1
     assert out.splitlines() == [
-        "error: c.yaml:4:27: posts.0.microblog.colour: unknown key 'colour'; expected one of: connections, text"
+        "error: c.yaml:4:27: posts.0.microblog.colour: unknown key 'colour'; expected one of: connections, text, thread"
     ]
     assert err.strip() == "1 error, 0 warnings in 1 file"
 
@@ -79,7 +79,7 @@ def test_github_format_makes_pull_request_annotations(write: Write) -> None:
     _, out, _ = run("validate", "--format", "github", "c.yaml")
     assert out.splitlines() == [
         "::error file=c.yaml,line=4,col=27,title=posts.0.microblog.colour::unknown key 'colour'; "
-        "expected one of: connections, text"
+        "expected one of: connections, text, thread"
     ]
 
 

@@ -255,7 +255,7 @@ def plan(campaign: Campaign, connections: Iterable[Mapping[str, Any] | object]) 
 
 def offline_body(content: Content, media: str | None) -> dict[str, Any]:
     """The publish body with placeholders for what only the API knows."""
-    body = publish_body(content.platform, content.fields, "<connection id>")
+    body = publish_body(content.platform, content.fields, "<connection id>", thread=content.thread)
     return publish_body_with_file(body, f"<file id of {media}>") if media else body
 
 
@@ -267,7 +267,7 @@ def _planned(campaign: str, post: Post, content: Content, connection: Connection
         platform=content.platform,
         connection=connection,
         endpoint=rules.publish_path,
-        body=publish_body(content.platform, content.fields, connection.id),
+        body=publish_body(content.platform, content.fields, connection.id, thread=content.thread),
         media=None if rules.text_only else post.media,
         thumbnail=ThumbnailStep(content.thumbnail) if content.thumbnail else None,
     )
