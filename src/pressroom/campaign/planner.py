@@ -110,6 +110,11 @@ class PlannedPost:
     thumbnail: ThumbnailStep | None
 
     @property
+    def parts(self) -> int:
+        """The posts this call makes: 1, or a thread's parts, the first included."""
+        return 1 + len(self.body.get("thread") or ())
+
+    @property
     def key(self) -> str:
         """Stable name of this target: campaign/post/platform/connection id."""
         return f"{self.campaign}/{self.post_id}/{self.platform.value}/{self.connection.id}"
@@ -196,6 +201,7 @@ class Plan:
                     "connection": {"id": p.connection.id, "name": p.connection.name},
                     "endpoint": p.endpoint,
                     "body": dict(p.body),
+                    "parts": p.parts,
                     "media": p.media,
                     "thumbnail": p.thumbnail.media if p.thumbnail else None,
                 }
