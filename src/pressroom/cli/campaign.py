@@ -419,7 +419,7 @@ def run(
     The file is validated and planned first, so a mistake, a wrong key or an unreachable
     service is reported at once, before Prefect starts. Every post goes out exactly once
     per edition: run it again and what was published is skipped. Exits 1 if any post
-    failed or is unconfirmed.
+    failed, is unconfirmed or is partial (a thread cut short: the next run resumes it).
     """
     preflight(file, service_address(base_url), service_key(api_key))
     from pressroom.pipeline import prefect_api
