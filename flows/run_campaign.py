@@ -33,8 +33,8 @@ from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from pressroom.campaign import Plan, PlannedPost, load, plan
 from pressroom.campaign.validate import campaign_name
-from pressroom.client import FileStatus
-from pressroom.pipeline import outcomes, progress, run_logs
+from pressroom.client import APIError, FileStatus
+from pressroom.pipeline import outcomes, progress, run_logs, steps
 from pressroom.pipeline.outcomes import Kind, PublishFailed, ResultRow, Status
 from pressroom.pipeline.prefect_liveness import Lease, settle_abandoned_runs
 from pressroom.pipeline.progress import Stage
@@ -264,6 +264,15 @@ def _row_of(
     gave_up = isinstance(error, TransientFailure)
     attempt = CLOCK.last(str(flow_run.id or "local"), key)
     attempts = attempt.number if attempt else 1
+    cause = getattr(error, "cause", None)
+    if gave_up and isinstance(cause, APIError) and cause.partial:
+        # Its last answer left a thread with parts standing: it is partial, not failed.
+        row = steps.partial_row(
+            planned, key, cause, attempts=attempts, took=attempt.elapsed() if attempt else 0.0
+        )
+        return row.with_status(
+            Status.PARTIAL, error=f"gave up after {attempts} attempts: {row.error}"
+        )
     return ResultRow(
         post=f"{planned.post_id} (thumbnail)" if thumbnail else planned.post_id,
         platform=planned.platform.value,
@@ -284,6 +293,7 @@ def _dry_run(fan_out: Plan, edition: str) -> State[Any]:
             "platform": p.platform.value,
             "connection": p.connection.name,
             "media": p.media or "",
+            "parts": p.parts,
             "idempotencyKey": p.idempotency_key(edition),
         }
         for p in fan_out.posts
@@ -318,7 +328,7 @@ def _report(campaign: str, edition: str, rows: list[ResultRow]) -> State[Any]:
     outcomes.print_table(f"{campaign} · {edition}", rows)
     data = [row.to_json() for row in rows]
     summary = outcomes.summary_message(rows)
-    if any(r.status in (Status.FAILED, Status.UNCONFIRMED) for r in rows):
+    if any(r.status in outcomes.NEEDS_ATTENTION for r in rows):
         return Failed(message=summary, data=data)
     return Completed(message=summary, data=data)
 

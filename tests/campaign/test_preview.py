@@ -122,6 +122,50 @@ def test_the_see_more_cut_splits_the_text_where_the_table_says(
     ) in out
 
 
+def test_a_threads_parts_are_numbered_each_with_its_counts(write: Write, tmp_path: Path) -> None:
+    write(
+        f"""
+        name: story
+        posts:
+          - id: thread
+            microblog:
+              text: "The spring collection is out"
+              thread:
+                - "Linen shirts in six colours"
+                - "{"春" * 150}"
+          - id: single
+            text_thread: {{text: "One post"}}
+        """
+    )
+    out = preview("c.yaml")[1]
+    thread = out.split("### Post thread", 1)[1].split("### Post single", 1)[0]
+    assert [line for line in thread.splitlines() if line.startswith("**Part")] == [
+        "**Part 1 of 3**",
+        "**Part 2 of 3**",
+        "**Part 3 of 3**",
+    ]
+    second = thread.split("**Part 2 of 3**", 1)[1].split("**Part 3 of 3**", 1)[0]
+    assert fenced("Linen shirts in six colours") in second
+    assert "27 / 280 weighted characters" in second and "27 / 280 characters (the spec)" in second
+    third = thread.split("**Part 3 of 3**", 1)[1]
+    assert (
+        "**300 / 280 weighted characters (X's count\\: CJK and emoji 2, a link 23) (X, "
+        "[microblog.weighted\\_length](<https://docs.x.com/fundamentals/counting-characters>))"
+        ": 20 over the limit** · 150 / 280 characters (the spec)"
+    ) in third
+    # validate's finding about part 3 is shown beside the thread, at its line
+    assert (
+        "- **error** at line 8, column 11, posts.0.microblog.thread.1: part 3 of the thread"
+        in thread
+    )
+    assert "**Part" not in out.split("### Post single", 1)[1]  # a single post is not numbered
+
+    preview("c.yaml", "--format", "html", "-o", str(tmp_path / "p.html"))
+    page = (tmp_path / "p.html").read_text()
+    assert re.findall(r"<h5>(Part \d of \d)</h5>", page) == [f"Part {n} of 3" for n in (1, 2, 3)]
+    assert page.count('data-kind="reply"') == 2
+
+
 def test_next_runs_are_shown_on_the_campaigns_clock(write: Write) -> None:
     write(
         """

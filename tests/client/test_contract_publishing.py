@@ -24,12 +24,13 @@ from pressroom.client import (
     PublishResult,
     ServerError,
     ValidationError,
+    build_publish_request,
 )
 from pressroom.platforms import RULES, Platform
 from tests.client.conftest import Media
 from tests.conftest import AccountHandle, Service
 from tests.support.media import make_video
-from tests.support.publish import deliveries
+from tests.support.publish import connect, deliveries, refuse_part
 
 MakeClient = Callable[..., Client]
 
@@ -505,3 +506,59 @@ def test_a_personal_photo_sharing_account_is_refused_with_a_permission_error(
         "connectionId",
     )
     assert denied.transient is False
+
+
+# --- threads -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("platform", [Platform.MICROBLOG, Platform.TEXT_THREAD])
+def test_a_thread_is_published_through_the_typed_method_and_read_back(
+    service: Service, client_for: MakeClient, platform: Platform
+) -> None:
+    service.settings.sandbox.sandbox_dedupe = False
+    account = service.account()
+    client = client_for(account)
+    connection = connect(account, platform)
+    method = {
+        Platform.MICROBLOG: client.publish_microblog,
+        Platform.TEXT_THREAD: client.publish_text_thread,
+    }[platform]
+
+    result = method(
+        connection_id=connection, text="one", thread=["two", "three"], idempotency_key="t"
+    )
+    sent = deliveries(service)
+    assert [d.payload["fields"]["text"] for d in sent] == ["one", "two", "three"]
+    assert [d.payload["replyTo"] for d in sent] == [None, *(d.platform_post_id for d in sent[:2])]
+    assert result.parts is not None
+    assert [(p.index, p.kind, p.platform_post_id, p.status) for p in result.parts] == [
+        (i, "post" if i == 0 else "reply", d.platform_post_id, "published")
+        for i, d in enumerate(sent)
+    ]
+    record = client.get_post(str(result.record_id))
+    assert record.parts == result.parts and not record.partial
+    # The generic form takes the texts too.
+    request = build_publish_request(platform, connection_id="c", text="a", thread=["b"])
+    assert request.body()["thread"] == [{"text": "b"}]
+
+
+def test_a_refused_later_part_raises_with_the_parts_and_the_record_is_partial(
+    service: Service, client_for: MakeClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service.settings.sandbox.sandbox_dedupe = False
+    account = service.account()
+    client = client_for(account)
+    connection = connect(account, Platform.MICROBLOG)
+    refuse_part(service.client.app, monkeypatch, Platform.MICROBLOG, "three")
+
+    with pytest.raises(ValidationError) as caught:
+        client.publish_microblog(
+            connection_id=connection, text="one", thread=["two", "three"], idempotency_key="p"
+        )
+    refused = caught.value
+    assert refused.partial and refused.field == "thread[1].text"
+    assert [p.status for p in refused.parts] == ["published", "published", "failed"]
+    found = client.find_post(idempotency_key="p")
+    assert found is not None and found.partial
+    assert [p.stands for p in found.parts] == [True, True, False]
+    assert not client.get_post(found.record_id).parts[2].platform_post_id

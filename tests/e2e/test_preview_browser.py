@@ -70,12 +70,21 @@ def test_every_post_of_the_repository_shows_its_text_counts_and_thumbnails(
                     value = content.text(rule.name)
                     if value is None:
                         continue
-                    text = article.locator(f'.text[data-field="{rule.name}"]')
-                    assert text.locator(".body").inner_text() == value
-                    counts = text.locator(".count").all_inner_texts()
-                    assert counts and all(" / " in c or "no limit" in c for c in counts)
-                    if rule.max_chars is not None:
-                        assert any(f"/ {rule.max_chars:,} characters" in c for c in counts)
+                    # Part 0, then a thread's later parts, each with its own counts.
+                    for kind, shown_value in (
+                        ("post", value),
+                        *(("reply", part) for part in content.thread if rule.name == "text"),
+                    ):
+                        parts = article.locator(f'.part[data-kind="{kind}"]')
+                        index = 0 if kind == "post" else content.thread.index(shown_value)
+                        text = parts.nth(index).locator(f'.text[data-field="{rule.name}"]')
+                        assert text.locator(".body").inner_text() == shown_value
+                        counts = text.locator(".count").all_inner_texts()
+                        assert counts and all(" / " in c or "no limit" in c for c in counts)
+                        if rule.max_chars is not None:
+                            assert any(f"/ {rule.max_chars:,} characters" in c for c in counts)
+                    replies = article.locator('.part[data-kind="reply"]')
+                    assert replies.count() == (len(content.thread) if rule.name == "text" else 0)
                 if post.media is not None and not RULES[content.platform].text_only:
                     media = campaign.media[post.media]
                     figure = article.locator(f'ol.media figure[data-media="{media.name}"]')

@@ -131,3 +131,24 @@ def error_of(response: httpx.Response) -> dict[str, Any]:
     if "Idempotent-Replayed" not in response.headers:  # a replay keeps the first answer's
         assert request_id == response.headers["X-Request-ID"], body
     return error
+
+
+def refuse_part(app: Any, monkeypatch: Any, platform: Platform, words: str) -> list[str]:
+    """The app's sandbox refuses, as the network would for good (a 4xx), every delivery
+    whose text is ``words``: a thread's later part so refused leaves the post partial.
+    Returns the texts refused, in order."""
+    from pressroom.service.drivers import drivers_of
+    from pressroom.service.drivers.base import PlatformRefused
+
+    sandbox = drivers_of(app)[platform]
+    sent_on_loop = sandbox.publish_async  # type: ignore[attr-defined]
+    refused: list[str] = []
+
+    async def refusing(delivery: Any) -> Any:
+        if delivery.fields.get("text") == words:
+            refused.append(words)
+            raise PlatformRefused(f"{platform.value} refuses it: a duplicate", field="text")
+        return await sent_on_loop(delivery)
+
+    monkeypatch.setattr(sandbox, "publish_async", refusing)
+    return refused

@@ -27,7 +27,7 @@ from pressroom.campaign.fields import (
     THUMBNAIL,
     content_fields,
 )
-from pressroom.campaign.format import MEDIA_NAME, SLUG, Block
+from pressroom.campaign.format import MEDIA_NAME, SLUG, THREAD, Block
 from pressroom.campaign.format import Post as PostSpec
 from pressroom.campaign.issues import Reporter, did_you_mean
 from pressroom.campaign.selectors import parse_selector
@@ -40,6 +40,7 @@ from pressroom.platforms import (
     RULES,
     SHORT_VIDEO_RECOMMENDATION,
     THUMBNAIL_RECOMMENDATION,
+    Excess,
     MediaKind,
     Platform,
     Recommendation,
@@ -223,14 +224,20 @@ class _Checker:
                 fields[name] = value
                 origins[name] = origin
         raw, origin = _pick_raw(CONNECTIONS, own, fallback, path, ("defaults", platform.value))
+        thread, thread_origin = _pick_raw(THREAD, own, fallback, path, ("defaults", platform.value))
+        if thread is not None:
+            origins[THREAD] = thread_origin
         content = model.Content(
             platform,
             fields,
             parse_selector(raw, origin if raw is not None else path, self.report),
             path,
             origins,
+            tuple(part.rstrip() for part in thread or ()),
         )
         self._check_text(content)
+        if thread is not None:
+            self._check_thread(content)
         self._check_media(content, media, post.media)
         return content
 
@@ -254,11 +261,7 @@ class _Checker:
             over = rule.excess(value)
             if over is not None:
                 spec_broken.add(rule.name)
-                self.report.error(
-                    content.origins[rule.name],
-                    f"{rule.name} is {over.length:,} {over.unit}; {platform} allows at most "
-                    f"{over.limit:,} ({over.length - over.limit:,} too many)",
-                )
+                self.report.error(content.origins[rule.name], _too_long(rule.name, over, platform))
         texts = {
             rule.name: content.text(rule.name)
             for rule in rules.text_fields
@@ -284,6 +287,54 @@ class _Checker:
                     content.origins[name],
                     f"{name} '{chosen}' is not known; {did_you_mean(chosen, known)}",
                 )
+
+    def _check_thread(self, content: model.Content) -> None:
+        """A thread's follow-up parts, each at its own line: blank, then the spec's limit
+        of ``text``, then the network's text rules (the checks the first text gets), and
+        how many parts the network takes in one thread (its ``thread_parts`` rule)."""
+        origin = content.origins[THREAD]
+        platform = content.platform.value
+        if not content.thread:
+            self.report.error(
+                origin,
+                "thread lists the parts after the first text: give at least one, or leave "
+                "'thread:' out for a single post",
+            )
+            return
+        rule = RULES[content.platform].text_rule("text")
+        assert rule is not None  # every label that takes threads has a text
+        for index, text in enumerate(content.thread):
+            where = (*origin, index)
+            part = f"part {index + 2} of the thread"
+            comment = self.report.source.comments.get(where)
+            if comment is not None:
+                self.report.warning(
+                    where,
+                    f"{part} stops before '{comment}': after a space, '#' starts a YAML "
+                    "comment; put the whole text in quotes to send it",
+                )
+            if not text.strip():
+                self.report.error(where, f"{part} is blank: write its text or remove the line")
+                continue
+            over = rule.excess(text)
+            if over is not None:
+                self.report.error(where, f"{part}: {_too_long('its text', over, platform)}")
+                continue
+            for violation in network.check_text(content.platform, {rule.name: text}):
+                self.report.error(
+                    where,
+                    f"{part}: {violation.rule.network} would refuse it: "
+                    f"{violation.message.rstrip('.')}",
+                    rule=violation.rule,
+                )
+        too_many = network.check_thread(content.platform, content.parts)
+        if too_many is not None:
+            self.report.error(
+                origin,
+                f"{too_many.rule.network} would refuse it: {too_many.message.rstrip('.')}",
+                at_key=True,
+                rule=too_many.rule,
+            )
 
     def _missing(self, content: model.Content, name: str) -> None:
         if (*content.path, name) in self.shape.set_aside:
@@ -441,6 +492,13 @@ def _pick_raw(
     if fallback is not None and getattr(fallback, name, None) is not None:
         return getattr(fallback, name), (*fallback_path, name)
     return None, (*path, name)
+
+
+def _too_long(subject: str, over: Excess, platform: str) -> str:
+    return (
+        f"{subject} is {over.length:,} {over.unit}; {platform} allows at most "
+        f"{over.limit:,} ({over.length - over.limit:,} too many)"
+    )
 
 
 def _span(low: float | None, high: float | None) -> str:

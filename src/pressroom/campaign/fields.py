@@ -6,7 +6,7 @@ Text fields keep the API's names (``text``, ``title``, ``description``, ``captio
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pressroom.platforms import RULES, Platform
@@ -70,14 +70,19 @@ def publish_body(
     fields: Mapping[str, str | bool],
     connection_id: str,
     file_id: str | None = None,
+    thread: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The exact JSON body of the platform's publish call (the thumbnail is a later step)."""
+    """The exact JSON body of the platform's publish call (the thumbnail is a later step);
+    a thread's follow-up parts go in ``thread`` as ``{text}`` parts, after the first's
+    fields."""
     body: dict[str, Any] = {**BODY_CONSTANTS.get(platform, {}), "connectionId": connection_id}
     if file_id is not None:
         body[body_name("media")] = file_id
     for name in content_fields(platform):
         if name != THUMBNAIL and fields.get(name) is not None:
             body[body_name(name)] = fields[name]
+    if thread:
+        body["thread"] = [{"text": text} for text in thread]
     return body
 
 

@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pressroom.platforms import PRIVACY_STATUSES, RULES, Platform
-from pressroom.rules.model import Fit
+from pressroom.rules.model import Fit, PartsPerThread
+from pressroom.rules.table import rules_of
 from pressroom.statuses import ShortVideoPrivacyLevel
 
 SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -79,6 +80,24 @@ def _text_field(platform: Platform, name: str, what: str) -> Any:
     if rule.required:
         parts.append("Required, here or under `defaults`.")
     return Field(None, description=" ".join(parts))
+
+
+def _thread(platform: Platform) -> Any:
+    """The follow-up parts of a thread, on the labels whose network has a thread rule;
+    how many it takes is read from that rule."""
+    [rule] = [rule for rule in rules_of(platform) if isinstance(rule, PartsPerThread)]
+    text = RULES[platform].text_rule("text")
+    assert text is not None and text.max_chars is not None
+    return Field(
+        None,
+        description=(
+            "Makes the post a thread: the texts of the parts after the first, in order, "
+            "each sent as a reply to the one before. Each is held to the rules of `text` "
+            f"(at most {text.max_chars:,} characters, then {rule.network}'s own count); "
+            f"{rule.network} takes at most {rule.max_parts:,} parts in one thread, the "
+            "first included."
+        ),
+    )
 
 
 def _connections() -> Any:
@@ -148,6 +167,7 @@ class Block(_Strict):
 
 class MicroblogBlock(Block):
     text: str | None = _text_field(Platform.MICROBLOG, "text", "The post's text.")
+    thread: list[str] | None = _thread(Platform.MICROBLOG)
 
 
 class VideoSharingBlock(Block):
@@ -232,11 +252,15 @@ class PinBoardBlock(Block):
 
 class TextThreadBlock(Block):
     text: str | None = _text_field(Platform.TEXT_THREAD, "text", "The post's text.")
+    thread: list[str] | None = _thread(Platform.TEXT_THREAD)
 
 
 class ProfessionalNetworkBlock(Block):
     text: str | None = _text_field(Platform.PROFESSIONAL_NETWORK, "text", "The post's text.")
 
+
+THREAD = "thread"
+"""The key of a thread's follow-up parts, on the blocks whose network chains replies."""
 
 BLOCKS: dict[Platform, type[Block]] = {
     Platform.MICROBLOG: MicroblogBlock,

@@ -95,7 +95,15 @@ class Content:
     selector: Selector
     path: FieldPath
     origins: Mapping[str, FieldPath] = field(default_factory=dict)
-    """Where each field was written: in the post's block or under ``defaults``."""
+    """Where each field was written: in the post's block or under ``defaults``; for a
+    thread, where its list was written (part i after the first at ``(*origin, i)``)."""
+    thread: tuple[str, ...] = ()
+    """A thread's parts after the first (``text`` is the first); empty for a single post."""
+
+    @property
+    def parts(self) -> int:
+        """How many posts this block makes: 1, or the thread's length, the first included."""
+        return 1 + len(self.thread)
 
     @property
     def thumbnail(self) -> str | None:

@@ -110,6 +110,11 @@ class PlannedPost:
     thumbnail: ThumbnailStep | None
 
     @property
+    def parts(self) -> int:
+        """The posts this call makes: 1, or a thread's parts, the first included."""
+        return 1 + len(self.body.get("thread") or ())
+
+    @property
     def key(self) -> str:
         """Stable name of this target: campaign/post/platform/connection id."""
         return f"{self.campaign}/{self.post_id}/{self.platform.value}/{self.connection.id}"
@@ -196,6 +201,7 @@ class Plan:
                     "connection": {"id": p.connection.id, "name": p.connection.name},
                     "endpoint": p.endpoint,
                     "body": dict(p.body),
+                    "parts": p.parts,
                     "media": p.media,
                     "thumbnail": p.thumbnail.media if p.thumbnail else None,
                 }
@@ -255,7 +261,7 @@ def plan(campaign: Campaign, connections: Iterable[Mapping[str, Any] | object]) 
 
 def offline_body(content: Content, media: str | None) -> dict[str, Any]:
     """The publish body with placeholders for what only the API knows."""
-    body = publish_body(content.platform, content.fields, "<connection id>")
+    body = publish_body(content.platform, content.fields, "<connection id>", thread=content.thread)
     return publish_body_with_file(body, f"<file id of {media}>") if media else body
 
 
@@ -267,7 +273,7 @@ def _planned(campaign: str, post: Post, content: Content, connection: Connection
         platform=content.platform,
         connection=connection,
         endpoint=rules.publish_path,
-        body=publish_body(content.platform, content.fields, connection.id),
+        body=publish_body(content.platform, content.fields, connection.id, thread=content.thread),
         media=None if rules.text_only else post.media,
         thumbnail=ThumbnailStep(content.thumbnail) if content.thumbnail else None,
     )

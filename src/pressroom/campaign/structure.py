@@ -22,6 +22,7 @@ from pydantic_core import ErrorDetails
 
 from pressroom.campaign.format import (
     EXTENSION_PREFIX,
+    THREAD,
     CampaignFile,
     Defaults,
     MediaEntry,
@@ -29,9 +30,13 @@ from pressroom.campaign.format import (
 )
 from pressroom.campaign.issues import Reporter, did_you_mean
 from pressroom.campaign.source import Path
+from pressroom.platforms import Platform
+from pressroom.rules import takes_threads
 
 M = TypeVar("M", bound=BaseModel)
 _PARTS = {"media": dict, "defaults": dict, "posts": list}
+_THREADED = [platform.value for platform in Platform if takes_threads(platform)]
+_UNTHREADED = {platform.value for platform in Platform if not takes_threads(platform)}
 
 
 @dataclass
@@ -169,6 +174,8 @@ def _renamed_into(loc: Path, renames: dict[Path, str]) -> bool:
 def _set_aside(work: Any, loc: Path, kind: str, renames: dict[Path, str]) -> bool:
     """Remove (or rename) what failed so the rest can be checked; False if impossible."""
     target = loc[:-1] if kind == "missing" else loc
+    while target and isinstance(target[-1], int):
+        target = target[:-1]  # an item of a list (a thread's part): the list goes
     if not target:
         return False
     parent = _at(work, target[:-1])
@@ -209,6 +216,11 @@ def _report(
         hint = f"did you mean '{rename}'?" if rename else did_you_mean(name, fields)
         if model is CampaignFile and len(loc) == 1 and hint.startswith("expected"):
             hint += f" (keys starting with '{EXTENSION_PREFIX}' are ignored: keep anchors there)"
+        if name == THREAD and len(loc) >= 2 and str(loc[-2]) in _UNTHREADED:
+            hint = (
+                f"{loc[-2]} takes no thread; only {' and '.join(_THREADED)} post one, as a "
+                "chain of replies"
+            )
         report.error(path, f"unknown key '{name}'; {hint}", at_key=True)
         report.unknown_keys.add(path)
         return

@@ -303,6 +303,7 @@ def _print_plan(result: Plan) -> None:
     for post in result.posts:
         typer.echo(
             f"  {post.post_id}  {post.platform.value}  {post.connection}  POST {post.endpoint}"
+            + _thread_note(post.parts)
         )
         body = dict(post.body)
         if post.media:
@@ -320,7 +321,7 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
     from pressroom.campaign.planner import offline_body
     from pressroom.platforms import RULES
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for post in campaign.posts:
         for content in post.contents:
             rows.append(
@@ -332,6 +333,7 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
                     "body": offline_body(
                         content, None if RULES[content.platform].text_only else post.media
                     ),
+                    "parts": content.parts,
                     "thumbnail": content.thumbnail,
                 }
             )
@@ -353,10 +355,16 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
     for row in rows:
         typer.echo(
             f"  {row['post']}  {row['platform']}  to {row['connections']}  POST {row['endpoint']}"
+            + _thread_note(row["parts"])
         )
         typer.echo(f"      {json.dumps(row['body'], ensure_ascii=False)}")
         if row["thumbnail"]:
             typer.echo(f"      then set thumbnail '{row['thumbnail']}' on the new video")
+
+
+def _thread_note(parts: int) -> str:
+    """``  (a thread of 3 parts)`` after a publish call that makes a thread."""
+    return f"  (a thread of {parts} parts)" if parts > 1 else ""
 
 
 def _print_uploads(rows: Iterable[tuple[str, str, str, int, str | None, str | None]]) -> None:
@@ -411,7 +419,7 @@ def run(
     The file is validated and planned first, so a mistake, a wrong key or an unreachable
     service is reported at once, before Prefect starts. Every post goes out exactly once
     per edition: run it again and what was published is skipped. Exits 1 if any post
-    failed or is unconfirmed.
+    failed, is unconfirmed or is partial (a thread cut short: the next run resumes it).
     """
     preflight(file, service_address(base_url), service_key(api_key))
     from pressroom.pipeline import prefect_api

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -522,9 +522,10 @@ class Client(ClientCore):
         *,
         connection_id: str,
         idempotency_key: str | None = None,
-        **fields: str | bool | None,
+        **fields: models.PublishField,
     ) -> models.PublishResult:
-        """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...).
+        """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...;
+        ``thread``, the texts of a thread's later parts, on microblog and text_thread).
 
         A field the platform does not take raises ``ValueError`` before anything is sent.
         """
@@ -532,13 +533,23 @@ class Client(ClientCore):
         return self.publish_request(request, idempotency_key=idempotency_key)
 
     def publish_microblog(
-        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+        self,
+        *,
+        connection_id: str,
+        text: str,
+        thread: Sequence[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``thread`` (pressroom's extension) makes the post a thread: the texts of the
+        parts after the first, each a reply to the one before; the result's ``parts``
+        lists them. A later part refused raises with ``.parts`` and ``.partial``; the
+        same call with the same ``idempotency_key`` resumes after the parts that stand."""
         return self.publish(
             Platform.MICROBLOG,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             text=text,
+            thread=thread,
         )
 
     def publish_video_sharing(
@@ -656,13 +667,23 @@ class Client(ClientCore):
         )
 
     def publish_text_thread(
-        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+        self,
+        *,
+        connection_id: str,
+        text: str,
+        thread: Sequence[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``thread`` (pressroom's extension) makes the post a thread: the texts of the
+        parts after the first, each a reply to the one before; the result's ``parts``
+        lists them. A later part refused raises with ``.parts`` and ``.partial``; the
+        same call with the same ``idempotency_key`` resumes after the parts that stand."""
         return self.publish(
             Platform.TEXT_THREAD,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             text=text,
+            thread=thread,
         )
 
     def publish_professional_network(

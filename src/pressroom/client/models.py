@@ -8,7 +8,7 @@ strict: a field a platform does not take is refused before anything is sent.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -27,7 +27,13 @@ from pydantic import ValidationError as PydanticValidationError
 from pydantic.alias_generators import to_camel
 
 from pressroom.platforms import RULES, Platform, rules_for
-from pressroom.statuses import ConnectionStatus, FileState, ShortVideoPrivacyLevel
+from pressroom.statuses import (
+    ConnectionStatus,
+    FileState,
+    PartStatus,
+    PostStatus,
+    ShortVideoPrivacyLevel,
+)
 
 READY_STATUSES: frozenset[str] = frozenset({FileState.READY.value, "completed", "uploaded"})
 """File statuses that mean the file can be published: ours, and the hosted service's."""
@@ -230,9 +236,17 @@ class PublishRequest(Request):
         return RULES[self.platform_label].publish_path
 
 
+class ThreadPart(Request):
+    """One part of a thread after the first (pressroom's extension): its text."""
+
+    text: str
+
+
 class MicroblogPublish(PublishRequest):
     platform_label = Platform.MICROBLOG
     text: str
+    thread: list[ThreadPart] | None = None
+    """pressroom's extension: the parts after the first, each a reply to the one before."""
 
 
 class VideoSharingPublish(PublishRequest):
@@ -285,6 +299,8 @@ class PinBoardPublish(PublishRequest):
 class TextThreadPublish(PublishRequest):
     platform_label = Platform.TEXT_THREAD
     text: str
+    thread: list[ThreadPart] | None = None
+    """pressroom's extension: the parts after the first, each a reply to the one before."""
 
 
 class ProfessionalNetworkPublish(PublishRequest):
@@ -307,17 +323,25 @@ PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
 }
 
 
+PublishField = str | bool | Sequence[str] | None
+"""A publish field's value: text, a yes/no choice, or a thread's texts (``thread``)."""
+
+
 def build_publish_request(
-    platform: Platform | str, *, connection_id: str, **fields: str | bool | None
+    platform: Platform | str, *, connection_id: str, **fields: PublishField
 ) -> PublishRequest:
     """The body for ``platform`` from snake_case fields; fields left None are not sent.
+    ``thread`` is the texts of a thread's parts after the first (microblog, text_thread).
 
     Raises ``ValueError`` for an unknown platform, and pydantic's ``ValidationError`` (a
     ``ValueError`` too) for a field the platform does not take or a required one that is
     missing, before anything is sent.
     """
     model = PUBLISH_REQUESTS[rules_for(platform).platform]
-    given = {name: value for name, value in fields.items() if value is not None}
+    given: dict[str, Any] = {name: value for name, value in fields.items() if value is not None}
+    thread = given.get("thread")
+    if isinstance(thread, Sequence) and not isinstance(thread, str):
+        given["thread"] = [{"text": text} if isinstance(text, str) else text for text in thread]
     return model.model_validate({"connection_id": connection_id, **given})
 
 
@@ -372,6 +396,22 @@ class WithMeta(Response):
         return dict(self._meta.headers) if self._meta else {}
 
 
+class Part(Response):
+    """One part of a post made of several (pressroom's extension): a thread is its
+    ``post`` then a ``reply`` per later part, in order."""
+
+    index: int
+    kind: str | None = None
+    platform_post_id: Id | None = None
+    url: str | None = None
+    status: str | None = None
+    """``published``, ``failed`` (refused: nothing of it is live) or ``unknown``."""
+
+    @property
+    def stands(self) -> bool:
+        return self.status == PartStatus.PUBLISHED
+
+
 class PublishResult(WithMeta):
     """The publish result of spec section 2; ``item_id`` is the platform's id whatever its name."""
 
@@ -398,6 +438,8 @@ class PublishResult(WithMeta):
     is then the ``publish_id`` and ``url`` the profile)."""
     record_id: Id | None = None
     """pressroom's own record of the post (``GET /api/posts/{recordId}``); not on the hosted service."""
+    parts: list[Part] | None = None
+    """A thread's parts in order (pressroom's extension); None for a single post."""
 
     @property
     def item_id(self) -> str | None:
@@ -437,8 +479,8 @@ class Post(Response):
     """pressroom's record of one publish attempt (our extension, for read-back).
 
     ``status`` is ``published``, ``sending`` (still on its way), ``failed`` (it never
-    reached the platform) or ``unknown`` (the platform failed after receiving it: it
-    may be live).
+    reached the platform), ``unknown`` (the platform failed after receiving it: it
+    may be live) or ``partial`` (a thread whose later part was refused).
     """
 
     record_id: Id = Field(validation_alias=AliasChoices("recordId", "id", "record_id"))
@@ -456,6 +498,14 @@ class Post(Response):
     """The publish body as sent."""
     result: dict[str, Any] | None = None
     """The answer given: the publish result, or the error body."""
+    parts: list[Part] = []
+    """A thread's parts in order (pressroom's extension); empty for a single post."""
+
+    @property
+    def partial(self) -> bool:
+        """A thread some of whose parts stand while the network refused a later one: a
+        publish with the same Idempotency-Key resumes after the parts that stand."""
+        return self.status == PostStatus.PARTIAL
 
 
 class PostPage(Response):

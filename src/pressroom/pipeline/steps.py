@@ -31,10 +31,17 @@ from pressroom.client import (
     PublishResult,
     TransportError,
 )
-from pressroom.client.models import PUBLISH_REQUESTS
+from pressroom.client.models import PUBLISH_REQUESTS, Part
 from pressroom.pipeline import progress
 from pressroom.pipeline.media_memory import MediaMemory
-from pressroom.pipeline.outcomes import ALREADY_PUBLISHED, Kind, PublishFailed, ResultRow, Status
+from pressroom.pipeline.outcomes import (
+    ALREADY_PUBLISHED,
+    Kind,
+    PartRow,
+    PublishFailed,
+    ResultRow,
+    Status,
+)
 from pressroom.pipeline.retrying import TransientFailure, is_transient, retry_after
 
 log = logging.getLogger(__name__)
@@ -249,6 +256,13 @@ def publish_post(
             raise TransientFailure(f"{what}: {exc}", cause=exc) from exc
         return _resolve_unknown(client, planned, key, evidence, exc, attempt, took())
     except APIError as exc:
+        if exc.partial and not exc.transient:
+            # A later part refused for good: the parts that stand are live. Not
+            # retried in this run; a later run of the edition sends the same key and
+            # the service resumes after them.
+            raise PublishFailed(
+                partial_row(planned, key, exc, attempts=attempt, took=took())
+            ) from exc
         if record_status(exc) in ("unknown", "published"):
             # The platform got the request and may have the post: look, then decide.
             return _resolve_unknown(client, planned, key, evidence, exc, attempt, took())
@@ -279,6 +293,7 @@ def publish_post(
             item_id=result.item_id,
             attempts=attempt,
             duration_seconds=took(),
+            parts=part_rows(result.parts or []),
         )
     return row_for(
         planned,
@@ -288,6 +303,28 @@ def publish_post(
         item_id=result.item_id,
         attempts=attempt,
         duration_seconds=took(),
+        parts=part_rows(result.parts or []),
+    )
+
+
+def part_rows(parts: list[Part]) -> tuple[PartRow, ...]:
+    return tuple(PartRow(part.index, part.status or "unknown", part.url) for part in parts)
+
+
+def partial_row(
+    planned: PlannedPost, key: str, error: APIError, *, attempts: int, took: float
+) -> ResultRow:
+    """The row of a thread whose later part was refused: ``partial``, with its parts."""
+    parts = part_rows(error.parts)
+    return row_for(
+        planned,
+        key,
+        Status.PARTIAL,
+        url=parts[0].url if parts else None,
+        error=_describe(error),
+        attempts=attempts,
+        duration_seconds=took,
+        parts=parts,
     )
 
 

@@ -241,10 +241,16 @@ def _block(
     places = [dotted(content.path), *(dotted(path) for path in content.origins.values())]
     if content.selector.path:
         places.append(dotted(content.selector.path))
+    text_rule = spec.text_rule("text")
+    replies = tuple(
+        Part(index, PartKind.REPLY, (_text(content.platform, text_rule, text),))
+        for index, text in enumerate(content.thread, 1)
+        if text_rule is not None  # a thread is read only where there is a text
+    )
     return BlockPreview(
         content.platform,
         NETWORKS[content.platform],
-        (Part(0, PartKind.POST, texts, media),),
+        (Part(0, PartKind.POST, texts, media), *replies),
         settings=_settings(content),
         thumbnail=thumbnail,
         issues=_under(issues, places),
