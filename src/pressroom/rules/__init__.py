@@ -53,6 +53,7 @@ campaign validator and the client stay light.
 from __future__ import annotations
 
 from pressroom.rules.check import (
+    FIRST_COMMENT,
     MediaFacts,
     MediaVerdict,
     Violation,
@@ -68,6 +69,7 @@ from pressroom.rules.model import Fit, Fix, Rule, SeeMore, Subject
 from pressroom.rules.table import NETWORKS, TABLE, all_rules, rule_by_id, rules_of
 
 __all__ = [
+    "FIRST_COMMENT",
     "NETWORKS",
     "TABLE",
     "Fit",

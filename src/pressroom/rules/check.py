@@ -90,6 +90,10 @@ def takes_threads(platform: Platform) -> bool:
 
 # -- text ---------------------------------------------------------------------
 
+FIRST_COMMENT = "first_comment"
+"""The field a network's comment rules name (``TextLength.fields``): a post's first
+comment, checked as the post's own texts are."""
+
 
 def text_rules(platform: Platform) -> list[TextRule]:
     return [rule for rule in rules_of(platform) if isinstance(rule, TextRule)]
