@@ -5,16 +5,18 @@ only the comment."""
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import pytest
 
 from pressroom.platforms import RULES, Platform
-from pressroom.service.drivers import drivers_of
+from pressroom.service.admin import connect_through_sandbox
+from pressroom.service.drivers import drivers_of, grants
 from pressroom.service.drivers.base import PlatformRefused
 from tests.conftest import Service
 from tests.service.test_threads import fail_once
-from tests.support.publish import deliveries, error_of, publish, valid_body
+from tests.support.publish import CONNECT_EXTRA, deliveries, error_of, publish, valid_body
 
 COMMENTED = [
     Platform.PHOTO_SHARING,
@@ -182,3 +184,30 @@ def test_a_comment_cut_short_is_resumed_without_sending_anything_twice(
     assert len(deliveries(service)) == 1
     [comment] = deliveries(service, "comment")
     assert again.json()["parts"][1]["platformPostId"] == comment.platform_post_id
+
+
+@pytest.mark.parametrize("platform", sorted(grants.COMMENTING))
+def test_a_consent_without_the_comment_scope_publishes_the_post_and_not_the_comment(
+    service: Service, platform: Platform
+) -> None:
+    """As the network answers a token without the scope its comments edge requires: the
+    post goes, the comment is refused, the post is partial."""
+    email = f"{secrets.token_hex(4)}@example.com"
+    account = service.account(email=email)
+    [scope] = set(grants.COMMENTING[platform]) - set(grants.PUBLISHING[platform])
+    connected = connect_through_sandbox(
+        email,
+        platform,
+        name="acme",
+        withheld=(scope,),
+        settings=service.settings,
+        **CONNECT_EXTRA.get(platform, {}),  # type: ignore[arg-type]
+    )
+    body = valid_body(account, platform, connection_id=connected, firstComment="hello")
+    response = publish(account, platform, body, key="no-comment-scope")
+    assert response.status_code in (403, 409), response.text
+    assert [p["status"] for p in response.json()["parts"]] == ["published", "failed"]
+    assert len(deliveries(service)) == 1
+    assert deliveries(service, "comment") == []
+    [record] = service.client.get("/api/posts", headers=account.headers).json()["posts"]
+    assert record["status"] == "partial"

@@ -209,13 +209,20 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
     Platform.VIDEO_SHARING: frozenset({"https://www.googleapis.com/auth/youtube.readonly"}),
     # TikTok: Direct Post needs video.publish; user.info.basic is for the profile.
     Platform.SHORT_VIDEO: frozenset({"user.info.basic"}),
-    # Instagram's consent here also asks for its Threads twin's scopes.
-    Platform.PHOTO_SHARING: frozenset({"threads_basic", "threads_content_publish"}),
+    # Instagram's consent here also asks for its Threads twin's scopes; a post without a
+    # first comment needs no comment scope.
+    Platform.PHOTO_SHARING: frozenset(
+        {"threads_basic", "threads_content_publish", "instagram_business_manage_comments"}
+    ),
     Platform.PAGE_SOCIAL: frozenset(),
     # Pinterest: POST /v5/pins needs the board and pin scopes, not the account's.
     Platform.PIN_BOARD: frozenset({"user_accounts:read"}),
     Platform.TEXT_THREAD: frozenset(
-        {"instagram_business_basic", "instagram_business_content_publish"}
+        {
+            "instagram_business_basic",
+            "instagram_business_content_publish",
+            "instagram_business_manage_comments",
+        }
     ),
     Platform.PROFESSIONAL_NETWORK: frozenset(),
 }

@@ -332,7 +332,7 @@ class SandboxDriver:
                     return Published(
                         earlier.platform_post_id, earlier.url, earlier.created_at
                     ), True
-            self._refuse_without_scopes(connection_id)
+            self._refuse_without_scopes(connection_id, comment=kind == COMMENT)
             if kind == COMMENT:
                 assert delivery.comment_on is not None
                 created = self.rng.create(
@@ -364,10 +364,13 @@ class SandboxDriver:
 
     # What the network refuses beyond its rules (``sandbox_network``).
 
-    def _refuse_without_scopes(self, connection_id: str) -> None:
-        """The network's refusal of a token without a scope publishing needs."""
+    def _refuse_without_scopes(self, connection_id: str, *, comment: bool = False) -> None:
+        """The network's refusal of a token without a scope publishing (or, with
+        ``comment``, a first comment) needs."""
         granted = self._granted(connection_id)
-        if granted is not None and grants.missing_for_publishing(self.platform, granted):
+        if granted is not None and grants.missing_for_publishing(
+            self.platform, granted, comment=comment
+        ):
             raise sandbox_network.scope_refusal(self.platform)
 
     def _granted(self, connection_id: str) -> tuple[str, ...] | None:

@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 from pressroom.platforms import Platform
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import SandboxGrant
-from pressroom.service.drivers import grants, page_social, video_sharing
+from pressroom.service.drivers import grants, page_social, photo_sharing, video_sharing
 
 CLIENT_ID = "pressroom"
 GRANTED = "scope"
@@ -71,6 +71,7 @@ SCOPE_WORDS: dict[str, str] = {
     # Instagram (https://developers.facebook.com/docs/instagram-platform/content-publishing)
     "instagram_business_basic": "read your professional account's profile and media",
     "instagram_business_content_publish": "publish photos and videos to your account",
+    photo_sharing.COMMENT_SCOPES[1]: "comment on your account's posts",
     # Threads, the text_thread twin's (https://developers.facebook.com/docs/threads/overview)
     "threads_basic": "read your linked text_thread (Threads) profile and posts",
     "threads_content_publish": "publish text posts on your linked text_thread (Threads) profile",
