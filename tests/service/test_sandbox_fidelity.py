@@ -214,7 +214,8 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
     Platform.PHOTO_SHARING: frozenset(
         {"threads_basic", "threads_content_publish", "instagram_business_manage_comments"}
     ),
-    Platform.PAGE_SOCIAL: frozenset(),
+    # Facebook: pages_manage_engagement is for a first comment only.
+    Platform.PAGE_SOCIAL: frozenset({"pages_manage_engagement"}),
     # Pinterest: POST /v5/pins needs the board and pin scopes, not the account's.
     Platform.PIN_BOARD: frozenset({"user_accounts:read"}),
     Platform.TEXT_THREAD: frozenset(

@@ -79,6 +79,7 @@ SCOPE_WORDS: dict[str, str] = {
     "pages_show_list": "list the Pages you manage",
     page_social.PAGES_PERMISSION_SCOPE: "publish posts on the Pages you grant",
     "pages_read_engagement": "read your Pages' posts and their engagement",
+    page_social.COMMENT_SCOPES[0]: "comment as the Pages you grant",
     # Pinterest (https://developers.pinterest.com/docs/getting-started/scopes/)
     "boards:read": "read your boards",
     "boards:write": "create and change boards (pinning needs it)",
