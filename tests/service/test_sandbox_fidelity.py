@@ -206,7 +206,13 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
     # X: offline.access only brings a refresh token; POST /2/tweets needs the other three.
     Platform.MICROBLOG: frozenset({"offline.access"}),
     # YouTube: videos.insert is authorized by youtube.upload (its discovery document).
-    Platform.VIDEO_SHARING: frozenset({"https://www.googleapis.com/auth/youtube.readonly"}),
+    # youtube.force-ssl is for a first comment (commentThreads.insert) only.
+    Platform.VIDEO_SHARING: frozenset(
+        {
+            "https://www.googleapis.com/auth/youtube.readonly",
+            "https://www.googleapis.com/auth/youtube.force-ssl",
+        }
+    ),
     # TikTok: Direct Post needs video.publish; user.info.basic is for the profile.
     Platform.SHORT_VIDEO: frozenset({"user.info.basic"}),
     # Instagram's consent here also asks for its Threads twin's scopes; a post without a

@@ -52,6 +52,7 @@ COMMENTING: dict[Platform, tuple[str, ...]] = {
     Platform.PHOTO_SHARING: photo_sharing.COMMENT_SCOPES,
     Platform.PAGE_SOCIAL: page_social.COMMENT_SCOPES,
     Platform.PROFESSIONAL_NETWORK: professional_network.COMMENT_SCOPES,
+    Platform.VIDEO_SHARING: video_sharing.COMMENT_SCOPES,
 }
 """The scopes a first comment's call requires of the token, on the labels that take one."""
 

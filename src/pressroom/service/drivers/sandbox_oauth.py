@@ -65,6 +65,7 @@ SCOPE_WORDS: dict[str, str] = {
     # YouTube (https://developers.google.com/identity/protocols/oauth2/scopes#youtube)
     video_sharing.UPLOAD_SCOPE: "upload videos to your channel and set their thumbnails",
     "https://www.googleapis.com/auth/youtube.readonly": "read your channel and its videos",
+    video_sharing.COMMENT_SCOPE: "comment on your videos as your channel",
     # TikTok (https://developers.tiktok.com/doc/tiktok-api-scopes)
     "user.info.basic": "read your profile's name and avatar",
     "video.publish": "publish videos to your account",
