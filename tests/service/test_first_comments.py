@@ -10,20 +10,22 @@ from typing import Any
 
 import pytest
 
+from pressroom import rules
 from pressroom.platforms import RULES, Platform
 from pressroom.service.admin import connect_through_sandbox
 from pressroom.service.drivers import drivers_of, grants
 from pressroom.service.drivers.base import PlatformRefused
+from pressroom.service.publishing.schemas import REQUESTS
 from tests.conftest import Service
 from tests.service.test_threads import fail_once
 from tests.support.publish import CONNECT_EXTRA, deliveries, error_of, publish, valid_body
 
-COMMENTED = [
-    Platform.PHOTO_SHARING,
-    Platform.PAGE_SOCIAL,
-    Platform.PROFESSIONAL_NETWORK,
-    Platform.VIDEO_SHARING,
-]
+COMMENTED = list(rules.COMMENTED)
+
+
+def test_the_bodies_and_the_drivers_take_a_first_comment_where_the_rules_say() -> None:
+    taking = {p for p, body in REQUESTS.items() if "first_comment" in body.model_fields}
+    assert taking == set(rules.COMMENTED) == set(grants.COMMENTING)
 
 
 @pytest.mark.parametrize("platform", COMMENTED)
