@@ -575,7 +575,8 @@ NETWORKS = [
         "acme.bakery",
         replay_instagram,
         instagram_contract.contract,
-        granted(Platform.PHOTO_SHARING),
+        # No read shows the comments scope (Instagram Login has no token introspection).
+        {**granted(Platform.PHOTO_SHARING), "instagram_business_manage_comments": "unknown"},
         "creator",
         "not readable with the account's token (Meta's App Review)",
         None,

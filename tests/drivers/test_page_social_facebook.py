@@ -134,7 +134,7 @@ def test_the_consent_asks_for_page_posting(driver: FacebookPagesDriver) -> None:
         "redirect_uri": CALLBACK,
         "state": "st",
         "response_type": "code",
-        "scope": "pages_show_list,pages_manage_posts,pages_read_engagement",
+        "scope": "pages_show_list,pages_manage_posts,pages_read_engagement,pages_manage_engagement",
     }
 
 
@@ -281,6 +281,70 @@ def test_a_photo_is_posted_from_a_signed_link(
         "access_token": "EAAPageToken",
     }
     assert "message" not in parse_qs(photos.calls[1].request.content.decode())
+
+
+def comment(text: str = "Menu: acme.example/menu") -> Delivery:
+    """A first comment on the Page's post ``{PAGE}_5678``."""
+    return Delivery(
+        platform=Platform.PAGE_SOCIAL,
+        account=Account("conn_1", "Acme Bakery"),
+        fields={"text": text},
+        media=None,
+        reference="post_1.1",
+        comment_on=f"{PAGE}_5678",
+    )
+
+
+def test_a_first_comment_goes_on_the_post_as_the_page(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    made = facebook.post(f"{GRAPH}/{PAGE}_5678/comments").respond(200, json={"id": "5678_901"})
+    read(facebook, "/5678_901").respond(
+        200,
+        json={
+            "permalink_url": f"https://www.facebook.com/{PAGE}_5678?comment_id=901",
+            "created_time": "2026-11-25T12:00:05+0000",
+            "id": "5678_901",
+        },
+    )
+    published = driver.publish(comment())
+    assert (published.platform_post_id, published.url) == (
+        "5678_901",
+        f"https://www.facebook.com/{PAGE}_5678?comment_id=901",
+    )
+    assert form(made.calls.last.request) == {
+        "message": "Menu: acme.example/menu",
+        "access_token": "EAAPageToken",
+    }
+
+
+def test_a_comment_whose_answer_was_lost_is_found_among_the_posts_comments(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    listed = read(facebook, f"/{PAGE}_5678/comments").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": "5678_900",
+                    "message": "Menu: acme.example/menu",
+                    "created_time": "2026-11-20T12:00:05+0000",  # before the send: not it
+                },
+                {
+                    "id": "5678_901",
+                    "message": "Menu: acme.example/menu",
+                    "created_time": "2026-11-25T12:00:05+0000",
+                    "permalink_url": "https://www.facebook.com/c/901",
+                },
+            ]
+        },
+    )
+    found = driver.find_delivery(comment(), datetime(2026, 11, 25, 12, 0, tzinfo=UTC))
+    assert found is not None and (found.platform_post_id, found.url) == (
+        "5678_901",
+        "https://www.facebook.com/c/901",
+    )
+    assert form(listed.calls.last.request)["filter"] == "stream"
 
 
 def test_a_video_is_posted_and_awaited_until_ready(
@@ -460,11 +524,17 @@ def debugged(facebook: respx.MockRouter, **data: object) -> respx.Route:
         "is_valid": True,
         "issued_at": 1764000000,
         "profile_id": PAGE,
-        "scopes": ["pages_show_list", "pages_manage_posts", "pages_read_engagement"],
+        "scopes": [
+            "pages_show_list",
+            "pages_manage_posts",
+            "pages_read_engagement",
+            "pages_manage_engagement",
+        ],
         "granular_scopes": [
             {"scope": "pages_show_list", "target_ids": [PAGE]},
             {"scope": "pages_manage_posts", "target_ids": [PAGE]},
             {"scope": "pages_read_engagement", "target_ids": [PAGE]},
+            {"scope": "pages_manage_engagement", "target_ids": [PAGE]},
         ],
         "user_id": "10158",
         **data,
@@ -493,6 +563,7 @@ def test_inspect_reads_the_page_tokens_grant_with_the_apps_token_posting_nothing
         "pages_show_list": ScopeState.GRANTED,
         "pages_manage_posts": ScopeState.GRANTED,
         "pages_read_engagement": ScopeState.GRANTED,
+        "pages_manage_engagement": ScopeState.GRANTED,
     }
     assert (report.account, report.account_type) == ("Acme Bakery", "page")
     lines = {f.topic: f for f in report.findings}
@@ -512,6 +583,7 @@ def test_inspect_sees_posting_granted_for_other_pages_only(
             {"scope": "pages_show_list", "target_ids": [PAGE]},
             {"scope": "pages_manage_posts", "target_ids": ["999"]},
             {"scope": "pages_read_engagement", "target_ids": [PAGE]},
+            {"scope": "pages_manage_engagement", "target_ids": [PAGE]},
         ],
     )
     read(facebook, "/me").respond(200, json={"id": PAGE, "name": "Acme Bakery"})

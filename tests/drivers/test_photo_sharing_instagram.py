@@ -143,7 +143,8 @@ def test_the_consent_asks_for_business_publishing(driver: InstagramDriver) -> No
         "client_id": "990602627938098",
         "redirect_uri": CALLBACK,
         "response_type": "code",
-        "scope": "instagram_business_basic,instagram_business_content_publish",
+        "scope": "instagram_business_basic,instagram_business_content_publish,"
+        "instagram_business_manage_comments",
         "state": "st",
     }
 
@@ -399,6 +400,73 @@ def test_an_unknown_outcome_is_found_among_the_accounts_media(
     assert listed.calls.last.request.url.params["fields"] == "id,caption,timestamp,permalink"
 
 
+def comment(text: str = "Full menu: acme.example/menu") -> Delivery:
+    """A first comment on the post ``17920238422030506``."""
+    return Delivery(
+        platform=Platform.PHOTO_SHARING,
+        account=Account("conn_1", "acme.bakery"),
+        fields={"text": text},
+        media=None,
+        reference="post_1.1",
+        comment_on="17920238422030506",
+    )
+
+
+def test_a_first_comment_goes_on_the_media_with_its_message(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    made = instagram.post(f"{GRAPH}/17920238422030506/comments").respond(
+        200, json={"id": "17858893269000001"}
+    )
+    instagram.get(f"{GRAPH}/17920238422030506").respond(
+        200, json={"permalink": "https://www.instagram.com/p/C1a2b3c4d5e/"}
+    )
+    published = driver.publish(comment())
+    assert (published.platform_post_id, published.url) == (
+        "17858893269000001",
+        "https://www.instagram.com/p/C1a2b3c4d5e/",
+    )
+    assert parse_qs(made.calls.last.request.content.decode()) == {
+        "message": ["Full menu: acme.example/menu"]
+    }
+
+
+def test_a_refused_comment_is_refused_naming_its_text(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.post(f"{GRAPH}/17920238422030506/comments").respond(
+        400, json={"error": {"message": "Invalid parameter", "type": "OAuthException", "code": 100}}
+    )
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(comment())
+    assert refused.value.field == "text"
+
+
+def test_a_comment_whose_answer_was_lost_is_found_among_the_medias_comments(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    listed = instagram.get(f"{GRAPH}/17920238422030506/comments").respond(
+        200,
+        json={
+            "data": [
+                {"id": "c2", "text": "Lovely", "timestamp": "2026-11-25T12:00:09+0000"},
+                {
+                    "id": "c1",
+                    "text": "Full menu: acme.example/menu",
+                    "timestamp": "2026-11-25T12:00:04+0000",
+                },
+            ]
+        },
+    )
+    instagram.get(f"{GRAPH}/17920238422030506").respond(
+        200, json={"permalink": "https://www.instagram.com/p/C1a2b3c4d5e/"}
+    )
+    found = driver.find_delivery(comment(), SENT_AT)
+    assert found is not None and found.platform_post_id == "c1"
+    assert listed.calls.last.request.url.params["fields"] == "id,text,timestamp"
+    assert driver.find_delivery(comment("never sent"), SENT_AT) is None
+
+
 def test_a_used_up_publishing_limit_is_a_rate_limit_and_no_container_is_made(
     instagram: respx.MockRouter, driver: InstagramDriver
 ) -> None:
@@ -526,6 +594,7 @@ def test_inspect_reports_the_account_its_scopes_and_its_quota_posting_nothing(
     assert report.scopes == {
         "instagram_business_basic": ScopeState.GRANTED,
         "instagram_business_content_publish": ScopeState.GRANTED,
+        "instagram_business_manage_comments": ScopeState.UNKNOWN,  # no read shows it
     }
     assert report.quota is not None and (report.quota.left, report.quota.window_seconds) == (
         3,

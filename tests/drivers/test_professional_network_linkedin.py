@@ -220,6 +220,57 @@ def test_a_post_is_sent_versioned_as_the_member_with_escaped_text(
     }
 
 
+COMMENTS = (
+    "https://api.linkedin.com/rest/socialActions/urn%3Ali%3Ashare%3A6844785523593134080/comments"
+)
+COMMENT_URN = "urn:li:comment:(urn:li:activity:6844785523593134080,6844791203287937024)"
+
+
+def comment(text: str = "Apply at acme.example/jobs") -> Delivery:
+    """A first comment on the member's post ``URN``."""
+    return Delivery(
+        platform=Platform.PROFESSIONAL_NETWORK,
+        account=Account("conn_1", "Ada Lovelace"),
+        fields={"text": text},
+        media=None,
+        reference="post_1.1",
+        comment_on=URN,
+    )
+
+
+def test_a_first_comment_goes_on_the_post_as_the_member(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    route = linkedin.post(COMMENTS).respond(
+        201, json={"commentUrn": COMMENT_URN, "id": "6844791203287937024", "object": URN}
+    )
+    published = driver.publish(comment())
+    assert (published.platform_post_id, published.url) == (
+        COMMENT_URN,
+        f"https://www.linkedin.com/feed/update/{URN}/",
+    )
+    request = route.calls.last.request
+    assert request.headers["LinkedIn-Version"] == SHIPPED
+    assert json.loads(request.content) == {
+        "actor": "urn:li:person:782bbtaQ",
+        "object": URN,
+        "message": {"text": "Apply at acme.example/jobs"},
+    }
+
+
+def test_a_refused_comment_names_its_text_and_an_unknown_one_is_not_looked_up(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    linkedin.post(COMMENTS).respond(422, json={"message": "Invalid comment", "status": 422})
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(comment())
+    assert refused.value.field == "text"
+    with pytest.raises(LookupUnsupported):  # listing comments needs r_member_social
+        driver.find_delivery(comment(), SENT_AT)
+
+
 @pytest.mark.parametrize(
     ("status", "body", "raised"),
     [

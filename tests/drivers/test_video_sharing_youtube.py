@@ -164,6 +164,7 @@ def test_the_consent_url_asks_for_upload_offline_with_pkce(driver: YouTubeDriver
     assert query["scope"].split() == [
         "https://www.googleapis.com/auth/youtube.upload",
         "https://www.googleapis.com/auth/youtube.readonly",
+        "https://www.googleapis.com/auth/youtube.force-ssl",  # a first comment's
     ]
     assert (query["access_type"], query["prompt"], query["response_type"]) == (
         "offline",
@@ -518,6 +519,94 @@ def test_a_long_video_still_processing_after_the_wait_counts_as_published(
     assert slow.publish(delivery()).url == "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
 
 
+def comment(text: str = "Chapters below") -> Delivery:
+    """A first comment on the channel's video ``dQw4w9WgXcQ``."""
+    return Delivery(
+        platform=Platform.VIDEO_SHARING,
+        account=Account("conn_1", "@pressroom"),
+        fields={"text": text},
+        media=None,
+        reference="post_1.1",
+        comment_on="dQw4w9WgXcQ",
+    )
+
+
+THREAD = {
+    "kind": "youtube#commentThread",
+    "id": "UgzThread1",
+    "snippet": {
+        "channelId": "UC1",
+        "videoId": "dQw4w9WgXcQ",
+        "topLevelComment": {
+            "id": "UgzThread1",
+            "snippet": {
+                "textOriginal": "Chapters below",
+                "publishedAt": "2026-11-25T12:00:05Z",
+            },
+        },
+    },
+}
+
+
+def test_a_first_comment_is_a_comment_thread_on_the_video(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json={"items": [{"id": "UC1"}]}
+    )
+    made = google.post("https://www.googleapis.com/youtube/v3/commentThreads").respond(
+        200, json=THREAD
+    )
+    published = driver.publish(comment())
+    assert (published.platform_post_id, published.url) == (
+        "UgzThread1",
+        "https://www.youtube.com/watch?v=dQw4w9WgXcQ&lc=UgzThread1",
+    )
+    request = made.calls.last.request
+    assert request.url.params["part"] == "snippet"
+    assert json.loads(request.content) == {
+        "snippet": {
+            "channelId": "UC1",
+            "videoId": "dQw4w9WgXcQ",
+            "topLevelComment": {"snippet": {"textOriginal": "Chapters below"}},
+        }
+    }
+
+
+def test_a_comment_youtube_finds_too_long_is_refused_naming_its_text(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json={"items": [{"id": "UC1"}]}
+    )
+    google.post("https://www.googleapis.com/youtube/v3/commentThreads").respond(
+        400,
+        json={
+            "error": {
+                "code": 400,
+                "message": "The comment is too long.",
+                "errors": [{"reason": "commentTextTooLong", "domain": "youtube.commentThread"}],
+            }
+        },
+    )
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(comment())
+    assert refused.value.field == "text"
+
+
+def test_a_comment_whose_answer_was_lost_is_found_among_the_videos_threads(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    listed = google.get("https://www.googleapis.com/youtube/v3/commentThreads").respond(
+        200, json={"items": [THREAD]}
+    )
+    found = driver.find_delivery(comment(), SENT_AT)
+    assert found is not None and found.platform_post_id == "UgzThread1"
+    params = listed.calls.last.request.url.params
+    assert (params["videoId"], params["order"]) == ("dQw4w9WgXcQ", "time")
+    assert driver.find_delivery(comment("never sent"), SENT_AT) is None
+
+
 def test_a_thumbnail_is_set_from_the_images_bytes(google: respx.MockRouter, stored: Stored) -> None:
     image = b"\x89PNG" + b"\0" * 100
     http = NetworkClient(Platform.VIDEO_SHARING, timeout_seconds=5)
@@ -704,6 +793,7 @@ def test_the_contract_catches_a_wrong_request() -> None:
 
 UPLOAD = "https://www.googleapis.com/auth/youtube.upload"
 READONLY = "https://www.googleapis.com/auth/youtube.readonly"
+FORCE_SSL = "https://www.googleapis.com/auth/youtube.force-ssl"
 
 
 def channel_answer(long_uploads: str, *, for_kids: bool = False) -> dict[str, object]:
@@ -730,7 +820,7 @@ def test_inspect_reads_the_grant_and_the_channels_verification_posting_nothing(
         json={
             "issued_to": CLIENT_ID,
             "audience": CLIENT_ID,
-            "scope": f"{UPLOAD} {READONLY}",
+            "scope": f"{UPLOAD} {READONLY} {FORCE_SSL}",
             "expires_in": 3412,
             "access_type": "offline",
         },
@@ -746,7 +836,11 @@ def test_inspect_reads_the_grant_and_the_channels_verification_posting_nothing(
         ("GET", "www.googleapis.com/youtube/v3/channels"),
     }
     assert info.calls.last.request.url.params["access_token"] == "ya29.token"
-    assert report.scopes == {UPLOAD: ScopeState.GRANTED, READONLY: ScopeState.GRANTED}
+    assert report.scopes == {
+        UPLOAD: ScopeState.GRANTED,
+        READONLY: ScopeState.GRANTED,
+        FORCE_SSL: ScopeState.GRANTED,
+    }
     assert (report.account, report.account_type, report.audit) == (
         "@pressroom",
         "channel",
@@ -763,7 +857,7 @@ def test_inspect_sees_an_upload_scope_withheld_and_an_unverified_channel(
     google: respx.MockRouter, driver: YouTubeDriver
 ) -> None:
     google.post("https://www.googleapis.com/oauth2/v2/tokeninfo").respond(
-        200, json={"scope": READONLY, "expires_in": 3412}
+        200, json={"scope": f"{READONLY} {FORCE_SSL}", "expires_in": 3412}
     )
     google.get("https://www.googleapis.com/youtube/v3/channels").respond(
         200, json=channel_answer("eligible")
@@ -785,7 +879,7 @@ def test_inspect_warns_that_a_channel_made_for_kids_makes_every_video_so(
     """The channel's own setting outranks each video's ``madeForKids``: the report says
     what YouTube then does to the videos, and publishing still goes."""
     google.post("https://www.googleapis.com/oauth2/v2/tokeninfo").respond(
-        200, json={"scope": f"{UPLOAD} {READONLY}", "expires_in": 3412}
+        200, json={"scope": f"{UPLOAD} {READONLY} {FORCE_SSL}", "expires_in": 3412}
     )
     google.get("https://www.googleapis.com/youtube/v3/channels").respond(
         200, json=channel_answer("allowed", for_kids=True)

@@ -206,16 +206,30 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
     # X: offline.access only brings a refresh token; POST /2/tweets needs the other three.
     Platform.MICROBLOG: frozenset({"offline.access"}),
     # YouTube: videos.insert is authorized by youtube.upload (its discovery document).
-    Platform.VIDEO_SHARING: frozenset({"https://www.googleapis.com/auth/youtube.readonly"}),
+    # youtube.force-ssl is for a first comment (commentThreads.insert) only.
+    Platform.VIDEO_SHARING: frozenset(
+        {
+            "https://www.googleapis.com/auth/youtube.readonly",
+            "https://www.googleapis.com/auth/youtube.force-ssl",
+        }
+    ),
     # TikTok: Direct Post needs video.publish; user.info.basic is for the profile.
     Platform.SHORT_VIDEO: frozenset({"user.info.basic"}),
-    # Instagram's consent here also asks for its Threads twin's scopes.
-    Platform.PHOTO_SHARING: frozenset({"threads_basic", "threads_content_publish"}),
-    Platform.PAGE_SOCIAL: frozenset(),
+    # Instagram's consent here also asks for its Threads twin's scopes; a post without a
+    # first comment needs no comment scope.
+    Platform.PHOTO_SHARING: frozenset(
+        {"threads_basic", "threads_content_publish", "instagram_business_manage_comments"}
+    ),
+    # Facebook: pages_manage_engagement is for a first comment only.
+    Platform.PAGE_SOCIAL: frozenset({"pages_manage_engagement"}),
     # Pinterest: POST /v5/pins needs the board and pin scopes, not the account's.
     Platform.PIN_BOARD: frozenset({"user_accounts:read"}),
     Platform.TEXT_THREAD: frozenset(
-        {"instagram_business_basic", "instagram_business_content_publish"}
+        {
+            "instagram_business_basic",
+            "instagram_business_content_publish",
+            "instagram_business_manage_comments",
+        }
     ),
     Platform.PROFESSIONAL_NETWORK: frozenset(),
 }

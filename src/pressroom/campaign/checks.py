@@ -27,7 +27,7 @@ from pressroom.campaign.fields import (
     THUMBNAIL,
     content_fields,
 )
-from pressroom.campaign.format import MEDIA_NAME, SLUG, THREAD, Block
+from pressroom.campaign.format import FIRST_COMMENT_KEY, MEDIA_NAME, SLUG, THREAD, Block
 from pressroom.campaign.format import Post as PostSpec
 from pressroom.campaign.issues import Reporter, did_you_mean
 from pressroom.campaign.selectors import parse_selector
@@ -227,6 +227,11 @@ class _Checker:
         thread, thread_origin = _pick_raw(THREAD, own, fallback, path, ("defaults", platform.value))
         if thread is not None:
             origins[THREAD] = thread_origin
+        comment, comment_origin = _pick_raw(
+            FIRST_COMMENT_KEY, own, fallback, path, ("defaults", platform.value)
+        )
+        if comment is not None:
+            origins[FIRST_COMMENT_KEY] = comment_origin
         content = model.Content(
             platform,
             fields,
@@ -234,10 +239,13 @@ class _Checker:
             path,
             origins,
             tuple(part.rstrip() for part in thread or ()),
+            comment.rstrip() if isinstance(comment, str) else None,
         )
         self._check_text(content)
         if thread is not None:
             self._check_thread(content)
+        if content.first_comment is not None:
+            self._check_first_comment(content)
         self._check_media(content, media, post.media)
         return content
 
@@ -334,6 +342,30 @@ class _Checker:
                 f"{too_many.rule.network} would refuse it: {too_many.message.rstrip('.')}",
                 at_key=True,
                 rule=too_many.rule,
+            )
+
+    def _check_first_comment(self, content: model.Content) -> None:
+        """A first comment at its own line: blank, then the network's comment rules
+        where it documents any (``FIRST_COMMENT`` in the rule table)."""
+        text = content.first_comment
+        assert text is not None
+        where = content.origins[FIRST_COMMENT_KEY]
+        comment = self.report.source.comments.get(where)
+        if comment is not None:
+            self.report.warning(
+                where,
+                f"the first comment stops before '{comment}': after a space, '#' starts a "
+                "YAML comment; put the whole text in quotes to send it",
+            )
+        if not text.strip():
+            self.report.error(where, "first_comment is blank: write the comment or remove the line")
+            return
+        for violation in network.check_text(content.platform, {FIRST_COMMENT_KEY: text}):
+            self.report.error(
+                where,
+                f"the first comment: {violation.rule.network} would refuse it: "
+                f"{violation.message.rstrip('.')}",
+                rule=violation.rule,
             )
 
     def _missing(self, content: model.Content, name: str) -> None:

@@ -71,10 +71,11 @@ def publish_body(
     connection_id: str,
     file_id: str | None = None,
     thread: Sequence[str] = (),
+    first_comment: str | None = None,
 ) -> dict[str, Any]:
     """The exact JSON body of the platform's publish call (the thumbnail is a later step);
     a thread's follow-up parts go in ``thread`` as ``{text}`` parts, after the first's
-    fields."""
+    fields, and a first comment in ``firstComment``."""
     body: dict[str, Any] = {**BODY_CONSTANTS.get(platform, {}), "connectionId": connection_id}
     if file_id is not None:
         body[body_name("media")] = file_id
@@ -83,6 +84,8 @@ def publish_body(
             body[body_name(name)] = fields[name]
     if thread:
         body["thread"] = [{"text": text} for text in thread]
+    if first_comment is not None:
+        body["firstComment"] = first_comment
     return body
 
 

@@ -14,8 +14,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pressroom.platforms import PRIVACY_STATUSES, RULES, Platform
-from pressroom.rules.model import Fit, PartsPerThread
-from pressroom.rules.table import rules_of
+from pressroom.rules import FIRST_COMMENT
+from pressroom.rules.model import Fit, PartsPerThread, TextLength
+from pressroom.rules.table import NETWORKS, rules_of
 from pressroom.statuses import ShortVideoPrivacyLevel
 
 SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -100,6 +101,29 @@ def _thread(platform: Platform) -> Any:
     )
 
 
+def _first_comment(platform: Platform) -> Any:
+    """A first comment, on the labels whose network takes one; its limit from the rule
+    table, where the network documents one."""
+    limits = [
+        f"at most {rule.limit:,} {rule.unit.value} ({rule.network}'s count)"
+        for rule in rules_of(platform)
+        if isinstance(rule, TextLength) and FIRST_COMMENT in rule.fields
+    ]
+    limit = (
+        "; ".join(limits).capitalize() + "."
+        if limits
+        else f"{NETWORKS[platform]} documents no length limit for a comment."
+    )
+    return Field(
+        None,
+        description=(
+            "A comment the account adds under its own post once the post is published "
+            "(a second part, `comment`, in the run's result). A comment the network "
+            "refuses leaves the post partial; the next run sends only the comment. " + limit
+        ),
+    )
+
+
 def _connections() -> Any:
     return Field(None, json_schema_extra=CONNECTIONS_SCHEMA)
 
@@ -180,6 +204,7 @@ class VideoSharingBlock(Block):
         description="Who can see the video; the service's default is public. Use unlisted while testing.",
         json_schema_extra={"enum": list(PRIVACY_STATUSES)},
     )
+    first_comment: str | None = _first_comment(Platform.VIDEO_SHARING)
     made_for_kids: bool | None = Field(
         None,
         description=(
@@ -231,11 +256,13 @@ class ShortVideoBlock(Block):
 
 class PhotoSharingBlock(Block):
     caption: str | None = _text_field(Platform.PHOTO_SHARING, "caption", "The caption.")
+    first_comment: str | None = _first_comment(Platform.PHOTO_SHARING)
     fit: str | None = _fit()
 
 
 class PageSocialBlock(Block):
     message: str | None = _text_field(Platform.PAGE_SOCIAL, "message", "The page post's text.")
+    first_comment: str | None = _first_comment(Platform.PAGE_SOCIAL)
     fit: str | None = _fit()
 
 
@@ -257,10 +284,13 @@ class TextThreadBlock(Block):
 
 class ProfessionalNetworkBlock(Block):
     text: str | None = _text_field(Platform.PROFESSIONAL_NETWORK, "text", "The post's text.")
+    first_comment: str | None = _first_comment(Platform.PROFESSIONAL_NETWORK)
 
 
 THREAD = "thread"
 """The key of a thread's follow-up parts, on the blocks whose network chains replies."""
+FIRST_COMMENT_KEY = FIRST_COMMENT
+"""The key of a first comment, on the blocks whose network takes one."""
 
 BLOCKS: dict[Platform, type[Block]] = {
     Platform.MICROBLOG: MicroblogBlock,

@@ -99,11 +99,14 @@ class Content:
     thread, where its list was written (part i after the first at ``(*origin, i)``)."""
     thread: tuple[str, ...] = ()
     """A thread's parts after the first (``text`` is the first); empty for a single post."""
+    first_comment: str | None = None
+    """The comment under the post, sent once the post stands; None for none."""
 
     @property
     def parts(self) -> int:
-        """How many posts this block makes: 1, or the thread's length, the first included."""
-        return 1 + len(self.thread)
+        """How many parts this block makes: the post, a thread's later parts, and its
+        first comment."""
+        return 1 + len(self.thread) + (self.first_comment is not None)
 
     @property
     def thumbnail(self) -> str | None:

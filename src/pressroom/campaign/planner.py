@@ -111,8 +111,8 @@ class PlannedPost:
 
     @property
     def parts(self) -> int:
-        """The posts this call makes: 1, or a thread's parts, the first included."""
-        return 1 + len(self.body.get("thread") or ())
+        """The parts this call makes: the post, a thread's later parts, a first comment."""
+        return 1 + len(self.body.get("thread") or ()) + ("firstComment" in self.body)
 
     @property
     def key(self) -> str:
@@ -261,7 +261,13 @@ def plan(campaign: Campaign, connections: Iterable[Mapping[str, Any] | object]) 
 
 def offline_body(content: Content, media: str | None) -> dict[str, Any]:
     """The publish body with placeholders for what only the API knows."""
-    body = publish_body(content.platform, content.fields, "<connection id>", thread=content.thread)
+    body = publish_body(
+        content.platform,
+        content.fields,
+        "<connection id>",
+        thread=content.thread,
+        first_comment=content.first_comment,
+    )
     return publish_body_with_file(body, f"<file id of {media}>") if media else body
 
 
@@ -273,7 +279,13 @@ def _planned(campaign: str, post: Post, content: Content, connection: Connection
         platform=content.platform,
         connection=connection,
         endpoint=rules.publish_path,
-        body=publish_body(content.platform, content.fields, connection.id, thread=content.thread),
+        body=publish_body(
+            content.platform,
+            content.fields,
+            connection.id,
+            thread=content.thread,
+            first_comment=content.first_comment,
+        ),
         media=None if rules.text_only else post.media,
         thumbnail=ThumbnailStep(content.thumbnail) if content.thumbnail else None,
     )

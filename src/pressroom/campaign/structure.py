@@ -22,6 +22,7 @@ from pydantic_core import ErrorDetails
 
 from pressroom.campaign.format import (
     EXTENSION_PREFIX,
+    FIRST_COMMENT_KEY,
     THREAD,
     CampaignFile,
     Defaults,
@@ -31,12 +32,14 @@ from pressroom.campaign.format import (
 from pressroom.campaign.issues import Reporter, did_you_mean
 from pressroom.campaign.source import Path
 from pressroom.platforms import Platform
-from pressroom.rules import takes_threads
+from pressroom.rules import COMMENTED, takes_threads
 
 M = TypeVar("M", bound=BaseModel)
 _PARTS = {"media": dict, "defaults": dict, "posts": list}
 _THREADED = [platform.value for platform in Platform if takes_threads(platform)]
 _UNTHREADED = {platform.value for platform in Platform if not takes_threads(platform)}
+_COMMENTED = [platform.value for platform in COMMENTED]
+_UNCOMMENTED = {platform.value for platform in Platform if platform not in COMMENTED}
 
 
 @dataclass
@@ -216,6 +219,11 @@ def _report(
         hint = f"did you mean '{rename}'?" if rename else did_you_mean(name, fields)
         if model is CampaignFile and len(loc) == 1 and hint.startswith("expected"):
             hint += f" (keys starting with '{EXTENSION_PREFIX}' are ignored: keep anchors there)"
+        if name == FIRST_COMMENT_KEY and len(loc) >= 2 and str(loc[-2]) in _UNCOMMENTED:
+            hint = (
+                f"{loc[-2]} takes no first comment; only {', '.join(_COMMENTED)} add one "
+                "under the post"
+            )
         if name == THREAD and len(loc) >= 2 and str(loc[-2]) in _UNTHREADED:
             hint = (
                 f"{loc[-2]} takes no thread; only {' and '.join(_THREADED)} post one, as a "

@@ -303,7 +303,7 @@ def _print_plan(result: Plan) -> None:
     for post in result.posts:
         typer.echo(
             f"  {post.post_id}  {post.platform.value}  {post.connection}  POST {post.endpoint}"
-            + _thread_note(post.parts)
+            + _parts_note(post.parts, "firstComment" in post.body)
         )
         body = dict(post.body)
         if post.media:
@@ -355,16 +355,21 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
     for row in rows:
         typer.echo(
             f"  {row['post']}  {row['platform']}  to {row['connections']}  POST {row['endpoint']}"
-            + _thread_note(row["parts"])
+            + _parts_note(row["parts"], "firstComment" in row["body"])
         )
         typer.echo(f"      {json.dumps(row['body'], ensure_ascii=False)}")
         if row["thumbnail"]:
             typer.echo(f"      then set thumbnail '{row['thumbnail']}' on the new video")
 
 
-def _thread_note(parts: int) -> str:
-    """``  (a thread of 3 parts)`` after a publish call that makes a thread."""
-    return f"  (a thread of {parts} parts)" if parts > 1 else ""
+def _parts_note(parts: int, first_comment: bool) -> str:
+    """``  (a thread of 3 parts)`` after a publish call that makes a thread, ``  (a post
+    and its first comment, 2 parts)`` after one with a first comment."""
+    posts = parts - first_comment
+    if not first_comment:
+        return f"  (a thread of {parts} parts)" if parts > 1 else ""
+    made = f"a thread of {posts} parts" if posts > 1 else "a post"
+    return f"  ({made} and its first comment, {parts} parts)"
 
 
 def _print_uploads(rows: Iterable[tuple[str, str, str, int, str | None, str | None]]) -> None:

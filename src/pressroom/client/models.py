@@ -257,6 +257,8 @@ class VideoSharingPublish(PublishRequest):
     privacy_status: Literal["public", "unlisted", "private"] | None = None
     made_for_kids: bool | None = None
     """pressroom's extension: the owner's made-for-children declaration (left out: none)."""
+    first_comment: str | None = None
+    """pressroom's extension: a comment under the post, sent once the post stands."""
     fit: Fit | None = None
 
 
@@ -277,6 +279,8 @@ class PhotoSharingPublish(PublishRequest):
     platform_label = Platform.PHOTO_SHARING
     file_id: str
     caption: str | None = None
+    first_comment: str | None = None
+    """pressroom's extension: a comment under the post, sent once the post stands."""
     fit: Fit | None = None
 
 
@@ -284,6 +288,8 @@ class PageSocialPublish(PublishRequest):
     platform_label = Platform.PAGE_SOCIAL
     file_id: str
     message: str | None = None
+    first_comment: str | None = None
+    """pressroom's extension: a comment under the post, sent once the post stands."""
     fit: Fit | None = None
 
 
@@ -306,6 +312,8 @@ class TextThreadPublish(PublishRequest):
 class ProfessionalNetworkPublish(PublishRequest):
     platform_label = Platform.PROFESSIONAL_NETWORK
     text: str
+    first_comment: str | None = None
+    """pressroom's extension: a comment under the post, sent once the post stands."""
 
 
 PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {

@@ -53,6 +53,8 @@ campaign validator and the client stay light.
 from __future__ import annotations
 
 from pressroom.rules.check import (
+    COMMENTED,
+    FIRST_COMMENT,
     MediaFacts,
     MediaVerdict,
     Violation,
@@ -60,6 +62,7 @@ from pressroom.rules.check import (
     check_text,
     check_thread,
     media_rules,
+    takes_first_comment,
     takes_threads,
     text_rules,
 )
@@ -68,6 +71,8 @@ from pressroom.rules.model import Fit, Fix, Rule, SeeMore, Subject
 from pressroom.rules.table import NETWORKS, TABLE, all_rules, rule_by_id, rules_of
 
 __all__ = [
+    "COMMENTED",
+    "FIRST_COMMENT",
     "NETWORKS",
     "TABLE",
     "Fit",
@@ -87,6 +92,7 @@ __all__ = [
     "media_rules",
     "rule_by_id",
     "rules_of",
+    "takes_first_comment",
     "takes_threads",
     "text_rules",
 ]

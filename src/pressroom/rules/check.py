@@ -90,6 +90,24 @@ def takes_threads(platform: Platform) -> bool:
 
 # -- text ---------------------------------------------------------------------
 
+FIRST_COMMENT = "first_comment"
+"""The field a network's comment rules name (``TextLength.fields``): a post's first
+comment, checked as the post's own texts are."""
+
+COMMENTED = (
+    Platform.VIDEO_SHARING,
+    Platform.PHOTO_SHARING,
+    Platform.PAGE_SOCIAL,
+    Platform.PROFESSIONAL_NETWORK,
+)
+"""The labels whose network lets the account comment on its own post through the API
+(YouTube's commentThreads, Instagram's and Facebook's comments edges, LinkedIn's
+Comments API), and so take a first comment."""
+
+
+def takes_first_comment(platform: Platform) -> bool:
+    return platform in COMMENTED
+
 
 def text_rules(platform: Platform) -> list[TextRule]:
     return [rule for rule in rules_of(platform) if isinstance(rule, TextRule)]

@@ -2,7 +2,11 @@
 
 The 3,000-character limit on a post's commentary is quoted by integrations, but was not
 found on a LinkedIn page, and whether the escapes of LinkedIn's "little text" format
-count is not known. Add it here, with its page, once confirmed.
+count is not known. Add it here, with its page, once confirmed. The Comments API (POST
+/rest/socialActions/{shareUrn}/comments,
+https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/comments-api)
+names no length limit for a comment's ``message.text`` that could be found either
+(1,250 characters is quoted by integrations only), so a first comment has no rule.
 """
 
 from __future__ import annotations

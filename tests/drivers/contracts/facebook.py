@@ -41,11 +41,20 @@ VIDEO = "https://developers.facebook.com/docs/graph-api/reference/video"
 FEED = "https://developers.facebook.com/docs/graph-api/reference/page/feed"
 PUBLISHED_POSTS = "https://developers.facebook.com/docs/graph-api/reference/page/published_posts"
 DEBUG_TOKEN = "https://developers.facebook.com/docs/graph-api/reference/debug_token"
+COMMENTS_GUIDE = "https://developers.facebook.com/docs/pages-api/comments-mentions"
+COMMENTS = "https://developers.facebook.com/docs/graph-api/reference/object/comments"
+COMMENT = "https://developers.facebook.com/docs/graph-api/reference/comment"
+POST_ID = r"[0-9]+(_[0-9]+)?"
+"""A Page post's id (``{page-id}_{story-id}``) or a video's (digits)."""
+COMMENT_ID = r"[0-9]+_[0-9]+"
 ID = r"[0-9]+"
 VERSION = r"/v[0-9]+\.[0-9]+"
 SHOW = frozenset({"pages_show_list"})
 POSTING = frozenset({"pages_show_list", "pages_manage_posts", "pages_read_engagement"})
 READING = frozenset({"pages_show_list", "pages_read_engagement"})
+COMMENTING = frozenset({"pages_manage_engagement", "pages_read_engagement"})
+"""COMMENTS_GUIDE, "Permissions": a comment as the Page (``pages_read_user_engagement``,
+also listed there, is for reading people's comments and @mentions)."""
 BOOL = Literal["true", "false"]
 
 
@@ -156,6 +165,35 @@ class VideosRead(Read):
     limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
 
 
+class CommentCreate(Request):
+    """POST /{object-id}/comments (COMMENTS, "Publishing"; COMMENTS_GUIDE, "Comments")."""
+
+    message: str = Field(min_length=1)  # COMMENTS
+    attachment_id: str | None = None  # COMMENTS
+    attachment_share_url: str | None = None  # COMMENTS
+    attachment_url: str | None = None  # COMMENTS
+    source: str | None = None  # COMMENTS
+
+
+class CommentRead(Read):
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "attachment", "can_comment", "can_remove", "can_hide", "can_like"}
+        | {"can_reply_privately", "comment_count", "created_time", "from", "like_count"}
+        | {"message", "message_tags", "object", "parent", "permalink_url", "user_likes"}
+    )  # COMMENT, "Fields"
+
+
+class CommentsRead(Read):
+    """GET /{object-id}/comments (COMMENTS, "Reading")."""
+
+    FIELDS: ClassVar[frozenset[str]] = CommentRead.FIELDS
+    filter: Literal["toplevel", "stream"] | None = None  # COMMENTS
+    order: Literal["chronological", "reverse_chronological"] | None = None  # COMMENTS
+    summary: BOOL | None = None  # COMMENTS
+    limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    after: str | None = None  # GRAPH_PAGES
+
+
 def contract(granted: frozenset[str] | None = None) -> Contract:
     """Facebook's documented endpoints; ``granted``: the scopes asked for at consent."""
     return Contract(
@@ -201,6 +239,23 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 scopes=READING,
             ),
             *edge(HOST, f"{VERSION}/{ID}", VIDEO, "parameter", get=VideoRead, scopes=READING),
+            *edge(
+                HOST,
+                f"{VERSION}/{POST_ID}/comments",
+                f"{COMMENTS}; {COMMENTS_GUIDE}",
+                "parameter",
+                get=CommentsRead,
+                post=CommentCreate,
+                scopes=COMMENTING,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{COMMENT_ID}",
+                COMMENT,
+                "parameter",
+                get=CommentRead,
+                scopes=READING,
+            ),
         ),
         granted=granted,
     )

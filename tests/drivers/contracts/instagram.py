@@ -42,10 +42,13 @@ CONTAINER = "https://developers.facebook.com/docs/instagram-platform/reference/i
 LIMIT = "https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/content_publishing_limit"
 MEDIA = "https://developers.facebook.com/docs/instagram-platform/reference/instagram-media"
 ME = "https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/get-started"
+COMMENTS = "https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments"
 ID = r"[0-9]+"
 VERSION = r"/v[0-9]+\.[0-9]+"
 BASIC = frozenset({"instagram_business_basic"})
 PUBLISH = frozenset({"instagram_business_basic", "instagram_business_content_publish"})
+COMMENT = frozenset({"instagram_business_basic", "instagram_business_manage_comments"})
+"""COMMENTS, "Requirements", Instagram API with Instagram Login."""
 
 
 class CodeExchange(Request):
@@ -121,6 +124,24 @@ class NodeRead(Read):
         return self
 
 
+class CommentCreate(Request):
+    """POST /{ig-media-id}/comments (COMMENTS, "Creating")."""
+
+    message: str = Field(min_length=1)  # COMMENTS: required, the comment's text
+
+
+class CommentList(Read):
+    """GET /{ig-media-id}/comments (COMMENTS, "Reading": a list of IG Comments)."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "from", "hidden", "like_count", "media", "parent_id", "replies", "text"}
+        | {"timestamp", "user", "username"}
+    )  # COMMENTS, and the IG Comment's fields it links to
+    limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    after: str | None = None  # GRAPH_PAGES
+    before: str | None = None  # GRAPH_PAGES
+
+
 class PublishingLimitRead(Read):
     FIELDS: ClassVar[frozenset[str]] = frozenset({"quota_usage", "config"})  # LIMIT
     since: str | None = None  # LIMIT
@@ -181,6 +202,15 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 post=MediaPublish,
                 scopes=PUBLISH,
                 then=order.published,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/comments",
+                COMMENTS,
+                "bearer",
+                get=CommentList,
+                post=CommentCreate,
+                scopes=COMMENT,
             ),
             *edge(
                 HOST,

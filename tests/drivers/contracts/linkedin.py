@@ -22,6 +22,7 @@ from tests.drivers.contract import Contract, Endpoint, bearer, form_body, json_b
 _LEARN = "https://learn.microsoft.com/en-us/linkedin"
 POSTS_API = f"{_LEARN}/marketing/community-management/shares/posts-api"
 POST_SCHEMA = f"{_LEARN}/marketing/community-management/shares/post-api-schema"
+COMMENTS_API = f"{_LEARN}/marketing/community-management/shares/comments-api"
 VERSIONING = f"{_LEARN}/marketing/versioning"
 MIGRATIONS = f"{_LEARN}/marketing/integrations/migrations"
 RECENT_CHANGES = f"{_LEARN}/marketing/integrations/recent-changes"
@@ -91,6 +92,22 @@ class PostsByAuthor(_Forbid):
     viewContext: Literal["READER", "AUTHOR"] | None = None
 
 
+class CommentMessage(_Forbid):
+    text: str = Field(min_length=1)  # COMMENTS_API, "Create a Comment": message.text
+    attributes: list[dict[str, Any]] | None = None  # COMMENTS_API: mentions in the text
+
+
+class CommentCreate(_Forbid):
+    """The body of ``POST /rest/socialActions/{shareUrn}/comments`` (COMMENTS_API,
+    "Create a Comment")."""
+
+    actor: str = Field(pattern=r"^urn:li:(person|organization):[^:\s]+$")  # COMMENTS_API
+    object: str  # COMMENTS_API: the post commented on, as in the path
+    message: CommentMessage  # COMMENTS_API
+    parentComment: str | None = None  # COMMENTS_API: a reply to a comment only
+    content: list[dict[str, Any]] | None = None  # COMMENTS_API: an image
+
+
 class CodeExchange(_Forbid):
     # AUTH_CODE_FLOW, "Step 3: Exchange Authorization Code for an Access Token".
     grant_type: Literal["authorization_code"]
@@ -155,6 +172,25 @@ def _create_post(on: date) -> Any:
         versioned(request)
         assert not query(request), "POST /rest/posts takes no query"
         _valid(PostCreate, json_body(request), "the post")
+
+    return check
+
+
+def _create_comment(on: date) -> Any:
+    versioned = _versioned(on)
+
+    def check(request: httpx.Request) -> None:
+        versioned(request)
+        assert not query(request), "creating a comment takes no query"
+        body = json_body(request)
+        _valid(CommentCreate, body, "the comment")
+        raw = request.url.raw_path.decode()
+        # COMMENTS_API: the URN in the path is URL-encoded, and is the body's object.
+        assert "urn:li:" not in raw, f"the URN in {raw} is not URL-encoded ({COMMENTS_API})"
+        target = request.url.path.split("/")[3]
+        assert target == body["object"], (
+            f"the path's URN {target} is not the comment's object {body['object']}"
+        )
 
     return check
 
@@ -240,6 +276,15 @@ def contract(on: date, granted: frozenset[str] | None) -> Contract:
                 POSTS_API,
                 _create_post(on),
                 # POSTS_API, "Permissions": w_member_social posts as the member.
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "POST",
+                "api.linkedin.com",
+                r"/rest/socialActions/urn:li:(share|ugcPost):[0-9]+/comments",
+                COMMENTS_API,
+                _create_comment(on),
+                # COMMENTS_API, "Permissions": w_member_social comments as the member.
                 frozenset({"w_member_social"}),
             ),
             Endpoint(

@@ -38,6 +38,7 @@ DISCOVERY = "google-api-python-client youtube.v3.json"
 OAUTH2_DISCOVERY = "google-api-python-client oauth2.v2.json"
 RESUMABLE_GUIDE = "https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol"
 TOKEN_PAGE = "https://developers.google.com/identity/protocols/oauth2/web-server"
+COMMENT_PAGE = "https://developers.google.com/youtube/v3/docs/commentThreads/insert"
 
 
 @cache
@@ -145,6 +146,22 @@ def _chunk(request: httpx.Request) -> None:
         assert request.content == b"", "a status query has no body"
 
 
+def _comment_thread(request: httpx.Request) -> None:
+    """``commentThreads.insert``: a ``CommentThread`` whose parts are named in ``part``,
+    with the values its reference page requires (snippet.channelId, snippet.videoId,
+    snippet.topLevelComment.snippet.textOriginal); the document marks none required."""
+    check(request, "commentThreads", "insert")
+    body = json_body(request)
+    check_body(body, "CommentThread")
+    parts = set(query(request)["part"].split(","))
+    assert set(body) <= parts, f"the body has parts {sorted(set(body) - parts)} not in part"
+    snippet = body.get("snippet") or {}
+    text = ((snippet.get("topLevelComment") or {}).get("snippet") or {}).get("textOriginal")
+    assert snippet.get("videoId") and snippet.get("channelId") and text, (
+        f"commentThreads.insert needs channelId, videoId and the text ({COMMENT_PAGE})"
+    )
+
+
 def _thumbnail(request: httpx.Request) -> None:
     check(request, "thumbnails", "set", upload=True)
     check_upload_type(request.headers["Content-Type"], "thumbnails", "set")
@@ -226,6 +243,20 @@ def contract(granted: frozenset[str] | None) -> Contract:
                 "playlistItems",
                 "list",
                 check=lambda r: check(r, "playlistItems", "list"),
+            ),
+            documented(
+                "POST",
+                r"/youtube/v3/commentThreads",
+                "commentThreads",
+                "insert",
+                check=_comment_thread,
+            ),
+            documented(
+                "GET",
+                r"/youtube/v3/commentThreads",
+                "commentThreads",
+                "list",
+                check=lambda r: check(r, "commentThreads", "list"),
             ),
             documented(
                 "POST",

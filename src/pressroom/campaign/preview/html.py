@@ -155,7 +155,7 @@ class _Page:
             f"<dt>{_e(name)}</dt><dd>{_e(value)}</dd>"
             for name, value in [("format", block.format), *block.settings]
         )
-        parts = "".join(self.part(part, len(block.parts)) for part in block.parts)
+        parts = "".join(self.part(part, block.numbered) for part in block.parts)
         thumbnail = ""
         if block.thumbnail is not None:
             thumbnail = (

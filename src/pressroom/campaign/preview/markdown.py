@@ -111,7 +111,7 @@ def _block(block: BlockPreview) -> list[str]:
         "",
     ]
     for part in block.parts:
-        lines += _part(part, len(block.parts))
+        lines += _part(part, block.numbered)
     if block.thumbnail is not None:
         lines += [f"- thumbnail: {_media(block.thumbnail)}", ""]
     lines += _issues(block.issues)

@@ -22,7 +22,7 @@ from pressroom.campaign.timing import next_runs
 from pressroom.campaign.validate import Report
 from pressroom.platforms import RULES, MediaKind, Platform, count_characters
 from pressroom.platforms import TextRule as SpecTextRule
-from pressroom.rules import SeeMore, Unit, measure, rules_of
+from pressroom.rules import FIRST_COMMENT, SeeMore, Unit, measure, rules_of
 from pressroom.rules.check import count_items
 from pressroom.rules.model import ItemCount, TextLength
 from pressroom.rules.table import NETWORKS
@@ -136,6 +136,12 @@ class BlockPreview:
     format: str = DEFAULT_FORMAT
     issues: tuple[Issue, ...] = ()
 
+    @property
+    def numbered(self) -> int:
+        """How many parts are numbered ("Part 1 of 3"): the post and a thread's replies;
+        a first comment has a heading of its own."""
+        return sum(part.kind is not PartKind.COMMENT for part in self.parts)
+
 
 @dataclass(frozen=True)
 class PostPreview:
@@ -247,10 +253,21 @@ def _block(
         for index, text in enumerate(content.thread, 1)
         if text_rule is not None  # a thread is read only where there is a text
     )
+    comments = (
+        ()
+        if content.first_comment is None
+        else (
+            Part(
+                1 + len(replies),
+                PartKind.COMMENT,
+                (_comment_text(content.platform, content.first_comment),),
+            ),
+        )
+    )
     return BlockPreview(
         content.platform,
         NETWORKS[content.platform],
-        (Part(0, PartKind.POST, texts, media), *replies),
+        (Part(0, PartKind.POST, texts, media), *replies, *comments),
         settings=_settings(content),
         thumbnail=thumbnail,
         issues=_under(issues, places),
@@ -288,6 +305,24 @@ def _text(platform: Platform, spec: SpecTextRule, text: str) -> TextPreview:
             )
     counts = (*own, spec_count, *items)
     return TextPreview(spec.name, text, counts, _cut(platform, spec.name, text))
+
+
+def _comment_text(platform: Platform, text: str) -> TextPreview:
+    """A first comment's counts: the network's comment rules where it documents any,
+    else its characters with no limit (the spec has no first comment)."""
+    counts = tuple(
+        Count(
+            str(rule.unit),
+            measure(text, rule.unit),
+            rule.limit,
+            rule.network,
+            rule.id,
+            rule.doc_url,
+        )
+        for rule in rules_of(platform)
+        if isinstance(rule, TextLength) and FIRST_COMMENT in rule.fields
+    ) or (Count(str(Unit.GRAPHEMES), count_characters(text), None, NETWORKS[platform]),)
+    return TextPreview(FIRST_COMMENT, text, counts)
 
 
 def _cut(platform: Platform, field: str, text: str) -> Cut | None:

@@ -31,7 +31,15 @@ from pydantic.alias_generators import to_camel
 
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, MediaKind, Platform
-from pressroom.rules import MediaFacts, Rule, Subject, Violation, check_media, check_text
+from pressroom.rules import (
+    FIRST_COMMENT,
+    MediaFacts,
+    Rule,
+    Subject,
+    Violation,
+    check_media,
+    check_text,
+)
 from pressroom.service.drivers.inspection import Inspection
 
 
@@ -98,6 +106,9 @@ class Delivery:
     reply_to: str | None = None
     """A thread's later part: the network's id of the part it replies to (X's
     ``reply.in_reply_to_tweet_id``, Threads' ``reply_to_id``)."""
+    comment_on: str | None = None
+    """A first comment: the network's id of the post it comments on (part 0's); its
+    text is ``fields["text"]``, and it carries no media."""
 
 
 @dataclass(frozen=True)
@@ -293,6 +304,11 @@ def check_before_sending(delivery: Delivery) -> None:
     conversion can meet (``media.fitting``) and hands the derived file here, so a file
     that still breaks any of the network's media rules is refused as the network would."""
     platform = delivery.platform
+    if delivery.comment_on is not None:
+        broken = check_text(platform, {FIRST_COMMENT: delivery.fields.get("text")})
+        if broken:
+            _refuse(broken[0], field=to_camel(FIRST_COMMENT))
+        return
     texts = {
         rule.name: value
         if isinstance(value := delivery.fields.get(to_camel(rule.name)), str)

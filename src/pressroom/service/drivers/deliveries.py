@@ -88,15 +88,16 @@ class DeliveryRepository:
         return delivery
 
     def posts_since(
-        self, platform: str, connection_id: str, since: datetime
+        self, platform: str, connection_id: str, since: datetime, *, kind: str = "post"
     ) -> list[SandboxDelivery]:
-        """An account's posts on a platform since a moment, oldest first."""
+        """An account's posts (or, with ``kind="comment"``, its comments) on a platform
+        since a moment, oldest first."""
         return list(
             self.db.scalars(
                 select(SandboxDelivery)
                 .where(
                     SandboxDelivery.platform == platform,
-                    SandboxDelivery.kind == "post",
+                    SandboxDelivery.kind == kind,
                     SandboxDelivery.connection_id == connection_id,
                     SandboxDelivery.created_at >= since,
                 )

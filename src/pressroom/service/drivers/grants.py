@@ -48,12 +48,23 @@ PUBLISHING: dict[Platform, tuple[str, ...]] = {
 }
 """The scopes each label's publishing calls require of the token."""
 
-for _platform, _needed in PUBLISHING.items():
-    assert set(_needed) <= set(CONSENT[_platform]), f"{_platform}: publishes with unasked scopes"
+COMMENTING: dict[Platform, tuple[str, ...]] = {
+    Platform.PHOTO_SHARING: photo_sharing.COMMENT_SCOPES,
+    Platform.PAGE_SOCIAL: page_social.COMMENT_SCOPES,
+    Platform.PROFESSIONAL_NETWORK: professional_network.COMMENT_SCOPES,
+    Platform.VIDEO_SHARING: video_sharing.COMMENT_SCOPES,
+}
+"""The scopes a first comment's call requires of the token, on the labels that take one."""
+
+for _platform, _needed in (*PUBLISHING.items(), *COMMENTING.items()):
+    assert set(_needed) <= set(CONSENT[_platform]), f"{_platform}: calls with unasked scopes"
 
 
-def missing_for_publishing(platform: Platform, granted: Iterable[str]) -> tuple[str, ...]:
-    """The scopes publishing on ``platform`` needs that ``granted`` lacks, in the
-    driver's order."""
+def missing_for_publishing(
+    platform: Platform, granted: Iterable[str], *, comment: bool = False
+) -> tuple[str, ...]:
+    """The scopes publishing on ``platform`` (with ``comment``, a first comment) needs
+    that ``granted`` lacks, in the driver's order."""
     have = set(granted)
-    return tuple(scope for scope in PUBLISHING[platform] if scope not in have)
+    needed = COMMENTING.get(platform, ()) if comment else PUBLISHING[platform]
+    return tuple(scope for scope in needed if scope not in have)

@@ -7,7 +7,8 @@ as a valid OAuth redirect URI, and the permissions below approved for it.
 What the driver does, and the pages it follows (read 2026-11-25):
 
 - consent at ``https://www.facebook.com/{version}/dialog/oauth`` asking for
-  ``pages_show_list,pages_manage_posts,pages_read_engagement``; the code is exchanged at
+  ``pages_show_list,pages_manage_posts,pages_read_engagement,pages_manage_engagement``
+  (the last for a first comment only); the code is exchanged at
   ``/oauth/access_token`` (its secrets in a POST body: ``meta.token_form``), then for a
   long-lived user token (``fb_exchange_token``)
   (https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow,
@@ -36,8 +37,15 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (https://developers.facebook.com/docs/video-api/overview,
   https://developers.facebook.com/docs/graph-api/reference/page/videos/,
   https://developers.facebook.com/docs/video-api/guides/publishing);
+- a first comment (``Delivery.comment_on``): ``POST /{post-id}/comments`` with
+  ``message``, as the Page, which needs ``pages_manage_engagement`` (and
+  ``pages_read_engagement``); its URL the comment's ``permalink_url``
+  (https://developers.facebook.com/docs/pages-api/comments-mentions,
+  https://developers.facebook.com/docs/graph-api/reference/object/comments,
+  https://developers.facebook.com/docs/graph-api/reference/comment);
 - look-up of an unknown outcome: ``GET /{page-id}/published_posts`` (photos) or
-  ``/{page-id}/videos`` since the send, matched on the message;
+  ``/{page-id}/videos`` since the send, matched on the message; a comment among the
+  post's ``comments``, matched on its message;
 - errors: ``meta.failure``.
 
 The Page has no refresh token and needs none: a Page token lasts until the person
@@ -89,11 +97,15 @@ from pressroom.service.drivers.tokens import TokenSource
 
 PAGES_PERMISSION_SCOPE = "pages_manage_posts"
 """The spec's "Pages permission": a Page granted without it is connected without it."""
-SCOPES = ("pages_show_list", PAGES_PERMISSION_SCOPE, "pages_read_engagement")
-PUBLISH_SCOPES = SCOPES
+PUBLISH_SCOPES = ("pages_show_list", PAGES_PERMISSION_SCOPE, "pages_read_engagement")
 """All three: a Page's photos and videos are published with ``pages_manage_posts`` and
 ``pages_read_engagement``, on a Page listed by ``pages_show_list``
 (https://developers.facebook.com/docs/graph-api/reference/page/photos/)."""
+COMMENT_SCOPES = ("pages_manage_engagement", "pages_read_engagement")
+"""A comment as the Page (https://developers.facebook.com/docs/pages-api/comments-mentions);
+``pages_read_user_engagement``, which that page lists for reading people's comments and
+mentions, is not needed to write one and is not asked for."""
+SCOPES = (*PUBLISH_SCOPES, COMMENT_SCOPES[0])
 VIDEO_WAIT_SECONDS = 120.0
 POLL_SECONDS = 3.0
 CLOCK_SLACK = timedelta(minutes=2)
@@ -297,6 +309,8 @@ class FacebookPagesDriver:
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
+        if delivery.comment_on is not None:
+            return self._comment(delivery, delivery.comment_on)
         media = delivery.media
         assert media is not None
         token = self.tokens.access_token(delivery.account.connection_id)
@@ -368,11 +382,48 @@ class FacebookPagesDriver:
             )
         return str(json_of(response)["id"])
 
+    def _comment(self, delivery: Delivery, post_id: str) -> Published:
+        """A first comment, as the Page, on its post ``post_id``."""
+        token = self.tokens.access_token(delivery.account.connection_id)
+        message = {"message": str(delivery.fields["text"])}
+        response = self._call("POST", f"/{post_id}/comments", token, message, creates=True)
+        if response.status_code != 200:
+            raise meta.failure(
+                response,
+                "Facebook",
+                sent=True,
+                field="text",
+                permission=error_codes.PAGES_PERMISSION,
+            )
+        comment_id = str(json_of(response)["id"])
+        comment = self._get(token, f"/{comment_id}", {"fields": "permalink_url,created_time"})
+        return Published(
+            comment_id,
+            str(comment.get("permalink_url") or ""),
+            parse_time(comment.get("created_time")) or utcnow(),
+        )
+
+    def _find_comment(self, delivery: Delivery, post_id: str, since: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        listed = self._get(
+            token,
+            f"/{post_id}/comments",
+            {"fields": "id,message,created_time,permalink_url", "filter": "stream"},
+        )
+        wanted = str(delivery.fields.get("text") or "")
+        for comment in listed.get("data") or []:
+            made = parse_time(comment.get("created_time"))
+            if made is not None and made >= since and (comment.get("message") or "") == wanted:
+                return Published(str(comment["id"]), str(comment.get("permalink_url") or ""), made)
+        return None
+
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        since = aware(sent_at) - CLOCK_SLACK
+        if delivery.comment_on is not None:
+            return self._find_comment(delivery, delivery.comment_on, since)
         assert delivery.media is not None
         token = self.tokens.access_token(delivery.account.connection_id)
         page_id = self._page_id(delivery.account.connection_id, token)
-        since = aware(sent_at) - CLOCK_SLACK
         video = delivery.media.kind is MediaKind.VIDEO
         edge, text = ("videos", "description") if video else ("published_posts", "message")
         found = self._get(

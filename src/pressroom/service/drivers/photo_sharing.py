@@ -7,7 +7,8 @@ a Meta app with the "Instagram API with Instagram Login" product, and
 What the driver does, and the pages it follows (read 2026-11-25):
 
 - consent at ``https://www.instagram.com/oauth/authorize`` with
-  ``instagram_business_basic,instagram_business_content_publish``; the code at
+  ``instagram_business_basic,instagram_business_content_publish,
+  instagram_business_manage_comments``; the code at
   ``POST https://api.instagram.com/oauth/access_token``, then a long-lived token (60 days,
   ``ig_exchange_token``), renewed before it lapses with ``ig_refresh_token``: the
   long-lived token is its own refresh token. Meta shows both as GETs with the secret
@@ -32,8 +33,14 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``PRESSROOM_META_CONTAINER_WAIT_SECONDS``: ``meta.poll_delays``), then ``POST
   /{ig-user-id}/media_publish``, and the post's ``permalink`` read back
   (https://developers.facebook.com/docs/instagram-platform/content-publishing);
+- a first comment (``Delivery.comment_on``): ``POST /{ig-media-id}/comments`` with
+  ``message``, which needs ``instagram_business_manage_comments``, asked for at consent
+  with the rest; its URL is the post's ``permalink`` (Instagram documents none for a
+  comment)
+  (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments);
 - look-up of an unknown outcome: ``GET /{ig-user-id}/media``, a post since the send with
-  the same caption;
+  the same caption; a comment among ``GET /{ig-media-id}/comments``, one since the send
+  with the same text;
 - errors: ``meta.failure``; a permission the grant lacks turns the connection inactive.
 """
 
@@ -78,10 +85,12 @@ from pressroom.service.drivers.tokens import TokenSource
 
 AUTHORIZE_URL = "https://www.instagram.com/oauth/authorize"
 CODE_URL = "https://api.instagram.com/oauth/access_token"
-SCOPES = ("instagram_business_basic", "instagram_business_content_publish")
-PUBLISH_SCOPES = SCOPES
+PUBLISH_SCOPES = ("instagram_business_basic", "instagram_business_content_publish")
 """Both: the account's id, its quota and the container all need the basic scope, the
 container and ``media_publish`` the publishing one (content-publishing page)."""
+COMMENT_SCOPES = ("instagram_business_basic", "instagram_business_manage_comments")
+"""A first comment: the comments edge needs both (its reference page)."""
+SCOPES = (*PUBLISH_SCOPES, COMMENT_SCOPES[1])
 CONTAINER_WAIT_SECONDS = 300.0
 """Meta's "no more than 5 minutes" of status reads; a reel may take that long."""
 ACCESS = meta.GraphAccess.BEARER
@@ -193,7 +202,7 @@ class InstagramDriver:
             "GET", f"/{user}/content_publishing_limit", token, {"fields": "quota_usage,config"}
         )
         quota, publishing = meta.publishing_limit_of(response, "Instagram")
-        basic, content = SCOPES
+        basic, content = PUBLISH_SCOPES
         scopes = scope_states(
             SCOPES, granted=[basic, *([content] if publishing else [])], missing=[content]
         )
@@ -234,6 +243,8 @@ class InstagramDriver:
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
+        if delivery.comment_on is not None:
+            return self._comment(delivery, delivery.comment_on)
         media = delivery.media
         assert media is not None
         token = self.tokens.access_token(delivery.account.connection_id)
@@ -289,10 +300,34 @@ class InstagramDriver:
             sent=False,
         )
 
+    def _comment(self, delivery: Delivery, media_id: str) -> Published:
+        """A first comment on the post ``media_id``, at the post's permalink."""
+        token = self.tokens.access_token(delivery.account.connection_id)
+        message = {"message": str(delivery.fields["text"])}
+        response = self._call("POST", f"/{media_id}/comments", token, message, creates=True)
+        if response.status_code != 200:
+            raise meta.failure(response, "Instagram", sent=True, field="text")
+        comment_id = str(json_of(response)["id"])
+        post = self._get(token, f"/{media_id}", {"fields": "permalink"})
+        return Published(comment_id, str(post.get("permalink") or ""), utcnow())
+
+    def _find_comment(self, delivery: Delivery, media_id: str, since: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        listed = self._get(token, f"/{media_id}/comments", {"fields": "id,text,timestamp"})
+        wanted = str(delivery.fields.get("text") or "")
+        for comment in listed.get("data") or []:
+            made = parse_time(comment.get("timestamp"))
+            if made is not None and made >= since and str(comment.get("text") or "") == wanted:
+                post = self._get(token, f"/{media_id}", {"fields": "permalink"})
+                return Published(str(comment["id"]), str(post.get("permalink") or ""), made)
+        return None
+
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        since = aware(sent_at) - CLOCK_SLACK
+        if delivery.comment_on is not None:
+            return self._find_comment(delivery, delivery.comment_on, since)
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
-        since = aware(sent_at) - CLOCK_SLACK
         listed = self._get(
             token, f"/{user}/media", {"fields": "id,caption,timestamp,permalink", "limit": "50"}
         )

@@ -28,9 +28,17 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``commentary`` is in LinkedIn's "little text" format, whose reserved characters are
   escaped with a backslash so the text appears as written
   (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/little-text-format);
+- a first comment (``Delivery.comment_on``): ``POST
+  /rest/socialActions/{shareUrn}/comments`` (the URN encoded in the path) with ``actor``
+  (the member), ``object`` (the post) and ``message.text``, under the same
+  ``w_member_social``, which covers commenting as the member; 201 with the comment's
+  ``commentUrn``. Its URL is the post's: LinkedIn documents none for a comment
+  (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/comments-api);
 - look-up of an unknown outcome: ``GET /rest/posts?q=author`` needs ``r_member_social``,
   which LinkedIn grants to few apps. Without it LinkedIn answers 403 and the outcome stays
-  unknown (``LookupUnsupported``): the post is never resent under its key.
+  unknown (``LookupUnsupported``): the post is never resent under its key. A comment
+  whose outcome is unknown is not looked up at all: listing a post's comments needs the
+  same restricted permission, so it stays unknown and is never resent.
 """
 
 from __future__ import annotations
@@ -78,6 +86,7 @@ AUTHORIZE_URL = "https://www.linkedin.com/oauth/v2/authorization"
 TOKEN_URL = "https://www.linkedin.com/oauth/v2/accessToken"
 USERINFO_URL = "https://api.linkedin.com/v2/userinfo"
 POSTS_URL = "https://api.linkedin.com/rest/posts"
+SOCIAL_ACTIONS_URL = "https://api.linkedin.com/rest/socialActions"
 INTROSPECT_URL = "https://www.linkedin.com/oauth/v2/introspectToken"
 """Token introspection: a token's status and the scopes it was granted
 (https://learn.microsoft.com/en-us/linkedin/shared/authentication/token-introspection)."""
@@ -85,6 +94,9 @@ SCOPES = ("openid", "profile", "w_member_social")
 PUBLISH_SCOPES = SCOPES
 """All three: the author's URN comes from userinfo (``openid profile``), the post takes
 ``w_member_social`` (Posts API permissions table)."""
+COMMENT_SCOPES = SCOPES
+"""The same three: the actor's URN from userinfo, and ``w_member_social``, which the
+Comments API's permissions table lists for commenting as the member."""
 CLOCK_SLACK = timedelta(minutes=2)
 
 _RESERVED = re.compile(r"([\\|{}@\[\]()<>#*_~])")
@@ -228,6 +240,8 @@ class LinkedInDriver:
     def publish(self, delivery: Delivery) -> Published:
         self._require_served()
         check_before_sending(delivery)
+        if delivery.comment_on is not None:
+            return self._comment(delivery, delivery.comment_on)
         token = self.tokens.access_token(delivery.account.connection_id)
         post = self._post_body(delivery.account.connection_id, token, str(delivery.fields["text"]))
         response = self.http.request(
@@ -237,6 +251,33 @@ class LinkedInDriver:
         if response.status_code != 201 or not urn:
             raise refusal_of(response, self.api_version)
         return Published(urn, _post_url(urn), utcnow())
+
+    def _comment(self, delivery: Delivery, share_urn: str) -> Published:
+        """A first comment, as the member, on their post ``share_urn``."""
+        token = self.tokens.access_token(delivery.account.connection_id)
+        comment = {
+            "actor": self._author(delivery.account.connection_id, token),
+            "object": share_urn,
+            "message": {"text": str(delivery.fields["text"])},
+        }
+        response = self.http.request(
+            "POST",
+            f"{SOCIAL_ACTIONS_URL}/{quote(share_urn, safe='')}/comments",
+            token=token,
+            creates=True,
+            headers=self._headers,
+            json=comment,
+        )
+        if response.status_code != 201:
+            raise refusal_of(response, self.api_version)
+        urn = json_of(response).get("commentUrn") or response.headers.get("x-restli-id")
+        if not urn:
+            raise PlatformUnavailable(
+                "LinkedIn took the comment but did not say its URN",
+                retry_after=60,
+                sent=True,
+            )
+        return Published(str(urn), _post_url(share_urn), utcnow())
 
     def _post_body(self, connection_id: str, token: str, text: str) -> dict[str, Any]:
         return {
@@ -266,6 +307,10 @@ class LinkedInDriver:
         return str(urn)
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        if delivery.comment_on is not None:
+            raise LookupUnsupported(
+                "LinkedIn lists a post's comments only to apps granted r_member_social"
+            )
         try:
             self._require_served()
         except NetworkMisconfigured as exc:

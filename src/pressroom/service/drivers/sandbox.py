@@ -104,6 +104,10 @@ with warnings.catch_warnings():
 
 RETRY_AFTER_SECONDS = 2
 
+POST = "post"
+COMMENT = "comment"
+"""The kinds of delivery a publish records: a post (or a thread's reply), or a first
+comment on a post (``Delivery.comment_on``), which no daily post quota counts."""
 CLOCK_SLACK = timedelta(seconds=5)
 """A platform's clock and ours disagree a little: search from a little before the send."""
 
@@ -265,7 +269,7 @@ class SandboxDriver:
         # and the rule, before anything is recorded.
         check_before_sending(delivery)
         failing = self._begin("publishing")
-        if self.platform in CONTAINERS:
+        if self.platform in CONTAINERS and delivery.comment_on is None:
             self._await_container(self.clock())
         published, before = self._writes().run(self._delivered(delivery))
         if failing and not before:
@@ -281,7 +285,7 @@ class SandboxDriver:
         if self.knobs.sandbox_latency_ms > 0:
             await asyncio.sleep(self.knobs.sandbox_latency_ms / 1000)
         failing = self._roll("publishing")
-        if self.platform in CONTAINERS:
+        if self.platform in CONTAINERS and delivery.comment_on is None:
             await run_in_threadpool(self._await_container, self.clock())
         published, before = await self._writes().run_async(self._delivered(delivery))
         if failing and not before:
@@ -298,10 +302,12 @@ class SandboxDriver:
         what the network refuses beyond its rules and records the post, at once."""
         dedupe = delivery.dedup_key is not None and self.knobs.sandbox_dedupe
         connection_id = delivery.account.connection_id
+        kind = POST if delivery.comment_on is None else COMMENT
         payload: dict[str, Any] = {
             "fields": delivery.fields,
             "reference": delivery.reference,
             "replyTo": delivery.reply_to,
+            "commentOn": delivery.comment_on,
             "media": None
             if delivery.media is None
             else {
@@ -326,16 +332,25 @@ class SandboxDriver:
                     return Published(
                         earlier.platform_post_id, earlier.url, earlier.created_at
                     ), True
-            self._refuse_without_scopes(connection_id)
-            self._refuse_over_quota(connection_id)
-            extra = self._short_video_choices(delivery.fields)
-            created = self.rng.create(
-                shapes.SHAPES[self.platform], delivery.account.name, connection_id
-            )
+            self._refuse_without_scopes(connection_id, comment=kind == COMMENT)
+            if kind == COMMENT:
+                assert delivery.comment_on is not None
+                created = self.rng.create(
+                    shapes.comment_shape(self.platform, delivery.comment_on),
+                    delivery.account.name,
+                    connection_id,
+                )
+                extra: dict[str, Any] = {}
+            else:
+                self._refuse_over_quota(connection_id)
+                extra = self._short_video_choices(delivery.fields)
+                created = self.rng.create(
+                    shapes.SHAPES[self.platform], delivery.account.name, connection_id
+                )
             add_delivery(
                 tx.link,
                 platform=self.platform.value,
-                kind="post",
+                kind=kind,
                 connection_id=connection_id,
                 platform_post_id=created.post_id,
                 url=created.url,
@@ -349,10 +364,13 @@ class SandboxDriver:
 
     # What the network refuses beyond its rules (``sandbox_network``).
 
-    def _refuse_without_scopes(self, connection_id: str) -> None:
-        """The network's refusal of a token without a scope publishing needs."""
+    def _refuse_without_scopes(self, connection_id: str, *, comment: bool = False) -> None:
+        """The network's refusal of a token without a scope publishing (or, with
+        ``comment``, a first comment) needs."""
         granted = self._granted(connection_id)
-        if granted is not None and grants.missing_for_publishing(self.platform, granted):
+        if granted is not None and grants.missing_for_publishing(
+            self.platform, granted, comment=comment
+        ):
             raise sandbox_network.scope_refusal(self.platform)
 
     def _granted(self, connection_id: str) -> tuple[str, ...] | None:
@@ -458,12 +476,16 @@ class SandboxDriver:
             time.sleep(self.knobs.sandbox_latency_ms / 1000)
         with transaction(self.sessions, write=False) as db:
             candidates = DeliveryRepository(db).posts_since(
-                self.platform.value, delivery.account.connection_id, sent_at - CLOCK_SLACK
+                self.platform.value,
+                delivery.account.connection_id,
+                sent_at - CLOCK_SLACK,
+                kind=POST if delivery.comment_on is None else COMMENT,
             )
         for candidate in candidates:  # oldest first: the first post with these words
             if (
                 candidate.payload.get("fields") == delivery.fields
                 and candidate.payload.get("replyTo") == delivery.reply_to
+                and candidate.payload.get("commentOn") == delivery.comment_on
                 and _same_media(candidate.payload.get("media"), delivery)
             ):
                 return Published(candidate.platform_post_id, candidate.url, candidate.created_at)

@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 from pressroom.platforms import Platform
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import SandboxGrant
-from pressroom.service.drivers import grants, page_social, video_sharing
+from pressroom.service.drivers import grants, page_social, photo_sharing, video_sharing
 
 CLIENT_ID = "pressroom"
 GRANTED = "scope"
@@ -65,12 +65,14 @@ SCOPE_WORDS: dict[str, str] = {
     # YouTube (https://developers.google.com/identity/protocols/oauth2/scopes#youtube)
     video_sharing.UPLOAD_SCOPE: "upload videos to your channel and set their thumbnails",
     "https://www.googleapis.com/auth/youtube.readonly": "read your channel and its videos",
+    video_sharing.COMMENT_SCOPE: "comment on your videos as your channel",
     # TikTok (https://developers.tiktok.com/doc/tiktok-api-scopes)
     "user.info.basic": "read your profile's name and avatar",
     "video.publish": "publish videos to your account",
     # Instagram (https://developers.facebook.com/docs/instagram-platform/content-publishing)
     "instagram_business_basic": "read your professional account's profile and media",
     "instagram_business_content_publish": "publish photos and videos to your account",
+    photo_sharing.COMMENT_SCOPES[1]: "comment on your account's posts",
     # Threads, the text_thread twin's (https://developers.facebook.com/docs/threads/overview)
     "threads_basic": "read your linked text_thread (Threads) profile and posts",
     "threads_content_publish": "publish text posts on your linked text_thread (Threads) profile",
@@ -78,6 +80,7 @@ SCOPE_WORDS: dict[str, str] = {
     "pages_show_list": "list the Pages you manage",
     page_social.PAGES_PERMISSION_SCOPE: "publish posts on the Pages you grant",
     "pages_read_engagement": "read your Pages' posts and their engagement",
+    page_social.COMMENT_SCOPES[0]: "comment as the Pages you grant",
     # Pinterest (https://developers.pinterest.com/docs/getting-started/scopes/)
     "boards:read": "read your boards",
     "boards:write": "create and change boards (pinning needs it)",

@@ -101,3 +101,32 @@ SHAPES: dict[Platform, Shape] = {
 
 def thumbnail_url(video_id: str, version: int) -> str:
     return f"https://i.video-sharing.example/vi/{video_id}/maxresdefault.jpg?v={version}"
+
+
+def comment_shape(platform: Platform, post_id: str) -> Shape:
+    """A first comment on the post ``post_id``: its id and a URL that opens the post at
+    the comment, shaped as each network's (an Instagram or Facebook comment id, a
+    LinkedIn comment URN, a YouTube comment thread id and its ``lc=`` link)."""
+
+    def made(rng: random.Random, _name: str, _conn: str) -> Created:
+        if platform == Platform.VIDEO_SHARING:
+            thread = "Ugz" + _token(rng, 23)
+            return Created(thread, f"https://video-sharing.example/watch?v={post_id}&lc={thread}")
+        if platform == Platform.PROFESSIONAL_NETWORK:
+            number = _digits(rng, 19)
+            urn = f"urn:li:comment:({post_id},{number})"
+            return Created(
+                urn,
+                f"https://professional-network.example/feed/update/{post_id}/?commentUrn={urn}",
+            )
+        if platform == Platform.PAGE_SOCIAL:
+            story = post_id.rpartition("_")[2]
+            comment = _digits(rng, 16)
+            return Created(
+                f"{story}_{comment}",
+                f"https://page-social.example/{post_id}?comment_id={comment}",
+            )
+        comment = _digits(rng, 17)
+        return Created(comment, f"https://photo-sharing.example/p/{post_id}/c/{comment}/")
+
+    return made

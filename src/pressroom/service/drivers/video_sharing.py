@@ -6,8 +6,9 @@ client of type "Web application" in a project with the YouTube Data API v3 enabl
 
 What the driver does, and the pages it follows (read 2026-11-25):
 
-- consent at ``https://accounts.google.com/o/oauth2/v2/auth`` with ``youtube.upload`` and
-  ``youtube.readonly``, ``access_type=offline`` and ``prompt=consent`` (so Google issues
+- consent at ``https://accounts.google.com/o/oauth2/v2/auth`` with ``youtube.upload``,
+  ``youtube.readonly`` and ``youtube.force-ssl`` (a first comment's only),
+  ``access_type=offline`` and ``prompt=consent`` (so Google issues
   a refresh token) and PKCE; code and refresh at ``POST https://oauth2.googleapis.com/token``
   (https://developers.google.com/identity/protocols/oauth2/web-server). A refresh
   answer carries no new refresh token: the one kept stays;
@@ -27,6 +28,14 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (``channel_not_verified``), while its other 403s (a quota, a grant without the scope,
   a video the thumbnail cannot go on) keep their own meaning
   (https://developers.google.com/youtube/v3/docs/thumbnails/set);
+- a first comment (``Delivery.comment_on``): ``commentThreads.insert`` (``part=snippet``)
+  with ``snippet.videoId``, ``snippet.channelId`` (the channel's, which the reference
+  page lists as required) and ``snippet.topLevelComment.snippet.textOriginal``; it takes
+  ``youtube.force-ssl``, the one scope the discovery document gives the method. Its URL
+  is the video's watch page with ``lc=`` the thread's id, as YouTube links a comment
+  (https://developers.google.com/youtube/v3/docs/commentThreads/insert). A comment
+  whose outcome is unknown is looked up among the video's comment threads
+  (``commentThreads.list``, newest first) by its text since the send;
 - look-up of an unknown outcome: the channel's uploads playlist
   (``channels.list`` ``contentDetails.relatedPlaylists.uploads``, then
   ``playlistItems.list``), a video since the send with the same title; one quota unit
@@ -96,10 +105,14 @@ TOKENINFO_URL = "https://www.googleapis.com/oauth2/v2/tokeninfo"
 """Google's token information (``oauth2.tokeninfo`` in the discovery document
 google-api-python-client ships, ``oauth2.v2``): the scopes a token was granted."""
 UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
-SCOPES = (UPLOAD_SCOPE, "https://www.googleapis.com/auth/youtube.readonly")
+COMMENT_SCOPE = "https://www.googleapis.com/auth/youtube.force-ssl"
+SCOPES = (UPLOAD_SCOPE, "https://www.googleapis.com/auth/youtube.readonly", COMMENT_SCOPE)
 PUBLISH_SCOPES = (UPLOAD_SCOPE,)
 """``videos.insert`` and ``thumbnails.set`` take ``youtube.upload`` (the discovery
 document's scopes per method); the read-only scope serves the channel and the look-up."""
+COMMENT_SCOPES = (COMMENT_SCOPE,)
+"""``commentThreads.insert`` and ``.list`` take ``youtube.force-ssl`` only (the
+discovery document): a first comment needs it, a post does not."""
 UPLOAD_QUANTUM = 256 * 1024
 CHUNK_BYTES = 32 * UPLOAD_QUANTUM
 """8 MiB per PUT: in memory at once, and a multiple of 256 KiB as resumable uploads need."""
@@ -114,8 +127,14 @@ QUOTA_REASONS = frozenset(
 """The project's daily quota, the per-user rates, and the channel's own upload limit
 ("The user has exceeded the number of videos they may upload"): limits that pass, not
 refusals of the video (https://developers.google.com/youtube/v3/docs/errors)."""
-REFUSED_FIELDS = {"invalidTitle": "title", "invalidDescription": "description"}
-"""``errors[].reason`` of a 400 → the publish body's field it refuses (same page)."""
+REFUSED_FIELDS = {
+    "invalidTitle": "title",
+    "invalidDescription": "description",
+    "commentTextRequired": "text",
+    "commentTextTooLong": "text",
+}
+"""``errors[].reason`` of a 400 → the publish body's field it refuses (same page; a first
+comment's text is its ``text``, commentThreads.insert's errors)."""
 UNSENT_FIELDS = {"invalidTags": "tags", "invalidCategoryId": "category"}
 """Refusals of fields the publish body has none of (pressroom sends no tags and no
 category): named in the message, with no body field to point at."""
@@ -266,6 +285,8 @@ class YouTubeDriver:
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
+        if delivery.comment_on is not None:
+            return self._comment(delivery, delivery.comment_on)
         media = delivery.media
         assert media is not None and media.size is not None  # a ready video
         token = self.tokens.access_token(delivery.account.connection_id)
@@ -307,7 +328,63 @@ class YouTubeDriver:
             self._sleep(self.poll_seconds)
         return status
 
+    def _comment(self, delivery: Delivery, video_id: str) -> Published:
+        """A first comment by the channel on its video ``video_id``."""
+        token = self.tokens.access_token(delivery.account.connection_id)
+        channel = self._channel(token, "id")
+        if channel is None:
+            raise AccessRevoked("the Google account has no YouTube channel")
+        thread = {
+            "snippet": {
+                "channelId": str(channel["id"]),
+                "videoId": video_id,
+                "topLevelComment": {"snippet": {"textOriginal": str(delivery.fields["text"])}},
+            }
+        }
+        response = self.http.request(
+            "POST",
+            f"{API}/commentThreads",
+            token=token,
+            creates=True,
+            params={"part": "snippet"},
+            json=thread,
+        )
+        if response.status_code != 200:
+            raise failure_of(response, sent=True)
+        made = json_of(response)
+        if not made.get("id"):
+            raise PlatformUnavailable(
+                "YouTube took the comment but did not say its id", retry_after=60, sent=True
+            )
+        return _comment_of(made, video_id, utcnow())
+
+    def _find_comment(self, delivery: Delivery, video_id: str, since: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        response = self.http.request(
+            "GET",
+            f"{API}/commentThreads",
+            token=token,
+            params={
+                "part": "snippet",
+                "videoId": video_id,
+                "order": "time",
+                "textFormat": "plainText",
+                "maxResults": "50",
+            },
+        )
+        if response.status_code != 200:
+            raise _unavailable(response, "list the video's comments")
+        wanted = str(delivery.fields.get("text") or "")
+        for thread in json_of(response).get("items") or []:
+            comment = _top_comment(thread)
+            made = parse_time(comment.get("publishedAt"))
+            if made is not None and made >= since and comment.get("textOriginal") == wanted:
+                return _comment_of(thread, video_id, made)
+        return None
+
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        if delivery.comment_on is not None:
+            return self._find_comment(delivery, delivery.comment_on, aware(sent_at) - CLOCK_SLACK)
         token = self.tokens.access_token(delivery.account.connection_id)
         channel = self._channel(token, "contentDetails")
         if channel is None:
@@ -446,6 +523,24 @@ class YouTubeDriver:
             raise _unavailable(response, "read the channel")
         items = json_of(response).get("items") or []
         return dict(items[0]) if items else None
+
+
+def _comment_url(video_id: str, thread_id: str) -> str:
+    return f"{_watch_url(video_id)}&lc={thread_id}"
+
+
+def _top_comment(thread: dict[str, Any]) -> dict[str, Any]:
+    """A comment thread's own comment's snippet (``snippet.topLevelComment.snippet``)."""
+    found = ((thread.get("snippet") or {}).get("topLevelComment") or {}).get("snippet")
+    return found if isinstance(found, dict) else {}
+
+
+def _comment_of(thread: dict[str, Any], video_id: str, otherwise: datetime) -> Published:
+    """A comment thread as YouTube answered it, published when it says (else
+    ``otherwise``)."""
+    thread_id = str(thread["id"])
+    made = parse_time(_top_comment(thread).get("publishedAt")) or otherwise
+    return Published(thread_id, _comment_url(video_id, thread_id), made)
 
 
 def _refuse_if_failed(video: dict[str, Any]) -> None:

@@ -54,7 +54,8 @@ class Attempt:
     url: str | None = None
     published_at: datetime | None = None
     threaded: bool = False
-    """A thread: part 0 has a row of its own (``post_parts``), settled with the record."""
+    """A post of several parts (a thread, a first comment): part 0 has a row of its own
+    (``post_parts``), settled with the record."""
 
 
 class RefreshFirst(Exception):
@@ -80,7 +81,7 @@ def attempt_unit(
     key = claim.key if claim else None
     take = claim is not None and claim.record_id is None
     request = body.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    threaded = bool(body.thread_parts)
+    threaded = bool(body.later_parts)
 
     def unit(tx: Tx) -> Attempt:
         connection = publishable(tx.link, account_id, body.connection_id, platform)

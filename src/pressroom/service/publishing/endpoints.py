@@ -23,11 +23,12 @@ from pressroom.service.publishing.schemas import (
     MicroblogPublish,
     MicroblogResult,
     PageSocialPublish,
+    PageSocialResult,
     Part,
     PhotoSharingPublish,
+    PhotoSharingResult,
     PinBoardPublish,
     PinBoardResult,
-    PostIdResult,
     PostListResponse,
     PostRecord,
     PostResponse,
@@ -133,7 +134,7 @@ async def publish_short_video(body: ShortVideoPost, request: Request) -> Respons
 
 @publish_router.post(
     RULES[Platform.PHOTO_SHARING].publish_path,
-    response_model=PostIdResult,
+    response_model=PhotoSharingResult,
     responses=_errors(Platform.PHOTO_SHARING, error_codes.ACCOUNT_TYPE),
     openapi_extra=PUBLISH_DOCUMENTED,
 )
@@ -146,7 +147,7 @@ async def publish_photo_sharing(body: PhotoSharingPublish, request: Request) -> 
 
 @publish_router.post(
     RULES[Platform.PAGE_SOCIAL].publish_path,
-    response_model=PostIdResult,
+    response_model=PageSocialResult,
     responses=_errors(Platform.PAGE_SOCIAL, error_codes.NOT_A_PAGE, error_codes.PAGES_PERMISSION),
     openapi_extra=PUBLISH_DOCUMENTED,
 )
@@ -212,7 +213,7 @@ def _record(post: Post, parts: list[PostPart]) -> PostRecord:
         created_at=post.created_at,
         published_at=post.published_at,
         parts=[
-            Part.model_validate(part_json(p.index, p.status, p.platform_post_id, p.url))
+            Part.model_validate(part_json(p.index, p.kind, p.status, p.platform_post_id, p.url))
             for p in parts
         ],
     )

@@ -4,7 +4,7 @@ A retry with the key of a thread that did not finish (a later part refused, a pa
 outcome unknown, the process killed mid-thread) first settles, in order, every part
 still ``sending`` or ``unknown`` by asking the network (``find_delivery``: part 0 as the
 post was sent, a later part by its text and the id it replied to, since its row was
-written). A part found is recorded ``published`` and never sent again; the first one
+written; a first comment by its text and the post it is on). A part found is recorded ``published`` and never sent again; the first one
 not found is recorded ``failed``, and nothing after it was ever sent. Then:
 
 - part 0 not found: nothing of the thread went out, and the retry sends it as new;
@@ -15,7 +15,7 @@ not found is recorded ``failed``, and nothing after it was ever sent. Then:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -29,8 +29,8 @@ from pressroom.service.publishing import repository
 from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import REQUESTS
 from pressroom.service.publishing.service import answer_of, result_of
-from pressroom.service.publishing.threads import part_json, part_key, stood_as
-from pressroom.statuses import PartStatus, PostStatus
+from pressroom.service.publishing.threads import part_delivery, part_json, stood_as
+from pressroom.statuses import PartKind, PartStatus, PostStatus
 
 UNSETTLED = frozenset({PartStatus.SENDING.value, PartStatus.UNKNOWN.value})
 
@@ -56,6 +56,8 @@ def settle_thread(
     body = REQUESTS[platform].model_validate(post.request)
     with transaction(sessions, write=False) as db:
         rows = PostRepository(db).parts_of([post.id]).get(post.id, [])
+    later = body.later_parts
+    kinds = [PartKind.POST, *(part.kind for part in later)]
     stood: list[driver.Published] = []
     for row in rows:
         published = stood_as(row)
@@ -67,14 +69,7 @@ def settle_thread(
         index = row.index
         delivery = first
         if index > 0:
-            delivery = replace(
-                first,
-                fields={"text": body.thread_parts[index - 1].text},
-                media=None,
-                reference=f"{post.id}.{index}",
-                dedup_key=part_key(first.dedup_key, index),
-                reply_to=row.reply_to,
-            )
+            delivery = part_delivery(first, post.id, index, later[index - 1], row.reply_to)
         found = sender.find_delivery(delivery, row.created_at)
         _write(sessions, _part_found(post.id, index, found))
         if found is None:
@@ -82,11 +77,11 @@ def settle_thread(
         stood.append(found)
     if not stood:
         return None
-    if len(stood) <= len(body.thread_parts):
+    if len(stood) <= len(later):
         return Resume(post.id)
     answer = answer_of(result_of(platform, body, stood[0], post.id)) | {
         "parts": [
-            part_json(i, PartStatus.PUBLISHED, p.platform_post_id, p.url)
+            part_json(i, kinds[i], PartStatus.PUBLISHED, p.platform_post_id, p.url)
             for i, p in enumerate(stood)
         ]
     }

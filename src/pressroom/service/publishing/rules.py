@@ -28,7 +28,7 @@ from pressroom.platforms import (
     MediaKind,
     Platform,
 )
-from pressroom.rules import Fit, MediaFacts, Subject, Violation, check_text
+from pressroom.rules import FIRST_COMMENT, Fit, MediaFacts, Subject, Violation, check_text
 from pressroom.service.db.models import File
 from pressroom.service.errors import ServiceError
 from pressroom.service.media.fitting import facts_of as _facts
@@ -96,6 +96,24 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
         raise network_refusal(platform, broken[0], field=to_camel(broken[0].field or ""))
     if getattr(body, "thread", None) is not None:
         check_thread(platform, body.thread_parts)
+    comment = body.first_comment_text
+    if comment is not None:
+        check_first_comment(platform, comment)
+
+
+def check_first_comment(platform: Platform, comment: str) -> None:
+    """A first comment: not blank, then the network's comment rules where it documents
+    any (``FIRST_COMMENT`` in the rule table), named ``firstComment``."""
+    field = to_camel(FIRST_COMMENT)
+    if not comment.strip():
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{field} must not be empty: give the comment's text, or leave it out.",
+            field=field,
+        )
+    broken = check_text(platform, {FIRST_COMMENT: comment})
+    if broken:
+        raise network_refusal(platform, broken[0], field=field)
 
 
 def check_thread(platform: Platform, parts: Sequence[ThreadPart]) -> None:

@@ -7,6 +7,7 @@ Limits are not written here: field descriptions are generated from
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field
@@ -19,7 +20,8 @@ from pressroom.platforms import (
     RULES,
     Platform,
 )
-from pressroom.rules.model import Fit
+from pressroom.rules import FIRST_COMMENT, text_rules
+from pressroom.rules.model import Fit, TextLength
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
 from pressroom.service.text_rules import SOME_TEXT
 from pressroom.statuses import PartKind, PartStatus, PostStatus, ShortVideoPrivacyLevel
@@ -139,6 +141,43 @@ def _thread() -> Any:
     )
 
 
+def _first_comment(platform: Platform) -> Any:
+    limits = [
+        f"{rule.limit:,} {rule.unit.value} ({rule.network}'s `{rule.id}`)"
+        for rule in text_rules(platform)
+        if isinstance(rule, TextLength) and FIRST_COMMENT in rule.fields
+    ]
+    limit = (
+        f"At most {', '.join(limits)}."
+        if limits
+        else "The network documents no length limit for a comment, so none is checked "
+        "before sending; one the network refuses leaves the post `partial`."
+    )
+    return Field(
+        None,
+        description="Our extension: a comment the account adds under its own post once the "
+        "post is published, sent as the result's part 1 (`kind` `comment`) on the post "
+        "part 0 made. A comment the network refuses leaves the post `partial` (it stays "
+        "published) with the refusal's error and `parts`; a retry with the same "
+        f"Idempotency-Key sends only the comment. Must not be blank. {limit}",
+    )
+
+
+@dataclass(frozen=True)
+class LaterPart:
+    """A part sent after part 0: a thread's reply, or the first comment."""
+
+    kind: PartKind
+    text: str
+    field: str
+    """The body field its text came from, named as a refusal names it."""
+
+
+def has_later_parts(request: dict[str, Any] | None) -> bool:
+    """Whether a stored publish body makes parts after the first (``threads``)."""
+    return bool((request or {}).get("thread") or (request or {}).get("firstComment"))
+
+
 class PublishRequest(RequestModel):
     connection_id: str = _connection()
 
@@ -147,6 +186,24 @@ class PublishRequest(RequestModel):
         """The parts after the first; empty for a single post."""
         value = getattr(self, "thread", None)
         return list(value) if isinstance(value, list) else []
+
+    @property
+    def first_comment_text(self) -> str | None:
+        value = getattr(self, FIRST_COMMENT, None)
+        return value if isinstance(value, str) else None
+
+    @property
+    def later_parts(self) -> list[LaterPart]:
+        """Every part sent after part 0, in order: a thread's replies, then the first
+        comment; empty for a single post."""
+        parts = [
+            LaterPart(PartKind.REPLY, part.text, f"thread[{i}].text")
+            for i, part in enumerate(self.thread_parts)
+        ]
+        comment = self.first_comment_text
+        if comment is not None:
+            parts.append(LaterPart(PartKind.COMMENT, comment, "firstComment"))
+        return parts
 
     def text_value(self, name: str) -> str | None:
         """A text field by its rule name (``text``, ``title``, ...), None when absent."""
@@ -183,6 +240,7 @@ class VideoSharingPublish(PublishRequest):
         examples=[DEFAULT_PRIVACY_STATUS],
         json_schema_extra={"enum": list(PRIVACY_STATUSES)},
     )
+    first_comment: str | None = _first_comment(Platform.VIDEO_SHARING)
     made_for_kids: bool | None = Field(
         None,
         description=(
@@ -229,12 +287,14 @@ class ShortVideoPost(PublishRequest):
 class PhotoSharingPublish(PublishRequest):
     file_id: str = _file("a photo or a video")
     caption: str | None = text_field(Platform.PHOTO_SHARING, "caption", "Caption.")
+    first_comment: str | None = _first_comment(Platform.PHOTO_SHARING)
     fit: str | None = _fit()
 
 
 class PageSocialPublish(PublishRequest):
     file_id: str = _file("a photo or a video")
     message: str | None = text_field(Platform.PAGE_SOCIAL, "message", "Post text.")
+    first_comment: str | None = _first_comment(Platform.PAGE_SOCIAL)
     fit: str | None = _fit()
 
 
@@ -255,6 +315,7 @@ class TextThreadPublish(PublishRequest):
 class ProfessionalNetworkPublish(PublishRequest):
     text: str = text_field(Platform.PROFESSIONAL_NETWORK, "text", "The post.")
     file_id: NO_MEDIA = None
+    first_comment: str | None = _first_comment(Platform.PROFESSIONAL_NETWORK)
 
 
 REQUESTS: dict[Platform, type[PublishRequest]] = {
@@ -284,8 +345,8 @@ class Part(CamelModel):
 
     index: int = Field(description="From 0: part 0 is what the result's own fields describe.")
     kind: PartKind = Field(
-        description="`post` (the first part), `reply` (a thread's later parts); `item` and "
-        "`comment` are kept for carousels and first comments."
+        description="`post` (the first part), `reply` (a thread's later parts), `comment` "
+        "(the first comment, on the post part 0 made); `item` is kept for carousels."
     )
     platform_post_id: str | None = Field(description="The network's id; null until it stands.")
     url: str | None
@@ -308,7 +369,8 @@ class PublishResult(CamelModel):
 def _parts() -> Any:
     return Field(
         None,
-        description="Our extension: every part of a thread, in order (absent for a single post).",
+        description="Our extension: every part of a thread or of a post with a first "
+        "comment, in order (absent for a single post).",
     )
 
 
@@ -319,6 +381,7 @@ class MicroblogResult(PublishResult):
 
 class VideoSharingResult(PublishResult):
     video_id: str
+    parts: list[Part] | None = _parts()
     privacy_status: str = Field(
         description="The privacy asked for (the request's `privacyStatus` or its default).",
         json_schema_extra={"enum": list(PRIVACY_STATUSES)},
@@ -349,6 +412,14 @@ class TextThreadResult(PostIdResult):
     parts: list[Part] | None = _parts()
 
 
+class PhotoSharingResult(PostIdResult):
+    parts: list[Part] | None = _parts()
+
+
+class PageSocialResult(PostIdResult):
+    parts: list[Part] | None = _parts()
+
+
 class ShortVideoResult(PostIdResult):
     post_id: str = Field(
         description="TikTok's public post id; while TikTok gives none (a post that is not "
@@ -373,6 +444,7 @@ class ShortVideoResult(PostIdResult):
 
 class ProfessionalNetworkResult(PublishResult):
     post_id: str = Field(description="A URN, e.g. `urn:li:share:7214300000000000000`.")
+    parts: list[Part] | None = _parts()
 
 
 class PinBoardResult(PublishResult):
@@ -384,8 +456,8 @@ RESULTS: dict[Platform, type[PublishResult]] = {
     Platform.MICROBLOG: MicroblogResult,
     Platform.VIDEO_SHARING: VideoSharingResult,
     Platform.SHORT_VIDEO: ShortVideoResult,
-    Platform.PHOTO_SHARING: PostIdResult,
-    Platform.PAGE_SOCIAL: PostIdResult,
+    Platform.PHOTO_SHARING: PhotoSharingResult,
+    Platform.PAGE_SOCIAL: PageSocialResult,
     Platform.PIN_BOARD: PinBoardResult,
     Platform.TEXT_THREAD: TextThreadResult,
     Platform.PROFESSIONAL_NETWORK: ProfessionalNetworkResult,
@@ -410,7 +482,8 @@ class PostRecord(CamelModel):
     status: str = Field(
         description="sending, published, failed (never reached the platform), unknown "
         "(the platform failed after receiving it: it may be live) or partial (a thread "
-        "some of whose parts stand and a later one was refused: `parts` says which).",
+        "some of whose parts stand and a later one was refused, or a post whose first "
+        "comment was refused: `parts` says which).",
         json_schema_extra={"enum": [s.value for s in PostStatus]},
     )
     file_id: str | None
@@ -425,7 +498,8 @@ class PostRecord(CamelModel):
     published_at: Timestamp | None
     parts: list[Part] = Field(
         default_factory=list,
-        description="Our extension: a thread's parts in order; empty for a single post.",
+        description="Our extension: a thread's parts, or a post and its first comment, in "
+        "order; empty for a single post.",
     )
 
 

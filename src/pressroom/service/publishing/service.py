@@ -78,10 +78,13 @@ UNKNOWN = PostStatus.UNKNOWN.value
 NOT_SENT = RecordStatus.NOT_SENT.value
 """``recordStatus`` of an attempt that never reached the platform (its record: failed)."""
 
-_NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform", "fit", "thread"})
+_NOT_SENT_TO_PLATFORM = frozenset(
+    {"connection_id", "file_id", "platform", "fit", "thread", "first_comment"}
+)
 """Body fields that are the service's business: which connection and file, how the
-file is fitted for the network, and a thread's later parts (each sent as a post of its
-own: ``threads``), never a field the network reads with the first part."""
+file is fitted for the network, and the parts after the first (a thread's replies, a
+first comment: each sent on its own, ``threads``), never a field the network reads with
+the first part."""
 PLATFORM_REFERENCE = "platformReference"
 """Kept in an unknown record's result: the network's handle for what it received (TikTok's
 ``publish_id``), which its look-up asks for."""
@@ -124,7 +127,7 @@ def _delivery(
 async def _resume(
     ctx: PublishContext, platform: Platform, body: PublishRequest, post_id: str
 ) -> dict[str, Any]:
-    """A thread under the request's key whose first parts stand (``resuming`` looked up
+    """A post of several parts under the request's key whose first parts stand (``resuming`` looked up
     the uncertain ones): its record continued after them, nothing of them sent again."""
     at = await run_in_threadpool(
         threads.standing, ctx.sessions, ctx.account, platform, body, post_id
@@ -137,7 +140,7 @@ async def _resume(
         platform,
         body,
         at.attempt,
-        _delivery(ctx, platform, body, at.attempt, None),  # threads are text only
+        _delivery(ctx, platform, body, at.attempt, None),  # later parts carry no media
         at.stood,
         answer,
         lambda part: _published(sender, part),
@@ -219,7 +222,7 @@ async def _send(
     metrics.PUBLISHES.labels(platform.value, PUBLISHED).inc()
     result = result_of(platform, body, published, post_id)
     answer = answer_of(result)
-    if body.thread_parts:
+    if body.later_parts:
         sender = ctx.drivers[platform]
         return await threads.continue_thread(
             ctx,

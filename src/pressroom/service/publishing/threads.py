@@ -1,5 +1,6 @@
-"""A thread: the first part sent as any post, then each later part as a reply to the one
-before, each part recorded on its own (``post_parts``).
+"""A post made of parts: the first part sent as any post, then each later part (a
+thread's reply to the part before, or a first comment on the post part 0 made), each
+part recorded on its own (``post_parts``).
 
 Each part is written ``sending`` before it is sent (part 0 with the post record itself)
 and changed once the network answered, in units of work of its own, so what stands is
@@ -38,7 +39,7 @@ from pressroom.service.publishing import events, repository
 from pressroom.service.publishing.attempts import Attempt, published_unit
 from pressroom.service.publishing.context import PublishContext
 from pressroom.service.publishing.repository import PostRepository
-from pressroom.service.publishing.schemas import PublishRequest
+from pressroom.service.publishing.schemas import LaterPart, PublishRequest
 from pressroom.statuses import PartKind, PartStatus, PostStatus, RecordStatus
 
 Send = Callable[[driver.Delivery], Awaitable[driver.Published]]
@@ -46,12 +47,12 @@ Send = Callable[[driver.Delivery], Awaitable[driver.Published]]
 
 
 def part_json(
-    index: int, status: str, platform_post_id: str | None, url: str | None
+    index: int, kind: str, status: str, platform_post_id: str | None, url: str | None
 ) -> dict[str, Any]:
     """A part as the answer and ``GET /api/posts`` show it (``schemas.Part``)."""
     return {
         "index": index,
-        "kind": (PartKind.POST if index == 0 else PartKind.REPLY).value,
+        "kind": str(kind),
         "platformPostId": platform_post_id,
         "url": url,
         "status": status,
@@ -123,37 +124,35 @@ async def continue_thread(
     recorded: bool,
 ) -> dict[str, Any]:
     """The parts in ``stood`` went out (part 0 answered as ``answer``; ``recorded``:
-    their rows say so already): send the later parts, each replying to the one before;
-    the answer with every part, or the ServiceError of the part that did not go out
-    (with ``parts``)."""
+    their rows say so already): send the later parts, a reply to the part before or a
+    comment on part 0; the answer with every part, or the ServiceError of the part that
+    did not go out (with ``parts``)."""
     post_id = attempt.id
     claim = ctx.claim
     if claim is not None:
         claim.resume = post_id  # part 0 is live: from here on the key stays held
+    later = body.later_parts
+    kinds = [PartKind.POST, *(part.kind for part in later)]
     parts = [
-        part_json(i, PartStatus.PUBLISHED, p.platform_post_id, p.url) for i, p in enumerate(stood)
+        part_json(i, kinds[i], PartStatus.PUBLISHED, p.platform_post_id, p.url)
+        for i, p in enumerate(stood)
     ]
     previous = stood[-1]
-    for index in range(len(stood), len(body.thread_parts) + 1):
-        part = body.thread_parts[index - 1]
-        reply_to = previous.platform_post_id
+    for index in range(len(stood), len(later) + 1):
+        part = later[index - 1]
+        target = (stood[0] if part.kind == PartKind.COMMENT else previous).platform_post_id
         first_stands = stood[0] if index == 1 and not recorded else None
-        await ctx.writes.run_async(_part_unit(post_id, index, reply_to, first=first_stands))
-        delivery = replace(
-            first,
-            fields={"text": part.text},
-            media=None,
-            reference=f"{post_id}.{index}",
-            dedup_key=part_key(first.dedup_key, index),
-            reply_to=reply_to,
-        )
+        await ctx.writes.run_async(_part_unit(post_id, index, part, target, first=first_stands))
+        delivery = part_delivery(first, post_id, index, part, target)
         try:
             previous = await send(delivery)
         except Exception as exc:
             if isinstance(exc, driver.AccessRevoked):
                 await run_in_threadpool(_revoked, ctx.sessions, attempt.connection_id)
-            error, status = _part_error(platform, post_id, index, exc, resumable=claim is not None)
-            parts.append(part_json(index, status, None, None))
+            error, status = _part_error(
+                platform, post_id, index, part, exc, resumable=claim is not None
+            )
+            parts.append(part_json(index, part.kind, status, None, None))
             error.extra = {"parts": parts}
             await ctx.writes.run_async(_cut_short_unit(ctx, attempt, index, status, error))
             if claim is not None:
@@ -161,13 +160,32 @@ async def continue_thread(
             raise error from exc
         await ctx.writes.run_async(_stood_unit(post_id, index, previous))
         parts.append(
-            part_json(index, PartStatus.PUBLISHED, previous.platform_post_id, previous.url)
+            part_json(
+                index, part.kind, PartStatus.PUBLISHED, previous.platform_post_id, previous.url
+            )
         )
     answer = answer | {"parts": parts}
     await ctx.writes.run_async(published_unit(attempt, stood[0], answer, claim))
     if claim is not None:
         claim.settled = True
     return answer
+
+
+def part_delivery(
+    first: driver.Delivery, post_id: str, index: int, part: LaterPart, target: str | None
+) -> driver.Delivery:
+    """Part ``index`` as the network gets it: a reply to ``target`` (the part before), or
+    a comment on it (part 0's post)."""
+    comment = part.kind == PartKind.COMMENT
+    return replace(
+        first,
+        fields={"text": part.text},
+        media=None,
+        reference=f"{post_id}.{index}",
+        dedup_key=part_key(first.dedup_key, index),
+        reply_to=None if comment else target,
+        comment_on=target if comment else None,
+    )
 
 
 def part_key(dedup_key: str | None, index: int) -> str | None:
@@ -183,10 +201,16 @@ def _revoked(sessions: sessionmaker[Session], connection_id: str) -> None:
 
 
 def _part_unit(
-    post_id: str, index: int, reply_to: str | None, *, first: driver.Published | None
+    post_id: str,
+    index: int,
+    part: LaterPart,
+    reply_to: str | None,
+    *,
+    first: driver.Published | None,
 ) -> Callable[[Tx], None]:
     """Part ``index`` is about to be sent (again, when it did not go out before); with
-    ``first``, part 0 as it stands too."""
+    ``first``, part 0 as it stands too. ``reply_to``: the network's id of the post the
+    part replies to or comments on."""
 
     def unit(tx: Tx) -> None:
         now = utcnow()
@@ -206,7 +230,7 @@ def _part_unit(
             tx.link,
             post_id=post_id,
             index=index,
-            kind=PartKind.REPLY.value,
+            kind=part.kind.value,
             status=PartStatus.SENDING.value,
             platform_post_id=None,
             url=None,
@@ -262,61 +286,73 @@ def _cut_short_unit(
 
 
 def _part_error(
-    platform: Platform, post_id: str, index: int, exc: Exception, *, resumable: bool
+    platform: Platform,
+    post_id: str,
+    index: int,
+    later: LaterPart,
+    exc: Exception,
+    *,
+    resumable: bool,
 ) -> tuple[ServiceError, str]:
     """The answer for part ``index`` that did not go out, and the part's status."""
     name = platform.value
-    stands = f"Parts 0 to {index - 1} stand (record {post_id})"
+    what = "the first comment" if later.kind == PartKind.COMMENT else f"part {index} of the thread"
+    stands = (
+        f"Parts 0 to {index - 1} stand (record {post_id})"
+        if index > 1
+        else f"The post stands (record {post_id})"
+    )
     if resumable:
         stands += (
-            ", and a retry with the same Idempotency-Key continues after them without "
-            "sending them again"
+            ", and a retry with the same Idempotency-Key continues after "
+            + ("them" if index > 1 else "it")
+            + " without sending "
+            + ("them" if index > 1 else "it")
+            + " again"
         )
     if isinstance(exc, driver.PlatformRateLimited):
         return ServiceError(
             error_codes.RATE_LIMITED,
-            f"{name} refused part {index} of the thread for its rate limit; {stands}.",
+            f"{name} refused {what} for its rate limit; {stands}.",
             headers={"Retry-After": str(exc.retry_after)},
         ), PartStatus.FAILED
     if isinstance(exc, driver.PlatformUnavailable):
         status = PartStatus.UNKNOWN if exc.sent else PartStatus.FAILED
         return ServiceError(
             error_codes.PLATFORM_UNAVAILABLE,
-            f"{name} failed on part {index} of the thread"
+            f"{name} failed on {what}"
             + (" after receiving it, so it may be live" if exc.sent else "")
             + f"; {stands}.",
             headers={"Retry-After": str(exc.retry_after)},
             record_status=RecordStatus.UNKNOWN if exc.sent else RecordStatus.NOT_SENT,
         ), status
     if isinstance(exc, driver.PermissionMissing):
-        return ServiceError(
-            exc.code, f"{name} refused part {index} of the thread: {exc} {stands}."
-        ), PartStatus.FAILED
+        return ServiceError(exc.code, f"{name} refused {what}: {exc} {stands}."), PartStatus.FAILED
     if isinstance(exc, driver.PlatformRefused):
         return ServiceError(
             error_codes.VALIDATION_ERROR,
-            f"{name} refused part {index} of the thread: {exc} {stands}.",
-            field=f"thread[{index - 1}].text" if exc.field == "text" else exc.field,
+            f"{name} refused {what}: {exc} {stands}.",
+            field=later.field if exc.field == "text" else exc.field,
             rule=exc.rule.id if exc.rule else None,
             doc_url=exc.rule.doc_url if exc.rule else None,
         ), PartStatus.FAILED
     if isinstance(exc, driver.AccessRevoked):
         return ServiceError(
             error_codes.CONNECTION_INACTIVE,
-            f"{name} no longer accepts this connection's authorization ({exc}), so part "
-            f"{index} of the thread was not published and the connection is now inactive: "
+            f"{name} no longer accepts this connection's authorization ({exc}), so {what} "
+            "was not published and the connection is now inactive: "
             f"reconnect it in the dashboard. {stands}.",
             field="connectionId",
         ), PartStatus.FAILED
     if isinstance(exc, driver.NetworkMisconfigured):
         return ServiceError(
             error_codes.PLATFORM_MISCONFIGURED,
-            f"{name} cannot take posts from this service as it is set up: {exc}. Part "
-            f"{index} of the thread was not published; {stands}.",
+            f"{name} cannot take posts from this service as it is set up: {exc}. "
+            f"{what[0].upper()}{what[1:]} was not published; {stands}.",
             record_status=RecordStatus.NOT_SENT,
         ), PartStatus.FAILED
     return ServiceError(
         error_codes.INTERNAL_ERROR,
-        f"{name} did not answer part {index} of the thread, so it may be live; {stands}.",
+        f"{name} did not answer {what}, so it may be live; {stands}.",
         record_status=RecordStatus.UNKNOWN,
     ), PartStatus.UNKNOWN

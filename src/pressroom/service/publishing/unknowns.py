@@ -38,7 +38,7 @@ from pressroom.service.drivers import base as driver
 from pressroom.service.lifespan import run_with_app
 from pressroom.service.publishing.repository import IdempotencyRepository, PostRepository
 from pressroom.service.publishing.resuming import Resume, settle_thread
-from pressroom.service.publishing.schemas import REQUESTS
+from pressroom.service.publishing.schemas import REQUESTS, has_later_parts
 from pressroom.service.publishing.service import (
     FAILED,
     PLATFORM_REFERENCE,
@@ -79,7 +79,7 @@ def resolve_held_key(
     with transaction(sessions, write=False) as db:
         attempts = PostRepository(db).unsettled_by_key(account_id, key)
     for post in attempts:
-        if (post.request or {}).get("thread"):
+        if has_later_parts(post.request):
             with transaction(sessions, write=False) as db:
                 first = delivery_of(db, post)
             settled = settle_thread(sessions, drivers[Platform(post.platform)], post, first)
@@ -101,10 +101,10 @@ def look_up(sessions: sessionmaker[Session], drivers: Drivers, post: Post) -> Fo
     platform = Platform(post.platform)
     if UNANSWERABLE in (post.result or {}):  # asked before: the answer will not change
         raise driver.LookupUnsupported(str((post.result or {})[UNANSWERABLE]))
-    if (post.request or {}).get("thread"):
+    if has_later_parts(post.request):
         # Its parts are looked up by a retry with its key, which then goes on after the
         # parts that stand (``resuming``); on its own, nothing of it is sent again.
-        raise driver.LookupUnsupported("a thread is settled by a retry with its key")
+        raise driver.LookupUnsupported("a post of several parts is settled by a retry with its key")
     with transaction(sessions, write=False) as db:
         delivery = delivery_of(db, post)
     try:
