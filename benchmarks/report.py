@@ -582,6 +582,8 @@ STARTUP_LABELS = {
     "demo_cold": "`pressroom demo`, fresh data dir and fresh Prefect home",
     "demo_warm": "`pressroom demo`, fresh data dir, the Prefect home of an earlier run",
     "run_on_server": "`pressroom campaign run`, `PREFECT_API_URL` set to a running server",
+    "demo_after_plain_install": "`pressroom demo`, fresh data dir and Prefect home, "
+    "after a plain `pip install -e '.[all]'` (no `scripts/setup`)",
 }
 
 

@@ -101,6 +101,24 @@ def test_the_install_ships_the_template_of_the_installed_prefects_migration_head
     assert not cache.parent.exists()  # nothing written to the user's cache
 
 
+def test_each_shipped_template_is_the_database_its_name_promises(tmp_path: Path) -> None:
+    """A template is found by the migration head in its name: one whose database stopped
+    at another revision would start a Prefect on a schema it does not expect."""
+    import lzma
+
+    shipped = sorted(prefect_template.PACKAGED.glob("prefect-*.db.xz"))
+    assert prefect_template.packaged_path() in shipped
+    assert len(shipped) >= 2  # the pinned Prefect's and the newest release pyproject allows
+    for packed in shipped:
+        database = tmp_path / packed.name.removesuffix(".xz")
+        database.write_bytes(lzma.decompress(packed.read_bytes()))
+        head = packed.name.removeprefix("prefect-").removesuffix(".db.xz")
+        assert version_in(database) == [(head,)], packed.name
+        with sqlite3.connect(database) as db:
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        assert {"flow", "flow_run", "task_run", "deployment"} <= tables, packed.name
+
+
 def test_without_a_template_for_its_head_one_is_built_once_into_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -19,6 +19,13 @@ together build it once, and every later fresh home is copied from there.
 ``python -m pressroom.pipeline.prefect_template --package`` rebuilds the shipped one for the
 installed Prefect (a test fails while it is missing for the pinned version).
 
+Two are shipped: one for the Prefect of ``constraints.txt`` (3.8.8, what ``scripts/setup``
+installs) and one for the newest release pyproject's range allowed when pressroom was
+released (3.9.1, what a plain ``pip install`` picks; without it that install's first run
+built the template, 21 s to the first published row against 10 s on the second). To add
+the next release's, install pressroom beside it in a scratch venv, run ``--package`` there
+and copy the file in.
+
 Nothing is copied when Prefect is told to use another database (any
 ``PREFECT_*_DATABASE_*`` connection setting in the environment or the active profile) or
 when the home already has a database: Prefect then does as it always does.
