@@ -727,7 +727,7 @@ def test_check_json_reports_scopes_account_type_and_audit_for_each_network(
     assert "stored-token" not in table.output
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+NETWORKS_DOCS = Path(__file__).resolve().parents[2] / "docs" / "networks"
 
 
 def table_after(text: str, heading: str) -> list[list[str]]:
@@ -742,18 +742,19 @@ def table_after(text: str, heading: str) -> list[list[str]]:
     return rows
 
 
-def test_the_readme_says_what_check_tells_and_what_the_sandbox_cannot_know() -> None:
+def test_the_docs_say_what_check_tells_and_what_the_sandbox_cannot_know() -> None:
     """The operator's two questions before going live: what ``drivers check`` tells for
     each label (a row per label, every column filled), and why a post the sandbox
     published could still fail on the network (credentials, review and audit, quotas
     the network counts, each with what to do and how ``drivers check`` helps)."""
-    text = README.read_text(encoding="utf-8")
-
-    tells = table_after(text, "What each network tells:")
+    tells = table_after(
+        (NETWORKS_DOCS / "index.md").read_text(encoding="utf-8"), "What each network tells:"
+    )
     assert [row[0] for row in tells] == [p.value for p in Platform]
     assert all(len(row) == 5 and all(row) for row in tells), tells
 
-    unknowable = table_after(text, "**What the sandbox cannot know**")
+    sandbox = (NETWORKS_DOCS / "sandbox.md").read_text(encoding="utf-8")
+    unknowable = table_after(sandbox, "**What the sandbox cannot know**")
     assert all(len(row) == 2 and all(row) for row in unknowable), unknowable
     reasons = " ".join(row[0] for row in unknowable)
     for reason in ("credentials", "audit", "App Review", "quota", "Page roles"):

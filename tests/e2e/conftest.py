@@ -4,7 +4,8 @@ One browser and one server per session; each test gets a fresh browser context (
 own cookies). Chromium comes from the system (``apt-get install chromium``), since
 Playwright cannot download its own builds here. Without it the tests skip and say how
 to install it, except under ``CI=true`` (``.ci/run`` installs it), where they fail.
-Set ``PRESSROOM_SCREENSHOTS=docs/screenshots`` to refresh the README's screenshots.
+Set ``PRESSROOM_SCREENSHOTS=docs/screenshots`` to refresh the documentation's screenshots
+(``bash scripts/docs generate`` does).
 """
 
 from __future__ import annotations

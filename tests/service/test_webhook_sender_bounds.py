@@ -5,7 +5,7 @@ flight than its cap, across processes; and four endpoints trickling to the deadl
 not hold up a healthy one.
 
 Deadlines are short here to keep the tests fast; the figures at the defaults are in the
-README (Webhooks, Delivery).
+documentation (docs/service/webhooks.md, Delivery).
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ def test_four_endpoints_trickling_to_the_deadline_do_not_hold_up_a_healthy_one(
 ) -> None:
     """Every slow endpoint holds its two senders to the deadline, with a third delivery
     waiting; a healthy endpoint's event still arrives at once (measured here; the
-    figure at the defaults is in the README)."""
+    figure at the defaults is on the webhooks page)."""
     slow_deadline = 4.0
     tuned_settings = tuned(settings, webhook_attempt_deadline_seconds=slow_deadline)
     with running(tuned_settings, sender=True) as service, running_receiver() as healthy:

@@ -24,7 +24,7 @@ Pitfalls
   (``pipelines/campaign.schema.json``); change one, regenerate the other with
   ``pressroom campaign schema -o pipelines/campaign.schema.json``.
 
-The format itself is documented for editors in ``pipelines/README.md``.
+The format itself is documented for editors in ``docs/campaigns/writing.md``.
 """
 
 from pressroom.campaign.issues import Issue, Severity

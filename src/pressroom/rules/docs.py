@@ -1,9 +1,13 @@
-"""The rule table as the README shows it: one row per rule, written from the table, so
-the documentation and the rules cannot drift apart (a test compares them)."""
+"""The rule table as the documentation shows it: one row per rule, written from the table,
+so the documentation and the rules cannot drift apart (a test compares them).
+
+``python -m pressroom.rules.docs`` rewrites the table on the rules page and on each
+network's page (``docs/networks/``), as ``python -m pressroom.docs`` does with every
+generated page."""
 
 from __future__ import annotations
 
-from pressroom.platforms import RULES
+from pressroom.platforms import RULES, Platform
 from pressroom.rules.counting import Unit
 from pressroom.rules.model import (
     ItemsPerPost,
@@ -52,9 +56,12 @@ def _what_happens(rule: Rule) -> str:
     return "refused"
 
 
-def markdown_table() -> list[str]:
+def markdown_table(platform: Platform | None = None) -> list[str]:
+    """Every rule, or one label's only (its network's page shows those)."""
     rows = ["| rule | network | limit | when broken | page |", "|---|---|---|---|---|"]
     for rule in all_rules():
+        if platform is not None and rule.platform is not platform:
+            continue
         rows.append(
             f"| `{rule.id}` | {rule.network} | {rule.describe()} | {_what_happens(rule)} "
             f"| [{rule.doc_url.split('://', 1)[1].split('/', 1)[0]}]({rule.doc_url}) |"
@@ -63,4 +70,7 @@ def markdown_table() -> list[str]:
 
 
 if __name__ == "__main__":
-    print("\n".join(markdown_table()))
+    from pressroom.docs.pages import write
+
+    for path in write():
+        print(f"wrote {path}")

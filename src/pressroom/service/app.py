@@ -48,7 +48,8 @@ Media library and publishing to eight social platforms.
 
 Every request carries `X-API-Key`. Every error body is
 `{"success": false, "error": {"code": ..., "message": ..., "field": ...}}`;
-the codes are listed in the README, and `requestId` is the request's `X-Request-ID`.
+the codes are listed in the documentation (Error codes, generated from
+`pressroom.error_codes`), and `requestId` is the request's `X-Request-ID`.
 """
 
 
