@@ -5,6 +5,7 @@ only the comment."""
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
 
@@ -103,6 +104,14 @@ def test_openapi_documents_the_first_comment_on_the_four_bodies(service: Service
         field = schemas[name]["properties"]["firstComment"]
         assert "partial" in field["description"], name
         assert "documents no length limit" in field["description"], name
+        # What the service refuses as blank, the schema refuses too: a client generating
+        # bodies from the document never sends one the service then rejects.
+        any_of = field.get("anyOf", [field])
+        [string] = [branch for branch in any_of if branch.get("type") == "string"]
+        assert string.get("minLength") == 1, name
+        for blank in ("", "   \n", "\u001f\u0085"):
+            assert not re.search(string["pattern"], blank), (name, blank)
+        assert re.search(string["pattern"], " Links below "), name
     assert "firstComment" not in schemas["MicroblogPublish"]["properties"]
     assert "comment" in schemas["Part"]["properties"]["kind"]["description"]
 

@@ -155,6 +155,7 @@ def _first_comment(platform: Platform) -> Any:
     )
     return Field(
         None,
+        json_schema_extra={"minLength": 1, "pattern": SOME_TEXT},
         description="Our extension: a comment the account adds under its own post once the "
         "post is published, sent as the result's part 1 (`kind` `comment`) on the post "
         "part 0 made. A comment the network refuses leaves the post `partial` (it stays "
