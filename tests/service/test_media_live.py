@@ -286,7 +286,9 @@ def test_workers_share_the_jobs_and_take_over_a_killed_ones(
     data_dir = tmp_path / "data"
     knobs = {
         "PRESSROOM_JOB_LEASE_SECONDS": "2",
-        "PRESSROOM_PROCESSING_DELAY_MS": "1500",
+        # Long enough that a loaded machine still sees each claim before the job ends:
+        # the test watches the killed worker's job from claim to take-over by polling.
+        "PRESSROOM_PROCESSING_DELAY_MS": "3000",
         "PRESSROOM_PROCESSING_WORKERS": "1",
     }
     sessions = make_session_factory(make_engine(database_url))
@@ -329,7 +331,7 @@ def test_workers_share_the_jobs_and_take_over_a_killed_ones(
             while not (victims := held_by(doomed)):
                 assert time.monotonic() < deadline, "the first worker never claimed a job"
                 time.sleep(0.02)
-            os.killpg(doomed.pid, signal.SIGKILL)  # mid-job: it holds the file for 1.5 s
+            os.killpg(doomed.pid, signal.SIGKILL)  # mid-job: it holds the file for 3 s
             doomed.wait(10)
             [victim] = victims
             deadline = time.monotonic() + 30
