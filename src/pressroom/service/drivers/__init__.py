@@ -83,6 +83,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
             a.client_secret,
             a.tokens,
             a.http,
+            media=a.media,
             container_wait_seconds=a.settings.meta_container_wait_seconds,
         ),
     ),
