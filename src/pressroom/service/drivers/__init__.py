@@ -95,6 +95,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
             a.tokens,
             a.http,
             api_version=a.settings.professional_network_api_version,
+            media=a.media,
         ),
     ),
     Platform.PHOTO_SHARING: RealNetwork(
