@@ -7,6 +7,7 @@ is real: HTTP, the rules, idempotency in the database, and the error bodies.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,8 +28,10 @@ from pressroom.client import (
     build_publish_request,
 )
 from pressroom.platforms import RULES, Platform
+from pressroom.rules import CAROUSELS
 from tests.client.conftest import Media
 from tests.conftest import AccountHandle, Service
+from tests.support.files import make_file
 from tests.support.media import make_video
 from tests.support.publish import connect, deliveries, refuse_part
 
@@ -562,3 +565,59 @@ def test_a_refused_later_part_raises_with_the_parts_and_the_record_is_partial(
     assert found is not None and found.partial
     assert [p.stands for p in found.parts] == [True, True, False]
     assert not client.get_post(found.record_id).parts[2].platform_post_id
+
+
+# --- carousels ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("platform", list(CAROUSELS))
+def test_a_carousel_is_published_through_the_typed_method_and_read_back(
+    service: Service, client_for: MakeClient, platform: Platform
+) -> None:
+    account = service.account()
+    client = client_for(account)
+    connection = connect(account, platform)
+    files = [make_file(account, "image") for _ in range(3)]
+    methods: dict[Platform, Callable[..., Any]] = {
+        Platform.PHOTO_SHARING: client.publish_photo_sharing,
+        Platform.PAGE_SOCIAL: client.publish_page_social,
+        Platform.PIN_BOARD: functools.partial(client.publish_pin_board, board_id="board-1"),
+        Platform.TEXT_THREAD: functools.partial(client.publish_text_thread, text="three"),
+        Platform.PROFESSIONAL_NETWORK: functools.partial(
+            client.publish_professional_network, text="three"
+        ),
+    }
+    result = methods[platform](connection_id=connection, file_ids=files, idempotency_key="c")
+
+    [post] = deliveries(service)
+    assert [item["fileId"] for item in post.payload["items"]] == files
+    assert result.item_id == post.platform_post_id
+    if CAROUSELS[platform].item_ids:
+        assert result.parts is not None
+        assert [(p.index, p.kind, p.platform_post_id) for p in result.parts] == [
+            (0, "post", post.platform_post_id),
+            *(
+                (i, "item", item["platformPostId"])
+                for i, item in enumerate(post.payload["items"], 1)
+            ),
+        ]
+        record = client.get_post(str(result.record_id))
+        assert record.parts == result.parts and not record.partial
+    else:
+        assert result.parts is None
+
+
+def test_file_id_with_file_ids_is_refused_by_the_client_before_sending(
+    service: Service, client_for: MakeClient
+) -> None:
+    account = service.account()
+    client = client_for(account)
+    with pytest.raises(ValueError, match="not both"):
+        client.publish_photo_sharing(connection_id="c", file_id="f", file_ids=["a", "b"])
+    with pytest.raises(ValueError, match="file_id is required"):
+        client.publish_page_social(connection_id="c")
+    request = build_publish_request(
+        Platform.PIN_BOARD, connection_id="c", board_id="b", file_ids=["a", "b"]
+    )
+    assert request.body()["fileIds"] == ["a", "b"] and "fileId" not in request.body()
+    assert deliveries(service) == []

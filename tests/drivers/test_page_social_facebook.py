@@ -592,3 +592,96 @@ def test_inspect_sees_posting_granted_for_other_pages_only(
 
     assert report.missing == ("pages_manage_posts",)
     assert report.can_publish is False
+
+
+def multi_photo(message: str | None = "Open day, in pictures") -> Delivery:
+    return Delivery(
+        platform=Platform.PAGE_SOCIAL,
+        account=Account("conn_1", "Acme Bakery"),
+        fields={"message": message} if message else {},
+        media=None,
+        reference="post_1",
+        items=tuple(
+            Media(f"file_{n}", MediaKind.IMAGE, "image/jpeg", f"files/file_{n}", None, 1000)
+            for n in (1, 2, 3)
+        ),
+    )
+
+
+def test_a_multi_photo_post_is_unpublished_photos_attached_to_one_post(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    photos = facebook.post(f"{GRAPH}/{PAGE}/photos")
+    photos.side_effect = [httpx.Response(200, json={"id": p}) for p in ("701", "702", "703")]
+    feed = facebook.post(f"{GRAPH}/{PAGE}/feed").respond(200, json={"id": f"{PAGE}_9001"})
+
+    post = driver.publish(multi_photo())
+
+    sent = [form(call.request) for call in photos.calls]
+    assert [(p["url"], p["published"]) for p in sent] == [(LINK, "false")] * 3
+    posted = form(feed.calls.last.request)
+    assert posted["message"] == "Open day, in pictures"
+    assert [posted[f"attached_media[{i}]"] for i in range(3)] == [
+        '{"media_fbid":"701"}',
+        '{"media_fbid":"702"}',
+        '{"media_fbid":"703"}',
+    ]
+    assert (post.platform_post_id, post.url) == (
+        f"{PAGE}_9001",
+        f"https://www.facebook.com/{PAGE}_9001",
+    )
+    assert [(i.platform_post_id, i.url) for i in post.items] == [
+        (p, f"https://www.facebook.com/photo/?fbid={p}") for p in ("701", "702", "703")
+    ]
+
+
+def test_a_photo_facebook_refuses_names_its_place_and_posts_nothing(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    photos = facebook.post(f"{GRAPH}/{PAGE}/photos")
+    photos.side_effect = [
+        httpx.Response(200, json={"id": "701"}),
+        httpx.Response(400, json=graph_error(324, "Missing or invalid image file")),
+    ]
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(multi_photo())
+    assert refused.value.field == "fileIds[1]"
+
+
+def test_an_unknown_multi_photo_post_is_found_with_its_photos(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    read(facebook, f"/{PAGE}/published_posts").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": f"{PAGE}_9001",
+                    "message": "Open day, in pictures",
+                    "created_time": "2026-11-25T12:00:03+0000",
+                }
+            ]
+        },
+    )
+    attachments = read(facebook, f"/{PAGE}_9001/attachments").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "type": "album",
+                    "subattachments": {
+                        "data": [
+                            {"target": {"id": p}, "type": "photo"} for p in ("701", "702", "703")
+                        ]
+                    },
+                }
+            ]
+        },
+    )
+    found = driver.find_delivery(multi_photo(), SENT_AT)
+    assert found is not None and found.platform_post_id == f"{PAGE}_9001"
+    assert [i.platform_post_id for i in found.items] == ["701", "702", "703"]
+    assert form(attachments.calls.last.request)["fields"] == "subattachments"

@@ -633,3 +633,137 @@ def test_inspect_sees_a_grant_without_publishing_and_a_personal_account(
     assert (report.account_type, lines["account type"].standing) == ("personal", Standing.BLOCKED)
     assert "account_type_not_allowed" in lines["account type"].meaning
     assert report.can_publish is False
+
+
+def carousel(caption: str | None = "Spring menu, in three") -> Delivery:
+    """A carousel of an image, a video and an image."""
+    kinds = (MediaKind.IMAGE, MediaKind.VIDEO, MediaKind.IMAGE)
+    return Delivery(
+        platform=Platform.PHOTO_SHARING,
+        account=Account("conn_1", "acme.bakery"),
+        fields={"caption": caption} if caption else {},
+        media=None,
+        reference="post_1",
+        items=tuple(
+            Media(
+                f"file_{n}",
+                kind,
+                "image/jpeg" if kind is MediaKind.IMAGE else "video/mp4",
+                f"files/file_{n}",
+                None if kind is MediaKind.IMAGE else 10.0,
+                1000,
+            )
+            for n, kind in enumerate(kinds, start=1)
+        ),
+    )
+
+
+def published_carousel(instagram: respx.MockRouter, media_id: str = "17920238422030999") -> None:
+    """The carousel's permalink and its children, as Instagram answers them."""
+    instagram.get(f"{GRAPH}/{media_id}").respond(
+        200,
+        json={
+            "permalink": "https://www.instagram.com/p/Carousel1/",
+            "timestamp": "2026-11-25T12:00:04+0000",
+            "id": media_id,
+        },
+    )
+    instagram.get(f"{GRAPH}/{media_id}/children").respond(
+        200, json={"data": [{"id": "18001"}, {"id": "18002"}, {"id": "18003"}]}
+    )
+
+
+def test_a_carousel_is_item_containers_then_a_carousel_container_then_publish(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    created = instagram.post(f"{GRAPH}/{USER}/media")
+    created.side_effect = [
+        httpx.Response(200, json={"id": container}) for container in ("901", "902", "903", "910")
+    ]
+    statuses = {
+        container: instagram.get(f"{GRAPH}/{container}").respond(
+            200, json={"status_code": "FINISHED", "id": container}
+        )
+        for container in ("901", "902", "903", "910")
+    }
+    published = instagram.post(f"{GRAPH}/{USER}/media_publish").respond(
+        200, json={"id": "17920238422030999"}
+    )
+    published_carousel(instagram)
+
+    post = driver.publish(carousel())
+
+    forms = [
+        {k: v[0] for k, v in parse_qs(call.request.content.decode()).items()}
+        for call in created.calls
+    ]
+    assert forms == [
+        {"image_url": LINK, "is_carousel_item": "true"},
+        {"media_type": "VIDEO", "video_url": LINK, "is_carousel_item": "true"},
+        {"image_url": LINK, "is_carousel_item": "true"},
+        {"media_type": "CAROUSEL", "children": "901,902,903", "caption": "Spring menu, in three"},
+    ]
+    assert all(route.called for route in statuses.values())  # each container awaited
+    assert parse_qs(published.calls.last.request.content.decode()) == {"creation_id": ["910"]}
+    assert (post.platform_post_id, post.url) == (
+        "17920238422030999",
+        "https://www.instagram.com/p/Carousel1/",
+    )
+    assert [(item.platform_post_id, item.url) for item in post.items] == [
+        ("18001", "https://www.instagram.com/p/Carousel1/?img_index=1"),
+        ("18002", "https://www.instagram.com/p/Carousel1/?img_index=2"),
+        ("18003", "https://www.instagram.com/p/Carousel1/?img_index=3"),
+    ]
+
+
+def test_an_item_instagram_cannot_take_is_refused_naming_its_place(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    created = instagram.post(f"{GRAPH}/{USER}/media")
+    created.side_effect = [
+        httpx.Response(200, json={"id": container}) for container in ("901", "902", "903")
+    ]
+    instagram.get(f"{GRAPH}/901").respond(200, json={"status_code": "FINISHED"})
+    instagram.get(f"{GRAPH}/902").respond(
+        200, json={"status_code": "ERROR", "status": "Error: 2207026"}
+    )
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(carousel())
+    assert refused.value.field == "fileIds[1]"
+    assert "2207026" in str(refused.value)
+
+
+def test_an_unknown_carousel_is_found_with_its_items(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram, quota_usage=None)
+    listed = instagram.get(f"{GRAPH}/{USER}/media").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": "m9",
+                    "caption": "Spring menu, in three",
+                    "media_type": "IMAGE",
+                    "timestamp": "2026-11-25T12:00:09+0000",
+                    "permalink": "https://www.instagram.com/p/Single/",
+                },
+                {
+                    "id": "17920238422030999",
+                    "caption": "Spring menu, in three",
+                    "media_type": "CAROUSEL_ALBUM",
+                    "timestamp": "2026-11-25T12:00:04+0000",
+                    "permalink": "https://www.instagram.com/p/Carousel1/",
+                },
+            ]
+        },
+    )
+    published_carousel(instagram)
+    found = driver.find_delivery(carousel(), SENT_AT)
+    assert found is not None and found.platform_post_id == "17920238422030999"
+    assert [item.platform_post_id for item in found.items] == ["18001", "18002", "18003"]
+    assert listed.calls.last.request.url.params["fields"] == (
+        "id,caption,timestamp,permalink,media_type"
+    )

@@ -412,3 +412,45 @@ def test_inspect_with_a_refused_token_says_so(
         pinterest.get(path).respond(401, json={"code": 2, "message": "Authentication failed."})
     with pytest.raises(AccessRevoked):
         driver.inspect(Account("conn_1", "p"))
+
+
+def carousel_delivery(count: int = 3, **fields: object) -> Delivery:
+    from dataclasses import replace
+
+    return replace(
+        delivery(**fields),
+        media=None,
+        items=tuple(
+            Media(f"file_{n}", MediaKind.IMAGE, "image/jpeg", f"files/file_{n}")
+            for n in range(1, count + 1)
+        ),
+    )
+
+
+def test_a_carousel_pin_takes_its_images_by_signed_links_in_order(
+    pinterest: respx.MockRouter, driver: PinterestDriver, links: Links
+) -> None:
+    route = pinterest.post("/pins").respond(
+        201, json=pin("813744226420795999", "2026-11-25T12:00:02", title="Spring")
+    )
+    published = driver.publish(carousel_delivery(title="Spring"))
+    assert published.platform_post_id == "813744226420795999"
+    assert published.items == ()  # Pinterest gives a carousel's items no ids
+    assert links.asked == [(f"file_{n}", f"files/file_{n}", "image/jpeg") for n in (1, 2, 3)]
+    assert json.loads(route.calls.last.request.content) == {
+        "board_id": "549755885175",
+        "media_source": {
+            "source_type": "multiple_image_urls",
+            "items": [{"url": LINK}, {"url": LINK}, {"url": LINK}],
+        },
+        "title": "Spring",
+    }
+
+
+def test_the_contract_holds_a_carousel_pin_to_pinterests_two_to_five_images() -> None:
+    from tests.drivers.contracts.pinterest import check_pin
+
+    source = {"source_type": "multiple_image_urls", "items": [{"url": LINK}] * 6}
+    with pytest.raises(AssertionError, match="carousel"):
+        check_pin({"board_id": "549755885175", "media_source": source})
+    check_pin({"board_id": "549755885175", "media_source": source | {"items": [{"url": LINK}] * 5}})

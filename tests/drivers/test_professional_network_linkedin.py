@@ -557,3 +557,98 @@ def test_inspect_sees_posting_not_granted_and_a_revoked_token(
     assert report.can_publish is False
     with pytest.raises(AccessRevoked, match="revoked"):
         driver.inspect(Account("conn_1", "Ada Lovelace"))
+
+
+class Stored:
+    """The service's stored files: each image's bytes, read back for the upload."""
+
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        raise AssertionError("LinkedIn takes images as uploads, not links")
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        yield f"jpeg bytes of {storage_key}".encode()[start:stop]
+
+
+def multi_image(text: str = "Our new office") -> Delivery:
+    from dataclasses import replace
+
+    from pressroom.platforms import MediaKind
+    from pressroom.service.drivers.base import Media
+
+    key = "files/file_{}"
+    return replace(
+        delivery(text),
+        items=tuple(
+            Media(f"file_{n}", MediaKind.IMAGE, "image/jpeg", key.format(n), None, 26)
+            for n in (1, 2)
+        ),
+    )
+
+
+UPLOAD = "https://www.linkedin.com/dms-uploads/C5522AQHn46pwH96hxQ/uploadedImage/0"
+
+
+def test_a_multi_image_post_uploads_each_image_then_posts_them_in_order(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    driver.media = Stored()
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    initialized = linkedin.post("https://api.linkedin.com/rest/images")
+    initialized.side_effect = [
+        httpx.Response(
+            200,
+            json={
+                "value": {
+                    "uploadUrlExpiresAt": 1650567510704,
+                    "uploadUrl": f"{UPLOAD}?ca=vector_feedshare&cn=uploads&m=AQ{n}&sync=0",
+                    "image": f"urn:li:image:C4E10AQFoyyAjHPMQ{n}",
+                }
+            },
+        )
+        for n in (1, 2)
+    ]
+    uploaded = linkedin.put(UPLOAD).respond(201)
+    posted = linkedin.post("https://api.linkedin.com/rest/posts").respond(
+        201, headers={"x-restli-id": URN}
+    )
+
+    post = driver.publish(multi_image())
+
+    assert [json.loads(c.request.content) for c in initialized.calls] == [
+        {"initializeUploadRequest": {"owner": "urn:li:person:782bbtaQ"}}
+    ] * 2
+    assert [c.request.url.params["action"] for c in initialized.calls] == ["initializeUpload"] * 2
+    assert [c.request.content for c in uploaded.calls] == [
+        b"jpeg bytes of files/file_1",
+        b"jpeg bytes of files/file_2",
+    ]
+    assert [c.request.url.params["m"] for c in uploaded.calls] == ["AQ1", "AQ2"]
+    body = json.loads(posted.calls.last.request.content)
+    assert body["content"] == {
+        "multiImage": {
+            "images": [
+                {"id": "urn:li:image:C4E10AQFoyyAjHPMQ1"},
+                {"id": "urn:li:image:C4E10AQFoyyAjHPMQ2"},
+            ]
+        }
+    }
+    assert post.platform_post_id == URN
+    assert [(i.platform_post_id, i.url) for i in post.items] == [
+        ("urn:li:image:C4E10AQFoyyAjHPMQ1", post.url),
+        ("urn:li:image:C4E10AQFoyyAjHPMQ2", post.url),
+    ]
+
+
+def test_an_image_linkedin_refuses_names_its_place_and_posts_nothing(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    driver.media = Stored()
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    linkedin.post("https://api.linkedin.com/rest/images").respond(
+        200,
+        json={"value": {"uploadUrl": f"{UPLOAD}?m=AQ1", "image": "urn:li:image:C4E10AQ1"}},
+    )
+    linkedin.put(UPLOAD).respond(400, json={"message": "Invalid image"})
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(multi_image())
+    assert refused.value.field == "fileIds[0]"

@@ -441,3 +441,98 @@ def test_inspect_sees_a_grant_without_publishing(
     assert report.scopes["threads_content_publish"] is ScopeState.MISSING
     assert report.quota is None
     assert {f.topic: f.standing for f in report.findings}["scopes"] is Standing.BLOCKED
+
+
+LINK = "https://press.example/storage/files/file_1?expires=1&signature=s"
+
+
+class Links:
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        return f"{LINK}&file={file_id}"
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        raise AssertionError("Threads fetches media by link")
+
+
+def carousel_delivery() -> Delivery:
+    """A carousel of an image and a video, with its text."""
+    from pressroom.platforms import MediaKind
+    from pressroom.service.drivers.base import Media
+
+    return replace(
+        delivery("Three loaves, three ways"),
+        items=(
+            Media("file_1", MediaKind.IMAGE, "image/jpeg", "files/file_1", None, 1000),
+            Media("file_2", MediaKind.VIDEO, "video/mp4", "files/file_2", 10.0, 1000),
+        ),
+    )
+
+
+def carousel_read_back(threads: respx.MockRouter, post_id: str = "1789099999") -> respx.Route:
+    return read(threads, f"/{post_id}").respond(
+        200,
+        json={
+            "permalink": "https://www.threads.net/@acme.bakery/post/Car1",
+            "timestamp": "2026-11-25T12:00:02+0000",
+            "children": {"data": [{"id": "1801"}, {"id": "1802"}]},
+            "id": post_id,
+        },
+    )
+
+
+def test_a_carousel_is_item_containers_then_a_carousel_container_then_publish(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    driver.media = Links()
+    read(threads, "/me").respond(200, json={"id": USER})
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        200, json={"data": [{"quota_usage": 1, "config": {"quota_total": 250}}]}
+    )
+    made = threads.post(f"{API}/{USER}/threads", data__contains={"access_token": "THAAtoken"})
+    made.side_effect = [httpx.Response(200, json={"id": c}) for c in ("501", "502", "510")]
+    for container in ("501", "502", "510"):
+        read(threads, f"/{container}").respond(200, json={"status": "FINISHED", "id": container})
+    publish = threads.post(f"{API}/{USER}/threads_publish").respond(200, json={"id": "1789099999"})
+    back = carousel_read_back(threads)
+
+    post = driver.publish(carousel_delivery())
+
+    forms = [form(call.request) for call in made.calls]
+    for sent in forms:
+        assert sent.pop("access_token") == "THAAtoken"
+    assert forms == [
+        {"media_type": "IMAGE", "image_url": f"{LINK}&file=file_1", "is_carousel_item": "true"},
+        {"media_type": "VIDEO", "video_url": f"{LINK}&file=file_2", "is_carousel_item": "true"},
+        {"media_type": "CAROUSEL", "children": "501,502", "text": "Three loaves, three ways"},
+    ]
+    assert form(publish.calls.last.request)["creation_id"] == "510"
+    assert form(back.calls.last.request)["fields"] == "permalink,timestamp,children"
+    assert post.platform_post_id == "1789099999"
+    assert [(item.platform_post_id, item.url) for item in post.items] == [
+        ("1801", "https://www.threads.net/@acme.bakery/post/Car1?img_index=1"),
+        ("1802", "https://www.threads.net/@acme.bakery/post/Car1?img_index=2"),
+    ]
+
+
+def test_an_unknown_carousel_is_found_with_its_items(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, "/me").respond(200, json={"id": USER})
+    listed = read(threads, f"/{USER}/threads").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": "1789099999",
+                    "text": "Three loaves, three ways",
+                    "media_type": "CAROUSEL_ALBUM",
+                    "timestamp": "2026-11-25T12:00:02+0000",
+                    "permalink": "https://www.threads.net/@acme.bakery/post/Car1",
+                }
+            ]
+        },
+    )
+    carousel_read_back(threads)
+    found = driver.find_delivery(carousel_delivery(), SENT_AT)
+    assert found is not None and [i.platform_post_id for i in found.items] == ["1801", "1802"]
+    assert form(listed.calls.last.request)["fields"] == "id,text,timestamp,permalink,media_type"

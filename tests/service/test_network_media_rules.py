@@ -225,8 +225,6 @@ def _ratio_size(ratio: float, even: bool) -> tuple[int, int] | None:
 
 def cases_of(rule: Rule) -> list[Case]:
     platform = rule.platform
-    if isinstance(rule, ItemsPerPost):
-        return [Case(rule, unreachable="carousels are not published yet: a post has one file")]
     if isinstance(rule, PostsPerDay):
         return [Case(rule)]
     assert isinstance(rule, MediaRule), f"no generated case for {type(rule).__name__}: add it"
@@ -382,9 +380,14 @@ def _dimension_cases(rule: Dimensions, base: Side) -> list[Case]:
 
 
 def _media_and_count_rules() -> list[Rule]:
-    """Every rule but the text rules (``test_network_rules.py``) and the parts of a
-    thread (``test_threads.py``, each at a limit lowered in the test)."""
-    return [rule for rule in all_rules() if not isinstance(rule, TextRule | PartsPerThread)]
+    """Every rule but the text rules (``test_network_rules.py``), the parts of a thread
+    (``test_threads.py``) and the items of a carousel (``test_carousels.py``), each at a
+    limit lowered in the test."""
+    return [
+        rule
+        for rule in all_rules()
+        if not isinstance(rule, TextRule | PartsPerThread | ItemsPerPost)
+    ]
 
 
 CASES = [case for rule in _media_and_count_rules() for case in cases_of(rule)]

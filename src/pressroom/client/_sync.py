@@ -525,7 +525,8 @@ class Client(ClientCore):
         **fields: models.PublishField,
     ) -> models.PublishResult:
         """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...;
-        ``thread``, the texts of a thread's later parts, on microblog and text_thread).
+        ``thread``, the texts of a thread's later parts, on microblog and text_thread;
+        ``file_ids``, a carousel's files in order, where the label takes carousels).
 
         A field the platform does not take raises ``ValueError`` before anything is sent.
         """
@@ -618,15 +619,20 @@ class Client(ClientCore):
         self,
         *,
         connection_id: str,
-        file_id: str,
+        file_id: str | None = None,
+        file_ids: Sequence[str] | None = None,
         caption: str | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
+        order, in place of ``file_id``; the result's ``parts`` lists the carousel, then
+        its items where the network names them."""
         return self.publish(
             Platform.PHOTO_SHARING,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_ids=file_ids,
             caption=caption,
         )
 
@@ -634,15 +640,20 @@ class Client(ClientCore):
         self,
         *,
         connection_id: str,
-        file_id: str,
+        file_id: str | None = None,
+        file_ids: Sequence[str] | None = None,
         message: str | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
+        order, in place of ``file_id``; the result's ``parts`` lists the carousel, then
+        its items where the network names them."""
         return self.publish(
             Platform.PAGE_SOCIAL,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_ids=file_ids,
             message=message,
         )
 
@@ -650,17 +661,22 @@ class Client(ClientCore):
         self,
         *,
         connection_id: str,
-        file_id: str,
+        file_id: str | None = None,
+        file_ids: Sequence[str] | None = None,
         board_id: str,
         title: str | None = None,
         description: str | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
+        order, in place of ``file_id``; the result's ``parts`` lists the carousel, then
+        its items where the network names them."""
         return self.publish(
             Platform.PIN_BOARD,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_ids=file_ids,
             board_id=board_id,
             title=title,
             description=description,
@@ -672,28 +688,41 @@ class Client(ClientCore):
         connection_id: str,
         text: str,
         thread: Sequence[str] | None = None,
+        file_ids: Sequence[str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``thread`` (pressroom's extension) makes the post a thread: the texts of the
         parts after the first, each a reply to the one before; the result's ``parts``
         lists them. A later part refused raises with ``.parts`` and ``.partial``; the
-        same call with the same ``idempotency_key`` resumes after the parts that stand."""
+        same call with the same ``idempotency_key`` resumes after the parts that stand.
+        ``file_ids`` (pressroom's extension) makes the first part a carousel of those
+        files, in order."""
         return self.publish(
             Platform.TEXT_THREAD,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             text=text,
             thread=thread,
+            file_ids=file_ids,
         )
 
     def publish_professional_network(
-        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+        self,
+        *,
+        connection_id: str,
+        text: str,
+        file_ids: Sequence[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
+        order, in place of ``file_id``; the result's ``parts`` lists the carousel, then
+        its items where the network names them."""
         return self.publish(
             Platform.PROFESSIONAL_NETWORK,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             text=text,
+            file_ids=file_ids,
         )
 
     # --- posts read-back (pressroom's extension) ---------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
     AliasChoices,
@@ -22,6 +22,7 @@ from pydantic import (
     SecretStr,
     ValidatorFunctionWrapHandler,
     WrapValidator,
+    model_validator,
 )
 from pydantic import ValidationError as PydanticValidationError
 from pydantic.alias_generators import to_camel
@@ -231,6 +232,20 @@ class PublishRequest(Request):
     platform_label: ClassVar[Platform]
     connection_id: str
 
+    @model_validator(mode="after")
+    def _one_file_or_a_carousel(self) -> Self:
+        """``file_id`` or ``file_ids`` where a label takes both, never both; a label
+        with media needs one of them (checked here, before anything is sent)."""
+        fields = type(self).model_fields
+        if "file_ids" not in fields or "file_id" not in fields:
+            return self
+        one, many = getattr(self, "file_id", None), getattr(self, "file_ids", None)
+        if one is not None and many is not None:
+            raise ValueError("give file_id for one file or file_ids for a carousel, not both")
+        if one is None and many is None:
+            raise ValueError("file_id is required (or file_ids, for a carousel)")
+        return self
+
     @property
     def path(self) -> str:
         return RULES[self.platform_label].publish_path
@@ -277,7 +292,9 @@ class ShortVideoPublish(PublishRequest):
 
 class PhotoSharingPublish(PublishRequest):
     platform_label = Platform.PHOTO_SHARING
-    file_id: str
+    file_id: str | None = None
+    file_ids: list[str] | None = None
+    """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     caption: str | None = None
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
@@ -286,7 +303,9 @@ class PhotoSharingPublish(PublishRequest):
 
 class PageSocialPublish(PublishRequest):
     platform_label = Platform.PAGE_SOCIAL
-    file_id: str
+    file_id: str | None = None
+    file_ids: list[str] | None = None
+    """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     message: str | None = None
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
@@ -295,7 +314,9 @@ class PageSocialPublish(PublishRequest):
 
 class PinBoardPublish(PublishRequest):
     platform_label = Platform.PIN_BOARD
-    file_id: str
+    file_id: str | None = None
+    file_ids: list[str] | None = None
+    """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     board_id: str
     title: str | None = None
     description: str | None = None
@@ -305,6 +326,8 @@ class PinBoardPublish(PublishRequest):
 class TextThreadPublish(PublishRequest):
     platform_label = Platform.TEXT_THREAD
     text: str
+    file_ids: list[str] | None = None
+    """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     thread: list[ThreadPart] | None = None
     """pressroom's extension: the parts after the first, each a reply to the one before."""
 
@@ -312,6 +335,8 @@ class TextThreadPublish(PublishRequest):
 class ProfessionalNetworkPublish(PublishRequest):
     platform_label = Platform.PROFESSIONAL_NETWORK
     text: str
+    file_ids: list[str] | None = None
+    """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
 
@@ -406,7 +431,8 @@ class WithMeta(Response):
 
 class Part(Response):
     """One part of a post made of several (pressroom's extension): a thread is its
-    ``post`` then a ``reply`` per later part, in order."""
+    ``post`` then a ``reply`` per later part; a carousel its ``post`` then an ``item``
+    per file (where the network names them); a first comment a ``comment``; in order."""
 
     index: int
     kind: str | None = None

@@ -40,8 +40,9 @@ divided by height; frame rates are frames a second; durations are seconds.
 **Media rules and fitting**: a file breaking a rule that conversion can meet is not
 refused; the check reports it as needing fitting (``MediaVerdict.needs_fitting``). A
 rule nothing but the editor's choice can meet (a duration; an aspect ratio, unless the
-campaign says ``fit: pad`` or ``fit: crop``) refuses the post. Item counts per post are
-data for carousels, not checked yet; posts per day are the sandbox's daily quotas.
+campaign says ``fit: pad`` or ``fit: crop``) refuses the post. Item counts per post
+(``ItemsPerPost``) bound a carousel's ``fileIds``, whose labels and kinds of file are
+``CAROUSELS``; posts per day are the sandbox's daily quotas.
 ``SeeMore`` (how much of a text an app shows before its "more" link) refuses nothing:
 the preview shows the cut. No network documents one for the posts pressroom sends, so
 the table holds none yet (``pressroom.campaign.preview`` says what was looked for).
@@ -53,15 +54,21 @@ campaign validator and the client stay light.
 from __future__ import annotations
 
 from pressroom.rules.check import (
+    CAROUSELS,
     COMMENTED,
     FIRST_COMMENT,
+    MIN_CAROUSEL_ITEMS,
+    Carousel,
     MediaFacts,
     MediaVerdict,
     Violation,
+    carousel_rule,
+    check_carousel,
     check_media,
     check_text,
     check_thread,
     media_rules,
+    takes_carousels,
     takes_first_comment,
     takes_threads,
     text_rules,
@@ -71,10 +78,13 @@ from pressroom.rules.model import Fit, Fix, Rule, SeeMore, Subject
 from pressroom.rules.table import NETWORKS, TABLE, all_rules, rule_by_id, rules_of
 
 __all__ = [
+    "CAROUSELS",
     "COMMENTED",
     "FIRST_COMMENT",
+    "MIN_CAROUSEL_ITEMS",
     "NETWORKS",
     "TABLE",
+    "Carousel",
     "Fit",
     "Fix",
     "MediaFacts",
@@ -85,6 +95,8 @@ __all__ = [
     "Unit",
     "Violation",
     "all_rules",
+    "carousel_rule",
+    "check_carousel",
     "check_media",
     "check_text",
     "check_thread",
@@ -92,6 +104,7 @@ __all__ = [
     "media_rules",
     "rule_by_id",
     "rules_of",
+    "takes_carousels",
     "takes_first_comment",
     "takes_threads",
     "text_rules",

@@ -8,6 +8,7 @@ generated page."""
 from __future__ import annotations
 
 from pressroom.platforms import RULES, Platform
+from pressroom.rules.check import CAROUSELS
 from pressroom.rules.counting import Unit
 from pressroom.rules.model import (
     ItemsPerPost,
@@ -25,7 +26,10 @@ def never_reached(rule: Rule) -> str | None:
     """Why the spec refuses first whatever this rule would, or None when it can be reached."""
     spec = RULES[rule.platform]
     if isinstance(rule, MediaRule) and spec.text_only:
-        return f"not reached: the spec's {rule.platform.value} posts text only"
+        carousel = CAROUSELS.get(rule.platform)
+        if carousel is None or (rule.kind is not None and rule.kind not in carousel.kinds):
+            return f"not reached: the spec's {rule.platform.value} posts text only"
+        return None  # a carousel's files (``fileIds``) are held to it
     if isinstance(rule, TextLength) and rule.unit is Unit.GRAPHEMES:
         limits = [spec.text_rule(field) for field in rule.fields]
         if all(
@@ -44,7 +48,7 @@ def _what_happens(rule: Rule) -> str:
     if isinstance(rule, PartsPerThread):
         return "refused before any part is sent (`error.field`: `thread`)"
     if isinstance(rule, ItemsPerPost):
-        return "data for carousels; not checked yet"
+        return "refused before anything is sent (`error.field`: `fileIds`)"
     if isinstance(rule, SeeMore):
         return "never refused: `campaign preview` shows the cut"
     if isinstance(rule, MediaRule):

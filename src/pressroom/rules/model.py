@@ -260,7 +260,8 @@ class FrameRate(MediaRule):
 
 @dataclass(frozen=True, kw_only=True)
 class ItemsPerPost(Rule):
-    """Media items in one post (a carousel). Data for carousels; not checked yet."""
+    """Media items in one carousel (the body's ``fileIds``): fewer or more are refused
+    before anything is sent, naming ``fileIds``."""
 
     subject: Subject = Subject.POST
     min_items: int

@@ -17,7 +17,9 @@ deprecated (VIDEO_OVERVIEW), so that host is not in this contract.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+import json
+import re
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -43,6 +45,7 @@ PUBLISHED_POSTS = "https://developers.facebook.com/docs/graph-api/reference/page
 DEBUG_TOKEN = "https://developers.facebook.com/docs/graph-api/reference/debug_token"
 COMMENTS_GUIDE = "https://developers.facebook.com/docs/pages-api/comments-mentions"
 COMMENTS = "https://developers.facebook.com/docs/graph-api/reference/object/comments"
+ATTACHMENTS = "https://developers.facebook.com/docs/graph-api/reference/page-post/attachments"
 COMMENT = "https://developers.facebook.com/docs/graph-api/reference/comment"
 POST_ID = r"[0-9]+(_[0-9]+)?"
 """A Page post's id (``{page-id}_{story-id}``) or a video's (digits)."""
@@ -136,6 +139,37 @@ class FeedCreate(Request):
     link: str | None = None  # FEED
     published: BOOL | None = None  # FEED
     scheduled_publish_time: str | None = None  # FEED
+    attached_media: list[AttachedMedia] | None = None  # FEED: "attached_media[i]" fields
+
+    @model_validator(mode="before")
+    @classmethod
+    def _attached_media(cls, data: Any) -> Any:
+        """``attached_media[0]``, ``attached_media[1]`` …: each a JSON object with the
+        ``media_fbid`` of a photo uploaded unpublished (FEED, "attached_media"; PHOTOS,
+        "published"), numbered from 0 without a gap."""
+        if not isinstance(data, dict):
+            return data
+        keys = [k for k in data if re.fullmatch(r"attached_media\[[0-9]+\]", k)]
+        if not keys:
+            return data
+        assert keys == [f"attached_media[{i}]" for i in range(len(keys))], (
+            f"attached_media numbered from 0 in order (FEED): {keys}"
+        )
+        rest = {k: v for k, v in data.items() if k not in keys}
+        return rest | {"attached_media": [json.loads(data[k]) for k in keys]}
+
+
+class AttachedMedia(Request):
+    media_fbid: str = Field(pattern=r"^[0-9]+$")  # FEED, "attached_media"
+
+
+class AttachmentsRead(Read):
+    """GET /{page-post-id}/attachments (ATTACHMENTS): the post's story attachments."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"description", "media", "media_type", "subattachments", "target", "title", "type"}
+        | {"url", "unshimmed_url", "description_tags"}
+    )  # ATTACHMENTS, a StoryAttachment's fields
 
 
 class VideoRead(Read):
@@ -230,6 +264,14 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 scopes=POSTING,
             ),
             *edge(HOST, f"{VERSION}/{ID}/feed", FEED, "parameter", post=FeedCreate, scopes=POSTING),
+            *edge(
+                HOST,
+                f"{VERSION}/{POST_ID}/attachments",
+                ATTACHMENTS,
+                "parameter",
+                get=AttachmentsRead,
+                scopes=READING,
+            ),
             *edge(
                 HOST,
                 f"{VERSION}/{ID}/published_posts",

@@ -18,6 +18,7 @@ as a parameter. Token endpoints, each as chosen:
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
@@ -43,6 +44,9 @@ LIMIT = "https://developers.facebook.com/docs/instagram-platform/instagram-graph
 MEDIA = "https://developers.facebook.com/docs/instagram-platform/reference/instagram-media"
 ME = "https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/get-started"
 COMMENTS = "https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments"
+CHILDREN = "https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/children"
+CAROUSEL_ITEMS = 10
+"""PUBLISHING, "Carousel posts": up to 10 images, videos, or a mix."""
 ID = r"[0-9]+"
 VERSION = r"/v[0-9]+\.[0-9]+"
 BASIC = frozenset({"instagram_business_basic"})
@@ -74,7 +78,7 @@ class MediaCreate(Request):
 
     image_url: str | None = None  # USER_MEDIA: a JPEG on a public server (PUBLISHING)
     video_url: str | None = None  # USER_MEDIA
-    media_type: Literal["CAROUSEL", "REELS", "STORIES"] | None = None  # USER_MEDIA
+    media_type: Literal["CAROUSEL", "REELS", "STORIES", "VIDEO"] | None = None  # USER_MEDIA
     caption: str | None = None  # USER_MEDIA
     alt_text: str | None = None  # USER_MEDIA
     children: str | None = None  # USER_MEDIA (carousel)
@@ -90,15 +94,44 @@ class MediaCreate(Request):
 
     @model_validator(mode="after")
     def _one_medium(self) -> MediaCreate:
-        if self.media_type != "CAROUSEL":
+        item = self.is_carousel_item == "true"
+        if self.media_type == "CAROUSEL":
+            assert self.image_url is None and self.video_url is None, (
+                "a carousel container carries no media of its own, only children (PUBLISHING)"
+            )
+            children = (self.children or "").split(",")
+            assert all(re.fullmatch(ID, c) for c in children), (
+                "children: the item containers' ids, comma-separated (PUBLISHING)"
+            )
+            assert 2 <= len(children) <= CAROUSEL_ITEMS, (
+                f"a carousel has 2 to {CAROUSEL_ITEMS} children (PUBLISHING)"
+            )
+        else:
+            assert self.children is None, "children belong to a CAROUSEL container"
             assert (self.image_url is None) != (self.video_url is None), (
                 "a container has an image_url or a video_url (USER_MEDIA)"
             )
+        if item:
+            assert self.caption is None, "a carousel item carries no caption (PUBLISHING)"
         if self.video_url is not None:
-            assert self.media_type in ("REELS", "STORIES"), (
-                "a video container is media_type=REELS (USER_MEDIA: VIDEO was retired)"
+            allowed = ("VIDEO",) if item else ("REELS", "STORIES")
+            assert self.media_type in allowed, (
+                "a carousel's video item is media_type=VIDEO (PUBLISHING, carousel posts); "
+                "any other video container is REELS or STORIES (USER_MEDIA: VIDEO was "
+                "retired for single videos)"
             )
+        elif self.media_type == "VIDEO":
+            raise AssertionError("media_type=VIDEO goes with a video_url (PUBLISHING)")
         return self
+
+
+class ChildrenRead(Read):
+    """GET /{ig-media-id}/children (CHILDREN): a carousel's media, in order."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "media_type", "media_url", "permalink", "thumbnail_url", "timestamp"}
+        | {"username", "shortcode"}
+    )  # CHILDREN, and the IG Media fields it links to
 
 
 class MediaPublish(Request):
@@ -211,6 +244,9 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 get=CommentList,
                 post=CommentCreate,
                 scopes=COMMENT,
+            ),
+            *edge(
+                HOST, f"{VERSION}/{ID}/children", CHILDREN, "bearer", get=ChildrenRead, scopes=BASIC
             ),
             *edge(
                 HOST,

@@ -23,6 +23,8 @@ _LEARN = "https://learn.microsoft.com/en-us/linkedin"
 POSTS_API = f"{_LEARN}/marketing/community-management/shares/posts-api"
 POST_SCHEMA = f"{_LEARN}/marketing/community-management/shares/post-api-schema"
 COMMENTS_API = f"{_LEARN}/marketing/community-management/shares/comments-api"
+IMAGES_API = f"{_LEARN}/marketing/community-management/shares/images-api"
+MULTI_IMAGE_API = f"{_LEARN}/marketing/community-management/shares/multiimage-post-api"
 VERSIONING = f"{_LEARN}/marketing/versioning"
 MIGRATIONS = f"{_LEARN}/marketing/integrations/migrations"
 RECENT_CHANGES = f"{_LEARN}/marketing/integrations/recent-changes"
@@ -56,6 +58,36 @@ class Distribution(_Forbid):
     thirdPartyDistributionChannels: list[str] | None = None  # POST_SCHEMA, optional
 
 
+class MultiImageItem(_Forbid):
+    id: str = Field(pattern=r"^urn:li:image:[^:\s]+$")  # MULTI_IMAGE_API: an image URN
+    altText: str | None = None  # MULTI_IMAGE_API: optional
+
+
+class MultiImage(_Forbid):
+    # MULTI_IMAGE_API: "minimum of 2 images and maximum of 20 images".
+    images: list[MultiImageItem] = Field(min_length=2, max_length=20)
+
+
+class PostContent(_Forbid):
+    """``content`` of a post (POST_SCHEMA); the kinds pressroom sends are typed."""
+
+    multiImage: MultiImage | None = None  # MULTI_IMAGE_API
+    media: dict[str, Any] | None = None  # POST_SCHEMA: one image, video or document
+    article: dict[str, Any] | None = None  # POST_SCHEMA
+    poll: dict[str, Any] | None = None  # POST_SCHEMA
+    reference: dict[str, Any] | None = None  # POST_SCHEMA
+
+
+class ImageUploadRequest(_Forbid):
+    # IMAGES_API, "Initialize Image Upload": the owner, a person or organization URN.
+    owner: str = Field(pattern=r"^urn:li:(person|organization):[^:\s]+$")
+    mediaLibraryMetadata: dict[str, Any] | None = None  # IMAGES_API, optional
+
+
+class ImageUpload(_Forbid):
+    initializeUploadRequest: ImageUploadRequest  # IMAGES_API
+
+
 class PostCreate(_Forbid):
     """The body of ``POST /rest/posts`` (POSTS_API "Create a Post", fields per POST_SCHEMA)."""
 
@@ -71,8 +103,8 @@ class PostCreate(_Forbid):
     lifecycleState: Literal["DRAFT", "PUBLISHED", "PUBLISH_REQUESTED", "PUBLISH_FAILED"]
     # POST_SCHEMA: optional boolean.
     isReshareDisabledByAuthor: bool | None = None
-    # POST_SCHEMA, optional; not sent by a text post, typed loosely here.
-    content: dict[str, Any] | None = None
+    # POST_SCHEMA, optional: a MultiImage post's images (MULTI_IMAGE_API).
+    content: PostContent | None = None
     container: str | None = None
     contentLandingPage: str | None = None
     contentCallToActionLabel: str | None = None
@@ -195,6 +227,25 @@ def _create_comment(on: date) -> Any:
     return check
 
 
+def _initialize_upload(on: date) -> Any:
+    versioned = _versioned(on)
+
+    def check(request: httpx.Request) -> None:
+        versioned(request)
+        assert query(request) == {"action": "initializeUpload"}, (
+            f"an image upload is initialized with ?action=initializeUpload ({IMAGES_API})"
+        )
+        _valid(ImageUpload, json_body(request), "the image upload")
+
+    return check
+
+
+def _upload_bytes(request: httpx.Request) -> None:
+    # IMAGES_API, "Upload the Image": the bytes PUT to uploadUrl with the bearer token.
+    bearer(request)
+    assert request.content, f"an image upload carries the image's bytes ({IMAGES_API})"
+
+
 def _find_posts(on: date) -> Any:
     versioned = _versioned(on)
 
@@ -285,6 +336,23 @@ def contract(on: date, granted: frozenset[str] | None) -> Contract:
                 COMMENTS_API,
                 _create_comment(on),
                 # COMMENTS_API, "Permissions": w_member_social comments as the member.
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "POST",
+                "api.linkedin.com",
+                "/rest/images",
+                IMAGES_API,
+                _initialize_upload(on),
+                # IMAGES_API, "Permissions": w_member_social for a member's images.
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "PUT",
+                "www.linkedin.com",
+                r"/dms-uploads/[^/]+/uploadedImage/[0-9]+",
+                IMAGES_API,
+                _upload_bytes,
                 frozenset({"w_member_social"}),
             ),
             Endpoint(

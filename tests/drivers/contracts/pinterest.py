@@ -37,6 +37,12 @@ from openapi_generated.pinterest_client.model.pin_create import PinCreate
 from openapi_generated.pinterest_client.model.pin_media_source_image_url import (
     PinMediaSourceImageURL,
 )
+from openapi_generated.pinterest_client.model.pin_media_source_images_url import (
+    PinMediaSourceImagesURL,
+)
+from openapi_generated.pinterest_client.model.pin_media_source_images_url_items import (
+    PinMediaSourceImagesURLItems,
+)
 
 from tests.drivers.contract import Check, Contract, Endpoint, bearer, form_body, json_body, query
 
@@ -84,12 +90,34 @@ def check_pin(body: Any) -> None:
         raise _fail("the pin", exc) from None
     source = body.get("media_source")
     assert isinstance(source, dict), "the pin has no media_source"
+    if source.get("source_type") == "multiple_image_urls":
+        _check_carousel_source(source)
+        return
     unknown = set(source) - set(PinMediaSourceImageURL.openapi_types)
     assert not unknown, f"PinMediaSourceImageURL has no field {sorted(unknown)} ({CLIENT})"
     try:
         PinMediaSourceImageURL(**source)
     except (OpenApiException, TypeError) as exc:
         raise _fail("the media source", exc) from None
+
+
+def _check_carousel_source(source: dict[str, Any]) -> None:
+    """A carousel Pin's ``media_source``: ``PinMediaSourceImagesURL`` (2 to 5 items, each
+    a ``PinMediaSourceImagesURLItems``)."""
+    unknown = set(source) - set(PinMediaSourceImagesURL.openapi_types)
+    assert not unknown, f"PinMediaSourceImagesURL has no field {sorted(unknown)} ({CLIENT})"
+    raw = source.get("items")
+    assert isinstance(raw, list), "a carousel Pin's media_source has items"
+    try:
+        items = []
+        for item in raw:
+            assert isinstance(item, dict), f"an item is not an object: {item!r}"
+            extra = set(item) - set(PinMediaSourceImagesURLItems.openapi_types)
+            assert not extra, f"PinMediaSourceImagesURLItems has no field {sorted(extra)}"
+            items.append(PinMediaSourceImagesURLItems(**item))
+        PinMediaSourceImagesURL(**(source | {"items": items}))
+    except (OpenApiException, TypeError) as exc:
+        raise _fail("the carousel's media source", exc) from None
 
 
 def _query_of(endpoint: ClientEndpoint) -> Check:

@@ -15,6 +15,7 @@ the body of a POST; a documented GET is sent as a POST with ``method=GET`` (see
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
@@ -40,6 +41,8 @@ TROUBLESHOOTING = "https://developers.facebook.com/docs/threads/troubleshooting"
 OVERVIEW = "https://developers.facebook.com/docs/threads/overview"
 PROFILES = "https://developers.facebook.com/docs/threads/threads-profiles"
 MEDIA = "https://developers.facebook.com/docs/threads/threads-media"
+CAROUSEL_ITEMS = 20
+"""POSTS, "Carousel posts": up to 20 images, videos, or a mix."""
 ID = r"[0-9]+"
 VERSION = r"/v1\.0"
 BASIC = frozenset({"threads_basic"})
@@ -91,6 +94,27 @@ class ContainerCreate(Request):
         if self.media_type == "TEXT":
             assert self.text, "a TEXT container needs text (POSTS, step 1)"
             assert not (self.image_url or self.video_url), "a TEXT container takes no media"
+        if self.media_type == "IMAGE":
+            assert self.image_url and not self.video_url, "an IMAGE container has image_url"
+        if self.media_type == "VIDEO":
+            assert self.video_url and not self.image_url, "a VIDEO container has video_url"
+        if self.media_type == "CAROUSEL":
+            assert not (self.image_url or self.video_url), (
+                "a CAROUSEL container carries no media of its own, only children (POSTS)"
+            )
+            children = (self.children or "").split(",")
+            assert all(re.fullmatch(ID, c) for c in children), (
+                "children: the item containers' ids, comma-separated (POSTS, carousel step 2)"
+            )
+            assert 2 <= len(children) <= CAROUSEL_ITEMS, (
+                f"a carousel has 2 to {CAROUSEL_ITEMS} children (POSTS)"
+            )
+        else:
+            assert self.children is None, "children belong to a CAROUSEL container"
+        if self.is_carousel_item == "true":
+            assert self.media_type in ("IMAGE", "VIDEO"), (
+                "a carousel item is an IMAGE or VIDEO container (POSTS, carousel step 1)"
+            )
         return self
 
 

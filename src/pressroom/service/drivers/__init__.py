@@ -83,6 +83,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
             a.client_secret,
             a.tokens,
             a.http,
+            media=a.media,
             container_wait_seconds=a.settings.meta_container_wait_seconds,
         ),
     ),
@@ -94,6 +95,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
             a.tokens,
             a.http,
             api_version=a.settings.professional_network_api_version,
+            media=a.media,
         ),
     ),
     Platform.PHOTO_SHARING: RealNetwork(

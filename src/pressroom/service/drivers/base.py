@@ -32,11 +32,13 @@ from pydantic.alias_generators import to_camel
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, MediaKind, Platform
 from pressroom.rules import (
+    CAROUSELS,
     FIRST_COMMENT,
     MediaFacts,
     Rule,
     Subject,
     Violation,
+    check_carousel,
     check_media,
     check_text,
 )
@@ -109,6 +111,10 @@ class Delivery:
     comment_on: str | None = None
     """A first comment: the network's id of the post it comments on (part 0's); its
     text is ``fields["text"]``, and it carries no media."""
+    items: tuple[Media, ...] = ()
+    """A carousel's files, in order (the body's ``fileIds``, each as the network gets
+    it); ``media`` is then None. Published as one post the network's own way
+    (``rules.CAROUSELS``)."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,10 @@ class Published:
     extra: dict[str, Any] = field(default_factory=dict)
     """What the network says it did beyond the id and the URL, under the names of the
     publish result's extension fields (``privacyLevel``, ``appliedPrivacyStatus``)."""
+    items: tuple[Published, ...] = ()
+    """A carousel's items as the network names them, in the order of
+    ``Delivery.items``, where it gives each an id (``Carousel.item_ids``); a look-up
+    (``find_delivery``) of a carousel gives them too."""
 
 
 @dataclass(frozen=True)
@@ -320,6 +330,28 @@ def check_before_sending(delivery: Delivery) -> None:
         _refuse(broken[0], field=to_camel(broken[0].field or ""))
     if delivery.media is not None:
         _refuse_media(platform, delivery.media, Subject.MEDIA, field="fileId")
+    if delivery.items:
+        _refuse_carousel(platform, delivery.items)
+
+
+def _refuse_carousel(platform: Platform, items: tuple[Media, ...]) -> None:
+    """A carousel as its network would refuse it: a label without carousels, a count
+    outside its ``ItemsPerPost``, a kind of file it does not take in one, a file
+    breaking a media rule."""
+    carousel = CAROUSELS.get(platform)
+    if carousel is None:
+        raise PlatformRefused(f"{platform.value} takes no carousels.", field="fileIds")
+    broken = check_carousel(platform, len(items))
+    if broken is not None:
+        _refuse(broken, field="fileIds")
+    for i, item in enumerate(items):
+        if item.kind not in carousel.kinds:
+            raise PlatformRefused(
+                f"{carousel.network} refuses it: a {item.kind} cannot be an item of "
+                f"{carousel.how}.",
+                field=f"fileIds[{i}]",
+            )
+        _refuse_media(platform, item, Subject.MEDIA, field=f"fileIds[{i}]")
 
 
 def check_thumbnail_before_sending(platform: Platform, change: ThumbnailChange) -> None:

@@ -18,7 +18,7 @@ from pressroom.service.schemas import iso_utc
 
 _TABLE = SandboxDelivery.__table__
 _BY_DEDUP_KEY = Prepared(
-    select(_TABLE.c.platform_post_id, _TABLE.c.url, _TABLE.c.created_at)
+    select(_TABLE.c.platform_post_id, _TABLE.c.url, _TABLE.c.created_at, _TABLE.c.payload)
     .where(
         _TABLE.c.platform == bindparam("platform"),
         _TABLE.c.kind == "post",

@@ -37,6 +37,15 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (https://developers.facebook.com/docs/video-api/overview,
   https://developers.facebook.com/docs/graph-api/reference/page/videos/,
   https://developers.facebook.com/docs/video-api/guides/publishing);
+- a multi-photo post (``Delivery.items``): each photo ``POST /{page-id}/photos`` with
+  ``url`` and ``published=false`` (unpublished: nothing shows yet), then ``POST
+  /{page-id}/feed`` with the ``message`` and ``attached_media[i]={"media_fbid": …}`` in
+  order; the items are the photos' ids, each at its photo page; an unknown one is found
+  among ``published_posts`` by its message, its photos read from the post's
+  ``attachments`` (``subattachments``)
+  (https://developers.facebook.com/docs/graph-api/reference/page/feed, "attached_media";
+  https://developers.facebook.com/docs/graph-api/reference/page/photos, "published";
+  https://developers.facebook.com/docs/graph-api/reference/page-post/attachments);
 - a first comment (``Delivery.comment_on``): ``POST /{post-id}/comments`` with
   ``message``, as the Page, which needs ``pages_manage_engagement`` (and
   ``pages_read_engagement``); its URL the comment's ``permalink_url``
@@ -55,6 +64,7 @@ connection turns inactive.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -311,10 +321,12 @@ class FacebookPagesDriver:
         check_before_sending(delivery)
         if delivery.comment_on is not None:
             return self._comment(delivery, delivery.comment_on)
-        media = delivery.media
-        assert media is not None
         token = self.tokens.access_token(delivery.account.connection_id)
         page_id = self._page_id(delivery.account.connection_id, token)
+        if delivery.items:
+            return self._multi_photo(delivery, token, page_id)
+        media = delivery.media
+        assert media is not None
         link = self.media.url(media.file_id, media.storage_key, media.content_type)
         message = delivery.fields.get("message")
         if media.kind is MediaKind.IMAGE:
@@ -345,6 +357,46 @@ class FacebookPagesDriver:
         self._await_video(token, video_id)
         return Published(
             video_id, f"https://www.facebook.com/{page_id}/videos/{video_id}/", utcnow()
+        )
+
+    def _multi_photo(self, delivery: Delivery, token: str, page_id: str) -> Published:
+        """A multi-photo post: each photo uploaded unpublished (``published=false``:
+        nothing shows until the post does), then one Page post with the message and the
+        photos as ``attached_media``, in order; the items are the photos."""
+        photos = []
+        for i, item in enumerate(delivery.items):
+            link = self.media.url(item.file_id, item.storage_key, item.content_type)
+            form = {"url": link, "published": "false"}
+            response = self._call("POST", f"/{page_id}/photos", token, form)
+            if response.status_code != 200:
+                raise meta.failure(
+                    response,
+                    "Facebook",
+                    sent=False,
+                    field=f"fileIds[{i}]",
+                    permission=error_codes.PAGES_PERMISSION,
+                )
+            photos.append(str(json_of(response)["id"]))
+        form = {
+            f"attached_media[{i}]": json.dumps({"media_fbid": photo}, separators=(",", ":"))
+            for i, photo in enumerate(photos)
+        }
+        message = delivery.fields.get("message")
+        if message:
+            form["message"] = str(message)
+        response = self._call("POST", f"/{page_id}/feed", token, form, creates=True)
+        if response.status_code != 200:
+            raise meta.failure(
+                response,
+                "Facebook",
+                sent=True,
+                field="fileIds",
+                permission=error_codes.PAGES_PERMISSION,
+            )
+        post_id = str(json_of(response)["id"])
+        now = utcnow()
+        return Published(
+            post_id, f"https://www.facebook.com/{post_id}", now, items=_photos(photos, now)
         )
 
     def _await_video(self, token: str, video_id: str) -> None:
@@ -421,9 +473,11 @@ class FacebookPagesDriver:
         since = aware(sent_at) - CLOCK_SLACK
         if delivery.comment_on is not None:
             return self._find_comment(delivery, delivery.comment_on, since)
-        assert delivery.media is not None
         token = self.tokens.access_token(delivery.account.connection_id)
         page_id = self._page_id(delivery.account.connection_id, token)
+        if delivery.items:
+            return self._find_multi_photo(delivery, token, page_id, since)
+        assert delivery.media is not None
         video = delivery.media.kind is MediaKind.VIDEO
         edge, text = ("videos", "description") if video else ("published_posts", "message")
         found = self._get(
@@ -442,6 +496,38 @@ class FacebookPagesDriver:
                     else f"https://www.facebook.com/{item_id}"
                 )
                 return Published(item_id, url, made)
+        return None
+
+    def _find_multi_photo(
+        self, delivery: Delivery, token: str, page_id: str, since: datetime
+    ) -> Published | None:
+        """A multi-photo post among the Page's posts since the send, by its message,
+        whose attachment holds as many photos as were sent: the photos its items."""
+        found = self._get(
+            token,
+            f"/{page_id}/published_posts",
+            {"fields": "id,message,created_time", "since": str(int(since.timestamp()))},
+        )
+        wanted = delivery.fields.get("message") or ""
+        for post in found.get("data") or []:
+            made = parse_time(post.get("created_time"))
+            if made is None or made < since or (post.get("message") or "") != wanted:
+                continue
+            post_id = str(post["id"])
+            attached = self._get(token, f"/{post_id}/attachments", {"fields": "subattachments"})
+            photos = [
+                str((sub.get("target") or {}).get("id"))
+                for attachment in attached.get("data") or []
+                for sub in (attachment.get("subattachments") or {}).get("data") or []
+                if (sub.get("target") or {}).get("id")
+            ]
+            if len(photos) == len(delivery.items):
+                return Published(
+                    post_id,
+                    f"https://www.facebook.com/{post_id}",
+                    made,
+                    items=_photos(photos, made),
+                )
         return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
@@ -475,3 +561,10 @@ class FacebookPagesDriver:
                 response, "Facebook", sent=True, permission=error_codes.PAGES_PERMISSION
             )
         return json_of(response)
+
+
+def _photos(photo_ids: list[str], at: datetime) -> tuple[Published, ...]:
+    """A multi-photo post's photos as its items, each at its own photo page."""
+    return tuple(
+        Published(photo, f"https://www.facebook.com/photo/?fbid={photo}", at) for photo in photo_ids
+    )

@@ -33,6 +33,14 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``PRESSROOM_META_CONTAINER_WAIT_SECONDS``: ``meta.poll_delays``), then ``POST
   /{ig-user-id}/media_publish``, and the post's ``permalink`` read back
   (https://developers.facebook.com/docs/instagram-platform/content-publishing);
+- a carousel (``Delivery.items``): an item container per file (``is_carousel_item=true``
+  with ``image_url``, or ``media_type=VIDEO`` and ``video_url``), each awaited, then a
+  ``media_type=CAROUSEL`` container with ``children`` (the item containers' ids in
+  order) and the caption, awaited and published as above; the items' media ids read
+  back in order from ``GET /{ig-media-id}/children``, each item's URL the post's
+  permalink at ``img_index`` (Instagram gives a carousel's items no permalink)
+  (content-publishing page, "Carousel posts";
+  https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/children);
 - a first comment (``Delivery.comment_on``): ``POST /{ig-media-id}/comments`` with
   ``message``, which needs ``instagram_business_manage_comments``, asked for at consent
   with the rest; its URL is the post's ``permalink`` (Instagram documents none for a
@@ -245,8 +253,6 @@ class InstagramDriver:
         check_before_sending(delivery)
         if delivery.comment_on is not None:
             return self._comment(delivery, delivery.comment_on)
-        media = delivery.media
-        assert media is not None
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
         limit = self._get(
@@ -255,6 +261,10 @@ class InstagramDriver:
         quota = meta.quota_of(limit)
         if quota is not None and quota.exhausted:
             raise meta.quota_exhausted("Instagram", quota)
+        if delivery.items:
+            return self._carousel(delivery, token, user)
+        media = delivery.media
+        assert media is not None
         link = self.media.url(media.file_id, media.storage_key, media.content_type)
         form = (
             {"image_url": link}
@@ -281,7 +291,56 @@ class InstagramDriver:
             parse_time(post.get("timestamp")) or utcnow(),
         )
 
-    def _await_container(self, token: str, container: str) -> None:
+    def _carousel(self, delivery: Delivery, token: str, user: str) -> Published:
+        """An item container per file (``is_carousel_item``; a video's ``media_type``
+        VIDEO), each awaited, then the CAROUSEL container with ``children`` in order,
+        awaited and published; the items' ids read back from the media's ``children``."""
+        children = []
+        for i, item in enumerate(delivery.items):
+            link = self.media.url(item.file_id, item.storage_key, item.content_type)
+            form = (
+                {"image_url": link}
+                if item.kind is MediaKind.IMAGE
+                else {"media_type": "VIDEO", "video_url": link}
+            )
+            form["is_carousel_item"] = "true"
+            field = f"fileIds[{i}]"
+            response = self._call("POST", f"/{user}/media", token, form)
+            if response.status_code != 200:
+                raise meta.failure(response, "Instagram", sent=False, field=field)
+            children.append(str(json_of(response)["id"]))
+        for i, child in enumerate(children):
+            self._await_container(token, child, field=f"fileIds[{i}]")
+        form = {"media_type": "CAROUSEL", "children": ",".join(children)}
+        if delivery.fields.get("caption"):
+            form["caption"] = str(delivery.fields["caption"])
+        response = self._call("POST", f"/{user}/media", token, form)
+        if response.status_code != 200:
+            raise meta.failure(response, "Instagram", sent=False, field="fileIds")
+        container = str(json_of(response)["id"])
+        self._await_container(token, container, field="fileIds")
+        response = self._call(
+            "POST", f"/{user}/media_publish", token, {"creation_id": container}, creates=True
+        )
+        if response.status_code != 200:
+            raise meta.failure(response, "Instagram", sent=True)
+        media_id = str(json_of(response)["id"])
+        return self._published_carousel(token, media_id)
+
+    def _published_carousel(self, token: str, media_id: str) -> Published:
+        """The carousel ``media_id`` with its items in order (its ``children`` edge);
+        an item has no permalink of its own: the post's, opened at the item."""
+        post = self._get(token, f"/{media_id}", {"fields": "permalink,timestamp"})
+        url = str(post.get("permalink") or "")
+        made = parse_time(post.get("timestamp")) or utcnow()
+        listed = self._get(token, f"/{media_id}/children", {"fields": "id"})
+        items = tuple(
+            Published(str(child["id"]), f"{url}?img_index={n}", made)
+            for n, child in enumerate(listed.get("data") or [], start=1)
+        )
+        return Published(media_id, url, made, items=items)
+
+    def _await_container(self, token: str, container: str, *, field: str = "fileId") -> None:
         for delay in meta.poll_delays(self.container_wait_seconds):
             self._sleep(delay)
             state = self._get(token, f"/{container}", {"fields": "status_code,status"}, sent=False)
@@ -290,9 +349,7 @@ class InstagramDriver:
                 return
             if code in ("ERROR", "EXPIRED"):
                 reason = state.get("status") or code
-                raise PlatformRefused(
-                    f"Instagram could not take the media ({reason})", field="fileId"
-                )
+                raise PlatformRefused(f"Instagram could not take the media ({reason})", field=field)
         # Nothing is published until media_publish: a later retry starts again.
         raise PlatformUnavailable(
             "Instagram is still processing the media; nothing was published yet",
@@ -328,13 +385,16 @@ class InstagramDriver:
             return self._find_comment(delivery, delivery.comment_on, since)
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
-        listed = self._get(
-            token, f"/{user}/media", {"fields": "id,caption,timestamp,permalink", "limit": "50"}
-        )
+        fields = "id,caption,timestamp,permalink" + (",media_type" if delivery.items else "")
+        listed = self._get(token, f"/{user}/media", {"fields": fields, "limit": "50"})
         wanted = str(delivery.fields.get("caption") or "")
         for post in listed.get("data") or []:
             made = parse_time(post.get("timestamp"))
             if made is not None and made >= since and str(post.get("caption") or "") == wanted:
+                if delivery.items:
+                    if post.get("media_type") != "CAROUSEL_ALBUM":
+                        continue
+                    return self._published_carousel(token, str(post["id"]))
                 return Published(str(post["id"]), str(post.get("permalink") or ""), made)
         return None
 

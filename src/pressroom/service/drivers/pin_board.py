@@ -26,7 +26,11 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``image_url``: Pinterest downloads the image from a signed link that expires in an
   hour (``media.handover``), so no bytes pass through the driver
   (https://developers.pinterest.com/docs/api/v5/pins-create); the pin is answered 201 or,
-  since API 5.18.0, 200 (both are listed in the description);
+  since API 5.18.0, 200 (both are listed in the description); a carousel Pin
+  (``Delivery.items``) has ``media_source`` of type ``multiple_image_urls`` with one
+  ``items`` entry per image, in order, each by its signed link
+  (``PinMediaSourceImagesURL``, 2 to 5 items); Pinterest gives the items no ids, so the
+  result has none;
 - look-up of an unknown outcome: ``GET /v5/boards/{board_id}/pins``, a pin made since the
   send with the same title and description
   (https://developers.pinterest.com/docs/api/v5/boards-list_pins).
@@ -205,15 +209,10 @@ class PinterestDriver:
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
-        assert delivery.media is not None  # pin_board requires an image
         token = self.tokens.access_token(delivery.account.connection_id)
-        media = delivery.media
         pin: dict[str, Any] = {
             "board_id": delivery.fields["boardId"],
-            "media_source": {
-                "source_type": "image_url",
-                "url": self.media.url(media.file_id, media.storage_key, media.content_type),
-            },
+            "media_source": self._media_source(delivery),
         }
         for ours, theirs in (("title", "title"), ("description", "description")):
             if delivery.fields.get(ours):
@@ -227,6 +226,24 @@ class PinterestDriver:
             _pin_url(str(created["id"])),
             parse_time(created.get("created_at")) or utcnow(),
         )
+
+    def _media_source(self, delivery: Delivery) -> dict[str, Any]:
+        """One image by its link, or a carousel Pin's images (``multiple_image_urls``),
+        in order: Pinterest fetches them and gives the items no ids of their own."""
+        if delivery.items:
+            return {
+                "source_type": "multiple_image_urls",
+                "items": [
+                    {"url": self.media.url(item.file_id, item.storage_key, item.content_type)}
+                    for item in delivery.items
+                ],
+            }
+        media = delivery.media
+        assert media is not None  # pin_board requires an image
+        return {
+            "source_type": "image_url",
+            "url": self.media.url(media.file_id, media.storage_key, media.content_type),
+        }
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         token = self.tokens.access_token(delivery.account.connection_id)

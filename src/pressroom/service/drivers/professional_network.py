@@ -28,6 +28,13 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``commentary`` is in LinkedIn's "little text" format, whose reserved characters are
   escaped with a backslash so the text appears as written
   (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/little-text-format);
+- a MultiImage post (``Delivery.items``): each image's upload initialized (``POST
+  /rest/images?action=initializeUpload`` with ``initializeUploadRequest.owner``, the
+  member), its bytes PUT to the ``uploadUrl`` answered, then the post with
+  ``content.multiImage.images`` (the images' URNs, in order); the items are the image
+  URNs, at the post's page
+  (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/images-api,
+  https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/multiimage-post-api);
 - a first comment (``Delivery.comment_on``): ``POST
   /rest/socialActions/{shareUrn}/comments`` (the URN encoded in the path) with ``actor``
   (the member), ``object`` (the post) and ``message.text``, under the same
@@ -60,6 +67,7 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     LookupUnsupported,
+    MediaSource,
     NetworkMisconfigured,
     PlatformRefused,
     PlatformUnavailable,
@@ -86,6 +94,7 @@ AUTHORIZE_URL = "https://www.linkedin.com/oauth/v2/authorization"
 TOKEN_URL = "https://www.linkedin.com/oauth/v2/accessToken"
 USERINFO_URL = "https://api.linkedin.com/v2/userinfo"
 POSTS_URL = "https://api.linkedin.com/rest/posts"
+IMAGES_URL = "https://api.linkedin.com/rest/images"
 SOCIAL_ACTIONS_URL = "https://api.linkedin.com/rest/socialActions"
 INTROSPECT_URL = "https://www.linkedin.com/oauth/v2/introspectToken"
 """Token introspection: a token's status and the scopes it was granted
@@ -120,12 +129,15 @@ class LinkedInDriver:
         http: NetworkClient,
         *,
         api_version: str,
+        media: MediaSource | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.client_id = client_id
         self._client_secret = client_secret
         self.tokens = tokens
         self.http = http
+        self.media = media
+        """Where a MultiImage post's images are read from, to upload them."""
         self.api_version = api_version
         self._clock = clock
         self._authors: dict[str, str] = {}
@@ -244,13 +256,50 @@ class LinkedInDriver:
             return self._comment(delivery, delivery.comment_on)
         token = self.tokens.access_token(delivery.account.connection_id)
         post = self._post_body(delivery.account.connection_id, token, str(delivery.fields["text"]))
+        images = [self._upload_image(delivery, token, i) for i in range(len(delivery.items))]
+        if images:
+            post["content"] = {"multiImage": {"images": [{"id": urn} for urn in images]}}
         response = self.http.request(
             "POST", POSTS_URL, token=token, creates=True, headers=self._headers, json=post
         )
         urn = response.headers.get("x-restli-id")
         if response.status_code != 201 or not urn:
             raise refusal_of(response, self.api_version)
-        return Published(urn, _post_url(urn), utcnow())
+        now = utcnow()
+        return Published(urn, _post_url(urn), now, items=_images(images, urn, now))
+
+    def _upload_image(self, delivery: Delivery, token: str, index: int) -> str:
+        """Item ``index`` of a MultiImage post: an upload initialized for the member
+        (its ``image`` URN and ``uploadUrl``), then the bytes PUT there; its URN."""
+        assert self.media is not None, "a MultiImage post needs the service's media"
+        item = delivery.items[index]
+        owner = self._author(delivery.account.connection_id, token)
+        response = self.http.request(
+            "POST",
+            f"{IMAGES_URL}?action=initializeUpload",
+            token=token,
+            headers=self._headers,
+            json={"initializeUploadRequest": {"owner": owner}},
+        )
+        if response.status_code != 200:
+            raise _item_refusal(response, self.api_version, index)
+        value = json_of(response).get("value") or {}
+        upload_url, image = str(value.get("uploadUrl") or ""), str(value.get("image") or "")
+        if not (upload_url and image):
+            raise PlatformUnavailable(
+                "LinkedIn did not say where to upload an image", retry_after=60, sent=False
+            )
+        assert item.size is not None  # every ready file has its size
+        response = self.http.request(
+            "PUT",
+            upload_url,
+            token=token,
+            headers={"Content-Type": item.content_type},
+            content=b"".join(self.media.read(item.storage_key, 0, item.size)),
+        )
+        if response.status_code not in (200, 201):
+            raise _item_refusal(response, self.api_version, index)
+        return image
 
     def _comment(self, delivery: Delivery, share_urn: str) -> Published:
         """A first comment, as the member, on their post ``share_urn``."""
@@ -340,7 +389,15 @@ class LinkedInDriver:
         for post in json_of(response).get("elements") or []:
             made = datetime.fromtimestamp(int(post.get("createdAt", 0)) / 1000, UTC)
             if made >= since and _unescape(str(post.get("commentary", ""))).strip() == wanted:
-                return Published(str(post["id"]), _post_url(str(post["id"])), made)
+                urn = str(post["id"])
+                content = post.get("content") or {}
+                images = [
+                    str(image["id"])
+                    for image in (content.get("multiImage") or {}).get("images") or []
+                ]
+                if len(images) != len(delivery.items):
+                    continue  # another post with the same words
+                return Published(urn, _post_url(urn), made, items=_images(images, urn, made))
         return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
@@ -375,6 +432,12 @@ class LinkedInDriver:
         return json_of(response)
 
 
+def _images(urns: list[str], post_urn: str, at: datetime) -> tuple[Published, ...]:
+    """A MultiImage post's images as its items: their URNs, at the post's page (LinkedIn
+    gives an image no page of its own)."""
+    return tuple(Published(urn, _post_url(post_urn), at) for urn in urns)
+
+
 def _post_url(urn: str) -> str:
     return f"https://www.linkedin.com/feed/update/{urn}/"
 
@@ -400,6 +463,17 @@ def _cannot_tell_yet(why: str) -> PlatformUnavailable:
     return PlatformUnavailable(
         f"LinkedIn cannot be asked about the post: {why}", retry_after=3600, sent=True
     )
+
+
+def _item_refusal(response: httpx.Response, version: str, index: int) -> Exception:
+    """An image's upload refused or failed: nothing is posted yet (the post comes after
+    every image), and a refusal names the image's place."""
+    error = refusal_of(response, version)
+    if isinstance(error, PlatformRefused):
+        error.field = f"fileIds[{index}]"
+    if isinstance(error, PlatformUnavailable) and error.sent:
+        return PlatformUnavailable(str(error), retry_after=error.retry_after, sent=False)
+    return error
 
 
 def refusal_of(response: httpx.Response, version: str) -> Exception:

@@ -61,7 +61,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.platforms import Platform
-from pressroom.rules import rules_of
+from pressroom.rules import CAROUSELS, rules_of
 from pressroom.rules.model import PostsPerDay
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
@@ -71,6 +71,7 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    Media,
     PlatformUnavailable,
     Profile,
     Published,
@@ -132,6 +133,33 @@ CREATOR: dict[str, Any] = {
 where a real account offers three (a public account PUBLIC_TO_EVERYONE, a private one
 FOLLOWER_OF_CREATOR, both MUTUAL_FOLLOW_FRIENDS and SELF_ONLY), and no interaction
 turned off."""
+
+
+def _media_payload(media: Media) -> dict[str, Any]:
+    return {
+        "fileId": media.file_id,
+        "kind": media.kind.value,
+        "contentType": media.content_type,
+        "durationSeconds": media.duration_seconds,
+        # What the network got: the file fitted for it, when one was made.
+        "storageKey": media.storage_key,
+        "size": media.size,
+    }
+
+
+def _items_of(payload: Any, at: datetime) -> tuple[Published, ...]:
+    """A carousel's items as recorded with it, where the network names them."""
+    items = payload.get("items") if isinstance(payload, dict) else None
+    return tuple(
+        Published(item["platformPostId"], item["url"], at)
+        for item in items or ()
+        if item.get("platformPostId")
+    )
+
+
+def _same_items(recorded: Any, delivery: Delivery) -> bool:
+    files = [item.get("fileId") for item in recorded] if isinstance(recorded, list) else []
+    return files == [item.file_id for item in delivery.items]
 
 
 def _same_media(recorded: Any, delivery: Delivery) -> bool:
@@ -308,18 +336,10 @@ class SandboxDriver:
             "reference": delivery.reference,
             "replyTo": delivery.reply_to,
             "commentOn": delivery.comment_on,
-            "media": None
-            if delivery.media is None
-            else {
-                "fileId": delivery.media.file_id,
-                "kind": delivery.media.kind.value,
-                "contentType": delivery.media.content_type,
-                "durationSeconds": delivery.media.duration_seconds,
-                # What the network got: the file fitted for it, when one was made.
-                "storageKey": delivery.media.storage_key,
-                "size": delivery.media.size,
-            },
+            "media": None if delivery.media is None else _media_payload(delivery.media),
         }
+        if delivery.items:
+            payload["items"] = [_media_payload(item) for item in delivery.items]
 
         def deliver(tx: Tx) -> tuple[Published, bool]:
             now = self.clock()
@@ -330,7 +350,10 @@ class SandboxDriver:
                 )
                 if earlier is not None:
                     return Published(
-                        earlier.platform_post_id, earlier.url, earlier.created_at
+                        earlier.platform_post_id,
+                        earlier.url,
+                        earlier.created_at,
+                        items=_items_of(earlier.payload, earlier.created_at),
                     ), True
             self._refuse_without_scopes(connection_id, comment=kind == COMMENT)
             if kind == COMMENT:
@@ -347,6 +370,16 @@ class SandboxDriver:
                 created = self.rng.create(
                     shapes.SHAPES[self.platform], delivery.account.name, connection_id
                 )
+            items: tuple[Published, ...] = ()
+            if delivery.items and CAROUSELS[self.platform].item_ids:
+                for index, item in enumerate(payload["items"], start=1):
+                    made = self.rng.create(
+                        shapes.item_shape(self.platform, created, index),
+                        delivery.account.name,
+                        connection_id,
+                    )
+                    item["platformPostId"], item["url"] = made.post_id, made.url
+                items = _items_of(payload, now)
             add_delivery(
                 tx.link,
                 platform=self.platform.value,
@@ -358,7 +391,7 @@ class SandboxDriver:
                 created_at=now,
                 dedup_key=delivery.dedup_key,
             )
-            return Published(created.post_id, created.url, now, extra=extra), False
+            return Published(created.post_id, created.url, now, extra=extra, items=items), False
 
         return deliver
 
@@ -487,8 +520,14 @@ class SandboxDriver:
                 and candidate.payload.get("replyTo") == delivery.reply_to
                 and candidate.payload.get("commentOn") == delivery.comment_on
                 and _same_media(candidate.payload.get("media"), delivery)
+                and _same_items(candidate.payload.get("items"), delivery)
             ):
-                return Published(candidate.platform_post_id, candidate.url, candidate.created_at)
+                return Published(
+                    candidate.platform_post_id,
+                    candidate.url,
+                    candidate.created_at,
+                    items=_items_of(candidate.payload, candidate.created_at),
+                )
         return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:

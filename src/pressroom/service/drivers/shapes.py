@@ -130,3 +130,20 @@ def comment_shape(platform: Platform, post_id: str) -> Shape:
         return Created(comment, f"https://photo-sharing.example/p/{post_id}/c/{comment}/")
 
     return made
+
+
+def item_shape(platform: Platform, post: Created, index: int) -> Shape:
+    """Item ``index`` (from 1) of the carousel ``post``, shaped as its network names a
+    carousel's items: an Instagram or Threads child media id (the post's URL opening at
+    the item), a Facebook photo id and its page, a LinkedIn image URN (no page of its
+    own: the post's)."""
+
+    def made(rng: random.Random, _name: str, _conn: str) -> Created:
+        if platform == Platform.PAGE_SOCIAL:
+            photo = _digits(rng, 16)
+            return Created(photo, f"https://page-social.example/photo/?fbid={photo}")
+        if platform == Platform.PROFESSIONAL_NETWORK:
+            return Created(f"urn:li:image:{_token(rng, 20)}", post.url)
+        return Created(_digits(rng, 17), f"{post.url}?img_index={index}")
+
+    return made

@@ -30,12 +30,18 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``status`` read until ``FINISHED`` (``ERROR`` and ``EXPIRED`` are refusals with
   Threads' ``error_message``; the reads start a second apart and slow to once a minute,
   ``meta.poll_delays``), then ``POST /v1.0/{user}/threads_publish``, then the post's
-  ``permalink``; text only, as the spec says; a thread's later part is a container
+  ``permalink``; a thread's later part is a container
   with ``reply_to_id``, the part before it, which the owner of the thread's first post
   may send (https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/create-replies)
   (https://developers.facebook.com/docs/threads/posts: "wait on average 30 seconds
   before publishing a Threads media container"; https://developers.facebook.com/docs/threads/troubleshooting;
   https://developers.facebook.com/docs/threads/overview#rate-limiting);
+- a carousel (``Delivery.items``): an item container per file (``is_carousel_item=true``,
+  ``media_type=IMAGE`` with ``image_url`` or ``VIDEO`` with ``video_url``: signed links
+  Threads fetches), each awaited, then a ``CAROUSEL`` container with ``children`` (their
+  ids in order) and the text, awaited and published as above; the items' ids read back
+  in order from the post's ``children`` field, each at the post's permalink
+  (https://developers.facebook.com/docs/threads/posts#carousel-posts);
 - look-up of an unknown outcome: ``GET /v1.0/{user}/threads`` since the send, by text
   (https://developers.facebook.com/docs/threads/threads-media); not for a thread's
   later part, a reply, which Threads lists only to ``threads_read_replies``
@@ -52,7 +58,7 @@ from typing import Any
 
 import httpx
 
-from pressroom.platforms import Platform
+from pressroom.platforms import MediaKind, Platform
 from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import meta
 from pressroom.service.drivers.answers import aware, json_of, parse_time
@@ -60,6 +66,7 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     LookupUnsupported,
+    MediaSource,
     PlatformRefused,
     PlatformUnavailable,
     Profile,
@@ -107,6 +114,7 @@ class ThreadsDriver:
         tokens: TokenSource,
         http: NetworkClient,
         *,
+        media: MediaSource | None = None,
         container_wait_seconds: float = CONTAINER_WAIT_SECONDS,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -114,6 +122,8 @@ class ThreadsDriver:
         self._app_secret = app_secret
         self.tokens = tokens
         self.http = http
+        self.media = media
+        """Links Threads fetches a carousel's files from (``Delivery.items``)."""
         self.container_wait_seconds = container_wait_seconds
         self._sleep = sleep
         self._users: dict[str, str] = {}
@@ -238,6 +248,11 @@ class ThreadsDriver:
         container: dict[str, str] = {"media_type": "TEXT", "text": str(delivery.fields["text"])}
         if delivery.reply_to is not None:  # a thread's later part
             container["reply_to_id"] = delivery.reply_to
+        if delivery.items:
+            children = self._item_containers(delivery, token, user)
+            container = {"media_type": "CAROUSEL", "children": ",".join(children)} | {
+                k: v for k, v in container.items() if k != "media_type"
+            }
         response = self._call("POST", f"/{user}/threads", token, container)
         if response.status_code != 200:
             raise meta.failure(response, "Threads", sent=False, field="text")
@@ -249,14 +264,44 @@ class ThreadsDriver:
         if response.status_code != 200:
             raise meta.failure(response, "Threads", sent=True, field="text")
         post_id = str(json_of(response)["id"])
-        post = self._get(token, f"/{post_id}", {"fields": "permalink,timestamp"})
-        return Published(
-            post_id,
-            str(post.get("permalink") or ""),
-            parse_time(post.get("timestamp")) or utcnow(),
-        )
+        return self._read_back(token, post_id, carousel=bool(delivery.items))
 
-    def _await_container(self, token: str, container: str) -> None:
+    def _read_back(self, token: str, post_id: str, *, carousel: bool) -> Published:
+        """The post's permalink; a carousel's items too, in order (its ``children``),
+        each at the post's permalink (Threads gives an item none of its own)."""
+        fields = "permalink,timestamp" + (",children" if carousel else "")
+        post = self._get(token, f"/{post_id}", {"fields": fields})
+        url = str(post.get("permalink") or "")
+        made = parse_time(post.get("timestamp")) or utcnow()
+        children = (post.get("children") or {}).get("data") or []
+        items = tuple(
+            Published(str(child["id"]), f"{url}?img_index={n}", made)
+            for n, child in enumerate(children, start=1)
+        )
+        return Published(post_id, url, made, items=items)
+
+    def _item_containers(self, delivery: Delivery, token: str, user: str) -> list[str]:
+        """A carousel's item containers (``is_carousel_item``, ``IMAGE`` with
+        ``image_url`` or ``VIDEO`` with ``video_url``), in order, each awaited."""
+        assert self.media is not None, "a carousel needs the service's media links"
+        children = []
+        for i, item in enumerate(delivery.items):
+            link = self.media.url(item.file_id, item.storage_key, item.content_type)
+            form = (
+                {"media_type": "IMAGE", "image_url": link}
+                if item.kind is MediaKind.IMAGE
+                else {"media_type": "VIDEO", "video_url": link}
+            )
+            form["is_carousel_item"] = "true"
+            response = self._call("POST", f"/{user}/threads", token, form)
+            if response.status_code != 200:
+                raise meta.failure(response, "Threads", sent=False, field=f"fileIds[{i}]")
+            children.append(str(json_of(response)["id"]))
+        for i, child in enumerate(children):
+            self._await_container(token, child, field=f"fileIds[{i}]")
+        return children
+
+    def _await_container(self, token: str, container: str, *, field: str = "text") -> None:
         """Until Threads says the container is ready, as Meta's pages ask (what Threads
         answers to publishing a container not yet ready is not documented)."""
         for delay in meta.poll_delays(self.container_wait_seconds):
@@ -269,7 +314,7 @@ class ThreadsDriver:
                 return
             if status in ("ERROR", "EXPIRED"):
                 reason = state.get("error_message") or status
-                raise PlatformRefused(f"Threads could not take the post ({reason})", field="text")
+                raise PlatformRefused(f"Threads could not take the post ({reason})", field=field)
         # Nothing is published until threads_publish: a later retry starts again.
         raise PlatformUnavailable(
             "Threads is still processing the post; nothing was published yet",
@@ -292,7 +337,7 @@ class ThreadsDriver:
             token,
             f"/{user}/threads",
             {
-                "fields": "id,text,timestamp,permalink",
+                "fields": "id,text,timestamp,permalink" + (",media_type" if delivery.items else ""),
                 "since": str(int(since.timestamp())),
                 "limit": "50",
             },
@@ -301,6 +346,10 @@ class ThreadsDriver:
         for post in listed.get("data") or []:
             made = parse_time(post.get("timestamp"))
             if made is not None and made >= since and str(post.get("text") or "") == wanted:
+                if delivery.items:
+                    if post.get("media_type") != "CAROUSEL_ALBUM":
+                        continue
+                    return self._read_back(token, str(post["id"]), carousel=True)
                 return Published(str(post["id"]), str(post.get("permalink") or ""), made)
         return None
 

@@ -29,7 +29,14 @@ from pressroom.service.publishing import repository
 from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import REQUESTS
 from pressroom.service.publishing.service import answer_of, result_of
-from pressroom.service.publishing.threads import part_delivery, part_json, stood_as
+from pressroom.service.publishing.threads import (
+    add_items,
+    carousel_items,
+    part_delivery,
+    part_json,
+    record_standing,
+    stood_as,
+)
 from pressroom.statuses import PartKind, PartStatus, PostStatus
 
 UNSETTLED = frozenset({PartStatus.SENDING.value, PartStatus.UNKNOWN.value})
@@ -71,10 +78,11 @@ def settle_thread(
         if index > 0:
             delivery = part_delivery(first, post.id, index, later[index - 1], row.reply_to)
         found = sender.find_delivery(delivery, row.created_at)
-        _write(sessions, _part_found(post.id, index, found))
+        items = carousel_items(found, body.item_parts) if index == 0 and found else ()
+        _write(sessions, _part_found(post.id, index, found, list(items)))
         if found is None:
             break
-        stood.append(found)
+        stood += [found, *items]
     if not stood:
         return None
     if len(stood) <= len(later):
@@ -102,21 +110,17 @@ def _write(sessions: sessionmaker[Session], unit: Unit[None]) -> None:
     writes_for(sessions.kw["bind"]).run(unit)
 
 
-def _part_found(post_id: str, index: int, found: driver.Published | None) -> Unit[None]:
-    """The part as the look-up found it: published, or failed (it never went out)."""
+def _part_found(
+    post_id: str, index: int, found: driver.Published | None, items: list[driver.Published]
+) -> Unit[None]:
+    """The part as the look-up found it: published, or failed (it never went out); a
+    carousel's part 0 with its ``items``, which stand with it."""
 
     def unit(tx: Tx) -> None:
         if found is None:
             repository.record_part(tx.link, post_id, index, status=PartStatus.FAILED.value)
             return
-        repository.record_part(
-            tx.link,
-            post_id,
-            index,
-            status=PartStatus.PUBLISHED.value,
-            platform_post_id=found.platform_post_id,
-            url=found.url,
-            published_at=found.published_at,
-        )
+        record_standing(tx, post_id, index, found)
+        add_items(tx, post_id, items)
 
     return unit

@@ -28,7 +28,16 @@ from pressroom.platforms import (
     MediaKind,
     Platform,
 )
-from pressroom.rules import FIRST_COMMENT, Fit, MediaFacts, Subject, Violation, check_text
+from pressroom.rules import (
+    CAROUSELS,
+    FIRST_COMMENT,
+    MIN_CAROUSEL_ITEMS,
+    Fit,
+    MediaFacts,
+    Subject,
+    Violation,
+    check_text,
+)
 from pressroom.service.db.models import File
 from pressroom.service.errors import ServiceError
 from pressroom.service.media.fitting import facts_of as _facts
@@ -70,10 +79,14 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
                 f"{over.limit:,}. Shorten it by {over.length - over.limit:,}.",
                 field=field,
             )
+    check_files(platform, body)
     if rules.text_only and body.media_file_id is not None:
         raise ServiceError(
             error_codes.MEDIA_NOT_ALLOWED,
-            f"{platform.value} posts text only: remove fileId.",
+            f"{platform.value} posts text only: remove fileId."
+            if platform not in CAROUSELS
+            else f"{platform.value} takes no single file: remove fileId, or give fileIds "
+            "for a carousel.",
             field="fileId",
         )
     fit = getattr(body, "fit", None)
@@ -99,6 +112,65 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
     comment = body.first_comment_text
     if comment is not None:
         check_first_comment(platform, comment)
+
+
+def check_files(platform: Platform, body: PublishRequest) -> None:
+    """``fileId`` or ``fileIds``, never both; a media label needs one of them. A carousel
+    has at least ``MIN_CAROUSEL_ITEMS`` files, then as many as the network's
+    ``ItemsPerPost`` rule allows, each id given; the files themselves are checked with
+    the connection (``check_carousel_item``)."""
+    files = getattr(body, "file_ids", None)
+    if files is None:
+        if not RULES[platform].text_only and body.media_file_id is None:
+            also = " (or fileIds, for a carousel)" if platform in CAROUSELS else ""
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR,
+                f"fileId is required: give the id of an uploaded, ready file{also}.",
+                field="fileId",
+            )
+        return
+    if body.media_file_id is not None:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            "fileId and fileIds cannot go together: give fileId for a post of one file, "
+            "or fileIds (its files in order) for a carousel.",
+            field="fileIds",
+        )
+    if len(files) < MIN_CAROUSEL_ITEMS:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"fileIds lists a carousel's files: give at least {MIN_CAROUSEL_ITEMS}, or "
+            "fileId for a post of one file.",
+            field="fileIds",
+        )
+    for i, file_id in enumerate(files):
+        if not file_id.strip():
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR,
+                f"fileIds[{i}] must not be empty: give the id of an uploaded, ready file.",
+                field=f"fileIds[{i}]",
+            )
+    too_many = network.check_carousel(platform, len(files))
+    if too_many is not None:
+        raise network_refusal(platform, too_many, field="fileIds")
+
+
+def check_carousel_item(platform: Platform, file: File, *, field: str, fit: Fit | None) -> None:
+    """A carousel's file: a kind the network takes in carousels, then the spec's video
+    length and the network's media rules, as for ``fileId``."""
+    carousel = CAROUSELS[platform]
+    kind = MediaKind(file.kind)
+    if kind not in carousel.kinds:
+        wanted = " or ".join(_ARTICLE[k] for k in sorted(carousel.kinds))
+        raise ServiceError(
+            error_codes.MEDIA_NOT_ALLOWED,
+            f"{carousel.network}'s carousels on {platform.value} take {wanted} per "
+            f"item; file {file.id!r} is {_ARTICLE[kind]}.",
+            field=field,
+        )
+    if kind == MediaKind.VIDEO:
+        _check_duration(platform, file, field=field)
+    check_network_media(platform, file, field=field, fit=fit)
 
 
 def check_first_comment(platform: Platform, comment: str) -> None:

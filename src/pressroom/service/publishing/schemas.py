@@ -8,9 +8,9 @@ Limits are not written here: field descriptions are generated from
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from pressroom.platforms import (
@@ -20,7 +20,13 @@ from pressroom.platforms import (
     RULES,
     Platform,
 )
-from pressroom.rules import FIRST_COMMENT, text_rules
+from pressroom.rules import (
+    CAROUSELS,
+    FIRST_COMMENT,
+    MIN_CAROUSEL_ITEMS,
+    carousel_rule,
+    text_rules,
+)
 from pressroom.rules.model import Fit, TextLength
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
 from pressroom.service.text_rules import SOME_TEXT
@@ -73,6 +79,53 @@ def _file(what: str) -> Any:
         min_length=1,
         description=f"Id of an uploaded, ready file: {what}.",
     )
+
+
+def _one_file(what: str) -> Any:
+    """``fileId`` on a label that also takes carousels: one of it and ``fileIds``."""
+    return Field(
+        None,
+        min_length=1,
+        description=f"Id of an uploaded, ready file: {what}. Required unless `fileIds` "
+        "is given; both together are refused with 400 `validation_error` naming `fileIds`.",
+    )
+
+
+def _file_ids(platform: Platform) -> Any:
+    carousel = CAROUSELS[platform]
+    rule = carousel_rule(platform)
+    count = (
+        f"{rule.network} takes {rule.min_items} to {rule.max_items} files "
+        f"(`error.rule` `{rule.id}`)"
+        if rule is not None
+        else f"At least {MIN_CAROUSEL_ITEMS}; {carousel.network} documents no upper bound"
+    )
+    kinds = " or ".join(f"{kind}s" for kind in sorted(carousel.kinds))
+    items = (
+        "then one `item` part per file, in order, with the network's id for it"
+        if carousel.item_ids
+        else "the network gives the items no ids of their own, so no `item` parts"
+    )
+    return Field(
+        None,
+        description=f"Our extension: a carousel, published as {carousel.how}: the ids of "
+        f"uploaded, ready files ({kinds}), in the order shown. {count}; a count outside "
+        "is refused with 400 `validation_error` naming `fileIds` before anything is sent, "
+        "and each file is checked as `fileId` is (named `fileIds[i]`). Not with `fileId`. "
+        f"The result's fields describe the carousel, and `parts` lists it as `post`, {items}.",
+        json_schema_extra={
+            "minItems": MIN_CAROUSEL_ITEMS,
+            **({"maxItems": rule.max_items} if rule is not None else {}),
+            "items": {"type": "string", "minLength": 1, "pattern": SOME_TEXT},
+        },
+    )
+
+
+ONE_FILE_OR_A_CAROUSEL: dict[str, Any] = {
+    "oneOf": [{"required": ["fileId"]}, {"required": ["fileIds"]}]
+}
+"""A media label that takes carousels: ``fileId`` or ``fileIds``, exactly one (neither
+field takes null)."""
 
 
 FITS: tuple[str, ...] = tuple(Fit)
@@ -155,12 +208,13 @@ def _first_comment(platform: Platform) -> Any:
     )
     return Field(
         None,
-        json_schema_extra={"minLength": 1, "pattern": SOME_TEXT},
         description="Our extension: a comment the account adds under its own post once the "
-        "post is published, sent as the result's part 1 (`kind` `comment`) on the post "
-        "part 0 made. A comment the network refuses leaves the post `partial` (it stays "
-        "published) with the refusal's error and `parts`; a retry with the same "
-        f"Idempotency-Key sends only the comment. Must not be blank. {limit}",
+        "post is published, sent as the result's last part (`kind` `comment`, after a "
+        "carousel's items) on the post part 0 made. A comment the network refuses leaves "
+        "the post `partial` (it stays published) with the refusal's error and `parts`; a "
+        "retry with the same Idempotency-Key sends only the comment. Must not be blank. "
+        f"{limit}",
+        json_schema_extra={"minLength": 1, "pattern": SOME_TEXT},
     )
 
 
@@ -174,12 +228,17 @@ class LaterPart:
     """The body field its text came from, named as a refusal names it."""
 
 
-def has_later_parts(request: dict[str, Any] | None) -> bool:
-    """Whether a stored publish body makes parts after the first (``threads``)."""
-    return bool((request or {}).get("thread") or (request or {}).get("firstComment"))
+def has_later_parts(platform: Platform, request: dict[str, Any] | None) -> bool:
+    """Whether a stored publish body makes parts after the first (``threads``): a
+    thread's replies, a first comment, or a carousel's items where the network gives
+    them ids."""
+    body = request or {}
+    items = bool(body.get("fileIds")) and platform in CAROUSELS and CAROUSELS[platform].item_ids
+    return bool(body.get("thread") or body.get("firstComment") or items)
 
 
 class PublishRequest(RequestModel):
+    label: ClassVar[Platform]
     connection_id: str = _connection()
 
     @property
@@ -194,10 +253,26 @@ class PublishRequest(RequestModel):
         return value if isinstance(value, str) else None
 
     @property
+    def carousel_file_ids(self) -> list[str]:
+        """The files of a carousel, in order; empty for a post of one file or none."""
+        value = getattr(self, "file_ids", None)
+        return list(value) if isinstance(value, list) else []
+
+    @property
+    def item_parts(self) -> int:
+        """How many ``item`` parts the result lists: one per file of a carousel, where
+        the network gives items ids of their own."""
+        carousel = CAROUSELS.get(self.label)
+        files = self.carousel_file_ids
+        return len(files) if carousel is not None and carousel.item_ids else 0
+
+    @property
     def later_parts(self) -> list[LaterPart]:
-        """Every part sent after part 0, in order: a thread's replies, then the first
-        comment; empty for a single post."""
-        parts = [
+        """Every part after part 0, in order: a carousel's items (which go out with part
+        0, ``threads``), a thread's replies, then the first comment; empty for a single
+        post."""
+        parts = [LaterPart(PartKind.ITEM, "", f"fileIds[{i}]") for i in range(self.item_parts)]
+        parts += [
             LaterPart(PartKind.REPLY, part.text, f"thread[{i}].text")
             for i, part in enumerate(self.thread_parts)
         ]
@@ -224,12 +299,14 @@ class PublishRequest(RequestModel):
 
 
 class MicroblogPublish(PublishRequest):
+    label = Platform.MICROBLOG
     text: str = text_field(Platform.MICROBLOG, "text", "The post.")
     file_id: NO_MEDIA = None
     thread: list[MicroblogThreadPart] | None = _thread()
 
 
 class VideoSharingPublish(PublishRequest):
+    label = Platform.VIDEO_SHARING
     file_id: str = _file("a video")
     title: str = text_field(Platform.VIDEO_SHARING, "title", "Video title.")
     description: str | None = text_field(
@@ -256,6 +333,7 @@ class VideoSharingPublish(PublishRequest):
 
 
 class ShortVideoPost(PublishRequest):
+    label = Platform.SHORT_VIDEO
     platform: str = Field(
         description="Must be `short_video`.",
         examples=["short_video"],
@@ -286,21 +364,30 @@ class ShortVideoPost(PublishRequest):
 
 
 class PhotoSharingPublish(PublishRequest):
-    file_id: str = _file("a photo or a video")
+    model_config = ConfigDict(json_schema_extra=ONE_FILE_OR_A_CAROUSEL)
+    label = Platform.PHOTO_SHARING
+    file_id: str | SkipJsonSchema[None] = _one_file("a photo or a video")
+    file_ids: list[str] | SkipJsonSchema[None] = _file_ids(Platform.PHOTO_SHARING)
     caption: str | None = text_field(Platform.PHOTO_SHARING, "caption", "Caption.")
     first_comment: str | None = _first_comment(Platform.PHOTO_SHARING)
     fit: str | None = _fit()
 
 
 class PageSocialPublish(PublishRequest):
-    file_id: str = _file("a photo or a video")
+    model_config = ConfigDict(json_schema_extra=ONE_FILE_OR_A_CAROUSEL)
+    label = Platform.PAGE_SOCIAL
+    file_id: str | SkipJsonSchema[None] = _one_file("a photo or a video")
+    file_ids: list[str] | SkipJsonSchema[None] = _file_ids(Platform.PAGE_SOCIAL)
     message: str | None = text_field(Platform.PAGE_SOCIAL, "message", "Post text.")
     first_comment: str | None = _first_comment(Platform.PAGE_SOCIAL)
     fit: str | None = _fit()
 
 
 class PinBoardPublish(PublishRequest):
-    file_id: str = _file("an image")
+    model_config = ConfigDict(json_schema_extra=ONE_FILE_OR_A_CAROUSEL)
+    label = Platform.PIN_BOARD
+    file_id: str | SkipJsonSchema[None] = _one_file("an image")
+    file_ids: list[str] | SkipJsonSchema[None] = _file_ids(Platform.PIN_BOARD)
     board_id: str = Field(min_length=1, description="The board to pin to.")
     title: str | None = text_field(Platform.PIN_BOARD, "title", "Pin title.")
     description: str | None = text_field(Platform.PIN_BOARD, "description", "Pin description.")
@@ -308,14 +395,18 @@ class PinBoardPublish(PublishRequest):
 
 
 class TextThreadPublish(PublishRequest):
+    label = Platform.TEXT_THREAD
     text: str = text_field(Platform.TEXT_THREAD, "text", "The post.")
     file_id: NO_MEDIA = None
+    file_ids: list[str] | SkipJsonSchema[None] = _file_ids(Platform.TEXT_THREAD)
     thread: list[TextThreadThreadPart] | None = _thread()
 
 
 class ProfessionalNetworkPublish(PublishRequest):
+    label = Platform.PROFESSIONAL_NETWORK
     text: str = text_field(Platform.PROFESSIONAL_NETWORK, "text", "The post.")
     file_id: NO_MEDIA = None
+    file_ids: list[str] | SkipJsonSchema[None] = _file_ids(Platform.PROFESSIONAL_NETWORK)
     first_comment: str | None = _first_comment(Platform.PROFESSIONAL_NETWORK)
 
 
@@ -346,8 +437,9 @@ class Part(CamelModel):
 
     index: int = Field(description="From 0: part 0 is what the result's own fields describe.")
     kind: PartKind = Field(
-        description="`post` (the first part), `reply` (a thread's later parts), `comment` "
-        "(the first comment, on the post part 0 made); `item` is kept for carousels."
+        description="`post` (the first part; a carousel as a whole), `item` (a carousel's "
+        "files, in order, where the network gives each an id), `reply` (a thread's later "
+        "parts), `comment` (the first comment, on the post part 0 made)."
     )
     platform_post_id: str | None = Field(description="The network's id; null until it stands.")
     url: str | None
@@ -370,8 +462,8 @@ class PublishResult(CamelModel):
 def _parts() -> Any:
     return Field(
         None,
-        description="Our extension: every part of a thread or of a post with a first "
-        "comment, in order (absent for a single post).",
+        description="Our extension: every part of a carousel, a thread or a post with a "
+        "first comment, in order (absent for a single post).",
     )
 
 
@@ -451,6 +543,7 @@ class ProfessionalNetworkResult(PublishResult):
 class PinBoardResult(PublishResult):
     pin_id: str
     board_id: str
+    parts: list[Part] | None = _parts()
 
 
 RESULTS: dict[Platform, type[PublishResult]] = {
@@ -499,8 +592,8 @@ class PostRecord(CamelModel):
     published_at: Timestamp | None
     parts: list[Part] = Field(
         default_factory=list,
-        description="Our extension: a thread's parts, or a post and its first comment, in "
-        "order; empty for a single post.",
+        description="Our extension: a carousel and its items, a thread's parts, or a post "
+        "and its first comment, in order; empty for a single post.",
     )
 
 

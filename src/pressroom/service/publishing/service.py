@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from typing import Any, cast
 
 from sqlalchemy.orm import Session
@@ -79,10 +80,10 @@ NOT_SENT = RecordStatus.NOT_SENT.value
 """``recordStatus`` of an attempt that never reached the platform (its record: failed)."""
 
 _NOT_SENT_TO_PLATFORM = frozenset(
-    {"connection_id", "file_id", "platform", "fit", "thread", "first_comment"}
+    {"connection_id", "file_id", "file_ids", "platform", "fit", "thread", "first_comment"}
 )
-"""Body fields that are the service's business: which connection and file, how the
-file is fitted for the network, and the parts after the first (a thread's replies, a
+"""Body fields that are the service's business: which connection and files (a
+carousel's go as ``Delivery.items``), how a file is fitted for the network, and the parts after the first (a thread's replies, a
 first comment: each sent on its own, ``threads``), never a field the network reads with
 the first part."""
 PLATFORM_REFERENCE = "platformReference"
@@ -98,10 +99,13 @@ async def publish(ctx: PublishContext, platform: Platform, body: PublishRequest)
         sending.add_done_callback(_retrieved)
         return await asyncio.shield(sending)
     media = None
-    if not RULES[platform].text_only:
+    items: tuple[driver.Media, ...] = ()
+    if body.carousel_file_ids:
+        items = await run_in_threadpool(_checked_items, ctx, platform, body)
+    elif not RULES[platform].text_only:
         media = await run_in_threadpool(_checked_media, ctx, platform, body)
-    attempt = await _record_attempt(ctx, platform, body, refresh=media is None)
-    delivery = _delivery(ctx, platform, body, attempt, media)
+    attempt = await _record_attempt(ctx, platform, body, refresh=media is None and not items)
+    delivery = replace(_delivery(ctx, platform, body, attempt, media), items=items)
     sending = asyncio.ensure_future(_send(ctx, platform, body, attempt, delivery))
     sending.add_done_callback(_retrieved)
     return await asyncio.shield(sending)
@@ -322,6 +326,30 @@ def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest
         file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
         rules.check_media(platform, file, fit=body.fit_choice)
         return media_sent(fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice))
+
+
+def _checked_items(
+    ctx: PublishContext, platform: Platform, body: PublishRequest
+) -> tuple[driver.Media, ...]:
+    """A carousel: the connection (refreshed first if its token lapsed), then each file
+    in order, checked as ``fileId`` is and named ``fileIds[i]``, each fitted for the
+    network where conversion meets its rules."""
+    with transaction(ctx.sessions, write=False) as db:
+        connection = require_publishable(db, ctx.account, body.connection_id, platform)
+        due = oauth.due_for_refresh(db, connection)
+    if due is not None:
+        _refresh(ctx, platform, due)
+    items = []
+    with transaction(ctx.sessions, write=False) as db:
+        connection = require_publishable(db, ctx.account, body.connection_id, platform)
+        rules.check_account(platform, connection)
+        for i, file_id in enumerate(body.carousel_file_ids):
+            field = f"fileIds[{i}]"
+            file = require_ready_file(db, ctx.account, file_id, field=field)
+            rules.check_carousel_item(platform, file, field=field, fit=body.fit_choice)
+            sent = fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
+            items.append(media_sent(sent))
+    return tuple(items)
 
 
 def media_sent(sent: fitting.Sent) -> driver.Media:

@@ -133,13 +133,20 @@ async def continue_thread(
         claim.resume = post_id  # part 0 is live: from here on the key stays held
     later = body.later_parts
     kinds = [PartKind.POST, *(part.kind for part in later)]
+    if len(stood) == 1 and later and later[0].kind == PartKind.ITEM:
+        stood = [*stood, *carousel_items(stood[0], body.item_parts)]
+        await ctx.writes.run_async(_items_unit(post_id, stood, first=not recorded))
+        recorded = True
     parts = [
         part_json(i, kinds[i], PartStatus.PUBLISHED, p.platform_post_id, p.url)
         for i, p in enumerate(stood)
     ]
-    previous = stood[-1]
+    # A reply follows the last part that is not a carousel's item (those went out with
+    # part 0, inside it).
+    previous = next(p for i, p in reversed(list(enumerate(stood))) if kinds[i] != PartKind.ITEM)
     for index in range(len(stood), len(later) + 1):
         part = later[index - 1]
+        assert part.kind != PartKind.ITEM, "a carousel's items stand with part 0"
         target = (stood[0] if part.kind == PartKind.COMMENT else previous).platform_post_id
         first_stands = stood[0] if index == 1 and not recorded else None
         await ctx.writes.run_async(_part_unit(post_id, index, part, target, first=first_stands))
@@ -169,6 +176,61 @@ async def continue_thread(
     if claim is not None:
         claim.settled = True
     return answer
+
+
+def carousel_items(first: driver.Published, count: int) -> tuple[driver.Published, ...]:
+    """The ``count`` items of the carousel part 0 published, as its network named them:
+    a driver of a network that gives items ids answers with every one
+    (``Published.items``)."""
+    if len(first.items) != count:
+        raise RuntimeError(
+            f"the network answered {len(first.items)} item ids for a carousel of {count}"
+        )
+    return first.items
+
+
+def _items_unit(
+    post_id: str, stood: list[driver.Published], *, first: bool
+) -> Callable[[Tx], None]:
+    """A carousel's items stand with part 0, in one unit (with ``first``, part 0 as it
+    stands too): a retry never finds part 0 standing without them."""
+
+    def unit(tx: Tx) -> None:
+        if first:
+            record_standing(tx, post_id, 0, stood[0])
+        add_items(tx, post_id, stood[1:])
+
+    return unit
+
+
+def record_standing(tx: Tx, post_id: str, index: int, published: driver.Published) -> None:
+    repository.record_part(
+        tx.link,
+        post_id,
+        index,
+        status=PartStatus.PUBLISHED.value,
+        platform_post_id=published.platform_post_id,
+        url=published.url,
+        published_at=published.published_at,
+    )
+
+
+def add_items(tx: Tx, post_id: str, items: list[driver.Published]) -> None:
+    """A carousel's items as parts 1 to n, standing."""
+    now = utcnow()
+    for index, item in enumerate(items, start=1):
+        repository.add_part(
+            tx.link,
+            post_id=post_id,
+            index=index,
+            kind=PartKind.ITEM.value,
+            status=PartStatus.PUBLISHED.value,
+            platform_post_id=item.platform_post_id,
+            url=item.url,
+            reply_to=None,
+            created_at=now,
+            published_at=item.published_at,
+        )
 
 
 def part_delivery(

@@ -79,7 +79,7 @@ def resolve_held_key(
     with transaction(sessions, write=False) as db:
         attempts = PostRepository(db).unsettled_by_key(account_id, key)
     for post in attempts:
-        if has_later_parts(post.request):
+        if has_later_parts(Platform(post.platform), post.request):
             with transaction(sessions, write=False) as db:
                 first = delivery_of(db, post)
             settled = settle_thread(sessions, drivers[Platform(post.platform)], post, first)
@@ -101,7 +101,7 @@ def look_up(sessions: sessionmaker[Session], drivers: Drivers, post: Post) -> Fo
     platform = Platform(post.platform)
     if UNANSWERABLE in (post.result or {}):  # asked before: the answer will not change
         raise driver.LookupUnsupported(str((post.result or {})[UNANSWERABLE]))
-    if has_later_parts(post.request):
+    if has_later_parts(Platform(post.platform), post.request):
         # Its parts are looked up by a retry with its key, which then goes on after the
         # parts that stand (``resuming``); on its own, nothing of it is sent again.
         raise driver.LookupUnsupported("a post of several parts is settled by a retry with its key")
@@ -138,6 +138,11 @@ def delivery_of(db: Session, post: Post) -> driver.Delivery:
     file = db.get(File, post.file_id) if post.file_id else None
     body = REQUESTS[platform].model_validate(post.request)
     kept = (post.result or {}).get(PLATFORM_REFERENCE)
+    items = tuple(
+        media_of(item)
+        for item in (db.get(File, file_id) for file_id in body.carousel_file_ids)
+        if item is not None
+    )
     return driver.Delivery(
         platform=platform,
         account=driver.Account(connection.id, connection.name),
@@ -145,6 +150,7 @@ def delivery_of(db: Session, post: Post) -> driver.Delivery:
         media=media_of(file) if file is not None and not RULES[platform].text_only else None,
         reference=post.id,
         platform_reference=str(kept) if kept else None,
+        items=items,
     )
 
 
