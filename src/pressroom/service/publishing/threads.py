@@ -306,15 +306,7 @@ def _part_unit(
 
 def _stood_unit(post_id: str, index: int, published: driver.Published) -> Callable[[Tx], None]:
     def unit(tx: Tx) -> None:
-        repository.record_part(
-            tx.link,
-            post_id,
-            index,
-            status=PartStatus.PUBLISHED.value,
-            platform_post_id=published.platform_post_id,
-            url=published.url,
-            published_at=published.published_at,
-        )
+        record_standing(tx, post_id, index, published)
 
     return unit
 
