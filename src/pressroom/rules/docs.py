@@ -1,9 +1,9 @@
 """The rule table as the documentation shows it: one row per rule, written from the table,
 so the documentation and the rules cannot drift apart (a test compares them).
 
-``python -m pressroom.rules.docs`` rewrites the table on the rules page and on each
-network's page (``docs/networks/``), as ``python -m pressroom.docs`` does with every
-generated page."""
+``python -m pressroom.docs`` rewrites the table on the rules page and on each
+network's page (``docs/networks/``) with every other generated page; this module only makes
+the rows, so the documentation package depends on the rules and never the other way."""
 
 from __future__ import annotations
 
@@ -71,10 +71,3 @@ def markdown_table(platform: Platform | None = None) -> list[str]:
             f"| [{rule.doc_url.split('://', 1)[1].split('/', 1)[0]}]({rule.doc_url}) |"
         )
     return rows
-
-
-if __name__ == "__main__":
-    from pressroom.docs.pages import write
-
-    for path in write():
-        print(f"wrote {path}")
