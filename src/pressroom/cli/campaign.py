@@ -306,8 +306,8 @@ def _print_plan(result: Plan) -> None:
             + _parts_note(post.parts, "firstComment" in post.body)
         )
         body = dict(post.body)
-        if post.media:
-            body = post.publish_body({post.media: f"<file id of {post.media}>"})
+        if post.media or post.carousel:
+            body = post.publish_body({name: f"<file id of {name}>" for name in post.needs})
         typer.echo(f"      {json.dumps(body, ensure_ascii=False)}")
         if post.thumbnail:
             thumb = post.thumbnail
@@ -343,6 +343,7 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
         )
         return
     used = {row["thumbnail"] for row in rows} | {p.media for p in campaign.posts}
+    used |= {name for p in campaign.posts for content in p.contents for name in content.carousel}
     uploads = [m for name, m in campaign.media.items() if name in used]
     typer.echo(
         f"campaign {campaign.name} (offline): {_plural(len(rows), 'post block')}, "
