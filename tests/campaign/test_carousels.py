@@ -204,5 +204,39 @@ posts:
         '"<file id of cover>", "<file id of pin>"], "message": "Three looks"}'
     ) in out.splitlines()
     assert "2 uploads" not in out and "3 uploads" in out
+    assert (
+        "  looks  page_social  to every active connection  POST "
+        "/api/v2/page_social/publish  (a carousel of 3 items, 4 parts)"
+    ) in out.splitlines()
     code, out, _ = run("plan", "--offline", "--json", "c.yaml")
     assert [row["parts"] for row in json.loads(out)["posts"]] == [4]
+
+
+def test_plan_words_each_shape_of_parts(write: Write) -> None:
+    """A carousel with a first comment, one whose network names no items, and a thread
+    opening with a carousel: each call's note says what it makes and counts its parts
+    as the run's result will."""
+    from tests.campaign.test_cli import run
+
+    write(
+        "name: looks\n"
+        + MEDIA
+        + """\
+posts:
+  - id: looks
+    photo_sharing:
+      caption: "Three looks"
+      first_comment: "Which one?"
+      media: [cover, photo, cover]
+    pin_board: {board: b, media: [pin, cover]}
+    text_thread: {text: "One", thread: ["Two", "Three"], media: [cover, photo]}
+"""
+    )
+    code, out, _ = run("plan", "--offline", "c.yaml")
+    assert code == 0, out
+    notes = [line.split("/publish", 1)[1] for line in out.splitlines() if "/publish" in line]
+    assert notes == [
+        "  (a carousel of 3 items and its first comment, 5 parts)",
+        "  (a carousel of 2 items, 1 part)",  # Pinterest gives items no ids
+        "  (a thread of 3 parts, the first a carousel of 2 items, 5 parts)",
+    ]

@@ -9,6 +9,7 @@ import hashlib
 from pathlib import Path
 
 import httpx
+import pytest
 
 from pressroom.pipeline.runner import run_campaign_file
 from tests.pipeline.conftest import LiveService, WriteCampaign
@@ -52,7 +53,10 @@ posts:
 
 
 def test_a_carousel_is_published_with_its_items_and_a_rerun_finds_it_done(
-    live_service: LiveService, write_campaign: WriteCampaign, tmp_path: Path
+    live_service: LiveService,
+    write_campaign: WriteCampaign,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     live_service.connect("photo_sharing", "acme.photos", account_type="business")
     live_service.connect("page_social", "Acme Page")
@@ -70,6 +74,8 @@ def test_a_carousel_is_published_with_its_items_and_a_rerun_finds_it_done(
         (3, "item", "published"),
     ]
     assert carousel["url"] == carousel["parts"][0]["url"]
+    [table_row] = [line for line in capsys.readouterr().out.splitlines() if "photo_sharing" in line]
+    assert "│ published │ 4/4 " in table_row, "the result table's parts column"
     assert not rows["page_social"]["parts"], "the post's one file elsewhere: one part"
 
     sent = {d.platform: d for d in live_service.deliveries()}
