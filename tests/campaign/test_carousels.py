@@ -6,6 +6,7 @@ as the post's media in order."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from pressroom.campaign import load, plan, validate
@@ -240,3 +241,46 @@ posts:
         "  (a carousel of 2 items, 1 part)",  # Pinterest gives items no ids
         "  (a thread of 3 parts, the first a carousel of 2 items, 5 parts)",
     ]
+
+
+def test_the_preview_shows_a_carousels_files_in_order(write: Write) -> None:
+    """The Markdown lists them in order with their facts and no image; the HTML shows a
+    thumbnail of each, in order, written beside the page."""
+    from tests.campaign.test_preview import preview
+
+    write(
+        "name: looks\n"
+        + MEDIA
+        + """\
+posts:
+  - id: looks
+    media: clip
+    photo_sharing: {caption: "Three looks", fit: crop, media: [pin, clip, cover]}
+    page_social: {message: "The film"}
+"""
+    )
+    code, out, _ = preview("c.yaml")
+    assert code == 0, out
+    instagram = out.split("#### Instagram (photo_sharing)", 1)[1].split("####", 1)[0]
+    assert [line.split(" (", 1)[0] for line in instagram.splitlines() if "- media" in line] == [
+        "- media 1 of 3: pin",
+        "- media 2 of 3: clip",
+        "- media 3 of 3: cover",
+    ]
+    assert "A carousel of 3 files, in order:" in instagram
+    facebook = out.split("#### Facebook (page_social)", 1)[1]
+    assert "- media 1 of 1: clip (media/clip.mp4)" in facebook and "carousel" not in facebook
+    assert "data:" not in out and "![" not in out and "<img" not in out
+
+    code, _, err = preview("c.yaml", "--format", "html", "-o", "out/preview.html")
+    assert code == 0, err
+    page = Path("out/preview.html").read_text()
+    article = page.split('data-platform="photo_sharing"', 1)[1].split("</article>", 1)[0]
+    assert '<ol class="media" aria-label="carousel of 3 files, in order">' in article
+    assert re.findall(r'<figure data-media="([^"]+)"><img src="preview_files/', article) == [
+        "pin",
+        "clip",
+        "cover",
+    ]
+    assert re.findall(r'alt="media (\d of \d), ', article) == ["1 of 3", "2 of 3", "3 of 3"]
+    assert "data:" not in page
