@@ -164,9 +164,9 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
         posts.append((planned, future))
 
     in_turn = round_robin(fan_out.posts)
-    waiting = [p for p in in_turn if p.media or p.thumbnail]
+    waiting = [p for p in in_turn if p.needs]
     for planned in in_turn:
-        if not (planned.media or planned.thumbnail):
+        if not planned.needs:
             submit(planned, {})
 
     wait(list(ready_by_hash.values()))
@@ -180,11 +180,7 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
             media_errors[name] = str(readiness.state.result(raise_on_failure=False))
 
     for planned in waiting:
-        missing = [
-            m
-            for m in (planned.media, planned.thumbnail and planned.thumbnail.media)
-            if m and m not in file_ids
-        ]
+        missing = [m for m in planned.needs if m not in file_ids]
         if missing:
             progress.advanced(Stage.POST)
             rows.append(
@@ -292,7 +288,7 @@ def _dry_run(fan_out: Plan, edition: str) -> State[Any]:
             "post": p.post_id,
             "platform": p.platform.value,
             "connection": p.connection.name,
-            "media": p.media or "",
+            "media": p.media or ", ".join(p.carousel),
             "parts": p.parts,
             "idempotencyKey": p.idempotency_key(edition),
         }

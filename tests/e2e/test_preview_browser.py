@@ -85,18 +85,33 @@ def test_every_post_of_the_repository_shows_its_text_counts_and_thumbnails(
                             assert any(f"/ {rule.max_chars:,} characters" in c for c in counts)
                     replies = article.locator('.part[data-kind="reply"]')
                     assert replies.count() == (len(content.thread) if rule.name == "text" else 0)
-                if post.media is not None and not RULES[content.platform].text_only:
-                    media = campaign.media[post.media]
-                    figure = article.locator(f'ol.media figure[data-media="{media.name}"]')
-                    assert "1 of 1" in figure.locator("img").get_attribute("alt")
+                # The post's one file, or a carousel's files in the order written.
+                files = list(content.carousel) or (
+                    [post.media]
+                    if post.media is not None and not RULES[content.platform].text_only
+                    else []
+                )
+                for number, name in enumerate(files, 1):
+                    media = campaign.media[name]
+                    figure = article.locator("ol.media > li").nth(number - 1).locator("figure")
+                    assert figure.get_attribute("data-media") == name
+                    alt = figure.locator("img").get_attribute("alt")
+                    assert f"{number} of {len(files)}, {name}" in alt
                     assert media.written_path in figure.inner_text()
-                expected = 1 if post.media else 0
-                expected += content.thumbnail is not None
+                expected = len(files) + (content.thumbnail is not None)
                 widths = thumbnails_loaded(article)
                 assert len(widths) == expected and all(0 < w <= 320 for w in widths)
     assert blocks == page.locator("article.block").count() == 17
     microblog = page.locator('section.post[data-post="hello"] article[data-platform="microblog"]')
     assert "63 / 280 weighted characters" in microblog.locator(".count").first.inner_text()
+    # spring-launch's Instagram carousel: the film, then the cover, in that order.
+    carousel = page.locator(
+        'section.post[data-post="launch-film"] article[data-platform="photo_sharing"] ol.media'
+    )
+    assert carousel.get_attribute("aria-label") == "carousel of 2 files, in order"
+    assert carousel.locator("figure").evaluate_all(
+        "figures => figures.map(figure => figure.dataset.media)"
+    ) == ["film", "cover"]
     check_page(page, axe, "campaign-preview")
 
 

@@ -27,7 +27,14 @@ from pressroom.campaign.fields import (
     THUMBNAIL,
     content_fields,
 )
-from pressroom.campaign.format import FIRST_COMMENT_KEY, MEDIA_NAME, SLUG, THREAD, Block
+from pressroom.campaign.format import (
+    CAROUSEL,
+    FIRST_COMMENT_KEY,
+    MEDIA_NAME,
+    SLUG,
+    THREAD,
+    Block,
+)
 from pressroom.campaign.format import Post as PostSpec
 from pressroom.campaign.issues import Reporter, did_you_mean
 from pressroom.campaign.selectors import parse_selector
@@ -232,6 +239,11 @@ class _Checker:
         )
         if comment is not None:
             origins[FIRST_COMMENT_KEY] = comment_origin
+        carousel, carousel_origin = _pick_raw(
+            CAROUSEL, own, fallback, path, ("defaults", platform.value)
+        )
+        if carousel is not None:
+            origins[CAROUSEL] = carousel_origin
         content = model.Content(
             platform,
             fields,
@@ -240,13 +252,17 @@ class _Checker:
             origins,
             tuple(part.rstrip() for part in thread or ()),
             comment.rstrip() if isinstance(comment, str) else None,
+            carousel=tuple(name.strip() for name in carousel or ()),
         )
         self._check_text(content)
         if thread is not None:
             self._check_thread(content)
         if content.first_comment is not None:
             self._check_first_comment(content)
-        self._check_media(content, media, post.media)
+        if carousel is not None:
+            self._check_carousel(content)  # instead of the post's media, on this network
+        else:
+            self._check_media(content, media, post.media)
         return content
 
     def _check_text(self, content: model.Content) -> None:
@@ -335,7 +351,7 @@ class _Checker:
                     f"{violation.message.rstrip('.')}",
                     rule=violation.rule,
                 )
-        too_many = network.check_thread(content.platform, content.parts)
+        too_many = network.check_thread(content.platform, 1 + len(content.thread))
         if too_many is not None:
             self.report.error(
                 origin,
@@ -367,6 +383,55 @@ class _Checker:
                 f"{violation.message.rstrip('.')}",
                 rule=violation.rule,
             )
+
+    def _check_carousel(self, content: model.Content) -> None:
+        """A carousel's media list: its count at the key (the network's ``ItemsPerPost``
+        rule, as the API checks ``fileIds``, else pressroom's floor of two), then each
+        item at its own line as the API checks ``fileIds[i]``: a known media name, a
+        kind the network's carousels take, the spec's video length, the network's media
+        rules."""
+        origin = content.origins[CAROUSEL]
+        platform = content.platform
+        carousel = network.CAROUSELS[platform]
+        count = len(content.carousel)
+        wrong_count = network.check_carousel(platform, count)
+        if wrong_count is not None:
+            self.report.error(
+                origin,
+                f"{wrong_count.rule.network} would refuse it: {wrong_count.message.rstrip('.')}",
+                at_key=True,
+                rule=wrong_count.rule,
+            )
+        elif count < network.MIN_CAROUSEL_ITEMS:
+            self.report.error(
+                origin,
+                f"a carousel lists at least {network.MIN_CAROUSEL_ITEMS} media; this one "
+                f"lists {count}: add more, or write 'media: <name>' on the post for one file",
+                at_key=True,
+            )
+        for index, name in enumerate(content.carousel):
+            where = (*origin, index)
+            self.used_media.add(name)
+            media = self.media.get(name)
+            if media is None:
+                if name not in self.unusable_media:
+                    known = set(self.shape.media) | self.unusable_media
+                    hint = did_you_mean(name, known) if known else "add it under 'media:' first"
+                    self.report.error(where, f"no media named '{name}'; {hint}")
+                continue
+            if media.kind not in carousel.kinds:
+                kinds = " or ".join(_ARTICLE[kind] for kind in sorted(carousel.kinds))
+                self.report.error(
+                    where,
+                    f"{carousel.network}'s carousels on {platform.value} take {kinds} per "
+                    f"item, but media '{name}' is {_ARTICLE[media.kind]}",
+                )
+                continue
+            self._check_duration(platform, media, where, at_key=False)
+            self._check_network_media(platform, media, where, at_key=False, fit=_fit_of(content))
+            advice = _ADVICE.get(platform)
+            if advice is not None:
+                self._advise(advice, media, where, at_key=False)
 
     def _missing(self, content: model.Content, name: str) -> None:
         if (*content.path, name) in self.shape.set_aside:
@@ -415,23 +480,30 @@ class _Checker:
                 at_key=True,
             )
             return
-        duration = media.info.duration_seconds
-        low, high = rules.min_video_seconds, rules.max_video_seconds
-        too_short = duration is not None and low is not None and duration < low
-        too_long = duration is not None and high is not None and duration > high
-        if media.kind is MediaKind.VIDEO and duration is not None and (too_short or too_long):
-            self.report.error(
-                content.path,
-                f"{platform} takes videos of {_span(low, high)}; media '{media.name}' is "
-                f"{_seconds(duration)} long",
-                at_key=True,
-            )
+        self._check_duration(content.platform, media, content.path, at_key=True)
         self._check_network_media(
             content.platform, media, content.path, at_key=True, fit=_fit_of(content)
         )
         advice = _ADVICE.get(content.platform)
         if advice is not None:
             self._advise(advice, media, content.path, at_key=True)
+
+    def _check_duration(
+        self, platform: Platform, media: model.Media, path: FieldPath, *, at_key: bool
+    ) -> None:
+        """A video against the spec's length for the label."""
+        rules = RULES[platform]
+        duration = media.info.duration_seconds
+        low, high = rules.min_video_seconds, rules.max_video_seconds
+        too_short = duration is not None and low is not None and duration < low
+        too_long = duration is not None and high is not None and duration > high
+        if media.kind is MediaKind.VIDEO and duration is not None and (too_short or too_long):
+            self.report.error(
+                path,
+                f"{platform.value} takes videos of {_span(low, high)}; media '{media.name}' "
+                f"is {_seconds(duration)} long",
+                at_key=at_key,
+            )
 
     def _check_network_media(
         self,

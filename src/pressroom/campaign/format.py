@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pressroom.platforms import PRIVACY_STATUSES, RULES, Platform
-from pressroom.rules import FIRST_COMMENT
+from pressroom.rules import CAROUSELS, FIRST_COMMENT, MIN_CAROUSEL_ITEMS, carousel_rule
 from pressroom.rules.model import Fit, PartsPerThread, TextLength
 from pressroom.rules.table import NETWORKS, rules_of
 from pressroom.statuses import ShortVideoPrivacyLevel
@@ -120,6 +120,33 @@ def _first_comment(platform: Platform) -> Any:
             "A comment the account adds under its own post once the post is published "
             "(a second part, `comment`, in the run's result). A comment the network "
             "refuses leaves the post partial; the next run sends only the comment. " + limit
+        ),
+    )
+
+
+def _carousel(platform: Platform) -> Any:
+    """A carousel's media, on the labels whose network publishes several files as one
+    post; how many it takes is read from its ``ItemsPerPost`` rule, where it has one."""
+    carousel = CAROUSELS[platform]
+    rule = carousel_rule(platform)
+    count = (
+        f"{rule.network} takes {rule.min_items:,} to {rule.max_items:,}"
+        if rule is not None
+        else f"At least {MIN_CAROUSEL_ITEMS:,}; {carousel.network} documents no upper bound"
+    )
+    kinds = " or ".join(f"{kind}s" for kind in sorted(carousel.kinds))
+    items = (
+        "as `post`, then one `item` part per file"
+        if carousel.item_ids
+        else f"as one `post` part: {carousel.network} gives its items no ids"
+    )
+    return Field(
+        None,
+        description=(
+            "Makes the post a carousel: names of entries under `media` ("
+            f"{kinds}), in the order shown, published as {carousel.how}. {count}. Used "
+            "instead of the post's `media` on this network; each file is held to the "
+            f"network's media rules. The run's result lists the carousel {items}."
         ),
     )
 
@@ -256,12 +283,14 @@ class ShortVideoBlock(Block):
 
 class PhotoSharingBlock(Block):
     caption: str | None = _text_field(Platform.PHOTO_SHARING, "caption", "The caption.")
+    media: list[str] | None = _carousel(Platform.PHOTO_SHARING)
     first_comment: str | None = _first_comment(Platform.PHOTO_SHARING)
     fit: str | None = _fit()
 
 
 class PageSocialBlock(Block):
     message: str | None = _text_field(Platform.PAGE_SOCIAL, "message", "The page post's text.")
+    media: list[str] | None = _carousel(Platform.PAGE_SOCIAL)
     first_comment: str | None = _first_comment(Platform.PAGE_SOCIAL)
     fit: str | None = _fit()
 
@@ -274,23 +303,29 @@ class PinBoardBlock(Block):
     description: str | None = _text_field(
         Platform.PIN_BOARD, "description", "The pin's description."
     )
+    media: list[str] | None = _carousel(Platform.PIN_BOARD)
     fit: str | None = _fit()
 
 
 class TextThreadBlock(Block):
     text: str | None = _text_field(Platform.TEXT_THREAD, "text", "The post's text.")
     thread: list[str] | None = _thread(Platform.TEXT_THREAD)
+    media: list[str] | None = _carousel(Platform.TEXT_THREAD)
 
 
 class ProfessionalNetworkBlock(Block):
     text: str | None = _text_field(Platform.PROFESSIONAL_NETWORK, "text", "The post's text.")
     first_comment: str | None = _first_comment(Platform.PROFESSIONAL_NETWORK)
+    media: list[str] | None = _carousel(Platform.PROFESSIONAL_NETWORK)
 
 
 THREAD = "thread"
 """The key of a thread's follow-up parts, on the blocks whose network chains replies."""
 FIRST_COMMENT_KEY = FIRST_COMMENT
 """The key of a first comment, on the blocks whose network takes one."""
+CAROUSEL = "media"
+"""The key of a carousel's media names, on the blocks whose network takes carousels; the
+post's ``media`` names its one file."""
 
 BLOCKS: dict[Platform, type[Block]] = {
     Platform.MICROBLOG: MicroblogBlock,

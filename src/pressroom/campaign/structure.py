@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from pressroom.campaign.format import (
+    CAROUSEL,
     EXTENSION_PREFIX,
     FIRST_COMMENT_KEY,
     THREAD,
@@ -31,8 +32,8 @@ from pressroom.campaign.format import (
 )
 from pressroom.campaign.issues import Reporter, did_you_mean
 from pressroom.campaign.source import Path
-from pressroom.platforms import Platform
-from pressroom.rules import COMMENTED, takes_threads
+from pressroom.platforms import RULES, Platform
+from pressroom.rules import CAROUSELS, COMMENTED, takes_threads
 
 M = TypeVar("M", bound=BaseModel)
 _PARTS = {"media": dict, "defaults": dict, "posts": list}
@@ -40,6 +41,8 @@ _THREADED = [platform.value for platform in Platform if takes_threads(platform)]
 _UNTHREADED = {platform.value for platform in Platform if not takes_threads(platform)}
 _COMMENTED = [platform.value for platform in COMMENTED]
 _UNCOMMENTED = {platform.value for platform in Platform if platform not in COMMENTED}
+_CAROUSELS = [platform.value for platform in CAROUSELS]
+_NO_CAROUSELS = {platform.value for platform in Platform if platform not in CAROUSELS}
 
 
 @dataclass
@@ -229,8 +232,28 @@ def _report(
                 f"{loc[-2]} takes no thread; only {' and '.join(_THREADED)} post one, as a "
                 "chain of replies"
             )
+        if name == CAROUSEL and len(loc) >= 2 and str(loc[-2]) in _NO_CAROUSELS:
+            hint = (
+                f"{loc[-2]} takes no carousel; only {', '.join(_CAROUSELS)} publish a "
+                "list of media as one post"
+            )
+            if not RULES[Platform(str(loc[-2]))].text_only:
+                hint += " (for one file, write 'media: <name>' on the post)"
         report.error(path, f"unknown key '{name}'; {hint}", at_key=True)
         report.unknown_keys.add(path)
+        return
+    if kind == "list_type" and name == CAROUSEL and len(loc) >= 2:
+        one = error.get("input")
+        report.error(
+            path,
+            _expected("a list of media names (lines starting with '- ')", one)
+            + f": media in a {loc[-2]} block lists a carousel's files; for one file, "
+            + (
+                f"write 'media: {one}' on the post"
+                if isinstance(one, str)
+                else "write 'media:' on the post"
+            ),
+        )
         return
     report.error(path, _message(model, error, loc))
 

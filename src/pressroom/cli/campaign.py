@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -303,11 +303,11 @@ def _print_plan(result: Plan) -> None:
     for post in result.posts:
         typer.echo(
             f"  {post.post_id}  {post.platform.value}  {post.connection}  POST {post.endpoint}"
-            + _parts_note(post.parts, "firstComment" in post.body)
+            + _parts_note(post.parts, post.body, len(post.carousel))
         )
         body = dict(post.body)
-        if post.media:
-            body = post.publish_body({post.media: f"<file id of {post.media}>"})
+        if post.media or post.carousel:
+            body = post.publish_body({name: f"<file id of {name}>" for name in post.needs})
         typer.echo(f"      {json.dumps(body, ensure_ascii=False)}")
         if post.thumbnail:
             thumb = post.thumbnail
@@ -343,6 +343,7 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
         )
         return
     used = {row["thumbnail"] for row in rows} | {p.media for p in campaign.posts}
+    used |= {name for p in campaign.posts for content in p.contents for name in content.carousel}
     uploads = [m for name, m in campaign.media.items() if name in used]
     typer.echo(
         f"campaign {campaign.name} (offline): {_plural(len(rows), 'post block')}, "
@@ -355,21 +356,30 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
     for row in rows:
         typer.echo(
             f"  {row['post']}  {row['platform']}  to {row['connections']}  POST {row['endpoint']}"
-            + _parts_note(row["parts"], "firstComment" in row["body"])
+            + _parts_note(row["parts"], row["body"], len(row["body"].get("fileIds") or ()))
         )
         typer.echo(f"      {json.dumps(row['body'], ensure_ascii=False)}")
         if row["thumbnail"]:
             typer.echo(f"      then set thumbnail '{row['thumbnail']}' on the new video")
 
 
-def _parts_note(parts: int, first_comment: bool) -> str:
-    """``  (a thread of 3 parts)`` after a publish call that makes a thread, ``  (a post
-    and its first comment, 2 parts)`` after one with a first comment."""
-    posts = parts - first_comment
-    if not first_comment:
-        return f"  (a thread of {parts} parts)" if parts > 1 else ""
+def _parts_note(parts: int, body: Mapping[str, Any], items: int) -> str:
+    """What a publish call makes, after it: ``  (a thread of 3 parts)``, ``  (a post and
+    its first comment, 2 parts)``, ``  (a carousel of 3 items, 4 parts)``; nothing for
+    a post of one part."""
+    posts = 1 + len(body.get("thread") or ())
+    first_comment = "firstComment" in body
+    if posts == 1 and not items and not first_comment:
+        return ""
     made = f"a thread of {posts} parts" if posts > 1 else "a post"
-    return f"  ({made} and its first comment, {parts} parts)"
+    if items:
+        carousel = f"a carousel of {items} items"
+        made = f"{made}, the first {carousel}" if posts > 1 else carousel
+    if first_comment:
+        made += " and its first comment"
+    elif posts > 1 and not items:
+        return f"  ({made})"
+    return f"  ({made}, {_plural(parts, 'part')})"
 
 
 def _print_uploads(rows: Iterable[tuple[str, str, str, int, str | None, str | None]]) -> None:

@@ -42,11 +42,13 @@ exactly-once record had it, or the service replayed its answer (``Idempotent-Rep
 
 @dataclass(frozen=True)
 class PartRow:
-    """One part of a thread as the service answered: ``published``, ``failed``, ``unknown``."""
+    """One part of a post as the service answered: ``published``, ``failed``, ``unknown``."""
 
     index: int
     status: str
     url: str | None = None
+    kind: str | None = None
+    """``post``, ``reply``, ``item`` or ``comment``, as the service names it."""
 
     @property
     def stands(self) -> bool:
@@ -70,8 +72,8 @@ class ResultRow:
     """Why it was skipped (``already published``), when it was."""
     kind: Kind = Kind.POST
     parts: tuple[PartRow, ...] = ()
-    """A thread's parts in order (the first is what ``url`` points at); empty for a
-    single post."""
+    """A post's parts in order (a thread's, a carousel's items, a first comment; the
+    first is what ``url`` points at); empty for a post of one part."""
 
     @property
     def status_text(self) -> str:

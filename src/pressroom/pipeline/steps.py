@@ -308,7 +308,9 @@ def publish_post(
 
 
 def part_rows(parts: list[Part]) -> tuple[PartRow, ...]:
-    return tuple(PartRow(part.index, part.status or "unknown", part.url) for part in parts)
+    return tuple(
+        PartRow(part.index, part.status or "unknown", part.url, part.kind) for part in parts
+    )
 
 
 def partial_row(

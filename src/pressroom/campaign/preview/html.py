@@ -183,7 +183,8 @@ class _Page:
             items = "".join(
                 self.figure(item, (number, count)) for number, item in enumerate(part.media, 1)
             )
-            media = f'<ol class="media">{items}</ol>\n'
+            label = f' aria-label="carousel of {count} files, in order"' if count > 1 else ""
+            media = f'<ol class="media"{label}>{items}</ol>\n'
         texts = "".join(_text(text) for text in part.texts)
         return f'<div class="part" data-kind="{part.kind.value}">\n{heading}{media}{texts}</div>\n'
 

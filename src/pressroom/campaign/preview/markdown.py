@@ -124,6 +124,8 @@ def _part(part: Part, parts: int) -> list[str]:
         lines += ["**First comment**", ""]
     elif parts > 1:
         lines += [f"**Part {part.index + 1} of {parts}**", ""]
+    if len(part.media) > 1:
+        lines += [f"A carousel of {len(part.media)} files, in order:", ""]
     for index, item in enumerate(part.media, 1):
         lines.append(f"- media {index} of {len(part.media)}: {_media(item)}")
     if part.media:

@@ -239,7 +239,13 @@ def _block(
         if (value := content.text(rule.name)) is not None
     )
     media: tuple[MediaPreview, ...] = ()
-    if not spec.text_only and post.media is not None and post.media in campaign.media:
+    if content.carousel:  # its files in order, instead of the post's one
+        media = tuple(
+            MediaPreview(campaign.media[name])
+            for name in content.carousel
+            if name in campaign.media
+        )
+    elif not spec.text_only and post.media is not None and post.media in campaign.media:
         media = (MediaPreview(campaign.media[post.media]),)
     thumbnail = None
     if content.thumbnail is not None and content.thumbnail in campaign.media:
