@@ -34,7 +34,7 @@ from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 from pressroom.campaign import Plan, PlannedPost, load, plan
 from pressroom.campaign.validate import campaign_name
 from pressroom.client import APIError, FileStatus
-from pressroom.pipeline import outcomes, progress, run_logs, steps
+from pressroom.pipeline import outcomes, progress, steps
 from pressroom.pipeline.outcomes import Kind, PublishFailed, ResultRow, Status
 from pressroom.pipeline.prefect_liveness import Lease, settle_abandoned_runs
 from pressroom.pipeline.progress import Stage
@@ -50,7 +50,6 @@ from tasks.publishing import (
 )
 
 MANUAL_EDITION = "manual"
-run_logs.attach()
 
 
 def current_edition(given: str | None) -> str:

@@ -43,6 +43,7 @@ from pressroom.pipeline.outcomes import (
     Status,
 )
 from pressroom.pipeline.retrying import TransientFailure, is_transient, retry_after
+from pressroom.pipeline.run_logs import RUN_LOG
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -157,7 +158,9 @@ def upload_medium(
     """Upload once per content, service and account: returns (fileId, reused)."""
     known = known_file_id(client, upload.sha256, memory, upload.name)
     if known is not None:
+        log.info("%s: already uploaded as %s, not uploaded again", upload.name, known)
         return known, True
+    started = time.monotonic()
     try:
         status = client.upload(
             upload.path,
@@ -169,6 +172,15 @@ def upload_medium(
     except PressroomError as exc:
         raise transient_or_final(exc, f"uploading {upload.name}") from exc
     memory.remember(upload.sha256, status.file_id)
+    RUN_LOG.info(
+        "%s: uploaded %s (%s, %d bytes) as %s in %.2f s",
+        upload.name,
+        upload.filename,
+        upload.content_type,
+        upload.size,
+        status.file_id,
+        time.monotonic() - started,
+    )
     return status.file_id, False
 
 
@@ -199,9 +211,21 @@ def until_media_ready(
             sleep(pause)
 
 
-def wait_ready(client: Client, file_id: str, *, poll_interval: float, timeout: float) -> FileStatus:
+def wait_ready(
+    client: Client, name: str, file_id: str, *, poll_interval: float, timeout: float
+) -> FileStatus:
     """Until the service has processed the file; a failure or time-out is final for its posts."""
-    return client.wait_until_ready(file_id, poll_interval=poll_interval, timeout=timeout)
+    RUN_LOG.info(
+        "%s: waiting for %s to be processed (a look every %.1f s, for up to %.0f s)",
+        name,
+        file_id,
+        poll_interval,
+        timeout,
+    )
+    started = time.monotonic()
+    status = client.wait_until_ready(file_id, poll_interval=poll_interval, timeout=timeout)
+    RUN_LOG.info("%s: ready after %.2f s", name, time.monotonic() - started)
+    return status
 
 
 # --- publishing --------------------------------------------------------------------------
@@ -218,6 +242,26 @@ def row_for(planned: PlannedPost, key: str, status: Status, **values: object) ->
     )
 
 
+def _what(planned: PlannedPost) -> str:
+    return f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
+
+
+def _thumbnail_what(planned: PlannedPost) -> str:
+    return f"thumbnail · {planned.connection.name} · {planned.post_id}"
+
+
+def reported(step: Callable[[], ResultRow], what: str) -> ResultRow:
+    """``step()``'s row, or the row its ``PublishFailed`` carries, said in the run's log
+    (a ``TransientFailure`` is said by the retry that follows it)."""
+    try:
+        row = step()
+    except PublishFailed as exc:
+        RUN_LOG.info("%s: %s", what, exc.row.log_line)
+        raise
+    RUN_LOG.info("%s: %s", what, row.log_line)
+    return row
+
+
 def publish_post(
     client: Client,
     planned: PlannedPost,
@@ -230,6 +274,35 @@ def publish_post(
     media_wait: float = MEDIA_WAIT_SECONDS,
     sleep: Callable[[float], None] = time.sleep,
 ) -> ResultRow:
+    """Publish one post × connection, its result said in the run's log (``_publish``)."""
+    return reported(
+        lambda: _publish(
+            client,
+            planned,
+            file_ids,
+            key=key,
+            evidence=evidence,
+            attempt=attempt,
+            started=started,
+            media_wait=media_wait,
+            sleep=sleep,
+        ),
+        _what(planned),
+    )
+
+
+def _publish(
+    client: Client,
+    planned: PlannedPost,
+    file_ids: Mapping[str, str],
+    *,
+    key: str,
+    evidence: IdempotencyEvidence,
+    attempt: int,
+    started: float | None,
+    media_wait: float,
+    sleep: Callable[[float], None],
+) -> ResultRow:
     """Publish one post × connection. Raises ``TransientFailure`` to be retried, or
     ``PublishFailed`` carrying the row of a final failure or an unconfirmed outcome.
 
@@ -239,7 +312,7 @@ def publish_post(
     again after each ``Retry-After``, for up to ``media_wait`` seconds."""
     started = time.monotonic() if started is None else started
     request = PUBLISH_REQUESTS[planned.platform].model_validate(planned.publish_body(file_ids))
-    what = f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
+    what = _what(planned)
 
     def took() -> float:
         return round(time.monotonic() - started, 3)
@@ -348,7 +421,7 @@ def _resolve_unknown(
     attempt: int,
     duration: float,
 ) -> ResultRow:
-    what = f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
+    what = _what(planned)
     try:
         found = client.find_post(
             idempotency_key=key, connection_id=planned.connection.id, platform=planned.platform
@@ -398,9 +471,38 @@ def set_thumbnail(
     media_wait: float = MEDIA_WAIT_SECONDS,
     sleep: Callable[[float], None] = time.sleep,
 ) -> ResultRow:
+    """Set a video's thumbnail, its result said in the run's log."""
+    return reported(
+        lambda: _set_thumbnail(
+            client,
+            planned,
+            video_id,
+            file_ids,
+            key=key,
+            attempt=attempt,
+            started=started,
+            media_wait=media_wait,
+            sleep=sleep,
+        ),
+        _thumbnail_what(planned),
+    )
+
+
+def _set_thumbnail(
+    client: Client,
+    planned: PlannedPost,
+    video_id: str,
+    file_ids: Mapping[str, str],
+    *,
+    key: str,
+    attempt: int,
+    started: float | None,
+    media_wait: float,
+    sleep: Callable[[float], None],
+) -> ResultRow:
     assert planned.thumbnail is not None
     started = time.monotonic() if started is None else started
-    what = f"thumbnail · {planned.connection.name} · {planned.post_id}"
+    what = _thumbnail_what(planned)
     row = thumbnail_row(planned, key, Status.PUBLISHED, attempts=attempt)
     try:
         thumbnail_file_id = file_ids[planned.thumbnail.media]
