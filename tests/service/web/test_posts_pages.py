@@ -4,6 +4,7 @@ and what may be done about a post that did not go out (retry with its key, look 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +12,8 @@ import pytest
 from pressroom.platforms import RULES, Platform
 from pressroom.settings import Settings
 from tests.service.web.conftest import Browser, connect, csrf_of
+from tests.support.media import make_image
+from tests.support.uploads import upload_file
 
 PUBLISH = RULES[Platform.MICROBLOG].publish_path
 
@@ -201,3 +204,43 @@ def test_a_published_post_offers_nothing_and_refuses_a_forged_action(
         assert refused.status_code == 409 and "Nothing was done" in refused.text
     missing = browser.client.post("/posts/post_nope/retry", data={"csrf_token": csrf_of(page)})
     assert missing.status_code == 404
+
+
+def test_every_kind_of_part_is_shown_in_words(browser: Browser, tmp_path: Path) -> None:
+    """A carousel with a first comment: the post, an item per file and the comment, the
+    same part list on the history and on the post's page."""
+    headers, _ = signed_up(browser)
+    files = [
+        upload_file(browser.client, headers, make_image(tmp_path / f"{n}.png"))["fileId"]
+        for n in (1, 2)
+    ]
+    connect(browser, "professional_network", "Acme Inc.")
+    unified = browser.client.get("/api/connections/unified", headers=headers).json()
+    network = next(c["id"] for c in unified if c["platform"] == "professional_network")
+    sent = browser.client.post(
+        RULES[Platform.PROFESSIONAL_NETWORK].publish_path,
+        headers=headers,
+        json={
+            "connectionId": network,
+            "text": "our new office",
+            "fileIds": files,
+            "firstComment": "Photos by our team",
+        },
+    )
+    assert sent.status_code == 200, sent.text
+    parts = sent.json()["parts"]
+    assert [p["kind"] for p in parts] == ["post", "item", "item", "comment"]
+    shown = [
+        "Part 0, post",
+        "Part 1, carousel item",
+        "Part 2, carousel item",
+        "Part 3, first comment",
+    ]
+    history = browser.client.get("/posts").text
+    assert re.findall(r"(Part \d, [a-z ]+): ", history) == shown
+    for part in parts:
+        assert f'<a href="{part["url"]}" rel="noopener">open' in history
+    detail = browser.client.get(f"/posts/{sent.json()['recordId']}").text
+    rows = re.findall(r"<td>(\d)</td>\s*<td>([a-z ]+)</td>", detail)
+    assert [f"Part {i}, {kind}" for i, kind in rows] == shown
+    assert "What you can do" not in detail
