@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import uvicorn
+from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.service.app import create_app
@@ -56,6 +57,8 @@ class LiveServer:
     address: str
     settings: Settings
     sessions: sessionmaker[Session]
+    app: FastAPI
+    """The served app itself, for a test to reach its platform drivers."""
 
 
 @pytest.fixture(scope="session")
@@ -81,7 +84,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     while not server.started and thread.is_alive():
         threading.Event().wait(0.02)
     assert server.started, "the service did not start"
-    yield LiveServer(address, settings, app.state.session_factory)
+    yield LiveServer(address, settings, app.state.session_factory, app)
     server.should_exit = True
     thread.join(timeout=10)
     app.state.engine.dispose()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -40,11 +41,15 @@ class PostRepository:
         *,
         limit: int,
         after: Position | None = None,
+        before: Position | None = None,
         connection_id: str | None = None,
         platform: str | None = None,
         idempotency_key: str | None = None,
+        statuses: Collection[str] | None = None,
     ) -> list[Post]:
-        """A page of posts, newest first; ``after`` is the (created_at, id) of the last one seen."""
+        """A page of posts, newest first: older than ``after`` (the (created_at, id) of
+        the last one seen), or the ``limit`` just newer than ``before`` (the first one
+        seen), for a page back towards the newest."""
         query = select(Post).where(Post.account_id == account_id)
         if connection_id is not None:
             query = query.where(Post.connection_id == connection_id)
@@ -52,6 +57,8 @@ class PostRepository:
             query = query.where(Post.platform == platform)
         if idempotency_key is not None:
             query = query.where(Post.idempotency_key == idempotency_key)
+        if statuses is not None:
+            query = query.where(Post.status.in_(list(statuses)))
         if after is not None:
             query = query.where(
                 or_(
@@ -59,8 +66,17 @@ class PostRepository:
                     and_(Post.created_at == after.created_at, Post.id < after.id),
                 )
             )
-        query = query.order_by(Post.created_at.desc(), Post.id.desc()).limit(limit)
-        return list(self.db.scalars(query))
+        if before is None:
+            query = query.order_by(Post.created_at.desc(), Post.id.desc()).limit(limit)
+            return list(self.db.scalars(query))
+        query = query.where(
+            or_(
+                Post.created_at > before.created_at,
+                and_(Post.created_at == before.created_at, Post.id > before.id),
+            )
+        )
+        query = query.order_by(Post.created_at.asc(), Post.id.asc()).limit(limit)
+        return list(reversed(list(self.db.scalars(query))))
 
     def published_video(self, account_id: str, video_id: str) -> Post | None:
         return self.db.scalar(

@@ -43,7 +43,6 @@ from pressroom.service.db.session import transaction
 from pressroom.service.drivers import base as driver
 from pressroom.service.errors import ServiceError, unexpected_error
 from pressroom.service.media import fitting
-from pressroom.service.media.pagination import Position, decode_cursor, encode_cursor
 from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
@@ -56,6 +55,7 @@ from pressroom.service.publishing.attempts import (
     outcome_unit,
     published_unit,
 )
+from pressroom.service.publishing.browsing import browse_posts
 from pressroom.service.publishing.claims import take_in
 from pressroom.service.publishing.context import PublishContext
 from pressroom.service.publishing.repository import PostRepository
@@ -618,32 +618,13 @@ def list_posts(
     platform: str | None,
     idempotency_key: str | None,
 ) -> tuple[list[Post], str | None]:
-    if platform is not None and platform not in {p.value for p in Platform}:
-        known = ", ".join(p.value for p in Platform)
-        raise ServiceError(
-            error_codes.VALIDATION_ERROR,
-            f"platform must be one of {known}, not {platform!r}.",
-            field="platform",
-        )
-    if connection_id is not None:
-        connection = ConnectionRepository(db).get(connection_id)
-        if connection is None or connection.account_id != account.id:
-            # As everywhere, a foreign id is indistinguishable from one that never was.
-            # An own connection that was since removed still filters its history.
-            raise ServiceError(
-                error_codes.CONNECTION_NOT_FOUND,
-                f"No connection {connection_id!r} in this account.",
-                field="connectionId",
-            )
-    posts = PostRepository(db).newest_first(
-        account.id,
-        limit=limit + 1,
-        after=decode_cursor(cursor),
+    page = browse_posts(
+        db,
+        account,
+        limit=limit,
+        cursor=cursor,
         connection_id=connection_id,
         platform=platform,
         idempotency_key=idempotency_key,
     )
-    page = posts[:limit]
-    more = len(posts) > limit
-    last = page[-1] if more and page else None
-    return page, encode_cursor(Position(last.created_at, last.id)) if last else None
+    return page.posts, page.older

@@ -21,7 +21,7 @@ import socket
 import threading
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from fastapi import FastAPI
@@ -43,6 +43,7 @@ from pressroom.service.publishing.service import (
     FAILED,
     PLATFORM_REFERENCE,
     PUBLISHED,
+    SENDING,
     UNKNOWN,
     answer_of,
     media_of,
@@ -238,27 +239,55 @@ class Reconciler:
             if self._stopping.is_set():
                 break
             try:
-                outcome = look_up(self.sessions, self.drivers, post)
+                outcome = settle_unknown(self.sessions, self.drivers, post, now)
             except driver.PlatformUnavailable:
                 continue  # the platform cannot say now: next pass
             except driver.LookupUnsupported:
                 continue  # its platform cannot be asked: a person settles it; never resent
-            if isinstance(outcome, Found):
-                self._settle_key(post, 200, outcome.answer)
-                settled += 1
-            elif post.created_at < now - LOOKUP_WINDOW:
-                _record_missing(self.sessions, post)
-                self._settle_key(post, None, None)
+            if not isinstance(outcome, Missing):
                 settled += 1
         return settled
 
-    def _settle_key(self, post: Post, status: int | None, body: dict[str, Any] | None) -> None:
-        if post.idempotency_key is None:
-            return
-        with transaction(self.sessions) as db:
-            IdempotencyRepository(db).settle_held(
-                post.account_id, post.idempotency_key, status, body
-            )
+
+@dataclass(frozen=True)
+class NotPublished:
+    """The platform still has no such post past ``LOOKUP_WINDOW``: recorded ``failed``,
+    its key freed, so a retry with it sends the post."""
+
+
+def may_look_up(post: Post, now: datetime) -> bool:
+    """Whether the record's outcome is one to look up: ``unknown``, or ``sending`` long
+    after any request could still be running (the reconciler's rule, ``unsettled``)."""
+    if post.status == UNKNOWN:
+        return True
+    return post.status == SENDING and post.created_at < now - SENDING_GIVEN_UP_AFTER
+
+
+def settle_unknown(
+    sessions: sessionmaker[Session], drivers: Drivers, post: Post, now: datetime
+) -> Found | Missing | NotPublished:
+    """Look one unknown record up and settle it and its key as the answer says: the
+    reconciler's pass, and the dashboard's Look up, for one record. ``Missing``: not
+    found yet, asked again later. Raises ``PlatformUnavailable`` (the platform cannot
+    say now) and ``LookupUnsupported`` (it cannot be asked) as ``look_up`` does."""
+    outcome = look_up(sessions, drivers, post)
+    if isinstance(outcome, Found):
+        _settle_key(sessions, post, 200, outcome.answer)
+        return outcome
+    if post.created_at < now - LOOKUP_WINDOW:
+        _record_missing(sessions, post)
+        _settle_key(sessions, post, None, None)
+        return NotPublished()
+    return outcome
+
+
+def _settle_key(
+    sessions: sessionmaker[Session], post: Post, status: int | None, body: dict[str, Any] | None
+) -> None:
+    if post.idempotency_key is None:
+        return
+    with transaction(sessions) as db:
+        IdempotencyRepository(db).settle_held(post.account_id, post.idempotency_key, status, body)
 
 
 def install_reconciler(app: FastAPI) -> Reconciler:

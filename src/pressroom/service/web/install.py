@@ -33,11 +33,12 @@ def install_dashboard(app: FastAPI) -> None:
         connections,
         media,
         overview,
+        posts,
         settings,
         webhooks,
     )
 
-    pages = (auth, settings, overview, connections, media, webhooks, sandbox_pages)
+    pages = (auth, settings, overview, posts, connections, media, webhooks, sandbox_pages)
     for module in pages:
         app.include_router(module.router)
     install_error_pages(app, sections_of(r.path for m in pages for r in m.router.routes))
