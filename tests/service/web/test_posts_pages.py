@@ -90,6 +90,8 @@ def test_a_bad_page_marker_is_a_clear_400_page(browser: Browser, query: str) -> 
     assert response.status_code == 400
     assert "This page of posts does not exist" in response.text
     assert '<a href="/posts">Newest posts</a>' in response.text
+    named = "before" if "before=" in query else "cursor"
+    assert f"page marker ({named})" in response.text  # the parameter at fault, named
 
 
 def test_a_well_formed_marker_past_the_end_is_an_empty_page(browser: Browser) -> None:

@@ -61,8 +61,9 @@ def posts(
             "refused.html",
             {
                 "title": "This page of posts does not exist",
-                "message": "The link's page marker is not one this dashboard made (it may "
-                "have been cut short or changed). Start again from the newest posts.",
+                "message": f"The link's page marker ({exc.field}) is not one this dashboard "
+                f"made: {exc.message} It may have been cut short or changed; start again "
+                "from the newest posts.",
                 "visitor": visitor,
                 "back": "/posts",
                 "back_label": "Newest posts",
