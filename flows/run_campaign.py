@@ -158,7 +158,7 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     posts: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
 
     def submit(planned: PlannedPost, file_ids: dict[str, str]) -> None:
-        future = publishing.submit(planned, file_ids, planned.idempotency_key(edition))
+        future = publishing.submit(planned, file_ids, planned.idempotency_key(edition), edition)
         future.add_done_callback(lambda _: progress.advanced(Stage.POST))
         posts.append((planned, future))
 

@@ -16,12 +16,14 @@ from typing import Any
 import pytest
 
 from pressroom.client import (
+    Campaign,
     Client,
     ConflictError,
     FileProcessingFailed,
     FileStatus,
     NotFoundError,
     PermissionDeniedError,
+    PostCampaign,
     PublishResult,
     ServerError,
     ValidationError,
@@ -333,6 +335,37 @@ def test_posts_are_read_back_newest_first_filtered_and_found_by_key(studio: Stud
     with pytest.raises(NotFoundError) as caught:
         client.get_post("post_unknown")
     assert caught.value.code == "post_not_found"
+
+
+def test_a_campaign_is_sent_read_back_and_found_by_its_filters(studio: Studio) -> None:
+    client = studio.client
+    micro = studio.connections[Platform.MICROBLOG]
+    tag = Campaign(name="spring-launch", edition="2026-w48", post_id="hello", flow_run_id="run-1")
+    request = build_publish_request(
+        Platform.MICROBLOG, connection_id=micro, text="hi", campaign=tag
+    )
+    sent = client.publish_request(request, idempotency_key="spring-hello")
+    client.publish_microblog(connection_id=micro, text="no campaign")
+    # A re-run: the same key, its own flow run id; the first answer comes back.
+    again = client.publish(
+        "microblog",
+        connection_id=micro,
+        text="hi",
+        campaign=tag.model_copy(update={"flow_run_id": "run-2"}),
+        idempotency_key="spring-hello",
+    )
+    assert again.record_id == sent.record_id and again.replayed
+
+    (post,) = client.list_posts(campaign="spring-launch").posts
+    assert post.record_id == sent.record_id
+    assert post.campaign == PostCampaign(
+        name="spring-launch", edition="2026-w48", post_id="hello", flow_run_id="run-1"
+    )
+    assert [p.record_id for p in client.iter_posts(edition="2026-w48", flow_run_id="run-1")] == [
+        sent.record_id
+    ]
+    assert client.list_posts(flow_run_id="run-2").posts == []
+    assert client.get_post(sent.record_id).campaign == post.campaign
 
 
 # --- errors from the service's own answers -------------------------------------------

@@ -736,10 +736,14 @@ class AsyncClient(ClientCore):
         connection_id: str | None = None,
         platform: Platform | str | None = None,
         idempotency_key: str | None = None,
+        campaign: str | None = None,
+        edition: str | None = None,
+        flow_run_id: str | None = None,
         limit: int | None = None,
         cursor: str | None = None,
     ) -> models.PostPage:
-        """pressroom's record of published posts, newest first.
+        """pressroom's record of published posts, newest first; ``campaign``, ``edition``
+        and ``flow_run_id`` find the posts whose publish body's ``campaign`` said so.
 
         The hosted service has no such route: expect ``NotFoundError`` there.
         """
@@ -747,6 +751,9 @@ class AsyncClient(ClientCore):
             connection_id=connection_id,
             platform=Platform(platform).value if platform is not None else None,
             idempotency_key=idempotency_key,
+            campaign=campaign,
+            edition=edition,
+            flow_run_id=flow_run_id,
             limit=limit,
             cursor=cursor,
         )
@@ -757,11 +764,20 @@ class AsyncClient(ClientCore):
         *,
         connection_id: str | None = None,
         platform: Platform | str | None = None,
+        campaign: str | None = None,
+        edition: str | None = None,
+        flow_run_id: str | None = None,
         page_size: int | None = None,
     ) -> AsyncIterator[models.Post]:
         return self._pages(
             lambda cursor: self.list_posts(
-                connection_id=connection_id, platform=platform, limit=page_size, cursor=cursor
+                connection_id=connection_id,
+                platform=platform,
+                campaign=campaign,
+                edition=edition,
+                flow_run_id=flow_run_id,
+                limit=page_size,
+                cursor=cursor,
             ),
             lambda page: (page.posts, page.next_cursor),
         )

@@ -226,11 +226,28 @@ Fit = Literal["refuse", "pad", "crop"]
 extension): refuse (default), pad or crop a copy made for the network."""
 
 
+class Campaign(Request):
+    """Where a post comes from (pressroom's extension, the body's ``campaign``): kept on
+    the post record, where ``list_posts`` finds it by ``campaign``, ``edition`` and
+    ``flow_run_id``; no part of the Idempotency-Key fingerprint, so a re-run with a new
+    ``flow_run_id`` under the same key gets the first answer. The service checks the
+    values' lengths."""
+
+    name: str
+    edition: str | None = None
+    post_id: str | None = None
+    """The post's id in the campaign file."""
+    flow_run_id: str | None = None
+    """The Prefect flow run that sent it."""
+
+
 class PublishRequest(Request):
     """A publish body; each platform's subclass names its endpoint through ``platform``."""
 
     platform_label: ClassVar[Platform]
     connection_id: str
+    campaign: Campaign | None = None
+    """pressroom's extension: where the post comes from (set by pressroom's pipeline)."""
 
     @model_validator(mode="after")
     def _one_file_or_a_carousel(self) -> Self:
@@ -356,8 +373,9 @@ PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
 }
 
 
-PublishField = str | bool | Sequence[str] | None
-"""A publish field's value: text, a yes/no choice, or a thread's texts (``thread``)."""
+PublishField = str | bool | Sequence[str] | Campaign | None
+"""A publish field's value: text, a yes/no choice, a thread's texts (``thread``), or
+where the post comes from (``campaign``)."""
 
 
 def build_publish_request(
@@ -509,6 +527,15 @@ class ThumbnailResult(WithMeta):
     updated_at: Timestamp = None
 
 
+class PostCampaign(Response):
+    """A post record's ``campaign`` (pressroom's extension)."""
+
+    name: str | None = None
+    edition: str | None = None
+    post_id: str | None = None
+    flow_run_id: str | None = None
+
+
 class Post(Response):
     """pressroom's record of one publish attempt (our extension, for read-back).
 
@@ -534,6 +561,8 @@ class Post(Response):
     """The answer given: the publish result, or the error body."""
     parts: list[Part] = []
     """A thread's parts in order (pressroom's extension); empty for a single post."""
+    campaign: PostCampaign | None = None
+    """Where the post comes from, as its publish body's ``campaign`` said."""
 
     @property
     def partial(self) -> bool:

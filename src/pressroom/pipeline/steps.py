@@ -24,6 +24,7 @@ from typing import TypeVar
 from pressroom.campaign import MediaUpload, PlannedPost
 from pressroom.client import (
     APIError,
+    Campaign,
     Client,
     FileStatus,
     NotFoundError,
@@ -273,8 +274,10 @@ def publish_post(
     started: float | None = None,
     media_wait: float = MEDIA_WAIT_SECONDS,
     sleep: Callable[[float], None] = time.sleep,
+    campaign: Campaign | None = None,
 ) -> ResultRow:
-    """Publish one post × connection, its result said in the run's log (``_publish``)."""
+    """Publish one post × connection, its result said in the run's log (``_publish``),
+    with ``campaign`` (``campaign_of``) as the body's ``campaign``."""
     return reported(
         lambda: _publish(
             client,
@@ -286,8 +289,18 @@ def publish_post(
             started=started,
             media_wait=media_wait,
             sleep=sleep,
+            campaign=campaign,
         ),
         _what(planned),
+    )
+
+
+def campaign_of(planned: PlannedPost, edition: str, flow_run_id: str | None) -> Campaign:
+    """Where the post comes from, as its publish body's ``campaign``: the campaign's name,
+    the edition, the post's id in the file and the flow run sending it. It is no part of
+    the Idempotency-Key fingerprint, so a re-run's new flow run id still replays."""
+    return Campaign(
+        name=planned.campaign, edition=edition, post_id=planned.post_id, flow_run_id=flow_run_id
     )
 
 
@@ -302,6 +315,7 @@ def _publish(
     started: float | None,
     media_wait: float,
     sleep: Callable[[float], None],
+    campaign: Campaign | None,
 ) -> ResultRow:
     """Publish one post × connection. Raises ``TransientFailure`` to be retried, or
     ``PublishFailed`` carrying the row of a final failure or an unconfirmed outcome.
@@ -312,6 +326,8 @@ def _publish(
     again after each ``Retry-After``, for up to ``media_wait`` seconds."""
     started = time.monotonic() if started is None else started
     request = PUBLISH_REQUESTS[planned.platform].model_validate(planned.publish_body(file_ids))
+    if campaign is not None:
+        request = request.model_copy(update={"campaign": campaign})
     what = _what(planned)
 
     def took() -> float:

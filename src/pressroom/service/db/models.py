@@ -20,6 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pressroom.service.db.base import Base, UTCDateTime
+from pressroom.service.publishing.campaign import MAX_CHARS as CAMPAIGN_MAX_CHARS
 
 
 class Account(Base):
@@ -136,7 +137,19 @@ class Post(Base):
     """Every publish the service made, with what was asked and what came back."""
 
     __tablename__ = "posts"
-    __table_args__ = (Index("ix_posts_account_created", "account_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_posts_account_created", "account_id", "created_at"),
+        # GET /api/posts?campaign=&edition=&flowRunId=, each newest first.
+        Index(
+            "ix_posts_account_campaign",
+            "account_id",
+            "campaign_name",
+            "campaign_edition",
+            "created_at",
+        ),
+        Index("ix_posts_account_edition", "account_id", "campaign_edition", "created_at"),
+        Index("ix_posts_account_flow_run", "account_id", "campaign_flow_run_id", "created_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
@@ -151,6 +164,13 @@ class Post(Base):
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     published_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # The body's ``campaign`` (publishing.campaign), all null when it had none.
+    campaign_name: Mapped[str | None] = mapped_column(String(CAMPAIGN_MAX_CHARS), nullable=True)
+    campaign_edition: Mapped[str | None] = mapped_column(String(CAMPAIGN_MAX_CHARS), nullable=True)
+    campaign_post_id: Mapped[str | None] = mapped_column(String(CAMPAIGN_MAX_CHARS), nullable=True)
+    campaign_flow_run_id: Mapped[str | None] = mapped_column(
+        String(CAMPAIGN_MAX_CHARS), nullable=True
+    )
 
 
 class PostPart(Base):

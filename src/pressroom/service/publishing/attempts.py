@@ -27,6 +27,7 @@ from pressroom.service.drivers import base as driver
 from pressroom.service.errors import ServiceError
 from pressroom.service.oauth import service as oauth
 from pressroom.service.publishing import events, repository, rules
+from pressroom.service.publishing.campaign import campaign_columns
 from pressroom.service.publishing.claims import Claim, end_in, end_with_error_in, take_in
 from pressroom.service.publishing.schemas import PublishRequest
 from pressroom.statuses import PartKind, PartStatus, PostStatus
@@ -102,6 +103,7 @@ def attempt_unit(
             status=SENDING,
             idempotency_key=key,
             created_at=now,
+            **campaign_columns(body.campaign),
         )
         if threaded:  # part 0 stands or not on its own row from the start (``threads``)
             repository.add_part(

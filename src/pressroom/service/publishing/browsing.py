@@ -42,6 +42,9 @@ def browse_posts(
     platform: str | None = None,
     idempotency_key: str | None = None,
     statuses: Collection[str] | None = None,
+    campaign: str | None = None,
+    edition: str | None = None,
+    flow_run_id: str | None = None,
     newer: bool = False,
 ) -> PostsPage:
     """The page older than ``cursor``, or the one newer than ``before``; ``newer``
@@ -67,6 +70,9 @@ def browse_posts(
             platform=platform,
             idempotency_key=idempotency_key,
             statuses=statuses,
+            campaign=campaign,
+            edition=edition,
+            flow_run_id=flow_run_id,
         )
 
     found = fetch(limit + 1, older=after, newer=until)

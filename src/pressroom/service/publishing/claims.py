@@ -23,14 +23,27 @@ from typing import Any
 
 from pressroom.service.db.prepared import Link
 from pressroom.service.errors import ServiceError
-from pressroom.service.publishing import repository
+from pressroom.service.publishing import campaign, repository
 from pressroom.service.publishing.repository import COMPLETED, IN_PROGRESS, KeyTaken
 
-__all__ = ["Claim", "KeyTaken", "end_in", "end_with_error_in", "kept", "take_in"]
+__all__ = [
+    "UNFINGERPRINTED",
+    "Claim",
+    "KeyTaken",
+    "end_in",
+    "end_with_error_in",
+    "kept",
+    "take_in",
+]
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
 MAX_KEY_LENGTH = 255
+UNFINGERPRINTED = frozenset({campaign.FIELD})
+"""Body fields no part of a request's fingerprint (``idempotency.fingerprint``): they say
+who sent the post, not what it is, so a re-run's new ``campaign.flowRunId`` under the
+same key replays instead of being ``idempotency_key_reused``. A 400 about one of them is
+not kept under the key either, since the corrected body would replay it."""
 UNKNOWN_OUTCOME = "unknown"
 PUBLISHED_OUTCOME = "published"
 """``recordStatus`` values under which the key stays held (the post may be, or is, live)."""
@@ -97,7 +110,12 @@ def end_with_error_in(link: Link, claim: Claim, error: ServiceError, now: dateti
         if claim.record_id is not None:
             repository.hold_key(link, claim.record_id)
         return
-    end_in(link, claim, error.status, error.body() if kept(error.status) else None, now)
+    keep = kept(error.status) and not _about_unfingerprinted(error.field)
+    end_in(link, claim, error.status, error.body() if keep else None, now)
+
+
+def _about_unfingerprinted(field: str | None) -> bool:
+    return field is not None and field.split(".")[0].split("[")[0] in UNFINGERPRINTED
 
 
 def _add_key(

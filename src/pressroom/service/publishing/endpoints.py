@@ -16,6 +16,7 @@ from pressroom.service.errors import responses
 from pressroom.service.guard import repaired
 from pressroom.service.media.pagination import Cursor
 from pressroom.service.publishing import service
+from pressroom.service.publishing.campaign import campaign_of
 from pressroom.service.publishing.context import PUBLISH_DOCUMENTED, Publishing, publishing
 from pressroom.service.publishing.idempotency import IdempotentRoute
 from pressroom.service.publishing.repository import PostRepository
@@ -212,6 +213,12 @@ def _record(post: Post, parts: list[PostPart]) -> PostRecord:
         result=repaired(post.result),
         created_at=post.created_at,
         published_at=post.published_at,
+        campaign=campaign_of(
+            post.campaign_name,
+            post.campaign_edition,
+            post.campaign_post_id,
+            post.campaign_flow_run_id,
+        ),
         parts=[
             Part.model_validate(part_json(p.index, p.kind, p.status, p.platform_post_id, p.url))
             for p in parts
@@ -243,6 +250,22 @@ def list_posts(
         str | None,
         Query(alias="idempotencyKey", description="Every attempt made under this key."),
     ] = None,
+    campaign: Annotated[
+        str | None,
+        Query(description="Our extension: only the posts of this campaign (`campaign.name`)."),
+    ] = None,
+    edition: Annotated[
+        str | None,
+        Query(description="Our extension: only the posts of this edition (`campaign.edition`)."),
+    ] = None,
+    flow_run_id: Annotated[
+        str | None,
+        Query(
+            alias="flowRunId",
+            description="Our extension: only the posts this Prefect flow run sent "
+            "(`campaign.flowRunId`).",
+        ),
+    ] = None,
 ) -> PostListResponse:
     """Every publish attempt of the account, newest first: how a caller resolves a
     publish whose answer it never saw."""
@@ -254,6 +277,9 @@ def list_posts(
         connection_id=connection_id,
         platform=platform,
         idempotency_key=idempotency_key,
+        campaign=campaign,
+        edition=edition,
+        flow_run_id=flow_run_id,
     )
     parts = PostRepository(db).parts_of([p.id for p in posts])
     return PostListResponse(

@@ -10,7 +10,8 @@ How it works (``IdempotentRoute`` wraps each publish route):
    stores its answer under the key if it is one to keep (3.), in one unit of work, or
    gets the key's answer if the key turns out to be held.
 2. A request that finds the key taken compares request fingerprints (method, path and
-   the JSON body, key order ignored). Another body: 409 ``idempotency_key_reused``. The
+   the JSON body, key order ignored, ``campaign`` left out: a re-run's new flow run id
+   is the same request). Another body: 409 ``idempotency_key_reused``. The
    same body: if the first request finished, its answer is replayed with
    ``Idempotent-Replayed: true``; if it is still running, this one waits for it (up to
    ``PRESSROOM_IDEMPOTENCY_WAIT_SECONDS``), then replays, or answers 409
@@ -70,6 +71,7 @@ from pressroom.service.publishing.claims import (
     HEADER,
     MAX_KEY_LENGTH,
     REPLAYED_HEADER,
+    UNFINGERPRINTED,
     UNKNOWN_OUTCOME,
     Claim,
     KeyTaken,
@@ -109,10 +111,14 @@ class Absent:
 
 
 def fingerprint(method: str, path: str, body: bytes) -> str:
-    """The request's identity: JSON bodies compare by content, not by key order or spacing."""
+    """The request's identity: JSON bodies compare by content, not by key order or spacing,
+    and without the fields that say who sent it (``UNFINGERPRINTED``)."""
     try:
+        content = json.loads(body)
+        if isinstance(content, dict):
+            content = {k: v for k, v in content.items() if k not in UNFINGERPRINTED}
         canonical = json.dumps(
-            json.loads(body), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            content, sort_keys=True, separators=(",", ":"), ensure_ascii=False
         ).encode()
     except (ValueError, UnicodeDecodeError):
         canonical = body

@@ -46,17 +46,24 @@ class PostRepository:
         platform: str | None = None,
         idempotency_key: str | None = None,
         statuses: Collection[str] | None = None,
+        campaign: str | None = None,
+        edition: str | None = None,
+        flow_run_id: str | None = None,
     ) -> list[Post]:
         """A page of posts, newest first: older than ``after`` (the (created_at, id) of
         the last one seen), or the ``limit`` just newer than ``before`` (the first one
         seen), for a page back towards the newest."""
         query = select(Post).where(Post.account_id == account_id)
-        if connection_id is not None:
-            query = query.where(Post.connection_id == connection_id)
-        if platform is not None:
-            query = query.where(Post.platform == platform)
-        if idempotency_key is not None:
-            query = query.where(Post.idempotency_key == idempotency_key)
+        for column, value in (
+            (Post.connection_id, connection_id),
+            (Post.platform, platform),
+            (Post.idempotency_key, idempotency_key),
+            (Post.campaign_name, campaign),
+            (Post.campaign_edition, edition),
+            (Post.campaign_flow_run_id, flow_run_id),
+        ):
+            if value is not None:
+                query = query.where(column == value)
         if statuses is not None:
             query = query.where(Post.status.in_(list(statuses)))
         if after is not None:
@@ -282,6 +289,10 @@ _ADD_POST = Prepared(
                 "status",
                 "idempotency_key",
                 "created_at",
+                "campaign_name",
+                "campaign_edition",
+                "campaign_post_id",
+                "campaign_flow_run_id",
             )
         }
     )
@@ -369,7 +380,9 @@ def release_key(link: Link, record_id: int) -> None:
 
 def add_post(link: Link, **values: Any) -> None:
     """A post record: ``id``, ``account_id``, ``connection_id``, ``platform``,
-    ``file_id``, ``request``, ``result``, ``status``, ``idempotency_key``, ``created_at``."""
+    ``file_id``, ``request``, ``result``, ``status``, ``idempotency_key``, ``created_at``,
+    and ``campaign_name``, ``campaign_edition``, ``campaign_post_id``,
+    ``campaign_flow_run_id`` (None without a ``campaign``)."""
     link.execute(_ADD_POST, **values)
 
 

@@ -28,6 +28,7 @@ from pressroom.rules import (
     text_rules,
 )
 from pressroom.rules.model import Fit, TextLength
+from pressroom.service.publishing.campaign import Campaign, campaign_field
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
 from pressroom.service.text_rules import SOME_TEXT
 from pressroom.statuses import PartKind, PartStatus, PostStatus, ShortVideoPrivacyLevel
@@ -240,6 +241,7 @@ def has_later_parts(platform: Platform, request: dict[str, Any] | None) -> bool:
 class PublishRequest(RequestModel):
     label: ClassVar[Platform]
     connection_id: str = _connection()
+    campaign: Campaign | None = campaign_field()
 
     @property
     def thread_parts(self) -> list[ThreadPart]:
@@ -594,6 +596,11 @@ class PostRecord(CamelModel):
         default_factory=list,
         description="Our extension: a carousel and its items, a thread's parts, or a post "
         "and its first comment, in order; empty for a single post.",
+    )
+    campaign: Campaign | None = Field(
+        None,
+        description="Our extension: where the post comes from, as the publish body's "
+        "`campaign` said (null when it said nothing).",
     )
 
 

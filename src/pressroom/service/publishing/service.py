@@ -56,6 +56,7 @@ from pressroom.service.publishing.attempts import (
     published_unit,
 )
 from pressroom.service.publishing.browsing import browse_posts
+from pressroom.service.publishing.campaign import FIELD as CAMPAIGN_FIELD
 from pressroom.service.publishing.claims import take_in
 from pressroom.service.publishing.context import PublishContext
 from pressroom.service.publishing.repository import PostRepository
@@ -81,11 +82,12 @@ NOT_SENT = RecordStatus.NOT_SENT.value
 
 _NOT_SENT_TO_PLATFORM = frozenset(
     {"connection_id", "file_id", "file_ids", "platform", "fit", "thread", "first_comment"}
+    | {CAMPAIGN_FIELD}
 )
 """Body fields that are the service's business: which connection and files (a
 carousel's go as ``Delivery.items``), how a file is fitted for the network, and the parts after the first (a thread's replies, a
-first comment: each sent on its own, ``threads``), never a field the network reads with
-the first part."""
+first comment: each sent on its own, ``threads``), where the post comes from
+(``campaign``), never a field the network reads with the first part."""
 PLATFORM_REFERENCE = "platformReference"
 """Kept in an unknown record's result: the network's handle for what it received (TikTok's
 ``publish_id``), which its look-up asks for."""
@@ -617,6 +619,9 @@ def list_posts(
     connection_id: str | None,
     platform: str | None,
     idempotency_key: str | None,
+    campaign: str | None = None,
+    edition: str | None = None,
+    flow_run_id: str | None = None,
 ) -> tuple[list[Post], str | None]:
     page = browse_posts(
         db,
@@ -626,5 +631,8 @@ def list_posts(
         connection_id=connection_id,
         platform=platform,
         idempotency_key=idempotency_key,
+        campaign=campaign,
+        edition=edition,
+        flow_run_id=flow_run_id,
     )
     return page.posts, page.older
