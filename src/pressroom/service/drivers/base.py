@@ -254,6 +254,40 @@ class DraftingDriver(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class PostMetrics:
+    """What a network counts for one post at the moment it is asked. None where the
+    network does not count that figure (or not for this kind of post), never 0: a
+    missing figure and a post nobody liked are different answers."""
+
+    impressions: int | None = None
+    """Times the post was shown (Instagram and Facebook "impressions"/"views", X
+    ``impression_count``, LinkedIn ``impressionCount``)."""
+    views: int | None = None
+    """Video plays where the network counts them apart from impressions."""
+    likes: int | None = None
+    comments: int | None = None
+    shares: int | None = None
+    """Reposts, retweets, reshares: the network's own word for passing it on."""
+    saves: int | None = None
+    clicks: int | None = None
+
+
+class MetricsUnsupported(Exception):
+    """The network will not give this app a post's figures (a scope it never grants, a
+    kind of post it keeps none for): the post is skipped by a metrics round, not retried."""
+
+
+@runtime_checkable
+class MetricsDriver(Protocol):
+    """A network that reports how a post did. ``fetch_metrics`` makes read-only calls
+    only; it raises ``AccessRevoked`` when the token is refused, ``PlatformUnavailable``
+    when the network cannot answer now (a round retries later), ``MetricsUnsupported``
+    when it never will for this post."""
+
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics: ...
+
+
 class AnswersOnLoop(Protocol):
     """A driver that publishes without blocking (the sandbox, which has no network to
     wait on): the service awaits it on the event loop instead of a worker thread."""
