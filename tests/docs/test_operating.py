@@ -29,6 +29,7 @@ from pathlib import Path
 import httpx
 import pytest
 from alembic import command
+from alembic.script import ScriptDirectory
 from PIL import Image
 from sqlalchemy import create_engine, make_url, pool, text
 
@@ -169,6 +170,15 @@ def served_back(address: str, made: Made) -> None:
         assert again.status == "published"
 
 
+def version(database: str) -> str:
+    """The migration a database is at."""
+    engine = create_engine(database, poolclass=pool.NullPool)
+    with engine.connect() as conn:
+        found: str = conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
+    engine.dispose()
+    return found
+
+
 @pytest.fixture
 def checkout(tmp_path: Path) -> Path:
     """Where the pages' commands run: a directory with the project's .venv."""
@@ -239,13 +249,14 @@ def test_an_upgrade_on_one_machine_runs_as_printed(checkout: Path) -> None:
     made = make_data(checkout, env, ".venv/bin/pressroom api --data-dir .pressroom")
     database = f"sqlite:///{checkout / '.pressroom' / 'pressroom.db'}"
     command.downgrade(alembic_config(database), "-1")  # as the previous release left it
-    engine = create_engine(database, poolclass=pool.NullPool)
-    with engine.connect() as conn:
-        older = conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
-    engine.dispose()
+    older = version(database)
 
     serve = run_block(block, checkout, env)
     assert serve is not None
+    assert (
+        version(database)
+        == ScriptDirectory.from_config(alembic_config(database)).get_current_head()
+    )
     with serving(serve, checkout, env) as address:
         ready = httpx.get(f"{address}/readyz").json()
         assert "migrations" in str(ready) and older not in str(ready)
