@@ -4,7 +4,9 @@ Runs the demo on a fresh data dir, starts a Prefect server on its Prefect home, 
 the demo's flow run in Debian's Chromium through Playwright and writes
 ``docs/screenshots/prefect-run.png`` (reduced to 256 colours to stay small). The
 dashboard's screenshots come from the browser tests (``PRESSROOM_SCREENSHOTS``);
-``bash scripts/docs generate`` runs both.
+``bash scripts/docs generate`` runs both. Each records, beside the pictures, a digest of
+the files it shows (``pressroom.docs.screenshots``), so a test names a picture older than
+them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from pathlib import Path
 import httpx
 from PIL import Image
 from playwright.sync_api import sync_playwright
+
+from pressroom.docs import screenshots
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -93,6 +97,7 @@ def main() -> None:
             server.wait(timeout=30)
     image = Image.open(io.BytesIO(shot)).convert("RGB").quantize(colors=256)
     image.save(OUT, optimize=True)
+    screenshots.record(OUT.stem, OUT.parent, ROOT)  # what it shows, for the staleness test
     print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size // 1024} KB)")
 
 

@@ -23,11 +23,13 @@ import uvicorn
 from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
+from pressroom.docs import screenshots
 from pressroom.service.app import create_app
 from pressroom.service.db.migrate import upgrade
 from pressroom.settings import DatabaseSettings, SandboxSettings, Settings, StorageSettings
 from tests.client.live import free_port
 
+ROOT = Path(__file__).resolve().parents[2]
 IN_CI = os.environ.get("CI", "").lower() == "true"
 CHROMIUM = os.environ.get("PRESSROOM_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -131,6 +133,8 @@ def check_page(page: Any, axe: Any, name: str | None = None) -> None:
         if v["impact"] in ("serious", "critical")
     ]
     assert bad == [], f"{page.url}: {bad}"
-    if SCREENSHOTS and name:
-        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(SCREENSHOTS) / f"{name}.png"), full_page=True)
+    if SCREENSHOTS and name in screenshots.SHOTS:  # only the pictures the docs show
+        directory = Path(SCREENSHOTS)
+        directory.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(directory / f"{name}.png"), full_page=True)
+        screenshots.record(name, directory, ROOT)

@@ -47,6 +47,7 @@ def network_page(network: str) -> str:
 
 
 def sections() -> list[Section]:
+    from pressroom.docs.networks_page import sandbox_lines, scopes_lines
     from pressroom.rules.docs import markdown_table
     from pressroom.rules.table import NETWORKS
 
@@ -55,9 +56,12 @@ def sections() -> list[Section]:
         Section("campaigns/writing.md", "limits", limits_table),
     ]
     for platform, network in NETWORKS.items():
-        found.append(
-            Section(network_page(network), "network rules", partial(markdown_table, platform))
-        )
+        page = network_page(network)
+        found += [
+            Section(page, "network scopes", partial(scopes_lines, platform)),
+            Section(page, "network rules", partial(markdown_table, platform)),
+            Section(page, "network sandbox", partial(sandbox_lines, platform)),
+        ]
     return found
 
 
