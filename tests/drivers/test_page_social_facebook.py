@@ -867,3 +867,26 @@ def test_a_story_whose_answer_was_lost_is_not_looked_up(
     page_id_route(facebook)
     with pytest.raises(LookupUnsupported, match="stories"):
         driver.find_delivery(formatted(MediaKind.IMAGE, "story"), SENT_AT)
+
+
+def test_the_contract_refuses_reel_and_story_calls_facebook_would_not_take() -> None:
+    """A finish without its video_id or state, a start carrying the finish's fields, a
+    story photo named by link, an upload with a Bearer token or no file_url."""
+    held = facebook_contract.contract()
+    for path, body in (
+        (f"/{PAGE}/video_reels", {"upload_phase": "finish", "video_id": REEL}),
+        (f"/{PAGE}/video_reels", {"upload_phase": "start", "description": "x"}),
+        (f"/{PAGE}/photo_stories", {"url": LINK}),
+        (f"/{PAGE}/video_stories", {"upload_phase": "start", "video_id": REEL}),
+    ):
+        request = httpx.Request(
+            "POST", f"{GRAPH}{path}", data={**body, "access_token": "EAAPageToken"}
+        )
+        with pytest.raises(AssertionError):
+            held.check(request)
+    for headers in (
+        {"Authorization": "Bearer EAAPageToken", "file_url": LINK},
+        {"Authorization": "OAuth EAAPageToken"},
+    ):
+        with pytest.raises(AssertionError):
+            held.check(httpx.Request("POST", RUPLOAD, headers=headers))

@@ -892,3 +892,21 @@ def test_a_reel_whose_publish_went_unanswered_is_found_among_the_media(
     )
     found = driver.find_delivery(formatted(MediaKind.VIDEO, "reel"), SENT_AT)
     assert found is not None and found.url == "https://www.instagram.com/reel/DAbc/"
+
+
+def test_the_contract_refuses_story_and_reel_containers_instagram_would_not_take() -> None:
+    """An image reel, share_to_feed off a reel, a STORIES container without media."""
+    held = instagram_contract.contract()
+    for body in (
+        {"media_type": "REELS", "image_url": LINK},
+        {"media_type": "STORIES", "image_url": LINK, "share_to_feed": "true"},
+        {"media_type": "STORIES"},
+    ):
+        request = httpx.Request(
+            "POST",
+            f"{GRAPH}/{USER}/media",
+            data=body,
+            headers={"Authorization": "Bearer IGAAtoken"},
+        )
+        with pytest.raises(AssertionError):
+            held.check(request)

@@ -755,3 +755,38 @@ def test_a_document_post_whose_answer_is_lost_is_an_unknown_outcome(
     with pytest.raises(PlatformUnavailable) as caught:
         driver.publish(document(title=None))
     assert caught.value.sent is True
+
+
+def test_the_contract_refuses_document_calls_linkedin_would_not_take() -> None:
+    """A document post naming an image-less URN shape, an upload initialized without
+    its owner, a document read without the version headers."""
+    held = documented.contract(TODAY.date(), None)
+    headers = {
+        "Authorization": "Bearer AQV-token",
+        "LinkedIn-Version": SHIPPED,
+        "X-Restli-Protocol-Version": "2.0.0",
+    }
+    post = {
+        "author": "urn:li:person:782bbtaQ",
+        "commentary": "x",
+        "visibility": "PUBLIC",
+        "distribution": {"feedDistribution": "MAIN_FEED"},
+        "lifecycleState": "PUBLISHED",
+        "content": {"media": {"id": "D5F10AQH4p3GpiIwq7Q", "title": "Q3"}},
+    }
+    for request in (
+        httpx.Request("POST", "https://api.linkedin.com/rest/posts", headers=headers, json=post),
+        httpx.Request(
+            "POST",
+            "https://api.linkedin.com/rest/documents?action=initializeUpload",
+            headers=headers,
+            json={"initializeUploadRequest": {}},
+        ),
+        httpx.Request(
+            "GET",
+            "https://api.linkedin.com/rest/documents/urn%3Ali%3Adocument%3AD5F10",
+            headers={"Authorization": "Bearer AQV-token"},
+        ),
+    ):
+        with pytest.raises(AssertionError):
+            held.check(request)

@@ -762,3 +762,35 @@ def test_a_photo_init_without_an_answer_is_an_unknown_outcome(
     assert caught.value.sent is True
     with pytest.raises(LookupUnsupported):
         driver.find_delivery(photos(), SENT_AT)
+
+
+def test_the_contract_refuses_a_photo_init_tiktok_would_not_take() -> None:
+    """The photo model is not a rubber stamp: a video's interaction flag, no privacy on
+    a direct post, a cover outside the images, a link TikTok cannot pull."""
+    held = tiktok_contract.contract(consented())
+    headers = {"Authorization": "Bearer act", "Content-Type": "application/json; charset=UTF-8"}
+    good_source = {
+        "source": "PULL_FROM_URL",
+        "photo_images": [PHOTO_LINK.format("a")],
+        "photo_cover_index": 0,
+    }
+    for post_info, source in (
+        ({"privacy_level": "SELF_ONLY", "disable_duet": True}, good_source),
+        ({"disable_comment": True}, good_source),
+        ({"privacy_level": "SELF_ONLY"}, {**good_source, "photo_cover_index": 1}),
+        ({"privacy_level": "SELF_ONLY"}, {**good_source, "source": "FILE_UPLOAD"}),
+        ({"privacy_level": "SELF_ONLY"}, {**good_source, "photo_images": ["files/a.jpg"]}),
+    ):
+        init = httpx.Request(
+            "POST",
+            f"{API}/post/publish/content/init/",
+            headers=headers,
+            json={
+                "media_type": "PHOTO",
+                "post_mode": "DIRECT_POST",
+                "post_info": post_info,
+                "source_info": source,
+            },
+        )
+        with pytest.raises(ValueError):  # pydantic's ValidationError
+            held.check(init)
