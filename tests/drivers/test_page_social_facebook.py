@@ -685,3 +685,208 @@ def test_an_unknown_multi_photo_post_is_found_with_its_photos(
     assert found is not None and found.platform_post_id == f"{PAGE}_9001"
     assert [i.platform_post_id for i in found.items] == ["701", "702", "703"]
     assert form(attachments.calls.last.request)["fields"] == "subattachments"
+
+
+# --- formats: reel and story ----------------------------------------------------------
+
+REEL = "1234567890123456"
+RUPLOAD = f"https://rupload.facebook.com/video-upload/v23.0/{REEL}"
+
+
+def formatted(kind: MediaKind, post_format: str) -> Delivery:
+    base = delivery(kind)
+    return Delivery(
+        platform=base.platform,
+        account=base.account,
+        fields={**base.fields, "format": post_format},
+        media=base.media,
+        reference=base.reference,
+    )
+
+
+def session(facebook: respx.MockRouter, edge: str) -> tuple[respx.Route, respx.Route]:
+    """An upload session opened on ``edge`` and the video fetched into it by Facebook."""
+    start = facebook.post(f"{GRAPH}/{PAGE}/{edge}", data__contains={"upload_phase": "start"})
+    start.respond(200, json={"video_id": REEL, "upload_url": RUPLOAD})
+    upload = facebook.post(RUPLOAD).respond(200, json={"success": True})
+    return start, upload
+
+
+def test_a_reel_is_a_session_a_fetched_upload_and_a_published_finish(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    start, upload = session(facebook, "video_reels")
+    finish = facebook.post(
+        f"{GRAPH}/{PAGE}/video_reels", data__contains={"upload_phase": "finish"}
+    ).respond(200, json={"success": True})
+    status = read(facebook, f"/{REEL}")
+    status.side_effect = [
+        httpx.Response(200, json={"status": {"video_status": "processing"}, "id": REEL}),
+        httpx.Response(200, json={"status": {"video_status": "ready"}, "id": REEL}),
+    ]
+    post = driver.publish(formatted(MediaKind.VIDEO, "reel"))
+    assert form(start.calls.last.request) == {
+        "upload_phase": "start",
+        "access_token": "EAAPageToken",
+    }
+    sent = upload.calls.last.request
+    assert sent.headers["Authorization"] == "OAuth EAAPageToken"
+    assert sent.headers["file_url"] == LINK
+    assert form(finish.calls.last.request) == {
+        "upload_phase": "finish",
+        "video_id": REEL,
+        "video_state": "PUBLISHED",
+        "description": "Open day on Saturday",
+        "access_token": "EAAPageToken",
+    }
+    assert status.call_count == 2
+    assert (post.platform_post_id, post.url) == (REEL, f"https://www.facebook.com/reel/{REEL}")
+
+
+def test_a_reel_facebook_cannot_fetch_is_refused_naming_the_file_and_never_finished(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    facebook.post(f"{GRAPH}/{PAGE}/video_reels").respond(
+        200, json={"video_id": REEL, "upload_url": RUPLOAD}
+    )
+    facebook.post(RUPLOAD).respond(
+        400,
+        json={
+            "debug_info": {
+                "retriable": False,
+                "type": "ProcessingFailedError",
+                "message": "Request processing failed",
+            }
+        },
+    )
+    with pytest.raises(PlatformRefused, match="Request processing failed") as caught:
+        driver.publish(formatted(MediaKind.VIDEO, "reel"))
+    assert caught.value.field == "fileId"
+    assert [
+        form(c.request)["upload_phase"]
+        for c in facebook.calls
+        if "video_reels" in str(c.request.url)
+    ] == ["start"]
+
+
+def test_a_reel_over_the_pages_daily_limit_is_a_rate_limit(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    session(facebook, "video_reels")
+    facebook.post(f"{GRAPH}/{PAGE}/video_reels", data__contains={"upload_phase": "finish"}).respond(
+        400, json=graph_error(4, "(#4) Application request limit reached")
+    )
+    with pytest.raises(PlatformRateLimited):
+        driver.publish(formatted(MediaKind.VIDEO, "reel"))
+
+
+def test_a_reel_whose_finish_went_unanswered_is_found_among_the_pages_reels(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    session(facebook, "video_reels")
+    facebook.post(f"{GRAPH}/{PAGE}/video_reels", data__contains={"upload_phase": "finish"}).mock(
+        side_effect=httpx.ReadTimeout("no answer")
+    )
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(formatted(MediaKind.VIDEO, "reel"))
+    assert caught.value.sent is True
+    listed = read(facebook, f"/{PAGE}/video_reels").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": REEL,
+                    "description": "Open day on Saturday",
+                    "created_time": "2026-11-25T12:00:05+0000",
+                }
+            ]
+        },
+    )
+    found = driver.find_delivery(formatted(MediaKind.VIDEO, "reel"), SENT_AT)
+    assert found is not None and found.url == f"https://www.facebook.com/reel/{REEL}"
+    assert form(listed.calls.last.request)["fields"] == "id,description,created_time"
+
+
+def test_a_photo_story_is_an_unpublished_photo_then_a_photo_story(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    photo = facebook.post(f"{GRAPH}/{PAGE}/photos").respond(200, json={"id": "5550001"})
+    story = facebook.post(f"{GRAPH}/{PAGE}/photo_stories").respond(
+        200, json={"success": True, "post_id": "5550002"}
+    )
+    post = driver.publish(formatted(MediaKind.IMAGE, "story"))
+    assert form(photo.calls.last.request) == {
+        "url": LINK,
+        "published": "false",
+        "access_token": "EAAPageToken",
+    }
+    assert form(story.calls.last.request) == {"photo_id": "5550001", "access_token": "EAAPageToken"}
+    assert (post.platform_post_id, post.url) == ("5550002", "https://www.facebook.com/5550002")
+
+
+def test_a_video_story_is_a_session_a_fetched_upload_and_a_finish(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    _start, upload = session(facebook, "video_stories")
+    finish = facebook.post(
+        f"{GRAPH}/{PAGE}/video_stories", data__contains={"upload_phase": "finish"}
+    ).respond(200, json={"success": True, "post_id": "5550003"})
+    post = driver.publish(formatted(MediaKind.VIDEO, "story"))
+    assert upload.calls.last.request.headers["file_url"] == LINK
+    assert form(finish.calls.last.request) == {
+        "upload_phase": "finish",
+        "video_id": REEL,
+        "access_token": "EAAPageToken",
+    }
+    assert post.platform_post_id == "5550003"
+
+
+def test_a_story_without_the_pages_permission_is_the_pages_permission_missing(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    photo = facebook.post(f"{GRAPH}/{PAGE}/photos").respond(
+        403, json=graph_error(200, "(#200) Requires pages_manage_posts permission")
+    )
+    with pytest.raises(PermissionMissing):
+        driver.publish(formatted(MediaKind.IMAGE, "story"))
+    assert form(photo.calls.last.request)["published"] == "false"  # the story's photo
+
+
+def test_a_story_whose_answer_was_lost_is_not_looked_up(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    from pressroom.service.drivers.base import LookupUnsupported
+
+    page_id_route(facebook)
+    with pytest.raises(LookupUnsupported, match="stories"):
+        driver.find_delivery(formatted(MediaKind.IMAGE, "story"), SENT_AT)
+
+
+def test_the_contract_refuses_reel_and_story_calls_facebook_would_not_take() -> None:
+    """A finish without its video_id or state, a start carrying the finish's fields, a
+    story photo named by link, an upload with a Bearer token or no file_url."""
+    held = facebook_contract.contract()
+    for path, body in (
+        (f"/{PAGE}/video_reels", {"upload_phase": "finish", "video_id": REEL}),
+        (f"/{PAGE}/video_reels", {"upload_phase": "start", "description": "x"}),
+        (f"/{PAGE}/photo_stories", {"url": LINK}),
+        (f"/{PAGE}/video_stories", {"upload_phase": "start", "video_id": REEL}),
+    ):
+        request = httpx.Request(
+            "POST", f"{GRAPH}{path}", data={**body, "access_token": "EAAPageToken"}
+        )
+        with pytest.raises(AssertionError):
+            held.check(request)
+    for headers in (
+        {"Authorization": "Bearer EAAPageToken", "file_url": LINK},
+        {"Authorization": "OAuth EAAPageToken"},
+    ):
+        with pytest.raises(AssertionError):
+            held.check(httpx.Request("POST", RUPLOAD, headers=headers))

@@ -29,6 +29,7 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    LookupUnsupported,
     Media,
     PlatformRateLimited,
     PlatformRefused,
@@ -767,3 +768,145 @@ def test_an_unknown_carousel_is_found_with_its_items(
     assert listed.calls.last.request.url.params["fields"] == (
         "id,caption,timestamp,permalink,media_type"
     )
+
+
+# --- formats: story and reel ---------------------------------------------------------
+
+
+def formatted(kind: MediaKind, post_format: str, caption: str | None = "Spring") -> Delivery:
+    """``delivery`` with the body's ``format``, as the publish path passes it."""
+    base = delivery(kind, caption)
+    return Delivery(
+        platform=base.platform,
+        account=base.account,
+        fields={**base.fields, "format": post_format},
+        media=base.media,
+        reference=base.reference,
+    )
+
+
+def published_as(instagram: respx.MockRouter, container: str, permalink: str) -> respx.Route:
+    """A container that is FINISHED at once, then published as media ``9{container}``."""
+    instagram.get(f"{GRAPH}/{container}").respond(200, json={"status_code": "FINISHED"})
+    publish = instagram.post(f"{GRAPH}/{USER}/media_publish").respond(
+        200, json={"id": f"9{container}"}
+    )
+    instagram.get(f"{GRAPH}/9{container}").respond(
+        200, json={"permalink": permalink, "timestamp": "2026-11-25T12:00:04+0000"}
+    )
+    return publish
+
+
+@pytest.mark.parametrize(
+    ("kind", "medium"), [(MediaKind.IMAGE, "image_url"), (MediaKind.VIDEO, "video_url")]
+)
+def test_a_story_is_a_stories_container_without_a_caption(
+    instagram: respx.MockRouter, driver: InstagramDriver, kind: MediaKind, medium: str
+) -> None:
+    me(instagram)
+    container = instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "301"})
+    publish = published_as(instagram, "301", "https://www.instagram.com/stories/acme.bakery/9301/")
+    post = driver.publish(formatted(kind, "story"))
+    assert form_of(container.calls.last.request) == {"media_type": "STORIES", medium: LINK}
+    assert form_of(publish.calls.last.request) == {"creation_id": "301"}
+    assert (post.platform_post_id, post.url) == (
+        "9301",
+        "https://www.instagram.com/stories/acme.bakery/9301/",
+    )
+
+
+def test_a_reel_is_a_reels_container_shared_to_the_feed(
+    instagram: respx.MockRouter, driver: InstagramDriver, slept: list[float]
+) -> None:
+    me(instagram)
+    container = instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "302"})
+    status = instagram.get(f"{GRAPH}/302")
+    status.side_effect = [
+        httpx.Response(200, json={"status_code": "IN_PROGRESS"}),
+        httpx.Response(200, json={"status_code": "IN_PROGRESS"}),
+        httpx.Response(200, json={"status_code": "FINISHED"}),
+    ]
+    instagram.post(f"{GRAPH}/{USER}/media_publish").respond(200, json={"id": "9302"})
+    instagram.get(f"{GRAPH}/9302").respond(
+        200, json={"permalink": "https://www.instagram.com/reel/DAbc/"}
+    )
+    post = driver.publish(formatted(MediaKind.VIDEO, "reel"))
+    assert form_of(container.calls.last.request) == {
+        "media_type": "REELS",
+        "video_url": LINK,
+        "caption": "Spring",
+        "share_to_feed": "true",
+    }
+    assert status.call_count == 3  # published only once FINISHED
+    assert post.url == "https://www.instagram.com/reel/DAbc/"
+
+
+def test_a_story_instagram_cannot_take_is_refused_naming_the_file(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    container = instagram.post(f"{GRAPH}/{USER}/media").respond(
+        400,
+        json={
+            "error": {
+                "message": "The aspect ratio is not supported.",
+                "type": "OAuthException",
+                "code": 36003,
+                "error_subcode": 2207009,
+                "fbtrace_id": "A",
+            }
+        },
+    )
+    with pytest.raises(PlatformRefused) as caught:
+        driver.publish(formatted(MediaKind.IMAGE, "story"))
+    assert caught.value.field == "fileId"
+    assert form_of(container.calls.last.request)["media_type"] == "STORIES"
+
+
+def test_a_story_whose_publish_went_unanswered_cannot_be_looked_up(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    """The stories edge is documented for Facebook Login only: no read is attempted, and
+    the outcome stays unknown rather than being resent."""
+    with pytest.raises(LookupUnsupported, match="stories"):
+        driver.find_delivery(formatted(MediaKind.IMAGE, "story"), SENT_AT)
+    assert not instagram.calls
+
+
+def test_a_reel_whose_publish_went_unanswered_is_found_among_the_media(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram, quota_usage=None)
+    instagram.get(f"{GRAPH}/{USER}/media").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": "9302",
+                    "caption": "Spring",
+                    "timestamp": "2026-11-25T12:00:04+0000",
+                    "permalink": "https://www.instagram.com/reel/DAbc/",
+                }
+            ]
+        },
+    )
+    found = driver.find_delivery(formatted(MediaKind.VIDEO, "reel"), SENT_AT)
+    assert found is not None and found.url == "https://www.instagram.com/reel/DAbc/"
+
+
+def test_the_contract_refuses_story_and_reel_containers_instagram_would_not_take() -> None:
+    """An image reel, share_to_feed off a reel, a STORIES container without media."""
+    held = instagram_contract.contract()
+    for body in (
+        {"media_type": "REELS", "image_url": LINK},
+        {"media_type": "STORIES", "image_url": LINK, "share_to_feed": "true"},
+        {"media_type": "STORIES"},
+    ):
+        request = httpx.Request(
+            "POST",
+            f"{GRAPH}/{USER}/media",
+            data=body,
+            headers={"Authorization": "Bearer IGAAtoken"},
+        )
+        with pytest.raises(AssertionError):
+            held.check(request)

@@ -652,3 +652,141 @@ def test_an_image_linkedin_refuses_names_its_place_and_posts_nothing(
     with pytest.raises(PlatformRefused) as refused:
         driver.publish(multi_image())
     assert refused.value.field == "fileIds[0]"
+
+
+# --- format: document ---------------------------------------------------------------
+
+DOCUMENT = "urn:li:document:D5F10AQH4p3GpiIwq7Q"
+DOCUMENT_UPLOAD = "https://www.linkedin.com/dms-uploads/sp/D5F10AQH4p3GpiIwq7Q/uploadedDocument/0"
+
+
+class StoredPdf:
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        raise AssertionError("LinkedIn takes documents as uploads, not links")
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        yield b"%PDF-1.7 deck"[start:stop]
+
+
+def document(title: str | None = "Q3 report") -> Delivery:
+    from dataclasses import replace
+
+    from pressroom.platforms import MediaKind
+    from pressroom.service.drivers.base import Media
+
+    fields: dict[str, object] = {"text": "Our quarter", "format": "document"}
+    if title is not None:
+        fields["documentTitle"] = title
+    pdf = Media("file_9", MediaKind.IMAGE, "application/pdf", "files/file_9", None, 13)
+    return replace(delivery(), fields=fields, media=pdf)
+
+
+def uploads_document(linkedin: respx.MockRouter, *statuses: str) -> tuple[respx.Route, ...]:
+    """The member, the document's upload initialized and taken, its status reads."""
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    initialized = linkedin.post("https://api.linkedin.com/rest/documents").respond(
+        200,
+        json={
+            "value": {
+                "uploadUrlExpiresAt": 1650567510704,
+                "uploadUrl": f"{DOCUMENT_UPLOAD}?ca=vector_feedshare&cn=uploads&m=AQ9",
+                "document": DOCUMENT,
+            }
+        },
+    )
+    uploaded = linkedin.put(DOCUMENT_UPLOAD).respond(201)
+    read = linkedin.get(f"https://api.linkedin.com/rest/documents/{DOCUMENT}")
+    read.side_effect = [
+        httpx.Response(200, json={"id": DOCUMENT, "owner": "urn:li:person:782bbtaQ", "status": s})
+        for s in statuses
+    ]
+    return initialized, uploaded, read
+
+
+def test_a_document_post_uploads_the_pdf_waits_for_it_and_posts_it_titled(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    driver.media = StoredPdf()
+    slept: list[float] = []
+    driver._sleep = slept.append
+    initialized, uploaded, read = uploads_document(linkedin, "PROCESSING", "AVAILABLE")
+    posted = linkedin.post("https://api.linkedin.com/rest/posts").respond(
+        201, headers={"x-restli-id": URN}
+    )
+
+    post = driver.publish(document())
+
+    assert json.loads(initialized.calls.last.request.content) == {
+        "initializeUploadRequest": {"owner": "urn:li:person:782bbtaQ"}
+    }
+    assert initialized.calls.last.request.url.params["action"] == "initializeUpload"
+    assert uploaded.calls.last.request.content == b"%PDF-1.7 deck"
+    assert read.call_count == 2 and len(slept) == 2  # posted once AVAILABLE
+    body = json.loads(posted.calls.last.request.content)
+    assert body["content"] == {"media": {"id": DOCUMENT, "title": "Q3 report"}}
+    assert body["commentary"] == "Our quarter"
+    assert (post.platform_post_id, post.url) == (
+        URN,
+        f"https://www.linkedin.com/feed/update/{URN}/",
+    )
+
+
+def test_a_document_linkedin_cannot_process_is_refused_naming_the_file_posting_nothing(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    driver.media = StoredPdf()
+    driver._sleep = lambda _: None
+    uploads_document(linkedin, "PROCESSING_FAILED")
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(document())
+    assert refused.value.field == "fileId"
+    assert not [c for c in linkedin.calls if c.request.url.path == "/rest/posts"]
+
+
+def test_a_document_post_whose_answer_is_lost_is_an_unknown_outcome(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    driver.media = StoredPdf()
+    driver._sleep = lambda _: None
+    uploads_document(linkedin, "AVAILABLE")
+    linkedin.post("https://api.linkedin.com/rest/posts").mock(
+        side_effect=httpx.ReadTimeout("no answer")
+    )
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(document(title=None))
+    assert caught.value.sent is True
+
+
+def test_the_contract_refuses_document_calls_linkedin_would_not_take() -> None:
+    """A document post naming an image-less URN shape, an upload initialized without
+    its owner, a document read without the version headers."""
+    held = documented.contract(TODAY.date(), None)
+    headers = {
+        "Authorization": "Bearer AQV-token",
+        "LinkedIn-Version": SHIPPED,
+        "X-Restli-Protocol-Version": "2.0.0",
+    }
+    post = {
+        "author": "urn:li:person:782bbtaQ",
+        "commentary": "x",
+        "visibility": "PUBLIC",
+        "distribution": {"feedDistribution": "MAIN_FEED"},
+        "lifecycleState": "PUBLISHED",
+        "content": {"media": {"id": "D5F10AQH4p3GpiIwq7Q", "title": "Q3"}},
+    }
+    for request in (
+        httpx.Request("POST", "https://api.linkedin.com/rest/posts", headers=headers, json=post),
+        httpx.Request(
+            "POST",
+            "https://api.linkedin.com/rest/documents?action=initializeUpload",
+            headers=headers,
+            json={"initializeUploadRequest": {}},
+        ),
+        httpx.Request(
+            "GET",
+            "https://api.linkedin.com/rest/documents/urn%3Ali%3Adocument%3AD5F10",
+            headers={"Authorization": "Bearer AQV-token"},
+        ),
+    ):
+        with pytest.raises(AssertionError):
+            held.check(request)

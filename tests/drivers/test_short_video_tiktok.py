@@ -28,6 +28,7 @@ import pytest
 import respx
 
 from pressroom.platforms import MediaKind, Platform
+from pressroom.service.drivers import short_video
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
@@ -624,3 +625,172 @@ def test_inspect_sees_video_publish_missing_when_only_creator_info_is_refused(
     assert report.scopes["video.publish"] is ScopeState.MISSING
     assert report.missing == ("video.publish",)
     assert report.can_publish is False
+
+
+# --- format: photo ------------------------------------------------------------------
+
+PHOTO_LINK = "https://press.example/storage/files/{}?expires=1&signature=s"
+
+
+class Links(Stored):
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        return PHOTO_LINK.format(file_id)
+
+
+@pytest.fixture
+def photo_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule table's rows for a photo post (which files, how many) are the table's,
+    not this driver's, and the shared pre-send check does not read ``format`` yet: here
+    it is set aside so these tests hold the driver's requests alone."""
+    monkeypatch.setattr(short_video, "check_before_sending", lambda delivery: None)
+
+
+def photo_driver() -> TikTokDriver:
+    http = NetworkClient(Platform.SHORT_VIDEO, timeout_seconds=5, backoff_seconds=0)
+    return TikTokDriver("awkey123", "tiktok-secret", Tokens(), http, Links(0), sleep=lambda _: None)
+
+
+def photos(count: int = 2, **choices: object) -> Delivery:
+    images = tuple(
+        Media(f"file_{n}", MediaKind.IMAGE, "image/jpeg", f"files/file_{n}", None, 1000)
+        for n in range(1, count + 1)
+    )
+    base = delivery(1, **choices)
+    return replace(
+        base,
+        fields={**base.fields, "format": "photo"},
+        media=images[0] if count == 1 else None,
+        items=images if count > 1 else (),
+    )
+
+
+def photo_init(tiktok: respx.MockRouter, answer: httpx.Response) -> respx.Route:
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    init = tiktok.post(f"{API}/post/publish/content/init/")
+    init.side_effect = [answer]
+    return init
+
+
+def test_a_photo_post_is_pulled_from_links_and_awaited_until_published(
+    tiktok: respx.MockRouter,
+    photo_rules: None,
+) -> None:
+    init = photo_init(tiktok, httpx.Response(200, json=ok({"publish_id": "p_pub_url~v2.1"})))
+    status = tiktok.post(f"{API}/post/publish/status/fetch/")
+    status.side_effect = [
+        httpx.Response(200, json=ok({"status": "PROCESSING_DOWNLOAD"})),
+        httpx.Response(
+            200,
+            json=ok(
+                {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [7312345678901234599]}
+            ),
+        ),
+    ]
+    published = photo_driver().publish(
+        photos(privacyLevel="PUBLIC_TO_EVERYONE", allowComments=True)
+    )
+    assert json.loads(init.calls.last.request.content) == {
+        "media_type": "PHOTO",
+        "post_mode": "DIRECT_POST",
+        "post_info": {
+            "privacy_level": "PUBLIC_TO_EVERYONE",
+            "disable_comment": False,
+            "brand_content_toggle": False,
+            "description": "Behind the scenes #launch",
+        },
+        "source_info": {
+            "source": "PULL_FROM_URL",
+            "photo_images": [PHOTO_LINK.format("file_1"), PHOTO_LINK.format("file_2")],
+            "photo_cover_index": 0,
+        },
+    }
+    assert [json.loads(c.request.content) for c in status.calls] == [
+        {"publish_id": "p_pub_url~v2.1"}
+    ] * 2
+    assert published.platform_post_id == "7312345678901234599"
+    assert published.url == "https://www.tiktok.com/@pressroomhq/video/7312345678901234599"
+
+
+def test_a_single_photo_post_takes_the_one_file(
+    tiktok: respx.MockRouter, photo_rules: None
+) -> None:
+    init = photo_init(tiktok, httpx.Response(200, json=ok({"publish_id": "p_pub_url~v2.2"})))
+    tiktok.post(f"{API}/post/publish/status/fetch/").respond(
+        200, json=ok({"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": []})
+    )
+    published = photo_driver().publish(photos(1))
+    sent = json.loads(init.calls.last.request.content)["source_info"]["photo_images"]
+    assert sent == [PHOTO_LINK.format("file_1")]
+    assert published.platform_post_id == "p_pub_url~v2.2"  # private: the publish_id
+
+
+def test_a_photo_post_from_an_unverified_domain_is_the_operators_setting(
+    tiktok: respx.MockRouter,
+    photo_rules: None,
+) -> None:
+    from pressroom.service.drivers.base import NetworkMisconfigured
+
+    photo_init(
+        tiktok,
+        httpx.Response(403, json=failed("url_ownership_unverified", "Please verify the URL")),
+    )
+    with pytest.raises(NetworkMisconfigured, match="verify the domain"):
+        photo_driver().publish(photos())
+
+
+def test_a_photo_post_allowing_duets_is_refused_before_anything_is_sent(
+    tiktok: respx.MockRouter,
+    photo_rules: None,
+) -> None:
+    with pytest.raises(PlatformRefused) as refused:
+        photo_driver().publish(photos(allowDuet=True))
+    assert refused.value.field == "allowDuet"
+
+
+def test_a_photo_init_without_an_answer_is_an_unknown_outcome(
+    tiktok: respx.MockRouter, photo_rules: None
+) -> None:
+    """The init starts the post (TikTok pulls the photos itself): a lost answer may
+    mean a post, so it is never resent; with no publish_id it cannot be asked about."""
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    tiktok.post(f"{API}/post/publish/content/init/").mock(
+        side_effect=httpx.ReadTimeout("no answer")
+    )
+    driver = photo_driver()
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(photos())
+    assert caught.value.sent is True
+    with pytest.raises(LookupUnsupported):
+        driver.find_delivery(photos(), SENT_AT)
+
+
+def test_the_contract_refuses_a_photo_init_tiktok_would_not_take() -> None:
+    """The photo model is not a rubber stamp: a video's interaction flag, no privacy on
+    a direct post, a cover outside the images, a link TikTok cannot pull."""
+    held = tiktok_contract.contract(consented())
+    headers = {"Authorization": "Bearer act", "Content-Type": "application/json; charset=UTF-8"}
+    good_source = {
+        "source": "PULL_FROM_URL",
+        "photo_images": [PHOTO_LINK.format("a")],
+        "photo_cover_index": 0,
+    }
+    for post_info, source in (
+        ({"privacy_level": "SELF_ONLY", "disable_duet": True}, good_source),
+        ({"disable_comment": True}, good_source),
+        ({"privacy_level": "SELF_ONLY"}, {**good_source, "photo_cover_index": 1}),
+        ({"privacy_level": "SELF_ONLY"}, {**good_source, "source": "FILE_UPLOAD"}),
+        ({"privacy_level": "SELF_ONLY"}, {**good_source, "photo_images": ["files/a.jpg"]}),
+    ):
+        init = httpx.Request(
+            "POST",
+            f"{API}/post/publish/content/init/",
+            headers=headers,
+            json={
+                "media_type": "PHOTO",
+                "post_mode": "DIRECT_POST",
+                "post_info": post_info,
+                "source_info": source,
+            },
+        )
+        with pytest.raises(ValueError):  # pydantic's ValidationError
+            held.check(init)

@@ -21,9 +21,10 @@ import json
 import re
 from typing import Any, ClassVar, Literal
 
+import httpx
 from pydantic import Field, model_validator
 
-from tests.drivers.contract import Contract
+from tests.drivers.contract import Contract, Endpoint, query
 from tests.drivers.contracts.meta_graph import GRAPH_PAGES, Read, Request, edge, token_endpoint
 
 HOST = "graph.facebook.com"
@@ -47,6 +48,9 @@ COMMENTS_GUIDE = "https://developers.facebook.com/docs/pages-api/comments-mentio
 COMMENTS = "https://developers.facebook.com/docs/graph-api/reference/object/comments"
 ATTACHMENTS = "https://developers.facebook.com/docs/graph-api/reference/page-post/attachments"
 COMMENT = "https://developers.facebook.com/docs/graph-api/reference/comment"
+REELS = "https://developers.facebook.com/docs/video-api/guides/reels-publishing"
+STORIES = "https://developers.facebook.com/docs/page-stories-api"
+RUPLOAD = "rupload.facebook.com"
 POST_ID = r"[0-9]+(_[0-9]+)?"
 """A Page post's id (``{page-id}_{story-id}``) or a video's (digits)."""
 COMMENT_ID = r"[0-9]+_[0-9]+"
@@ -199,6 +203,74 @@ class VideosRead(Read):
     limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
 
 
+class ReelSession(Request):
+    """POST /{page-id}/video_reels (REELS): "Step 1: Initialize an upload session"
+    (``upload_phase=start``) and "Step 3: Publish the reel" (``upload_phase=finish``)."""
+
+    upload_phase: Literal["start", "finish"]  # REELS
+    video_id: str | None = Field(None, pattern=r"^[0-9]+$")  # REELS, finish: the session's
+    video_state: Literal["DRAFT", "PUBLISHED", "SCHEDULED"] | None = None  # REELS, finish
+    description: str | None = None  # REELS, finish
+    title: str | None = None  # REELS, finish
+    scheduled_publish_time: str | None = None  # REELS, finish with SCHEDULED
+    place: str | None = None  # REELS, finish
+
+    @model_validator(mode="after")
+    def _phase(self) -> ReelSession:
+        if self.upload_phase == "start":
+            assert self.model_fields_set == {"upload_phase"}, (
+                "a reel's session starts with upload_phase alone (REELS, step 1)"
+            )
+        else:
+            assert self.video_id and self.video_state, (
+                "a reel is published with its video_id and video_state (REELS, step 3)"
+            )
+        return self
+
+
+class ReelsRead(Read):
+    """GET /{page-id}/video_reels (REELS, "Get a list of reels"), time-paged."""
+
+    FIELDS: ClassVar[frozenset[str]] = VideoRead.FIELDS
+    since: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    until: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+
+
+class PhotoStory(Request):
+    """POST /{page-id}/photo_stories (STORIES, "Publish a photo story")."""
+
+    photo_id: str = Field(pattern=r"^[0-9]+$")  # STORIES: a photo uploaded published=false
+
+
+class VideoStorySession(Request):
+    """POST /{page-id}/video_stories (STORIES, "Publish a video story"): start, then
+    finish with the session's ``video_id``."""
+
+    upload_phase: Literal["start", "finish"]  # STORIES
+    video_id: str | None = Field(None, pattern=r"^[0-9]+$")  # STORIES, finish
+
+    @model_validator(mode="after")
+    def _phase(self) -> VideoStorySession:
+        assert (self.upload_phase == "finish") == (self.video_id is not None), (
+            "video_id goes with the finish, not the start (STORIES)"
+        )
+        return self
+
+
+def _rupload(request: httpx.Request) -> None:
+    """REELS, "Step 2: Upload the video", a hosted file: ``Authorization: OAuth
+    <token>`` and the file's ``file_url`` header, no body and no query."""
+    authorization = request.headers.get("authorization", "")
+    assert authorization.startswith("OAuth ") and len(authorization) > 6, (
+        f"the upload host takes Authorization: OAuth <token> ({REELS})"
+    )
+    assert request.headers.get("file_url", "").startswith("https://"), (
+        f"a hosted video is named by its file_url header ({REELS})"
+    )
+    assert not query(request) and not request.content, f"the link is all it takes ({REELS})"
+
+
 class CommentCreate(Request):
     """POST /{object-id}/comments (COMMENTS, "Publishing"; COMMENTS_GUIDE, "Comments")."""
 
@@ -264,6 +336,33 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 scopes=POSTING,
             ),
             *edge(HOST, f"{VERSION}/{ID}/feed", FEED, "parameter", post=FeedCreate, scopes=POSTING),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/video_reels",
+                REELS,
+                "parameter",
+                get=ReelsRead,
+                post=ReelSession,
+                # REELS, "Before You Start": these three, and CREATE_CONTENT on the Page.
+                scopes=POSTING,
+            ),
+            Endpoint("POST", RUPLOAD, rf"/video-upload{VERSION}/{ID}", REELS, _rupload, POSTING),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/photo_stories",
+                STORIES,
+                "parameter",
+                post=PhotoStory,
+                scopes=POSTING,  # STORIES, "Requirements"
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/video_stories",
+                STORIES,
+                "parameter",
+                post=VideoStorySession,
+                scopes=POSTING,
+            ),
             *edge(
                 HOST,
                 f"{VERSION}/{POST_ID}/attachments",

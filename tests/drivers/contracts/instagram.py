@@ -122,6 +122,10 @@ class MediaCreate(Request):
             )
         elif self.media_type == "VIDEO":
             raise AssertionError("media_type=VIDEO goes with a video_url (PUBLISHING)")
+        if self.media_type == "REELS":
+            assert self.video_url is not None, "a reel is a video_url (USER_MEDIA, reels)"
+        if self.share_to_feed is not None:
+            assert self.media_type == "REELS", "share_to_feed is a reel's (USER_MEDIA)"
         return self
 
 

@@ -25,6 +25,7 @@ POST_SCHEMA = f"{_LEARN}/marketing/community-management/shares/post-api-schema"
 COMMENTS_API = f"{_LEARN}/marketing/community-management/shares/comments-api"
 IMAGES_API = f"{_LEARN}/marketing/community-management/shares/images-api"
 MULTI_IMAGE_API = f"{_LEARN}/marketing/community-management/shares/multiimage-post-api"
+DOCUMENTS_API = f"{_LEARN}/marketing/community-management/shares/documents-api"
 VERSIONING = f"{_LEARN}/marketing/versioning"
 MIGRATIONS = f"{_LEARN}/marketing/integrations/migrations"
 RECENT_CHANGES = f"{_LEARN}/marketing/integrations/recent-changes"
@@ -68,11 +69,20 @@ class MultiImage(_Forbid):
     images: list[MultiImageItem] = Field(min_length=2, max_length=20)
 
 
+class PostMedia(_Forbid):
+    """``content.media`` (POST_SCHEMA, "Media"): one image, video or document."""
+
+    # POST_SCHEMA: required, the media's URN; DOCUMENTS_API "Create a Document Post".
+    id: str = Field(pattern=r"^urn:li:(image|video|document):[^:\s]+$")
+    title: str | None = None  # POST_SCHEMA: optional; DOCUMENTS_API's example sets it
+    altText: str | None = None  # POST_SCHEMA: optional
+
+
 class PostContent(_Forbid):
     """``content`` of a post (POST_SCHEMA); the kinds pressroom sends are typed."""
 
     multiImage: MultiImage | None = None  # MULTI_IMAGE_API
-    media: dict[str, Any] | None = None  # POST_SCHEMA: one image, video or document
+    media: PostMedia | None = None  # POST_SCHEMA: one image, video or document
     article: dict[str, Any] | None = None  # POST_SCHEMA
     poll: dict[str, Any] | None = None  # POST_SCHEMA
     reference: dict[str, Any] | None = None  # POST_SCHEMA
@@ -86,6 +96,15 @@ class ImageUploadRequest(_Forbid):
 
 class ImageUpload(_Forbid):
     initializeUploadRequest: ImageUploadRequest  # IMAGES_API
+
+
+class DocumentUploadRequest(_Forbid):
+    # DOCUMENTS_API, "Initialize Document Upload": the owner, a person or organization.
+    owner: str = Field(pattern=r"^urn:li:(person|organization):[^:\s]+$")
+
+
+class DocumentUpload(_Forbid):
+    initializeUploadRequest: DocumentUploadRequest  # DOCUMENTS_API
 
 
 class PostCreate(_Forbid):
@@ -240,6 +259,40 @@ def _initialize_upload(on: date) -> Any:
     return check
 
 
+def _initialize_document(on: date) -> Any:
+    versioned = _versioned(on)
+
+    def check(request: httpx.Request) -> None:
+        versioned(request)
+        assert query(request) == {"action": "initializeUpload"}, (
+            f"a document upload is initialized with ?action=initializeUpload ({DOCUMENTS_API})"
+        )
+        _valid(DocumentUpload, json_body(request), "the document upload")
+
+    return check
+
+
+def _read_document(on: date) -> Any:
+    versioned = _versioned(on)
+
+    def check(request: httpx.Request) -> None:
+        # DOCUMENTS_API, "Get a Document": the URN, URL-encoded, in the path; no query.
+        versioned(request)
+        assert not query(request), f"reading a document takes no query ({DOCUMENTS_API})"
+        assert "urn:li:" not in request.url.raw_path.decode(), (
+            f"the document's URN in the path is URL-encoded ({DOCUMENTS_API})"
+        )
+
+    return check
+
+
+def _upload_document(request: httpx.Request) -> None:
+    # DOCUMENTS_API, "Upload the Document": the file PUT (``--upload-file``) to uploadUrl
+    # with the bearer token.
+    bearer(request)
+    assert request.content, f"a document upload carries the file's bytes ({DOCUMENTS_API})"
+
+
 def _upload_bytes(request: httpx.Request) -> None:
     # IMAGES_API, "Upload the Image": the bytes PUT to uploadUrl with the bearer token.
     bearer(request)
@@ -353,6 +406,32 @@ def contract(on: date, granted: frozenset[str] | None) -> Contract:
                 r"/dms-uploads/[^/]+/uploadedImage/[0-9]+",
                 IMAGES_API,
                 _upload_bytes,
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "POST",
+                "api.linkedin.com",
+                "/rest/documents",
+                DOCUMENTS_API,
+                _initialize_document(on),
+                # DOCUMENTS_API, "Permissions": w_member_social for a member's documents.
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "GET",
+                "api.linkedin.com",
+                r"/rest/documents/urn:li:document:[^/]+",
+                DOCUMENTS_API,
+                _read_document(on),
+                # DOCUMENTS_API: a member's document is read by its owner.
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "PUT",
+                "www.linkedin.com",
+                r"/dms-uploads/.+",  # DOCUMENTS_API: whatever uploadUrl LinkedIn answers
+                DOCUMENTS_API,
+                _upload_document,
                 frozenset({"w_member_social"}),
             ),
             Endpoint(

@@ -46,6 +46,17 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (https://developers.facebook.com/docs/graph-api/reference/page/feed, "attached_media";
   https://developers.facebook.com/docs/graph-api/reference/page/photos, "published";
   https://developers.facebook.com/docs/graph-api/reference/page-post/attachments);
+- a reel (the body's ``format``): the Reels Publishing API's session on ``POST
+  /{page-id}/video_reels`` (``upload_phase=start``), the video fetched by Facebook from
+  its signed link at the ``upload_url`` on rupload.facebook.com (``file_url`` header),
+  then ``upload_phase=finish`` with ``video_state=PUBLISHED`` and the message as
+  ``description``, its status awaited as a video's; an unknown one is found among the
+  Page's ``video_reels`` by its description
+  (https://developers.facebook.com/docs/video-api/guides/reels-publishing);
+- a story: a photo uploaded unpublished then ``POST /{page-id}/photo_stories`` with its
+  ``photo_id``, or a video through a session on ``/{page-id}/video_stories`` as a reel's;
+  the story's ``post_id`` as answered. A story's unknown outcome is not looked up (its
+  listing has nothing to tell it from another) (https://developers.facebook.com/docs/page-stories-api);
 - a first comment (``Delivery.comment_on``): ``POST /{post-id}/comments`` with
   ``message``, as the Page, which needs ``pages_manage_engagement`` (and
   ``pages_read_engagement``); its URL the comment's ``permalink_url``
@@ -74,7 +85,7 @@ from typing import Any
 import httpx
 
 from pressroom import error_codes
-from pressroom.platforms import MediaKind, Platform
+from pressroom.platforms import MediaKind, Platform, PostFormat
 from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import meta
 from pressroom.service.drivers.answers import aware, json_of, parse_time
@@ -82,6 +93,8 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    LookupUnsupported,
+    Media,
     MediaSource,
     PlatformRefused,
     PlatformUnavailable,
@@ -327,6 +340,11 @@ class FacebookPagesDriver:
             return self._multi_photo(delivery, token, page_id)
         media = delivery.media
         assert media is not None
+        post_format = delivery.fields.get("format")
+        if post_format == PostFormat.REEL:
+            return self._reel(delivery, media, token, page_id)
+        if post_format == PostFormat.STORY:
+            return self._story(media, token, page_id)
         link = self.media.url(media.file_id, media.storage_key, media.content_type)
         message = delivery.fields.get("message")
         if media.kind is MediaKind.IMAGE:
@@ -398,6 +416,112 @@ class FacebookPagesDriver:
         return Published(
             post_id, f"https://www.facebook.com/{post_id}", now, items=_photos(photos, now)
         )
+
+    def _reel(self, delivery: Delivery, media: Media, token: str, page_id: str) -> Published:
+        """A reel, by the Reels Publishing API: an upload session (``POST
+        /{page-id}/video_reels`` ``upload_phase=start``, answering ``video_id`` and
+        ``upload_url``), the video fetched by Facebook from its signed link
+        (``rupload.facebook.com``, the link in the ``file_url`` header), then ``upload_phase
+        =finish`` with ``video_state=PUBLISHED`` and the message as ``description``, and
+        the video's status awaited as for a video. Nothing shows before the finish, so
+        only its failure may have published
+        (https://developers.facebook.com/docs/video-api/guides/reels-publishing)."""
+        video_id = self._video_session(f"/{page_id}/video_reels", media, token)
+        form = {"upload_phase": "finish", "video_id": video_id, "video_state": "PUBLISHED"}
+        if delivery.fields.get("message"):
+            form["description"] = str(delivery.fields["message"])
+        response = self._call("POST", f"/{page_id}/video_reels", token, form, creates=True)
+        if response.status_code != 200:
+            raise meta.failure(
+                response,
+                "Facebook",
+                sent=True,
+                field="fileId",
+                permission=error_codes.PAGES_PERMISSION,
+            )
+        self._await_video(token, video_id)
+        return Published(video_id, f"https://www.facebook.com/reel/{video_id}", utcnow())
+
+    def _story(self, media: Media, token: str, page_id: str) -> Published:
+        """A Page story (https://developers.facebook.com/docs/page-stories-api): a photo
+        uploaded unpublished (``POST /{page-id}/photos`` ``published=false``), then
+        ``POST /{page-id}/photo_stories`` with its ``photo_id``; a video through an
+        upload session on ``/{page-id}/video_stories`` (start, Facebook fetching the
+        signed link, finish). Either answers the story's ``post_id``. A story carries no
+        message (neither edge takes one)."""
+        if media.kind is MediaKind.IMAGE:
+            link = self.media.url(media.file_id, media.storage_key, media.content_type)
+            response = self._call(
+                "POST", f"/{page_id}/photos", token, {"url": link, "published": "false"}
+            )
+            if response.status_code != 200:
+                raise meta.failure(
+                    response,
+                    "Facebook",
+                    sent=False,
+                    field="fileId",
+                    permission=error_codes.PAGES_PERMISSION,
+                )
+            photo_id = str(json_of(response)["id"])
+            edge, form = "photo_stories", {"photo_id": photo_id}
+        else:
+            video_id = self._video_session(f"/{page_id}/video_stories", media, token)
+            edge, form = "video_stories", {"upload_phase": "finish", "video_id": video_id}
+        response = self._call("POST", f"/{page_id}/{edge}", token, form, creates=True)
+        if response.status_code != 200:
+            raise meta.failure(
+                response,
+                "Facebook",
+                sent=True,
+                field="fileId",
+                permission=error_codes.PAGES_PERMISSION,
+            )
+        answer = json_of(response)
+        post_id = str(answer.get("post_id") or "")
+        if not post_id:
+            raise PlatformUnavailable(
+                "Facebook took the story but did not say its post_id",
+                retry_after=60,
+                sent=True,
+            )
+        # The story's post_id opens it as any Page post does; Meta's stories page names
+        # no other URL for a story (not confirmed beyond that).
+        return Published(post_id, f"https://www.facebook.com/{post_id}", utcnow())
+
+    def _video_session(self, edge: str, media: Media, token: str) -> str:
+        """An upload session on ``edge`` (``video_reels`` or ``video_stories``) and the
+        video fetched into it by Facebook from its signed link: the session's
+        ``video_id``. Nothing is published yet (the finish publishes), so a failure here
+        is ``sent=False``. The upload host takes the token as ``Authorization: OAuth``
+        and a hosted file's link as the ``file_url`` header (Reels Publishing API,
+        "Upload a hosted file")."""
+        response = self._call("POST", edge, token, {"upload_phase": "start"})
+        if response.status_code != 200:
+            raise meta.failure(
+                response,
+                "Facebook",
+                sent=False,
+                field="fileId",
+                permission=error_codes.PAGES_PERMISSION,
+            )
+        session = json_of(response)
+        video_id = str(session.get("video_id") or "")
+        upload_url = str(session.get("upload_url") or "")
+        if not (video_id and upload_url):
+            raise PlatformUnavailable(
+                "Facebook opened no upload session", retry_after=60, sent=False
+            )
+        link = self.media.url(media.file_id, media.storage_key, media.content_type)
+        response = self.http.request(
+            "POST", upload_url, headers={"Authorization": f"OAuth {token}", "file_url": link}
+        )
+        if response.status_code != 200 or json_of(response).get("success") is not True:
+            said = (json_of(response).get("debug_info") or {}).get("message")
+            raise PlatformRefused(
+                f"Facebook could not fetch the video ({said or f'HTTP {response.status_code}'})",
+                field="fileId",
+            )
+        return video_id
 
     def _await_video(self, token: str, video_id: str) -> None:
         deadline = time.monotonic() + self.video_wait_seconds
@@ -477,7 +601,17 @@ class FacebookPagesDriver:
         page_id = self._page_id(delivery.account.connection_id, token)
         if delivery.items:
             return self._find_multi_photo(delivery, token, page_id, since)
+        if delivery.fields.get("format") == PostFormat.STORY:
+            # A story has no message to know it by: the Page's stories edge lists each
+            # with its time and kind only, so another story sent meanwhile would be
+            # taken for this one. The outcome stays unknown rather than be guessed.
+            raise LookupUnsupported(
+                "Facebook lists a Page's stories with nothing to tell this one from "
+                "another: whether it was published can only be seen on the Page"
+            )
         assert delivery.media is not None
+        if delivery.fields.get("format") == PostFormat.REEL:
+            return self._find_reel(delivery, token, page_id, since)
         video = delivery.media.kind is MediaKind.VIDEO
         edge, text = ("videos", "description") if video else ("published_posts", "message")
         found = self._get(
@@ -496,6 +630,25 @@ class FacebookPagesDriver:
                     else f"https://www.facebook.com/{item_id}"
                 )
                 return Published(item_id, url, made)
+        return None
+
+    def _find_reel(
+        self, delivery: Delivery, token: str, page_id: str, since: datetime
+    ) -> Published | None:
+        """A reel among the Page's reels (``GET /{page-id}/video_reels``, Reels
+        Publishing API) since the send, by its description."""
+        found = self._get(
+            token,
+            f"/{page_id}/video_reels",
+            {"fields": "id,description,created_time", "since": str(int(since.timestamp()))},
+        )
+        wanted = delivery.fields.get("message") or ""
+        for reel in found.get("data") or []:
+            made = parse_time(reel.get("created_time"))
+            if made is not None and made >= since and (reel.get("description") or "") == wanted:
+                return Published(
+                    str(reel["id"]), f"https://www.facebook.com/reel/{reel['id']}", made
+                )
         return None
 
     def _find_multi_photo(

@@ -41,6 +41,11 @@ What the driver does, and the pages it follows (read 2026-11-25):
   permalink at ``img_index`` (Instagram gives a carousel's items no permalink)
   (content-publishing page, "Carousel posts";
   https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/children);
+- a story or a reel (the body's ``format``): the container is ``media_type=STORIES``
+  with ``image_url`` or ``video_url``, or ``media_type=REELS`` with ``video_url`` and
+  ``share_to_feed=true``, awaited and published as above (``_container_form``); a
+  story's outcome cannot be looked up (its edge needs Facebook Login), a reel's is found
+  among the account's media;
 - a first comment (``Delivery.comment_on``): ``POST /{ig-media-id}/comments`` with
   ``message``, which needs ``instagram_business_manage_comments``, asked for at consent
   with the rest; its URL is the post's ``permalink`` (Instagram documents none for a
@@ -61,13 +66,15 @@ from typing import Any
 
 import httpx
 
-from pressroom.platforms import MediaKind, Platform
+from pressroom.platforms import MediaKind, Platform, PostFormat
 from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import meta
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     Account,
     Delivery,
+    LookupUnsupported,
+    Media,
     MediaSource,
     PlatformRefused,
     PlatformUnavailable,
@@ -265,14 +272,7 @@ class InstagramDriver:
             return self._carousel(delivery, token, user)
         media = delivery.media
         assert media is not None
-        link = self.media.url(media.file_id, media.storage_key, media.content_type)
-        form = (
-            {"image_url": link}
-            if media.kind is MediaKind.IMAGE
-            else {"media_type": "REELS", "video_url": link}
-        )
-        if delivery.fields.get("caption"):
-            form["caption"] = str(delivery.fields["caption"])
+        form = self._container_form(delivery, media)
         response = self._call("POST", f"/{user}/media", token, form)
         if response.status_code != 200:
             raise meta.failure(response, "Instagram", sent=False, field="fileId")
@@ -290,6 +290,36 @@ class InstagramDriver:
             str(post.get("permalink") or ""),
             parse_time(post.get("timestamp")) or utcnow(),
         )
+
+    def _container_form(self, delivery: Delivery, media: Media) -> dict[str, str]:
+        """The container for one file, by the post's ``format``
+        (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media,
+        "Creating"; content-publishing page, "Reels posts" and "Story posts"):
+
+        - a post: ``image_url``, or a video as ``media_type=REELS`` (single feed videos
+          are reels since 2023-07-01);
+        - a story: ``media_type=STORIES`` with ``image_url`` or ``video_url``, and no
+          caption (the reference lists ``caption`` for images, carousels and reels only);
+        - a reel: ``media_type=REELS``, ``video_url``, the caption, and
+          ``share_to_feed=true``: the reel also shows in the profile's feed, as a video
+          posted as ``post`` does (the reference's default, sent so it does not depend on
+          one).
+        """
+        link = self.media.url(media.file_id, media.storage_key, media.content_type)
+        medium = "image_url" if media.kind is MediaKind.IMAGE else "video_url"
+        kind = str(delivery.fields.get("format") or PostFormat.POST)
+        form: dict[str, str]
+        if kind == PostFormat.STORY:
+            return {"media_type": "STORIES", medium: link}
+        if kind == PostFormat.REEL:
+            form = {"media_type": "REELS", "video_url": link, "share_to_feed": "true"}
+        elif media.kind is MediaKind.IMAGE:
+            form = {"image_url": link}
+        else:
+            form = {"media_type": "REELS", "video_url": link}
+        if delivery.fields.get("caption"):
+            form["caption"] = str(delivery.fields["caption"])
+        return form
 
     def _carousel(self, delivery: Delivery, token: str, user: str) -> Published:
         """An item container per file (``is_carousel_item``; a video's ``media_type``
@@ -383,6 +413,15 @@ class InstagramDriver:
         since = aware(sent_at) - CLOCK_SLACK
         if delivery.comment_on is not None:
             return self._find_comment(delivery, delivery.comment_on, since)
+        if delivery.fields.get("format") == PostFormat.STORY:
+            # Stories are not in the media edge, and the stories edge
+            # (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/stories)
+            # is documented for a Facebook User token only (Facebook Login on
+            # graph.facebook.com), not for Instagram Login's: the outcome cannot be read.
+            raise LookupUnsupported(
+                "Instagram lists no stories to an app using Instagram Login: whether the "
+                "story was published can only be seen in Instagram"
+            )
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
         fields = "id,caption,timestamp,permalink" + (",media_type" if delivery.items else "")

@@ -35,6 +35,12 @@ What the driver does, and the pages it follows (read 2026-11-25):
   URNs, at the post's page
   (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/images-api,
   https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/multiimage-post-api);
+- a document post (the body's ``format`` ``document``): the file's upload initialized
+  (``POST /rest/documents?action=initializeUpload`` with the member as ``owner``), its
+  bytes PUT to the ``uploadUrl`` answered, its ``status`` read until ``AVAILABLE``, then
+  the post with ``content.media`` (the ``document`` URN and the body's
+  ``documentTitle`` as ``title``)
+  (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/documents-api);
 - a first comment (``Delivery.comment_on``): ``POST
   /rest/socialActions/{shareUrn}/comments`` (the URN encoded in the path) with ``actor``
   (the member), ``object`` (the post) and ``message.text``, under the same
@@ -51,6 +57,7 @@ What the driver does, and the pages it follows (read 2026-11-25):
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -58,7 +65,7 @@ from urllib.parse import quote
 
 import httpx
 
-from pressroom.platforms import Platform
+from pressroom.platforms import Platform, PostFormat
 from pressroom.service.db.base import utcnow
 from pressroom.service.drivers import linkedin_versions
 from pressroom.service.drivers.answers import aware, json_of
@@ -95,6 +102,14 @@ TOKEN_URL = "https://www.linkedin.com/oauth/v2/accessToken"
 USERINFO_URL = "https://api.linkedin.com/v2/userinfo"
 POSTS_URL = "https://api.linkedin.com/rest/posts"
 IMAGES_URL = "https://api.linkedin.com/rest/images"
+DOCUMENTS_URL = "https://api.linkedin.com/rest/documents"
+"""The Documents API
+(https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/documents-api)."""
+DOCUMENT_WAITS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+"""Seconds between reads of an uploaded document's ``status`` (about a minute in all):
+LinkedIn processes a document after its upload and documents ``PROCESSING`` before
+``AVAILABLE``; whether a post naming a document still processing is refused is not
+said on its pages, so the post waits for ``AVAILABLE``."""
 SOCIAL_ACTIONS_URL = "https://api.linkedin.com/rest/socialActions"
 INTROSPECT_URL = "https://www.linkedin.com/oauth/v2/introspectToken"
 """Token introspection: a token's status and the scopes it was granted
@@ -131,6 +146,7 @@ class LinkedInDriver:
         api_version: str,
         media: MediaSource | None = None,
         clock: Callable[[], datetime] = utcnow,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.client_id = client_id
         self._client_secret = client_secret
@@ -140,6 +156,7 @@ class LinkedInDriver:
         """Where a MultiImage post's images are read from, to upload them."""
         self.api_version = api_version
         self._clock = clock
+        self._sleep = sleep
         self._authors: dict[str, str] = {}
         """Connection id → author URN, read once per process from userinfo."""
 
@@ -259,6 +276,8 @@ class LinkedInDriver:
         images = [self._upload_image(delivery, token, i) for i in range(len(delivery.items))]
         if images:
             post["content"] = {"multiImage": {"images": [{"id": urn} for urn in images]}}
+        if delivery.fields.get("format") == PostFormat.DOCUMENT:
+            post["content"] = {"media": self._upload_document(delivery, token)}
         response = self.http.request(
             "POST", POSTS_URL, token=token, creates=True, headers=self._headers, json=post
         )
@@ -300,6 +319,71 @@ class LinkedInDriver:
         if response.status_code not in (200, 201):
             raise _item_refusal(response, self.api_version, index)
         return image
+
+    def _upload_document(self, delivery: Delivery, token: str) -> dict[str, str]:
+        """A document post's file: its upload initialized for the member (``POST
+        /rest/documents?action=initializeUpload``, answering the ``document`` URN and an
+        ``uploadUrl``), the PDF's bytes PUT there, its ``status`` read until
+        ``AVAILABLE``; the post's ``content.media``: the URN and the body's
+        ``documentTitle`` (Documents API page; Posts API schema, "Media")."""
+        assert self.media is not None, "a document post needs the service's media"
+        document = delivery.media
+        assert document is not None and document.size is not None
+        owner = self._author(delivery.account.connection_id, token)
+        response = self.http.request(
+            "POST",
+            f"{DOCUMENTS_URL}?action=initializeUpload",
+            token=token,
+            headers=self._headers,
+            json={"initializeUploadRequest": {"owner": owner}},
+        )
+        if response.status_code != 200:
+            raise _document_refusal(response, self.api_version)
+        value = json_of(response).get("value") or {}
+        upload_url, urn = str(value.get("uploadUrl") or ""), str(value.get("document") or "")
+        if not (upload_url and urn):
+            raise PlatformUnavailable(
+                "LinkedIn did not say where to upload the document", retry_after=60, sent=False
+            )
+        response = self.http.request(
+            "PUT",
+            upload_url,
+            token=token,
+            headers={"Content-Type": document.content_type},
+            content=b"".join(self.media.read(document.storage_key, 0, document.size)),
+        )
+        if response.status_code not in (200, 201):
+            raise _document_refusal(response, self.api_version)
+        self._await_document(token, urn)
+        media = {"id": urn}
+        if delivery.fields.get("documentTitle"):
+            media["title"] = str(delivery.fields["documentTitle"])
+        return media
+
+    def _await_document(self, token: str, urn: str) -> None:
+        for delay in DOCUMENT_WAITS:
+            self._sleep(delay)
+            response = self.http.request(
+                "GET", f"{DOCUMENTS_URL}/{quote(urn, safe='')}", token=token, headers=self._headers
+            )
+            if response.status_code == 403:
+                # The page's permission check for a member's document is that the caller
+                # is its owner, which the uploader is; a 403 here says only that the
+                # status cannot be read: the post itself will say whether LinkedIn takes
+                # it, rather than a read turning the connection inactive.
+                return
+            if response.status_code != 200:
+                raise _document_refusal(response, self.api_version)
+            status = str(json_of(response).get("status") or "")
+            if status == "AVAILABLE":
+                return
+            if status == "PROCESSING_FAILED":
+                raise PlatformRefused("LinkedIn could not process the document", field="fileId")
+        raise PlatformUnavailable(
+            "LinkedIn is still processing the document; nothing was posted yet",
+            retry_after=60,
+            sent=False,
+        )
 
     def _comment(self, delivery: Delivery, share_urn: str) -> Published:
         """A first comment, as the member, on their post ``share_urn``."""
@@ -471,6 +555,17 @@ def _item_refusal(response: httpx.Response, version: str, index: int) -> Excepti
     error = refusal_of(response, version)
     if isinstance(error, PlatformRefused):
         error.field = f"fileIds[{index}]"
+    if isinstance(error, PlatformUnavailable) and error.sent:
+        return PlatformUnavailable(str(error), retry_after=error.retry_after, sent=False)
+    return error
+
+
+def _document_refusal(response: httpx.Response, version: str) -> Exception:
+    """The document's upload refused or failed: nothing is posted yet (the post comes
+    after it), and a refusal names the file."""
+    error = refusal_of(response, version)
+    if isinstance(error, PlatformRefused):
+        error.field = "fileId"
     if isinstance(error, PlatformUnavailable) and error.sent:
         return PlatformUnavailable(str(error), retry_after=error.retry_after, sent=False)
     return error

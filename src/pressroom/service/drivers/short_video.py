@@ -35,6 +35,12 @@ What the driver does, and the pages it follows (read 2026-11-26):
   TikTok gives a public post id only for a public post its moderation passed; until
   then, and for good for a private post, the ``publish_id`` is the post's reference and
   the account's profile its URL;
+- a photo post (the body's ``format`` ``photo``): ``/v2/post/publish/content/init/``
+  with ``media_type`` PHOTO, ``post_mode`` DIRECT_POST, the images (``Delivery.items``,
+  or the one file) as signed links TikTok pulls (``PULL_FROM_URL``: the links' domain
+  must be verified for the app) and the first as cover, ``post_info`` as for a video
+  with the caption as ``description``; then ``status/fetch`` as for a video
+  (https://developers.tiktok.com/doc/content-posting-api-reference-photo-post);
 - look-up of an unknown outcome: ``status/fetch`` again, with the ``publish_id`` kept on
   the record. The account's video list (``/v2/video/list/``) shows public videos only,
   with titles cut at 150 characters, so a private post would never be found there.
@@ -55,7 +61,7 @@ from typing import Any
 
 import httpx
 
-from pressroom.platforms import Platform
+from pressroom.platforms import Platform, PostFormat
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
@@ -63,6 +69,7 @@ from pressroom.service.drivers.base import (
     LookupUnsupported,
     Media,
     MediaSource,
+    NetworkMisconfigured,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
@@ -310,6 +317,8 @@ class TikTokDriver:
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
+        if delivery.fields.get("format") == PostFormat.PHOTO:
+            return self._photo(delivery)
         media = delivery.media
         assert media is not None and media.size is not None  # a ready video
         token = self.tokens.access_token(delivery.account.connection_id)
@@ -339,6 +348,55 @@ class TikTokDriver:
             status = self._await_publish(token, publish_id)
         except PlatformUnavailable as exc:
             if exc.sent:  # the look-up asks TikTok about this publish_id, nothing else
+                exc.reference = exc.reference or publish_id
+            raise
+        return _published(status, publish_id, delivery)
+
+    def _photo(self, delivery: Delivery) -> Published:
+        """A photo post (https://developers.tiktok.com/doc/content-posting-api-reference-photo-post):
+        the creator's settings first, as for a video, then ``POST
+        /v2/post/publish/content/init/`` with ``media_type`` PHOTO, ``post_mode``
+        DIRECT_POST and the images as signed links TikTok pulls (``PULL_FROM_URL``; TikTok
+        pulls only from a domain or URL prefix the app has verified, else
+        ``url_ownership_unverified``), then the status polled as for a video. The init
+        itself starts the post (there are no bytes to send after it), so once it was
+        sent a failure is an unknown outcome, looked up by the ``publish_id`` when TikTok
+        gave one."""
+        _refuse_photo_interactions(delivery.fields)
+        images = delivery.items or ((delivery.media,) if delivery.media is not None else ())
+        token = self.tokens.access_token(delivery.account.connection_id)
+        creator = self._creator(token)
+        post_info = photo_post_info_of(delivery.fields, creator)
+        links = [self.media.url(m.file_id, m.storage_key, m.content_type) for m in images]
+        response = self._post(
+            token,
+            "/post/publish/content/init/",
+            {
+                "media_type": "PHOTO",
+                "post_mode": "DIRECT_POST",
+                "post_info": post_info,
+                "source_info": {
+                    "source": "PULL_FROM_URL",
+                    "photo_images": links,
+                    # The cover is the first image, by its index in photo_images
+                    # (counted from 0, as the page's example and every client read
+                    # here use it; the page's wording is not explicit).
+                    "photo_cover_index": 0,
+                },
+            },
+            creates=True,
+        )
+        if _error_code(response) == "url_ownership_unverified":
+            raise NetworkMisconfigured(
+                "TikTok pulls photos only from a domain the app has verified: verify the "
+                "domain of PRESSROOM_BASE_URL (or its storage's public URL) for the app in "
+                "TikTok's developer portal (url_ownership_unverified)"
+            )
+        publish_id = str(data_of(response, sent=True)["publish_id"])
+        try:
+            status = self._await_publish(token, publish_id)
+        except PlatformUnavailable as exc:
+            if exc.sent:
                 exc.reference = exc.reference or publish_id
             raise
         return _published(status, publish_id, delivery)
@@ -421,11 +479,14 @@ class TikTokDriver:
         response = self._post(token, "/post/publish/status/fetch/", {"publish_id": publish_id})
         return data_of(response, sent=True)
 
-    def _post(self, token: str, path: str, body: dict[str, Any]) -> httpx.Response:
+    def _post(
+        self, token: str, path: str, body: dict[str, Any], *, creates: bool = False
+    ) -> httpx.Response:
         return self.http.request(
             "POST",
             f"{API}{path}",
             token=token,
+            creates=creates,
             headers={"Content-Type": "application/json; charset=UTF-8"},
             json=body,
         )
@@ -466,6 +527,42 @@ def post_info_of(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, A
     # paid partnership.
     post_info["brand_content_toggle"] = False
     return post_info
+
+
+def photo_post_info_of(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any]:
+    """``post_info`` of a photo post: the privacy level and comments as the owner chose
+    them, checked as for a video (``post_info_of``), and the caption as the post's
+    ``description`` (up to 4000 UTF-16 units for a photo post, where its ``title`` takes
+    90) (https://developers.tiktok.com/doc/content-posting-api-reference-photo-post)."""
+    _refuse_photo_interactions(fields)
+    video = post_info_of(fields, creator)
+    post_info: dict[str, Any] = {
+        "privacy_level": video["privacy_level"],
+        "disable_comment": video["disable_comment"],
+        "brand_content_toggle": video["brand_content_toggle"],
+    }
+    if fields.get("caption"):
+        post_info["description"] = fields["caption"]
+    return post_info
+
+
+def _refuse_photo_interactions(fields: dict[str, Any]) -> None:
+    """A photo post has no Duets or Stitches (its ``post_info`` lists neither): a post
+    allowing them is refused, rather than the owner's choice dropped."""
+    for field, _, _, name in INTERACTIONS[1:]:
+        if fields.get(field) is True:
+            raise PlatformRefused(
+                f"A TikTok photo post has no {name}: leave {field} out or false.", field=field
+            )
+
+
+def _error_code(response: httpx.Response) -> str | None:
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    return str(error.get("code")) if isinstance(error, dict) else None
 
 
 def _creator_findings(
