@@ -213,8 +213,9 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
             "https://www.googleapis.com/auth/youtube.force-ssl",
         }
     ),
-    # TikTok: Direct Post needs video.publish; user.info.basic is for the profile.
-    Platform.SHORT_VIDEO: frozenset({"user.info.basic"}),
+    # TikTok: Direct Post needs video.publish; user.info.basic is for the profile,
+    # video.list for a video's figures (video/query).
+    Platform.SHORT_VIDEO: frozenset({"user.info.basic", "video.list"}),
     # Instagram's consent here also asks for its Threads twin's scopes; a post without a
     # first comment needs no comment scope.
     Platform.PHOTO_SHARING: frozenset(
