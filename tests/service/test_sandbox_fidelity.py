@@ -217,9 +217,15 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
     # video.list for a video's figures (video/query).
     Platform.SHORT_VIDEO: frozenset({"user.info.basic", "video.list"}),
     # Instagram's consent here also asks for its Threads twin's scopes; a post without a
-    # first comment needs no comment scope.
+    # first comment needs no comment scope, and the insights scopes are for metrics only.
     Platform.PHOTO_SHARING: frozenset(
-        {"threads_basic", "threads_content_publish", "instagram_business_manage_comments"}
+        {
+            "threads_basic",
+            "threads_content_publish",
+            "threads_manage_insights",
+            "instagram_business_manage_comments",
+            "instagram_business_manage_insights",
+        }
     ),
     # Facebook: pages_manage_engagement is for a first comment only.
     Platform.PAGE_SOCIAL: frozenset({"pages_manage_engagement"}),
@@ -230,6 +236,8 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
             "instagram_business_basic",
             "instagram_business_content_publish",
             "instagram_business_manage_comments",
+            "instagram_business_manage_insights",
+            "threads_manage_insights",
         }
     ),
     Platform.PROFESSIONAL_NETWORK: frozenset(),
