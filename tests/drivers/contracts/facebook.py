@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from tests.drivers.contract import Contract
 from tests.drivers.contracts.meta_graph import GRAPH_PAGES, Read, Request, edge, token_endpoint
@@ -248,6 +248,8 @@ def _or_counts(model: type[Request]) -> type[Request]:
     post's id has the shape of a comment's, a video's that of any node's."""
 
     class NodeOrCounts(Request):
+        model_config = ConfigDict(title=f"{model.__name__}OrCounts")
+
         fields: str | None = None
 
         @model_validator(mode="before")
