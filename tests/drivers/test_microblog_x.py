@@ -35,10 +35,13 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    MetricsDriver,
+    MetricsUnsupported,
     NetworkMisconfigured,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
@@ -518,3 +521,76 @@ def test_inspect_of_a_protected_account_warns_and_a_scopeless_token_is_refused(
     assert {f.topic: f.standing for f in report.findings}["account type"] is Standing.WARNING
     with pytest.raises(AccessRevoked):
         driver.inspect(Account("conn_1", "@p"))
+
+
+# --- metrics (GET /2/tweets/{id}, https://docs.x.com/x-api/posts/get-post-by-id) ---
+
+
+def test_metrics_are_the_posts_public_metrics(x: respx.MockRouter, driver: XDriver) -> None:
+    read = x.get("/2/tweets/1460323737035677698").respond(
+        200,
+        json={
+            "data": {
+                "id": "1460323737035677698",
+                "text": "Launch day",
+                "edit_history_tweet_ids": ["1460323737035677698"],
+                "public_metrics": {
+                    "retweet_count": 3,
+                    "reply_count": 2,
+                    "like_count": 17,
+                    "quote_count": 1,
+                    "bookmark_count": 4,
+                    "impression_count": 950,
+                },
+            }
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "@pressroom_hq"), "1460323737035677698")
+    assert metrics == PostMetrics(impressions=950, likes=17, comments=2, shares=4, saves=4)
+    assert read.calls.last.request.url.params["tweet.fields"] == "public_metrics"
+    assert read.calls.last.request.headers["Authorization"] == f"Bearer {TOKEN}"
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_of_a_revoked_token_are_access_revoked(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    x.get("/2/tweets/1460323737035677698").respond(
+        401, json={"title": "Unauthorized", "type": "about:blank", "status": 401}
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "@pressroom_hq"), "1460323737035677698")
+
+
+def test_metrics_of_a_rate_limited_read_wait_for_the_reset(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    x.get("/2/tweets/1460323737035677698").respond(
+        429, headers={"x-rate-limit-reset": str(int(datetime.now(UTC).timestamp()) + 120)}
+    )
+    with pytest.raises(PlatformRateLimited) as limited:
+        driver.fetch_metrics(Account("conn_1", "@pressroom_hq"), "1460323737035677698")
+    assert 100 <= limited.value.retry_after <= 120
+
+
+def test_metrics_of_a_post_deleted_on_x_are_unsupported(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    x.get("/2/tweets/1460323737035677698").respond(
+        200,
+        json={
+            "errors": [
+                {
+                    "value": "1460323737035677698",
+                    "detail": "Could not find tweet with id: [1460323737035677698].",
+                    "title": "Not Found Error",
+                    "resource_type": "tweet",
+                    "parameter": "id",
+                    "resource_id": "1460323737035677698",
+                    "type": "https://api.twitter.com/2/problems/resource-not-found",
+                }
+            ]
+        },
+    )
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "@pressroom_hq"), "1460323737035677698")

@@ -32,10 +32,13 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     Media,
+    MetricsDriver,
+    MetricsUnsupported,
     PermissionMissing,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
@@ -890,3 +893,96 @@ def test_the_contract_refuses_reel_and_story_calls_facebook_would_not_take() -> 
     ):
         with pytest.raises(AssertionError):
             held.check(httpx.Request("POST", RUPLOAD, headers=headers))
+
+
+# --- metrics (GET /{post-id} with field expansion,
+# https://developers.facebook.com/docs/graph-api/reference/post/) ---
+
+POST = f"{PAGE}_122103418394567"
+COUNTS = "reactions.limit(0).summary(total_count),comments.limit(0).summary(true)"
+
+
+def test_metrics_are_the_posts_reactions_comments_and_shares(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    node = read(facebook, f"/{POST}").respond(
+        200,
+        json={
+            "shares": {"count": 3},
+            "reactions": {"data": [], "summary": {"total_count": 25, "viewer_reaction": "NONE"}},
+            "comments": {
+                "data": [],
+                "summary": {"order": "ranked", "total_count": 4, "can_comment": True},
+            },
+            "id": POST,
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)
+    assert metrics == PostMetrics(likes=25, comments=4, shares=3)
+    assert form(node.calls.last.request)["fields"] == f"shares,{COUNTS}"
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_of_a_video_ask_for_no_shares_and_count_none(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    node = read(facebook, "/1139400397532140").respond(
+        200,
+        json={
+            "reactions": {"data": [], "summary": {"total_count": 2}},
+            "comments": {"data": [], "summary": {"total_count": 0}},
+            "id": "1139400397532140",
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "Acme Bakery"), "1139400397532140")
+    assert metrics == PostMetrics(likes=2, comments=0)
+    assert form(node.calls.last.request)["fields"] == COUNTS
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    read(facebook, f"/{POST}").respond(
+        400,
+        json={
+            "error": {
+                "message": "Error validating access token: The session has been invalidated",
+                "type": "OAuthException",
+                "code": 190,
+                "error_subcode": 460,
+            }
+        },
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)
+
+
+def test_metrics_of_a_post_deleted_on_facebook_are_unsupported(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    read(facebook, f"/{POST}").respond(
+        400,
+        json={
+            "error": {
+                "message": f"Unsupported get request. Object with ID '{POST}' does not exist, "
+                "cannot be loaded due to missing permissions, or does not support this "
+                "operation.",
+                "type": "GraphMethodException",
+                "code": 100,
+                "error_subcode": 33,
+            }
+        },
+    )
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)
+
+
+def test_metrics_over_the_pages_rate_limit_are_rate_limited(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    read(facebook, f"/{POST}").respond(
+        400,
+        json={"error": {"message": "(#32) Page request limit reached", "code": 32}},
+    )
+    with pytest.raises(PlatformRateLimited):
+        driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)

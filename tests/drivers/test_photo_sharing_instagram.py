@@ -31,9 +31,12 @@ from pressroom.service.drivers.base import (
     Delivery,
     LookupUnsupported,
     Media,
+    MetricsDriver,
+    MetricsUnsupported,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
@@ -145,7 +148,7 @@ def test_the_consent_asks_for_business_publishing(driver: InstagramDriver) -> No
         "redirect_uri": CALLBACK,
         "response_type": "code",
         "scope": "instagram_business_basic,instagram_business_content_publish,"
-        "instagram_business_manage_comments",
+        "instagram_business_manage_comments,instagram_business_manage_insights",
         "state": "st",
     }
 
@@ -596,6 +599,7 @@ def test_inspect_reports_the_account_its_scopes_and_its_quota_posting_nothing(
         "instagram_business_basic": ScopeState.GRANTED,
         "instagram_business_content_publish": ScopeState.GRANTED,
         "instagram_business_manage_comments": ScopeState.UNKNOWN,  # no read shows it
+        "instagram_business_manage_insights": ScopeState.UNKNOWN,  # nor this one
     }
     assert report.quota is not None and (report.quota.left, report.quota.window_seconds) == (
         3,
@@ -910,3 +914,109 @@ def test_the_contract_refuses_story_and_reel_containers_instagram_would_not_take
         )
         with pytest.raises(AssertionError):
             held.check(request)
+
+
+# --- metrics (GET /{ig-media-id} and its /insights,
+# https://developers.facebook.com/docs/instagram-platform/reference/instagram-media/insights) ---
+
+MEDIA_ID = "17918920912340654"
+
+
+def insight(name: str, value: int) -> dict[str, object]:
+    return {
+        "name": name,
+        "period": "lifetime",
+        "values": [{"value": value}],
+        "title": name.title(),
+        "id": f"{MEDIA_ID}/insights/{name}/lifetime",
+    }
+
+
+def test_metrics_are_the_posts_counts_and_insights(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    node = instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
+        200,
+        json={
+            "media_product_type": "FEED",
+            "like_count": 54,
+            "comments_count": 7,
+            "id": MEDIA_ID,
+        },
+    )
+    insights = instagram.get(f"{GRAPH}/{MEDIA_ID}/insights").respond(
+        200,
+        json={"data": [insight("views", 1300), insight("shares", 4), insight("saved", 11)]},
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
+    assert metrics == PostMetrics(impressions=1300, likes=54, comments=7, shares=4, saves=11)
+    assert node.calls.last.request.url.params["fields"] == (
+        "media_product_type,like_count,comments_count"
+    )
+    assert insights.calls.last.request.url.params["metric"] == "views,shares,saved"
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_of_a_story_ask_only_for_what_a_story_has(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
+        200, json={"media_product_type": "STORY", "id": MEDIA_ID}
+    )
+    insights = instagram.get(f"{GRAPH}/{MEDIA_ID}/insights").respond(
+        200, json={"data": [insight("views", 90)]}
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
+    assert metrics == PostMetrics(impressions=90)  # no shares figure given: None, not 0
+    assert insights.calls.last.request.url.params["metric"] == "views,shares"
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
+        400,
+        json={
+            "error": {
+                "message": "Error validating access token: The user has not authorized application",
+                "type": "OAuthException",
+                "code": 190,
+            }
+        },
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
+
+
+def test_metrics_without_the_insights_permission_are_unsupported_not_revoked(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
+        200, json={"media_product_type": "REELS", "id": MEDIA_ID}
+    )
+    instagram.get(f"{GRAPH}/{MEDIA_ID}/insights").respond(
+        400,
+        json={"error": {"message": "(#10) Application does not have permission", "code": 10}},
+    )
+    with pytest.raises(MetricsUnsupported, match="instagram_business_manage_insights"):
+        driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
+
+
+def test_metrics_of_a_post_deleted_on_instagram_are_unsupported(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
+        400,
+        json={
+            "error": {
+                "message": "Unsupported get request. Object with ID '17918920912340654' does "
+                "not exist, cannot be loaded due to missing permissions, or does not support "
+                "this operation.",
+                "type": "IGApiException",
+                "code": 100,
+                "error_subcode": 33,
+            }
+        },
+    )
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)

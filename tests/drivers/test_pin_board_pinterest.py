@@ -33,9 +33,12 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     Media,
+    MetricsDriver,
+    MetricsUnsupported,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
@@ -454,3 +457,75 @@ def test_the_contract_holds_a_carousel_pin_to_pinterests_two_to_five_images() ->
     with pytest.raises(AssertionError, match="carousel"):
         check_pin({"board_id": "549755885175", "media_source": source})
     check_pin({"board_id": "549755885175", "media_source": source | {"items": [{"url": LINK}] * 5}})
+
+
+# --- metrics (GET /v5/pins/{pin_id}/analytics,
+# https://developers.pinterest.com/docs/api/v5/pins-analytics) ---
+
+
+def test_metrics_are_the_pins_lifetime_analytics(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    read = pinterest.get("/pins/813744226420795884/analytics").respond(
+        200,
+        json={
+            "all": {
+                "daily_metrics": [
+                    {
+                        "data_status": "READY",
+                        "date": "2026-11-24",
+                        "metrics": {"IMPRESSION": 40, "SAVE": 2, "PIN_CLICK": 5},
+                    }
+                ],
+                "summary_metrics": {"IMPRESSION": 40.0, "SAVE": 2.0, "PIN_CLICK": 5.0},
+                "lifetime_metrics": {"IMPRESSION": 1210, "SAVE": 31, "PIN_CLICK": 77},
+            }
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "pressroomhq"), "813744226420795884")
+    assert metrics == PostMetrics(impressions=1210, saves=31, clicks=77)
+    sent = read.calls.last.request.url.params
+    assert sent["metric_types"] == "IMPRESSION,SAVE,PIN_CLICK"
+    assert read.calls.last.request.headers["Authorization"] == "Bearer pina_token"
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_without_lifetime_figures_are_the_last_90_days(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/pins/813744226420795884/analytics").respond(
+        200,
+        json={"all": {"summary_metrics": {"IMPRESSION": 40.0, "SAVE": 2.0}, "daily_metrics": []}},
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "pressroomhq"), "813744226420795884")
+    assert metrics == PostMetrics(impressions=40, saves=2)
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/pins/813744226420795884/analytics").respond(
+        401, json={"code": 2, "message": "Authentication failed."}
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), "813744226420795884")
+
+
+def test_metrics_of_a_pin_deleted_on_pinterest_are_unsupported(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/pins/813744226420795884/analytics").respond(
+        404, json={"code": 50, "message": "Pin not found."}
+    )
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), "813744226420795884")
+
+
+def test_metrics_of_a_rate_limited_read_are_rate_limited(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/pins/813744226420795884/analytics").respond(
+        429, json={"code": 8, "message": "Rate limit exceeded."}, headers={"Retry-After": "60"}
+    )
+    with pytest.raises(PlatformRateLimited):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), "813744226420795884")

@@ -32,6 +32,8 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     LookupUnsupported,
+    MetricsDriver,
+    MetricsUnsupported,
     NetworkMisconfigured,
     PlatformRateLimited,
     PlatformRefused,
@@ -790,3 +792,29 @@ def test_the_contract_refuses_document_calls_linkedin_would_not_take() -> None:
     ):
         with pytest.raises(AssertionError):
             held.check(request)
+
+
+# --- metrics: not available to this app (professional_network's module docstring) ---
+
+
+def test_metrics_are_unavailable_without_the_restricted_permissions_and_ask_nothing(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    with pytest.raises(MetricsUnsupported, match="r_member_social"):
+        driver.fetch_metrics(Account("conn_1", "Ada"), "urn:li:share:7012345678901234567")
+    assert not linkedin.calls
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_the_reads_of_a_posts_figures_need_scopes_the_consent_does_not_ask_for(
+    driver: LinkedInDriver,
+) -> None:
+    """Why metrics are unsupported: held to LinkedIn's contract with what this app asks
+    for at consent, each documented read of a post's figures is refused for its scope."""
+    held = documented.contract(TODAY.date(), consented(driver))
+    for path in (
+        "/rest/socialActions/urn:li:share:7012345678901234567",
+        "/rest/memberCreatorPostAnalytics",
+    ):
+        with pytest.raises(AssertionError, match="needs the scopes"):
+            held.check(httpx.Request("GET", f"https://api.linkedin.com{path}"))

@@ -35,9 +35,12 @@ from pressroom.service.drivers.base import (
     Delivery,
     LookupUnsupported,
     Media,
+    MetricsDriver,
+    MetricsUnsupported,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
@@ -168,7 +171,7 @@ def test_the_consent_url_and_the_token_calls(tiktok: respx.MockRouter) -> None:
     assert f"{url.scheme}://{url.netloc}{url.path}" == "https://www.tiktok.com/v2/auth/authorize/"
     assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
         "client_key": "awkey123",
-        "scope": "user.info.basic,video.publish",
+        "scope": "user.info.basic,video.publish,video.list",
         "response_type": "code",
         "redirect_uri": CALLBACK,
         "state": "st",
@@ -183,7 +186,7 @@ def test_the_consent_url_and_the_token_calls(tiktok: respx.MockRouter) -> None:
                 "open_id": "afd97af1-b87b-48b9-ac98-410aghda5344",
                 "refresh_expires_in": 31536000,
                 "refresh_token": "rft.new",
-                "scope": "user.info.basic,video.publish",
+                "scope": "user.info.basic,video.publish,video.list",
                 "token_type": "Bearer",
             },
         ),
@@ -593,6 +596,7 @@ def test_inspect_reads_the_creator_and_says_the_audit_cannot_be_read(
     assert report.scopes == {
         "user.info.basic": ScopeState.GRANTED,
         "video.publish": ScopeState.GRANTED,
+        "video.list": ScopeState.UNKNOWN,  # asked for the metrics; no inspect read shows it
     }
     assert (report.account, report.account_type) == ("pressroomhq", "public")
     lines = {f.topic: f for f in report.findings}
@@ -794,3 +798,85 @@ def test_the_contract_refuses_a_photo_init_tiktok_would_not_take() -> None:
         )
         with pytest.raises(ValueError):  # pydantic's ValidationError
             held.check(init)
+
+
+# --- metrics (POST /v2/video/query/, https://developers.tiktok.com/doc/tiktok-api-v2-video-query) ---
+
+VIDEO_ID = "7298765432109876543"
+
+
+def test_metrics_are_the_videos_counts(tiktok: respx.MockRouter) -> None:
+    query = tiktok.post(f"{API}/video/query/").respond(
+        200,
+        json=ok(
+            {
+                "videos": [
+                    {
+                        "id": VIDEO_ID,
+                        "like_count": 120,
+                        "comment_count": 8,
+                        "share_count": 5,
+                        "view_count": 4321,
+                    }
+                ]
+            }
+        ),
+    )
+    driver, _, _ = make(1)
+    metrics = driver.fetch_metrics(Account("conn_1", "pressroomhq"), VIDEO_ID)
+    assert metrics == PostMetrics(views=4321, likes=120, comments=8, shares=5)
+    sent = query.calls.last.request
+    assert sent.url.params["fields"] == "id,like_count,comment_count,share_count,view_count"
+    assert json.loads(sent.content) == {"filters": {"video_ids": [VIDEO_ID]}}
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(tiktok: respx.MockRouter) -> None:
+    tiktok.post(f"{API}/video/query/").respond(
+        401, json=failed("access_token_invalid", "The access token is invalid or not found")
+    )
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        401, json=failed("access_token_invalid", "The access token is invalid or not found")
+    )
+    driver, _, _ = make(1)
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), VIDEO_ID)
+
+
+def test_metrics_without_video_list_granted_are_unsupported_not_revoked(
+    tiktok: respx.MockRouter,
+) -> None:
+    """A connection made before video.list was asked for still posts: a metrics round
+    must not turn it inactive."""
+    tiktok.post(f"{API}/video/query/").respond(
+        401, json=failed("scope_not_authorized", "The user did not authorize the scope")
+    )
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    driver, _, _ = make(1)
+    with pytest.raises(MetricsUnsupported, match=r"video\.list"):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), VIDEO_ID)
+
+
+def test_metrics_of_a_video_deleted_on_tiktok_are_unsupported(tiktok: respx.MockRouter) -> None:
+    tiktok.post(f"{API}/video/query/").respond(200, json=ok({"videos": []}))
+    driver, _, _ = make(1)
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), VIDEO_ID)
+
+
+def test_metrics_of_a_post_known_by_its_publish_id_are_unsupported_unasked(
+    tiktok: respx.MockRouter,
+) -> None:
+    driver, _, _ = make(1)
+    with pytest.raises(MetricsUnsupported, match="publish_id"):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), "v_pub_file~v2-1.7298765432")
+    assert not tiktok.calls
+
+
+def test_metrics_of_a_rate_limited_query_are_rate_limited(tiktok: respx.MockRouter) -> None:
+    tiktok.post(f"{API}/video/query/").respond(
+        429, json=failed("rate_limit_exceeded", "API rate limit was exceeded")
+    )
+    driver, _, _ = make(1)
+    with pytest.raises(PlatformRateLimited):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), VIDEO_ID)

@@ -31,9 +31,12 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     LookupUnsupported,
+    MetricsDriver,
+    MetricsUnsupported,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
@@ -125,7 +128,7 @@ def test_the_consent_asks_for_posting(driver: ThreadsDriver) -> None:
     assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
         "client_id": "1234567",
         "redirect_uri": CALLBACK,
-        "scope": "threads_basic,threads_content_publish",
+        "scope": "threads_basic,threads_content_publish,threads_manage_insights",
         "response_type": "code",
         "state": "st",
     }
@@ -418,6 +421,7 @@ def test_inspect_reports_the_profile_its_scopes_and_its_quota_posting_nothing(
     assert report.scopes == {
         "threads_basic": ScopeState.GRANTED,
         "threads_content_publish": ScopeState.GRANTED,
+        "threads_manage_insights": ScopeState.UNKNOWN,  # for metrics; no inspect read shows it
     }
     lines = {f.topic: f for f in report.findings}
     assert (report.audit, lines["verification"].says) == ("is_verified true", "is_verified true")
@@ -536,3 +540,98 @@ def test_an_unknown_carousel_is_found_with_its_items(
     found = driver.find_delivery(carousel_delivery(), SENT_AT)
     assert found is not None and [i.platform_post_id for i in found.items] == ["1801", "1802"]
     assert form(listed.calls.last.request)["fields"] == "id,text,timestamp,permalink,media_type"
+
+
+# --- metrics (GET /{media_id}/insights, https://developers.facebook.com/docs/threads/insights) ---
+
+POST_ID = "18031234567890123"
+
+
+def insight(name: str, value: int) -> dict[str, object]:
+    return {
+        "name": name,
+        "period": "lifetime",
+        "values": [{"value": value}],
+        "title": name.title(),
+        "description": f"The number of {name} of the post.",
+        "id": f"{POST_ID}/insights/{name}/lifetime",
+    }
+
+
+def test_metrics_are_the_posts_insights(threads: respx.MockRouter, driver: ThreadsDriver) -> None:
+    insights = read(threads, f"/{POST_ID}/insights").respond(
+        200,
+        json={
+            "data": [
+                insight("views", 812),
+                insight("likes", 40),
+                insight("replies", 6),
+                insight("reposts", 3),
+                insight("quotes", 1),
+                insight("shares", 2),
+            ]
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_twin", "acme.bakery"), POST_ID)
+    assert metrics == PostMetrics(impressions=812, likes=40, comments=6, shares=6)
+    sent = form(insights.calls.last.request)
+    assert sent["metric"] == "views,likes,replies,reposts,quotes,shares"
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, f"/{POST_ID}/insights").respond(
+        400,
+        json={
+            "error": {
+                "message": "Error validating access token: The session has been invalidated",
+                "type": "OAuthException",
+                "code": 190,
+            }
+        },
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_twin", "acme.bakery"), POST_ID)
+
+
+def test_metrics_without_the_insights_permission_are_unsupported_not_revoked(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, f"/{POST_ID}/insights").respond(
+        400,
+        json={"error": {"message": "(#10) Application does not have permission", "code": 10}},
+    )
+    with pytest.raises(MetricsUnsupported, match="threads_manage_insights"):
+        driver.fetch_metrics(Account("conn_twin", "acme.bakery"), POST_ID)
+
+
+def test_metrics_of_a_post_deleted_on_threads_are_unsupported(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, f"/{POST_ID}/insights").respond(
+        400,
+        json={
+            "error": {
+                "message": "Unsupported get request. Object with ID '18031234567890123' does "
+                "not exist, cannot be loaded due to missing permissions, or does not support "
+                "this operation.",
+                "type": "GraphMethodException",
+                "code": 100,
+                "error_subcode": 33,
+            }
+        },
+    )
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_twin", "acme.bakery"), POST_ID)
+
+
+def test_metrics_over_the_rate_limit_are_rate_limited(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, f"/{POST_ID}/insights").respond(
+        400, json={"error": {"message": "(#4) Application request limit reached", "code": 4}}
+    )
+    with pytest.raises(PlatformRateLimited):
+        driver.fetch_metrics(Account("conn_twin", "acme.bakery"), POST_ID)

@@ -30,10 +30,13 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     Media,
+    MetricsDriver,
+    MetricsUnsupported,
     PermissionMissing,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     ThumbnailChange,
     TokenRefused,
     TokenSet,
@@ -892,3 +895,81 @@ def test_inspect_warns_that_a_channel_made_for_kids_makes_every_video_so(
     assert kind.standing is Standing.WARNING
     assert "made for children" in kind.meaning and "no comments" in kind.meaning
     assert report.can_publish is None  # a warning does not block; the audit is unsaid
+
+
+# --- metrics (videos.list part=statistics, https://developers.google.com/youtube/v3/docs/videos/list) ---
+
+VIDEOS = "https://www.googleapis.com/youtube/v3/videos"
+
+
+def test_metrics_are_the_videos_statistics(google: respx.MockRouter, driver: YouTubeDriver) -> None:
+    listed = google.get(VIDEOS).respond(
+        200,
+        json={
+            "kind": "youtube#videoListResponse",
+            "items": [
+                {
+                    "kind": "youtube#video",
+                    "id": "dQw4w9WgXcQ",
+                    "statistics": {
+                        "viewCount": "1520",
+                        "likeCount": "87",
+                        "favoriteCount": "0",
+                        "commentCount": "12",
+                    },
+                }
+            ],
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "Pressroom"), "dQw4w9WgXcQ")
+    assert metrics == PostMetrics(views=1520, likes=87, comments=12)
+    params = listed.calls.last.request.url.params
+    assert (params["part"], params["id"]) == ("statistics", "dQw4w9WgXcQ")
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_with_likes_hidden_leave_likes_uncounted(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get(VIDEOS).respond(
+        200,
+        json={"items": [{"id": "dQw4w9WgXcQ", "statistics": {"viewCount": "9"}}]},
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "Pressroom"), "dQw4w9WgXcQ")
+    assert metrics == PostMetrics(views=9)
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get(VIDEOS).respond(
+        401,
+        json={"error": {"code": 401, "message": "Invalid Credentials", "errors": []}},
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "Pressroom"), "dQw4w9WgXcQ")
+
+
+def test_metrics_over_the_projects_quota_are_rate_limited(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get(VIDEOS).respond(
+        403,
+        json={
+            "error": {
+                "code": 403,
+                "message": "The request cannot be completed because you have exceeded your quota.",
+                "errors": [{"reason": "quotaExceeded", "domain": "youtube.quota"}],
+            }
+        },
+    )
+    with pytest.raises(PlatformRateLimited):
+        driver.fetch_metrics(Account("conn_1", "Pressroom"), "dQw4w9WgXcQ")
+
+
+def test_metrics_of_a_video_deleted_on_youtube_are_unsupported(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get(VIDEOS).respond(200, json={"kind": "youtube#videoListResponse", "items": []})
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "Pressroom"), "dQw4w9WgXcQ")

@@ -213,12 +213,19 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
             "https://www.googleapis.com/auth/youtube.force-ssl",
         }
     ),
-    # TikTok: Direct Post needs video.publish; user.info.basic is for the profile.
-    Platform.SHORT_VIDEO: frozenset({"user.info.basic"}),
+    # TikTok: Direct Post needs video.publish; user.info.basic is for the profile,
+    # video.list for a video's figures (video/query).
+    Platform.SHORT_VIDEO: frozenset({"user.info.basic", "video.list"}),
     # Instagram's consent here also asks for its Threads twin's scopes; a post without a
-    # first comment needs no comment scope.
+    # first comment needs no comment scope, and the insights scopes are for metrics only.
     Platform.PHOTO_SHARING: frozenset(
-        {"threads_basic", "threads_content_publish", "instagram_business_manage_comments"}
+        {
+            "threads_basic",
+            "threads_content_publish",
+            "threads_manage_insights",
+            "instagram_business_manage_comments",
+            "instagram_business_manage_insights",
+        }
     ),
     # Facebook: pages_manage_engagement is for a first comment only.
     Platform.PAGE_SOCIAL: frozenset({"pages_manage_engagement"}),
@@ -229,6 +236,8 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
             "instagram_business_basic",
             "instagram_business_content_publish",
             "instagram_business_manage_comments",
+            "instagram_business_manage_insights",
+            "threads_manage_insights",
         }
     ),
     Platform.PROFESSIONAL_NETWORK: frozenset(),

@@ -59,6 +59,12 @@ OTHER_USES: dict[tuple[Platform, str], str] = {
     "at connect (`/v2/user/info/`)",
     (Platform.PIN_BOARD, "user_accounts:read"): "the account at connect and its type in "
     "`pressroom drivers check` (`/v5/user_account`)",
+    (Platform.SHORT_VIDEO, "video.list"): "reads a published video's figures "
+    "(`/v2/video/query/`) for its metrics",
+    (Platform.PHOTO_SHARING, "instagram_business_manage_insights"): "reads a published "
+    "post's insights (`/{ig-media-id}/insights`) for its metrics",
+    (Platform.TEXT_THREAD, "threads_manage_insights"): "reads a published post's insights "
+    "(`/{threads-media-id}/insights`) for its metrics",
 }
 """Why a driver asks at consent for a scope that neither a post nor a first comment needs.
 Every such scope must have its line here: the page cannot be written without one."""

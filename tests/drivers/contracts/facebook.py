@@ -22,7 +22,7 @@ import re
 from typing import Any, ClassVar, Literal
 
 import httpx
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from tests.drivers.contract import Contract, Endpoint, query
 from tests.drivers.contracts.meta_graph import GRAPH_PAGES, Read, Request, edge, token_endpoint
@@ -51,6 +51,9 @@ COMMENT = "https://developers.facebook.com/docs/graph-api/reference/comment"
 REELS = "https://developers.facebook.com/docs/video-api/guides/reels-publishing"
 STORIES = "https://developers.facebook.com/docs/page-stories-api"
 RUPLOAD = "rupload.facebook.com"
+POST = "https://developers.facebook.com/docs/graph-api/reference/post/"
+REACTIONS = "https://developers.facebook.com/docs/graph-api/reference/object/reactions"
+FIELD_EXPANSION = "https://developers.facebook.com/docs/graph-api/guides/field-expansion"
 POST_ID = r"[0-9]+(_[0-9]+)?"
 """A Page post's id (``{page-id}_{story-id}``) or a video's (digits)."""
 COMMENT_ID = r"[0-9]+_[0-9]+"
@@ -300,6 +303,42 @@ class CommentsRead(Read):
     after: str | None = None  # GRAPH_PAGES
 
 
+class CountsRead(Read):
+    """GET /{post-id} (or a video's id) for a post's counts: its ``shares`` (POST, a Page
+    Post's field) and its reactions and comments counted with field expansion, limit 0
+    and a summary (FIELD_EXPANSION; REACTIONS ``summary=total_count``; COMMENTS
+    ``summary``, a bool)."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "shares"}
+        | {"reactions.limit(0).summary(total_count)", "comments.limit(0).summary(true)"}
+    )
+
+
+def _or_counts(model: type[Request]) -> type[Request]:
+    """A node edge's read (``model``) that also takes a read of a post's counts: a Page
+    post's id has the shape of a comment's, a video's that of any node's."""
+
+    class NodeOrCounts(Request):
+        model_config = ConfigDict(title=f"{model.__name__}OrCounts")
+
+        fields: str | None = None
+
+        @model_validator(mode="before")
+        @classmethod
+        def _one_of(cls, values: Any) -> Any:
+            asked = str((values or {}).get("fields") or "")
+            chosen = CountsRead if ".summary(" in asked else model
+            try:
+                chosen.model_validate(values)
+            except ValidationError as exc:
+                raise ValueError(f"{chosen.__name__}: {exc}") from None
+            return {"fields": asked or None}
+
+    NodeOrCounts.__name__ = NodeOrCounts.__qualname__ = f"{model.__name__}OrCounts"
+    return NodeOrCounts
+
+
 def contract(granted: frozenset[str] | None = None) -> Contract:
     """Facebook's documented endpoints; ``granted``: the scopes asked for at consent."""
     return Contract(
@@ -379,7 +418,14 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 get=PostsRead,
                 scopes=READING,
             ),
-            *edge(HOST, f"{VERSION}/{ID}", VIDEO, "parameter", get=VideoRead, scopes=READING),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}",
+                f"{VIDEO}; {POST}; {REACTIONS}; {FIELD_EXPANSION}",
+                "parameter",
+                get=_or_counts(VideoRead),
+                scopes=READING,
+            ),
             *edge(
                 HOST,
                 f"{VERSION}/{POST_ID}/comments",
@@ -392,9 +438,9 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
             *edge(
                 HOST,
                 f"{VERSION}/{COMMENT_ID}",
-                COMMENT,
+                f"{COMMENT}; {POST}; {REACTIONS}; {FIELD_EXPANSION}",
                 "parameter",
-                get=CommentRead,
+                get=_or_counts(CommentRead),
                 scopes=READING,
             ),
         ),

@@ -45,6 +45,9 @@ MEDIA = "https://developers.facebook.com/docs/instagram-platform/reference/insta
 ME = "https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/get-started"
 COMMENTS = "https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments"
 CHILDREN = "https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/children"
+INSIGHTS = (
+    "https://developers.facebook.com/docs/instagram-platform/reference/instagram-media/insights"
+)
 CAROUSEL_ITEMS = 10
 """PUBLISHING, "Carousel posts": up to 10 images, videos, or a mix."""
 ID = r"[0-9]+"
@@ -52,6 +55,8 @@ VERSION = r"/v[0-9]+\.[0-9]+"
 BASIC = frozenset({"instagram_business_basic"})
 PUBLISH = frozenset({"instagram_business_basic", "instagram_business_content_publish"})
 COMMENT = frozenset({"instagram_business_basic", "instagram_business_manage_comments"})
+READ_INSIGHTS = frozenset({"instagram_business_basic", "instagram_business_manage_insights"})
+"""INSIGHTS, "Requirements", Instagram API with Instagram Login."""
 """COMMENTS, "Requirements", Instagram API with Instagram Login."""
 
 
@@ -161,6 +166,29 @@ class NodeRead(Read):
         return self
 
 
+class MediaInsightsRead(Request):
+    """GET /{instagram-media-id}/insights (INSIGHTS): ``metric``, a comma-separated list
+    of the metrics of the media's kind; ``impressions``, ``plays``,
+    ``clips_replays_count``, ``ig_reels_aggregated_all_plays_count`` and ``video_views``
+    are deprecated and refused here."""
+
+    METRICS: ClassVar[frozenset[str]] = frozenset(
+        {"comments", "follows", "likes", "profile_activity", "profile_visits", "reach"}
+        | {"saved", "shares", "total_interactions", "views", "navigation", "replies"}
+        | {"ig_reels_avg_watch_time", "ig_reels_video_view_total_time"}
+    )  # INSIGHTS, "Metrics" (FEED, REELS, STORY)
+
+    metric: str
+    period: str | None = None  # INSIGHTS
+    breakdown: str | None = None  # INSIGHTS
+
+    @model_validator(mode="after")
+    def _known_metrics(self) -> MediaInsightsRead:
+        unknown = set(self.metric.split(",")) - self.METRICS
+        assert not unknown, f"Instagram media insights have no metric {sorted(unknown)}"
+        return self
+
+
 class CommentCreate(Request):
     """POST /{ig-media-id}/comments (COMMENTS, "Creating")."""
 
@@ -251,6 +279,14 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
             ),
             *edge(
                 HOST, f"{VERSION}/{ID}/children", CHILDREN, "bearer", get=ChildrenRead, scopes=BASIC
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/insights",
+                INSIGHTS,
+                "bearer",
+                get=MediaInsightsRead,
+                scopes=READ_INSIGHTS,
             ),
             *edge(
                 HOST,

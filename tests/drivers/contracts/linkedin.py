@@ -33,6 +33,11 @@ AUTH_CODE_FLOW = f"{_LEARN}/shared/authentication/authorization-code-flow"
 REFRESH_TOKENS = f"{_LEARN}/shared/authentication/programmatic-refresh-tokens"
 SIGN_IN_V2 = f"{_LEARN}/consumer/integrations/self-serve/sign-in-with-linkedin-v2"
 INTROSPECTION = f"{_LEARN}/shared/authentication/token-introspection"
+SOCIAL_ACTIONS = f"{_LEARN}/marketing/community-management/shares/network-update-social-actions"
+MEMBER_POST_ANALYTICS = f"{_LEARN}/marketing/community-management/members/post-statistics"
+"""The Member Post Analytics API (``memberCreatorPostAnalytics``, 2025), scope
+``r_member_postAnalytics`` of the Community Management API product: the page's exact
+address is not confirmed here."""
 
 SUNSETS = {
     "202510": date(2026, 10, 15),
@@ -442,6 +447,25 @@ def contract(on: date, granted: frozenset[str] | None) -> Contract:
                 _find_posts(on),
                 # POSTS_API, "Permissions": r_member_social (restricted) reads them.
                 frozenset({"r_member_social"}),
+            ),
+            Endpoint(
+                "GET",
+                "api.linkedin.com",
+                r"/rest/socialActions/urn:li:(share|ugcPost):[0-9]+",
+                SOCIAL_ACTIONS,
+                # A post's likesSummary and commentsSummary; no query is documented for it.
+                None,
+                # SOCIAL_ACTIONS, "Permissions": r_member_social, "Restricted ... granted
+                # to select developers only".
+                frozenset({"r_member_social"}),
+            ),
+            Endpoint(
+                "GET",
+                "api.linkedin.com",
+                "/rest/memberCreatorPostAnalytics",
+                MEMBER_POST_ANALYTICS,
+                None,
+                frozenset({"r_member_postAnalytics"}),
             ),
         ),
         granted=granted,

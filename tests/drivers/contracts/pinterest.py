@@ -18,6 +18,7 @@ descriptions.
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 from typing import Any
 
 import httpx
@@ -58,6 +59,7 @@ SCOPES = {
     "user_account_get": frozenset({"user_accounts:read"}),
     "boards_list": frozenset({"boards:read"}),
     "pins_list": frozenset({"boards:read", "pins:read"}),
+    "pins_analytics": frozenset({"boards:read", "pins:read"}),
 }
 """DESCRIPTION: ``security: pinterest_oauth2`` of each operation (by operation id)."""
 CONTINUOUS_REFRESH = "continuous_refresh"
@@ -72,6 +74,10 @@ BOARDS_LIST_PINS = BoardsApi(_api).boards_list_pins_endpoint
 USER_ACCOUNT_GET = UserAccountApi(_api).user_account_get_endpoint
 BOARDS_LIST = BoardsApi(_api).boards_list_endpoint
 PINS_LIST = PinsApi(_api).pins_list_endpoint
+PINS_ANALYTICS = PinsApi(_api).pins_analytics_endpoint
+ANALYTICS_PAGE = "https://developers.pinterest.com/docs/api/v5/pins-analytics"
+ANALYTICS_DAYS = 90
+"""ANALYTICS_PAGE: ``start_date`` and ``end_date`` within the last 90 days, no later than today."""
 
 
 def _fail(what: str, exc: Exception) -> AssertionError:
@@ -155,6 +161,31 @@ def _create_pin(request: httpx.Request) -> None:
     check_pin(json_body(request))
 
 
+def _pin_analytics(request: httpx.Request) -> None:
+    """The client's query for ``pins_analytics``, its required parameters all sent, the
+    dates as ANALYTICS_PAGE bounds them."""
+    _query_of(PINS_ANALYTICS)(request)
+    sent = query(request)
+    required = {
+        PINS_ANALYTICS.attribute_map[name]
+        for name in PINS_ANALYTICS.params_map["required"]
+        if PINS_ANALYTICS.location_map[name] == "query"
+    }
+    missing = required - set(sent)
+    assert not missing, f"pins_analytics requires {sorted(missing)} ({CLIENT})"
+    start, end = date.fromisoformat(sent["start_date"]), date.fromisoformat(sent["end_date"])
+    today = date.today()
+    assert start <= end <= today + timedelta(days=1), (
+        f"start_date {start} to end_date {end} ({ANALYTICS_PAGE})"
+    )
+    assert start >= today - timedelta(days=ANALYTICS_DAYS), (
+        f"start_date {start} is more than {ANALYTICS_DAYS} days back ({ANALYTICS_PAGE})"
+    )
+    assert all(re.fullmatch(r"[A-Z_0-9]+", kind) for kind in sent["metric_types"].split(",")), (
+        f"metric_types {sent['metric_types']!r} is not a comma-separated list of metric names"
+    )
+
+
 def _token(request: httpx.Request) -> None:
     form = form_body(request)
     grant = form.get("grant_type")
@@ -220,6 +251,14 @@ def contract(granted: frozenset[str] | None) -> Contract:
                 f"{CLIENT} PinsApi.pins_list; scopes {DESCRIPTION}",
                 _query_of(PINS_LIST),
                 SCOPES["pins_list"],
+            ),
+            Endpoint(
+                "GET",
+                "api.pinterest.com",
+                _path(PINS_ANALYTICS),
+                f"{CLIENT} PinsApi.pins_analytics; {ANALYTICS_PAGE}; scopes {DESCRIPTION}",
+                _pin_analytics,
+                SCOPES["pins_analytics"],
             ),
         ),
         granted=granted,

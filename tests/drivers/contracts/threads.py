@@ -41,12 +41,16 @@ TROUBLESHOOTING = "https://developers.facebook.com/docs/threads/troubleshooting"
 OVERVIEW = "https://developers.facebook.com/docs/threads/overview"
 PROFILES = "https://developers.facebook.com/docs/threads/threads-profiles"
 MEDIA = "https://developers.facebook.com/docs/threads/threads-media"
+INSIGHTS = "https://developers.facebook.com/docs/threads/insights"
 CAROUSEL_ITEMS = 20
 """POSTS, "Carousel posts": up to 20 images, videos, or a mix."""
 ID = r"[0-9]+"
 VERSION = r"/v1\.0"
 BASIC = frozenset({"threads_basic"})
 PUBLISH = frozenset({"threads_basic", "threads_content_publish"})
+READ_INSIGHTS = frozenset({"threads_basic", "threads_manage_insights"})
+"""INSIGHTS, "Permissions": threads_basic for every call, threads_manage_insights for the
+insights endpoints."""
 
 
 class CodeExchange(Request):
@@ -152,6 +156,23 @@ class PublishingLimitRead(Read):
     )
 
 
+class MediaInsightsRead(Request):
+    """GET /{threads-media-id}/insights (INSIGHTS, "Media Insights"): ``metric``, a
+    comma-separated list of the available metrics."""
+
+    METRICS: ClassVar[frozenset[str]] = frozenset(
+        {"views", "likes", "replies", "reposts", "quotes", "shares"}  # "Available Metrics"
+    )
+
+    metric: str
+
+    @model_validator(mode="after")
+    def _known_metrics(self) -> MediaInsightsRead:
+        unknown = set(self.metric.split(",")) - self.METRICS
+        assert not unknown, f"Threads media insights have no metric {sorted(unknown)}"
+        return self
+
+
 class ProfileRead(Read):
     FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"id", "username", "name", "threads_profile_picture_url", "threads_biography"}
@@ -207,6 +228,14 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 "parameter",
                 get=PublishingLimitRead,
                 scopes=PUBLISH,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/insights",
+                INSIGHTS,
+                "parameter",
+                get=MediaInsightsRead,
+                scopes=READ_INSIGHTS,
             ),
             *edge(
                 HOST,

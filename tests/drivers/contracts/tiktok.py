@@ -14,6 +14,8 @@ pydantic model that forbids unknown fields, each field with the page it comes fr
 - MEDIA_TRANSFER: https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide
 - POST_STATUS: https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status
 - VIDEO_LIST: https://developers.tiktok.com/doc/tiktok-api-v2-video-list
+- VIDEO_QUERY: https://developers.tiktok.com/doc/tiktok-api-v2-video-query and the
+  fields of https://developers.tiktok.com/doc/tiktok-api-v2-video-object
 """
 
 from __future__ import annotations
@@ -35,6 +37,28 @@ PHOTO_POST = "https://developers.tiktok.com/doc/content-posting-api-reference-ph
 MEDIA_TRANSFER = "https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide"
 POST_STATUS = "https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status"
 VIDEO_LIST = "https://developers.tiktok.com/doc/tiktok-api-v2-video-list"
+VIDEO_QUERY = "https://developers.tiktok.com/doc/tiktok-api-v2-video-query"
+VIDEO_OBJECT = "https://developers.tiktok.com/doc/tiktok-api-v2-video-object"
+VIDEO_FIELDS = frozenset(
+    {
+        # VIDEO_OBJECT: every field of the Video Object.
+        "id",
+        "create_time",
+        "cover_image_url",
+        "share_url",
+        "video_description",
+        "duration",
+        "height",
+        "width",
+        "title",
+        "embed_html",
+        "embed_link",
+        "like_count",
+        "comment_count",
+        "share_count",
+        "view_count",
+    }
+)
 
 API_HOST = "open.tiktokapis.com"
 MB = 1024 * 1024
@@ -194,6 +218,29 @@ class VideoList(_Strict):
     max_count: int | None = Field(None, ge=1, le=20)  # VIDEO_LIST: "The maximum value is 20"
 
 
+class VideoIds(_Strict):
+    video_ids: list[str] = Field(min_length=1, max_length=20)
+    """VIDEO_QUERY, ``filters.video_ids``: "up to 20" video ids."""
+
+
+class VideoQuery(_Strict):
+    """VIDEO_QUERY's body: ``filters`` with ``video_ids``, nothing else."""
+
+    filters: VideoIds
+
+
+def _video_query(request: httpx.Request) -> None:
+    # VIDEO_QUERY: "Content-Type: application/json", the user's bearer token, the fields
+    # in the query.
+    bearer(request)
+    sent = query(request)
+    assert set(sent) == {"fields"}, f"video/query takes the query parameter fields only: {sent}"
+    unknown = set(sent["fields"].split(",")) - VIDEO_FIELDS
+    assert not unknown, f"the Video Object has no field {sorted(unknown)} ({VIDEO_OBJECT})"
+    assert request.headers.get("content-type", "").startswith("application/json")
+    VideoQuery.model_validate(json_body(request))
+
+
 def _json_header(request: httpx.Request) -> None:
     # Every Content Posting page: "Content-Type: application/json; charset=UTF-8", with
     # the user's bearer token.
@@ -300,6 +347,14 @@ def contract(granted: frozenset[str] | None) -> Contract:
                 r"/v2/video/list/",
                 VIDEO_LIST,
                 check=video_list,
+                scopes=frozenset({"video.list"}),
+            ),
+            Endpoint(
+                "POST",
+                API_HOST,
+                r"/v2/video/query/",
+                VIDEO_QUERY,
+                check=_video_query,
                 scopes=frozenset({"video.list"}),
             ),
         ),

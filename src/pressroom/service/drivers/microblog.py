@@ -21,7 +21,15 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``entities.urls``, ``&``, ``<`` and ``>`` HTML-escaped) and, for a thread's part, on
   the post it replies to (``expansions=referenced_posts``: its reference of type
   ``replied_to``)
-  (https://docs.x.com/x-api/posts/get-posts-by-user).
+  (https://docs.x.com/x-api/posts/get-posts-by-user);
+- metrics: ``GET /2/tweets/{id}?tweet.fields=public_metrics`` (``fetch_metrics``), which
+  needs ``tweet.read users.read``, already asked for at consent
+  (https://docs.x.com/x-api/posts/get-post-by-id). Only ``public_metrics``: it carries
+  ``impression_count`` since 2023, and ``non_public_metrics``/``organic_metrics`` are
+  answered only for posts of the last 30 days (https://docs.x.com/x-api/fundamentals/metrics),
+  so asking for them would turn every older post's figures into an error; a post X no
+  longer has (deleted) answers 200 with an ``errors`` entry of type
+  ``…/problems/resource-not-found`` and no ``data``: ``MetricsUnsupported``.
 
 A 403 means one of three things (https://docs.x.com/x-api/fundamentals/response-codes-and-errors,
 "Error types" and "403 Forbidden"), told apart by its problem body:
@@ -50,9 +58,11 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    MetricsUnsupported,
     NetworkMisconfigured,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -86,6 +96,10 @@ LOOKUP_PAGES = 5
 while one outcome is unknown."""
 CLOCK_SLACK = timedelta(minutes=2)
 """How far before our send time the look-up starts, for clocks that disagree."""
+METRICS_REQUESTS_PER_HOUR = 1800
+"""``GET /2/tweets/:id``: 450 requests per 15 minutes per app (900 per user), the app's
+being the one a metrics round across every connection meets first.
+Source: https://docs.x.com/x-api/fundamentals/rate-limits ("Tweets lookup")."""
 
 
 class XDriver:
@@ -247,6 +261,43 @@ class XDriver:
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("microblog posts have no thumbnails")
 
+    # --- metrics ---------------------------------------------------------------
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """The post's ``public_metrics`` (module docstring): impressions, likes, replies
+        as comments, reposts and quotes as shares, bookmarks as saves; X counts no
+        views of a text post and no clicks publicly, so those stay None."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self.http.request(
+            "GET",
+            f"{API}/tweets/{platform_post_id}",
+            token=token,
+            params={"tweet.fields": "public_metrics"},
+        )
+        if response.status_code == 403:
+            raise _forbidden(response)
+        if response.status_code != 200:
+            raise PlatformUnavailable(
+                f"X could not read the post ({response.status_code}: {_problem(response)})",
+                retry_after=60,
+                sent=False,
+            )
+        body = json_of(response)
+        post = body.get("data")
+        if not isinstance(post, dict):
+            errors = body.get("errors") or [{}]
+            kind = str(errors[0].get("type") or "") if isinstance(errors[0], dict) else ""
+            if kind.endswith("/resource-not-found"):
+                raise MetricsUnsupported("deleted on the network: X no longer has the post")
+            raise MetricsUnsupported(f"X shows this app no such post ({_problem(response)})")
+        counts = post.get("public_metrics") or {}
+        return PostMetrics(
+            impressions=_count(counts, "impression_count"),
+            likes=_count(counts, "like_count"),
+            comments=_count(counts, "reply_count"),
+            shares=_sum(_count(counts, "retweet_count"), _count(counts, "quote_count")),
+            saves=_count(counts, "bookmark_count"),
+        )
+
     # --- helpers ---------------------------------------------------------------
     @property
     def _basic(self) -> tuple[str, str]:
@@ -306,6 +357,17 @@ def _forbidden(response: httpx.Response) -> Exception:
             "posting needs (tweet.write), so reconnect it"
         )
     return PlatformRefused(f"X answered: {detail}", field="text")
+
+
+def _count(counts: dict[str, Any], name: str) -> int | None:
+    value = counts.get(name)
+    return int(value) if isinstance(value, int) else None
+
+
+def _sum(*values: int | None) -> int | None:
+    """The figures X counts, added; None when it counts none of them."""
+    counted = [value for value in values if value is not None]
+    return sum(counted) if counted else None
 
 
 def _cannot_tell(response: httpx.Response) -> PlatformUnavailable:

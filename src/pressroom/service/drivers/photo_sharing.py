@@ -54,6 +54,14 @@ What the driver does, and the pages it follows (read 2026-11-25):
 - look-up of an unknown outcome: ``GET /{ig-user-id}/media``, a post since the send with
   the same caption; a comment among ``GET /{ig-media-id}/comments``, one since the send
   with the same text;
+- metrics (``fetch_metrics``): the post's ``media_product_type``, ``like_count`` and
+  ``comments_count`` (``GET /{ig-media-id}``, basic scope), then its insights
+  (``GET /{ig-media-id}/insights``, ``instagram_business_manage_insights``, asked for at
+  consent for this) with the metrics its kind has: ``views``, ``shares`` and, but for a
+  story, ``saved``. ``impressions`` is not asked for: Meta retired it for media made
+  after 2024-07-02 (an error since 2025-04-21 for them), ``views`` replacing it
+  (https://developers.facebook.com/docs/instagram-platform/reference/instagram-media/insights);
+  refusals as ``meta_insights`` reads them;
 - errors: ``meta.failure``; a permission the grant lacks turns the connection inactive.
 """
 
@@ -68,7 +76,7 @@ import httpx
 
 from pressroom.platforms import MediaKind, Platform, PostFormat
 from pressroom.service.db.base import utcnow
-from pressroom.service.drivers import meta
+from pressroom.service.drivers import meta, meta_insights
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     Account,
@@ -78,6 +86,7 @@ from pressroom.service.drivers.base import (
     MediaSource,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -105,7 +114,21 @@ PUBLISH_SCOPES = ("instagram_business_basic", "instagram_business_content_publis
 container and ``media_publish`` the publishing one (content-publishing page)."""
 COMMENT_SCOPES = ("instagram_business_basic", "instagram_business_manage_comments")
 """A first comment: the comments edge needs both (its reference page)."""
-SCOPES = (*PUBLISH_SCOPES, COMMENT_SCOPES[1])
+INSIGHTS_SCOPE = "instagram_business_manage_insights"
+"""What a media object's insights need (Instagram Media Insights, "Requirements")."""
+SCOPES = (*PUBLISH_SCOPES, COMMENT_SCOPES[1], INSIGHTS_SCOPE)
+INSIGHTS: dict[str, tuple[str, ...]] = {
+    "FEED": ("views", "shares", "saved"),
+    "REELS": ("views", "shares", "saved"),
+    "STORY": ("views", "shares"),
+}
+"""The insights asked for by ``media_product_type``: among the metrics Instagram lists
+for each (FEED, REELS, STORY), those pressroom counts; a story has no ``saved``
+(https://developers.facebook.com/docs/instagram-platform/reference/instagram-media/insights)."""
+METRICS_REQUESTS_PER_HOUR = 200
+"""Calls within one hour = 200 times the number of users (the Graph API's platform rate
+limit, the floor for one connected account; a post's figures take two calls).
+Source: https://developers.facebook.com/docs/graph-api/overview/rate-limiting#platform-rate-limits"""
 CONTAINER_WAIT_SECONDS = 300.0
 """Meta's "no more than 5 minutes" of status reads; a reel may take that long."""
 ACCESS = meta.GraphAccess.BEARER
@@ -437,6 +460,34 @@ class InstagramDriver:
                 return Published(str(post["id"]), str(post.get("permalink") or ""), made)
         return None
 
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """Likes and comments from the media object, views (shown), shares and saves
+        from its insights (module docstring); Instagram counts no clicks of a post."""
+        token = self.tokens.access_token(account.connection_id)
+        node = self._call(
+            "GET",
+            f"/{platform_post_id}",
+            token,
+            {"fields": "media_product_type,like_count,comments_count"},
+        )
+        if node.status_code != 200:
+            raise meta_insights.metrics_failure(node, "Instagram", permission=INSIGHTS_SCOPE)
+        media = json_of(node)
+        kind = str(media.get("media_product_type") or "FEED")
+        asked = INSIGHTS.get(kind, INSIGHTS["FEED"])
+        figures = meta_insights.read_insights(
+            self._call("GET", f"/{platform_post_id}/insights", token, {"metric": ",".join(asked)}),
+            "Instagram",
+            permission=INSIGHTS_SCOPE,
+        )
+        return PostMetrics(
+            impressions=figures.get("views"),
+            likes=_count(media, "like_count"),
+            comments=_count(media, "comments_count"),
+            shares=figures.get("shares"),
+            saves=figures.get("saved"),
+        )
+
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("photo_sharing posts take no custom thumbnail")
 
@@ -475,3 +526,8 @@ class InstagramDriver:
         if response.status_code != 200:
             raise meta.failure(response, "Instagram", sent=sent)
         return json_of(response)
+
+
+def _count(media: dict[str, Any], name: str) -> int | None:
+    value = media.get(name)
+    return value if isinstance(value, int) else None

@@ -33,7 +33,12 @@ What the driver does, and the pages it follows (read 2026-11-25):
   result has none;
 - look-up of an unknown outcome: ``GET /v5/boards/{board_id}/pins``, a pin made since the
   send with the same title and description
-  (https://developers.pinterest.com/docs/api/v5/boards-list_pins).
+  (https://developers.pinterest.com/docs/api/v5/boards-list_pins);
+- metrics: ``GET /v5/pins/{pin_id}/analytics`` (``fetch_metrics``) with its required
+  ``start_date``, ``end_date`` (at most 90 days back) and ``metric_types``; scopes
+  ``boards:read`` and ``pins:read``, both asked for at consent already
+  (https://developers.pinterest.com/docs/api/v5/pins-analytics; its ``security`` in the
+  API description). A pin Pinterest no longer has is answered 404: ``MetricsUnsupported``.
 
 Errors come as ``{"code": n, "message": "..."}``: a board Pinterest does not know, or the
 account may not pin to, is a refused post naming ``boardId``; any other 400 is a refused
@@ -42,7 +47,7 @@ post in Pinterest's words (an image it could not fetch names ``fileId``).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -55,8 +60,10 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     MediaSource,
+    MetricsUnsupported,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -94,6 +101,20 @@ CREATED = frozenset({200, 201})
 """What ``POST /v5/pins`` answers when it made the pin (201; 200 too since API 5.18.0)."""
 LOOKUP_PAGES = 3
 CLOCK_SLACK = timedelta(minutes=2)
+
+
+METRICS_REQUESTS_PER_HOUR = 41
+"""``GET /v5/pins/{pin_id}/analytics`` is in the ``org_analytics`` category: 1,000 requests
+a day per app on Trial access (about 41 an hour), 300 a minute per user on Standard.
+pressroom cannot tell the operator's tier, so the round keeps to Trial's.
+Source: https://developers.pinterest.com/docs/reference/rate-limits/"""
+ANALYTICS_DAYS = 90
+"""How far back the analytics endpoints reach (start_date "within the last 90 days",
+https://developers.pinterest.com/docs/api/v5/pins-analytics)."""
+METRIC_TYPES = ("IMPRESSION", "SAVE", "PIN_CLICK")
+"""The figures asked for: PIN_CLICK counts every click on the Pin, to content on or off
+Pinterest (its "Pin clicks"), so it is ``clicks`` and OUTBOUND_CLICK (a part of it) is
+not asked for."""
 
 
 class PinterestDriver:
@@ -270,6 +291,40 @@ class PinterestDriver:
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("pins have no thumbnails")
 
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """The Pin's lifetime figures where Pinterest gives them (most Pins), else the
+        sum over the last 90 days: impressions, saves and Pin clicks. Pinterest counts
+        no likes, comments, shares or views for a Pin here: those stay None."""
+        token = self.tokens.access_token(account.connection_id)
+        today = utcnow().date()
+        response = self.http.request(
+            "GET",
+            f"{API}/pins/{platform_post_id}/analytics",
+            token=token,
+            params={
+                "start_date": _day(today - timedelta(days=ANALYTICS_DAYS - 1)),
+                "end_date": _day(today),
+                "metric_types": ",".join(METRIC_TYPES),
+            },
+        )
+        if response.status_code == 404:
+            raise MetricsUnsupported(
+                f"deleted on the network: Pinterest has no such Pin ({_message(response)})"
+            )
+        if response.status_code == 403:
+            raise MetricsUnsupported(
+                f"Pinterest gives this account no analytics for the Pin ({_message(response)})"
+            )
+        if response.status_code != 200:
+            raise _unavailable(response, "read the Pin's analytics")
+        figures = json_of(response).get("all") or {}
+        lifetime = figures.get("lifetime_metrics") or figures.get("summary_metrics") or {}
+        return PostMetrics(
+            impressions=_figure(lifetime, "IMPRESSION"),
+            saves=_figure(lifetime, "SAVE"),
+            clicks=_figure(lifetime, "PIN_CLICK"),
+        )
+
     @property
     def _basic(self) -> tuple[str, str]:
         return (self.client_id, self._client_secret)
@@ -279,6 +334,15 @@ def _same_pin(pin: dict[str, Any], fields: dict[str, Any]) -> bool:
     return all(
         (pin.get(name) or "") == (fields.get(name) or "") for name in ("title", "description")
     )
+
+
+def _day(day: date) -> str:
+    return day.isoformat()
+
+
+def _figure(figures: dict[str, Any], name: str) -> int | None:
+    value = figures.get(name)
+    return int(value) if isinstance(value, int | float) else None
 
 
 def _pin_url(pin_id: str) -> str:

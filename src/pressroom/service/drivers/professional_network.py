@@ -51,7 +51,18 @@ What the driver does, and the pages it follows (read 2026-11-25):
   which LinkedIn grants to few apps. Without it LinkedIn answers 403 and the outcome stays
   unknown (``LookupUnsupported``): the post is never resent under its key. A comment
   whose outcome is unknown is not looked up at all: listing a post's comments needs the
-  same restricted permission, so it stays unknown and is never resent.
+  same restricted permission, so it stays unknown and is never resent;
+- metrics: not available to this app, and ``fetch_metrics`` says so without a request
+  (``MetricsUnsupported``). A member post's counts are in ``GET /rest/socialActions/{urn}``
+  (``likesSummary``, ``commentsSummary``), which needs ``r_member_social``: "Restricted
+  ... granted to select developers only"
+  (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/network-update-social-actions);
+  its impressions and reach are in ``GET /rest/memberCreatorPostAnalytics?q=entity``,
+  which needs ``r_member_postAnalytics``, a permission of LinkedIn's Community Management
+  API, a product LinkedIn vets apps for, which is not among the two products this app
+  is set up with ("Share on LinkedIn", "Sign In with LinkedIn using OpenID Connect").
+  Asking for either scope at consent would make LinkedIn refuse the consent itself
+  (``unauthorized_scope_error``) for every app not granted it, so neither is asked for.
 """
 
 from __future__ import annotations
@@ -75,9 +86,11 @@ from pressroom.service.drivers.base import (
     Delivery,
     LookupUnsupported,
     MediaSource,
+    MetricsUnsupported,
     NetworkMisconfigured,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -121,6 +134,15 @@ PUBLISH_SCOPES = SCOPES
 COMMENT_SCOPES = SCOPES
 """The same three: the actor's URN from userinfo, and ``w_member_social``, which the
 Comments API's permissions table lists for commenting as the member."""
+METRICS_REQUESTS_PER_HOUR = 0
+"""No metrics requests are made (module docstring, "metrics"). LinkedIn publishes no
+fixed figure to budget by in any case: each app's daily limits per endpoint are shown
+only in its developer portal's Analytics tab
+(https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/rate-limits)."""
+METRICS_UNAVAILABLE = (
+    "LinkedIn gives a member post's figures only to apps granted r_member_social or "
+    "r_member_postAnalytics, restricted permissions this app does not have"
+)
 CLOCK_SLACK = timedelta(minutes=2)
 
 _RESERVED = re.compile(r"([\\|{}@\[\]()<>#*_~])")
@@ -486,6 +508,11 @@ class LinkedInDriver:
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("professional_network posts have no thumbnails")
+
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """Not available: the reads need restricted permissions (module docstring), so a
+        metrics round skips the post with the reason and sends nothing."""
+        raise MetricsUnsupported(METRICS_UNAVAILABLE)
 
     # --- helpers ---------------------------------------------------------------
     def _require_served(self) -> None:

@@ -7,7 +7,7 @@ TikTok app with Login Kit and the Content Posting API (direct post on), and
 What the driver does, and the pages it follows (read 2026-11-26):
 
 - consent at ``https://www.tiktok.com/v2/auth/authorize/`` with ``user.info.basic,
-  video.publish`` (comma-separated); code and refresh at ``POST
+  video.publish,video.list`` (comma-separated; ``video.list`` for the metrics below); code and refresh at ``POST
   https://open.tiktokapis.com/v2/oauth/token/`` with ``client_key`` and the secret in the
   form (https://developers.tiktok.com/doc/oauth-user-access-token-management). Access
   tokens last a day, refresh tokens a year;
@@ -43,7 +43,18 @@ What the driver does, and the pages it follows (read 2026-11-26):
   (https://developers.tiktok.com/doc/content-posting-api-reference-photo-post);
 - look-up of an unknown outcome: ``status/fetch`` again, with the ``publish_id`` kept on
   the record. The account's video list (``/v2/video/list/``) shows public videos only,
-  with titles cut at 150 characters, so a private post would never be found there.
+  with titles cut at 150 characters, so a private post would never be found there;
+- metrics: ``POST /v2/video/query/?fields=id,like_count,comment_count,share_count,view_count``
+  with ``{"filters": {"video_ids": [id]}}``, scope ``video.list``
+  (https://developers.tiktok.com/doc/tiktok-api-v2-video-query, the fields from
+  https://developers.tiktok.com/doc/tiktok-api-v2-video-object). Only a public post id
+  can be asked about: a post still known by its ``publish_id`` (private, or not yet
+  through moderation) is ``MetricsUnsupported``, as is a video the answer leaves out
+  (deleted on the network, or no longer the account's). A connection made before
+  ``video.list`` was asked for is answered 401 ``scope_not_authorized``: when the token
+  still answers creator_info, that is ``MetricsUnsupported`` too (reconnecting grants
+  it), not a revoked token, so a metrics round never turns a connection that still
+  posts inactive.
 
 TikTok answers errors in the body (``error.code`` other than ``ok``), with a 4xx or, from
 creator_info, a 200: classed by its own tables (``REFUSALS``, ``FAIL_REASONS``, the rate
@@ -69,10 +80,12 @@ from pressroom.service.drivers.base import (
     LookupUnsupported,
     Media,
     MediaSource,
+    MetricsUnsupported,
     NetworkMisconfigured,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -95,9 +108,12 @@ from pressroom.service.drivers.tokens import TokenSource
 AUTHORIZE_URL = "https://www.tiktok.com/v2/auth/authorize/"
 API = "https://open.tiktokapis.com/v2"
 TOKEN_URL = f"{API}/oauth/token/"
-SCOPES = ("user.info.basic", "video.publish")
-"""Login Kit's basic profile, and posting: creator_info, init and the post's status all
-take ``video.publish``; the account's video list (``video.list``) is no longer read."""
+METRICS_SCOPE = "video.list"
+"""What ``/v2/video/query/`` requires (https://developers.tiktok.com/doc/tiktok-api-v2-video-query)."""
+SCOPES = ("user.info.basic", "video.publish", METRICS_SCOPE)
+"""Login Kit's basic profile, posting (creator_info, init and the post's status all
+take ``video.publish``) and reading a post's figures (``video.list``); the account's
+video list is not read."""
 PUBLISH_SCOPES = ("video.publish",)
 """What a post's calls require (creator_info, init, status: the direct-post reference)."""
 BASIC_SCOPE = "user.info.basic"
@@ -120,6 +136,11 @@ INTERACTIONS = (
     ("allowStitch", "disable_stitch", "stitch_disabled", "Stitches"),
 )
 """(publish body field, TikTok's post_info flag, creator_info's "turned off" flag, name)."""
+METRICS_REQUESTS_PER_HOUR = 36000
+"""``/v2/video/query/``: 600 requests a minute, over a sliding minute, by default.
+Source: https://developers.tiktok.com/doc/tiktok-api-v2-rate-limit"""
+METRICS_FIELDS = ("id", "like_count", "comment_count", "share_count", "view_count")
+"""The Video Object's counts (https://developers.tiktok.com/doc/tiktok-api-v2-video-object)."""
 RATE_CODES = frozenset({"rate_limit_exceeded"})
 """TikTok's per-minute limits per token (https://developers.tiktok.com/doc/tiktok-api-v2-rate-limit)."""
 DAILY_CAP_CODES = frozenset({"spam_risk_too_many_posts", "spam_risk_too_many_pending_share"})
@@ -468,6 +489,52 @@ class TikTokDriver:
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("short_video posts take no custom thumbnail")
 
+    # --- metrics ---------------------------------------------------------------
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """The video's counts from ``/v2/video/query/`` (module docstring): views,
+        likes, comments, shares; TikTok's Display API counts no impressions, saves or
+        clicks, so those stay None."""
+        if not platform_post_id.isdigit():
+            raise MetricsUnsupported(
+                "TikTok gives figures only for a public video, and this post is known by "
+                "its publish_id alone (private, or not yet through TikTok's moderation)"
+            )
+        token = self.tokens.access_token(account.connection_id)
+        try:
+            response = self.http.request(
+                "POST",
+                f"{API}/video/query/",
+                token=token,
+                read=True,
+                params={"fields": ",".join(METRICS_FIELDS)},
+                headers={"Content-Type": "application/json; charset=UTF-8"},
+                json={"filters": {"video_ids": [platform_post_id]}},
+            )
+            data = data_of(response, sent=False)
+        except AccessRevoked as exc:
+            # A 401 for a refused token and for a scope not granted look alike here: the
+            # token still answering creator_info (video.publish) means only video.list is
+            # missing, as inspect tells scopes apart (a refused token raises from there).
+            self._creator(token)
+            raise MetricsUnsupported(
+                f"the connection was not granted {METRICS_SCOPE}, which TikTok's video "
+                f"query needs: reconnect it to grant it ({exc})"
+            ) from exc
+        except PlatformRefused as exc:
+            raise MetricsUnsupported(f"TikTok will not answer for this video ({exc})") from exc
+        videos = [v for v in data.get("videos") or [] if str(v.get("id")) == platform_post_id]
+        if not videos:
+            raise MetricsUnsupported(
+                "deleted on the network: TikTok has no such video of this account"
+            )
+        video = videos[0]
+        return PostMetrics(
+            views=_count(video, "view_count"),
+            likes=_count(video, "like_count"),
+            comments=_count(video, "comment_count"),
+            shares=_count(video, "share_count"),
+        )
+
     def _creator(self, token: str) -> dict[str, Any]:
         """The creator's posting settings: who they are, the privacy levels and
         interactions their account allows, the longest video they may post
@@ -646,6 +713,11 @@ def data_of(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
     if response.status_code in (400, 403):  # TikTok's 4xx are refusals of the request
         raise PlatformRefused(message)
     raise PlatformUnavailable(message, retry_after=30, sent=sent)
+
+
+def _count(video: dict[str, Any], name: str) -> int | None:
+    value = video.get(name)
+    return int(value) if isinstance(value, int) else None
 
 
 def _failed(status: dict[str, Any]) -> Exception:

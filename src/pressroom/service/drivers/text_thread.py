@@ -14,7 +14,8 @@ account inactive with it, and reconnecting that account asks for both again.
 What the driver does, and the pages it follows (read 2026-11-25):
 
 - consent at ``https://threads.net/oauth/authorize`` with
-  ``threads_basic,threads_content_publish``; the code at ``POST
+  ``threads_basic,threads_content_publish,threads_manage_insights`` (the last for the
+  metrics below); the code at ``POST
   https://graph.threads.net/oauth/access_token``, then a 60-day token
   (``th_exchange_token``) renewed with ``th_refresh_token``: the long-lived token is its
   own refresh token; Meta shows both as GETs with the secrets in the query, and they are
@@ -46,6 +47,11 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (https://developers.facebook.com/docs/threads/threads-media); not for a thread's
   later part, a reply, which Threads lists only to ``threads_read_replies``
   (https://developers.facebook.com/docs/threads/retrieve-and-manage-replies);
+- metrics (``fetch_metrics``): ``GET /v1.0/{media_id}/insights`` with
+  ``metric=views,likes,replies,reposts,quotes,shares``, which needs
+  ``threads_manage_insights`` (https://developers.facebook.com/docs/threads/insights);
+  refusals as ``meta_insights`` reads them (a post Threads no longer has is
+  ``MetricsUnsupported``);
 - errors: ``meta.failure``.
 """
 
@@ -60,7 +66,7 @@ import httpx
 
 from pressroom.platforms import MediaKind, Platform
 from pressroom.service.db.base import utcnow
-from pressroom.service.drivers import meta
+from pressroom.service.drivers import meta, meta_insights
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     Account,
@@ -69,6 +75,7 @@ from pressroom.service.drivers.base import (
     MediaSource,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -92,10 +99,19 @@ from pressroom.service.drivers.tokens import TokenSource
 AUTHORIZE_URL = "https://threads.net/oauth/authorize"
 HOST = "https://graph.threads.net"
 API = f"{HOST}/v1.0"
-SCOPES = ("threads_basic", "threads_content_publish")
-PUBLISH_SCOPES = SCOPES
+PUBLISH_SCOPES = ("threads_basic", "threads_content_publish")
 """Both: every Threads call needs ``threads_basic``, the quota, the container and
 ``threads_publish`` ``threads_content_publish`` too (overview, posts page)."""
+INSIGHTS_SCOPE = "threads_manage_insights"
+"""What ``GET /{media_id}/insights`` needs (https://developers.facebook.com/docs/threads/insights)."""
+SCOPES = (*PUBLISH_SCOPES, INSIGHTS_SCOPE)
+METRICS = ("views", "likes", "replies", "reposts", "quotes", "shares")
+"""The media insights metrics (https://developers.facebook.com/docs/threads/insights,
+"Available Metrics")."""
+METRICS_REQUESTS_PER_HOUR = 2000
+"""Threads counts calls per app and user over a rolling 24 hours: 4800 times the
+account's impressions, at least 10 of them, so 48,000 a day (2,000 an hour) for the
+least seen account. Source: https://developers.facebook.com/docs/threads/overview#rate-limiting"""
 CLOCK_SLACK = timedelta(minutes=2)
 CONTAINER_WAIT_SECONDS = 300.0
 """Meta's "no more than 5 minutes" of status reads (troubleshooting page)."""
@@ -197,7 +213,7 @@ class ThreadsDriver:
             {"fields": "quota_usage,config"},
         )
         quota, publishing = meta.publishing_limit_of(response, "Threads")
-        basic, content = SCOPES
+        basic, content = PUBLISH_SCOPES
         scopes = scope_states(
             SCOPES, granted=[basic, *([content] if publishing else [])], missing=[content]
         )
@@ -355,6 +371,22 @@ class ThreadsDriver:
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("text_thread posts have no thumbnails")
+
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """The post's insights (module docstring): ``views`` are the times it was
+        shown, ``replies`` its comments, reposts, quotes and shares together its
+        passing on; Threads counts no saves or clicks of a post."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self._call(
+            "GET", f"/{platform_post_id}/insights", token, {"metric": ",".join(METRICS)}
+        )
+        figures = meta_insights.read_insights(response, "Threads", permission=INSIGHTS_SCOPE)
+        return PostMetrics(
+            impressions=figures.get("views"),
+            likes=figures.get("likes"),
+            comments=figures.get("replies"),
+            shares=meta_insights.total(figures, "reposts", "quotes", "shares"),
+        )
 
     # --- helpers ---------------------------------------------------------------
     def _token_of(self, response: httpx.Response) -> TokenSet:

@@ -51,6 +51,14 @@ or cannot process (``uploadStatus`` ``rejected``/``failed``, ``processingStatus`
 ``failed``/``terminated``) is refused with its ``rejectionReason``, ``failureReason`` or
 ``processingFailureReason``. A long video still processing after the wait counts as
 published: it exists, with its id and URL, and YouTube finishes it on its own.
+
+Metrics (``fetch_metrics``): ``videos.list`` with ``part=statistics`` and the video's id,
+under ``youtube.readonly``, already asked for at consent
+(https://developers.google.com/youtube/v3/docs/videos/list): ``viewCount``,
+``likeCount`` and ``commentCount`` (strings in the answer; ``likeCount`` left out when
+the owner hides it, ``dislikeCount`` private since 2021, ``favoriteCount`` always 0, so
+neither is read) (https://developers.google.com/youtube/v3/docs/videos#statistics). A
+video YouTube no longer has is answered with no items: ``MetricsUnsupported``.
 """
 
 from __future__ import annotations
@@ -72,10 +80,12 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     MediaSource,
+    MetricsUnsupported,
     PermissionMissing,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -138,6 +148,12 @@ comment's text is its ``text``, commentThreads.insert's errors)."""
 UNSENT_FIELDS = {"invalidTags": "tags", "invalidCategoryId": "category"}
 """Refusals of fields the publish body has none of (pressroom sends no tags and no
 category): named in the message, with no body field to point at."""
+METRICS_REQUESTS_PER_HOUR = 104
+"""A project's Data API quota is 10,000 units a day and ``videos.list`` costs 1
+(https://developers.google.com/youtube/v3/getting-started#quota,
+https://developers.google.com/youtube/v3/determine_quota_cost); uploads draw on the same
+quota (``videos.insert`` costs far more), so metrics keep to a quarter of it:
+2,500 a day, 104 an hour."""
 _RANGE = re.compile(r"bytes=0-(\d+)")
 
 
@@ -412,6 +428,31 @@ class YouTubeDriver:
                 return Published(video_id, _watch_url(video_id), made, extra=applied)
         return None
 
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """The video's ``statistics`` (module docstring): views, likes, comments;
+        YouTube reports no impressions, shares, saves or clicks there: None."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self.http.request(
+            "GET",
+            f"{API}/videos",
+            token=token,
+            params={"part": "statistics", "id": platform_post_id},
+        )
+        if response.status_code != 200:
+            failure = failure_of(response, sent=False)
+            if isinstance(failure, PlatformRefused):
+                raise MetricsUnsupported(f"YouTube will not give the video's figures ({failure})")
+            raise failure
+        items = json_of(response).get("items") or []
+        if not items:
+            raise MetricsUnsupported("deleted on the network: YouTube has no such video")
+        statistics = items[0].get("statistics") or {}
+        return PostMetrics(
+            views=_statistic(statistics, "viewCount"),
+            likes=_statistic(statistics, "likeCount"),
+            comments=_statistic(statistics, "commentCount"),
+        )
+
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         check_thumbnail_before_sending(self.platform, change)
         image = change.image
@@ -577,6 +618,12 @@ def _received(response: httpx.Response) -> int:
     """Where the next chunk starts, from a 308's ``Range: bytes=0-N`` (none: nothing yet)."""
     found = _RANGE.fullmatch(response.headers.get("Range", ""))
     return int(found.group(1)) + 1 if found else 0
+
+
+def _statistic(statistics: dict[str, Any], name: str) -> int | None:
+    """A count of ``statistics``: YouTube sends them as decimal strings (uint64)."""
+    value = statistics.get(name)
+    return int(value) if isinstance(value, str | int) and str(value).isdigit() else None
 
 
 def _watch_url(video_id: str) -> str:
