@@ -761,7 +761,7 @@ def test_the_docs_say_what_check_tells_and_what_the_sandbox_cannot_know() -> Non
     assert all(len(row) == 5 and all(row) for row in tells), tells
 
     sandbox = (NETWORKS_DOCS / "sandbox.md").read_text(encoding="utf-8")
-    unknowable = table_after(sandbox, "**What the sandbox cannot know**")
+    unknowable = table_after(sandbox, "## What the sandbox cannot know")
     assert all(len(row) == 2 and all(row) for row in unknowable), unknowable
     reasons = " ".join(row[0] for row in unknowable)
     for reason in ("credentials", "audit", "App Review", "quota", "Page roles"):
