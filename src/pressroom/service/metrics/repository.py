@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, delete, select, update
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import MetricRound, MetricSnapshot, Post, PostMetricsState
@@ -19,6 +19,7 @@ FIGURES = tuple(field.name for field in fields(PostMetrics))
 
 RUNNING = "running"
 DONE = "done"
+FAILED = "failed"
 
 
 def figures_of(snapshot: MetricSnapshot) -> dict[str, int | None]:
@@ -184,6 +185,10 @@ class MetricsRepository:
                 MetricRound.id == round_id, MetricRound.account_id == account_id
             )
         )
+
+    def drop_round(self, round_id: str) -> None:
+        """A round that never ran: another was running."""
+        self.db.execute(delete(MetricRound).where(MetricRound.id == round_id))
 
     def finish_round(
         self, round_id: str, status: str, networks: dict[str, Any], at: datetime
