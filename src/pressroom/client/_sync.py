@@ -804,6 +804,64 @@ class Client(ClientCore):
         )
         return page.posts[0] if page.posts else None
 
+    # --- metrics (pressroom's extension) ----------------------------------------------
+
+    def refresh_metrics(
+        self,
+        *,
+        since_days: int | None = None,
+        record_ids: Sequence[str] | None = None,
+        campaign: str | None = None,
+    ) -> models.MetricsRound:
+        """Start a metrics round for the account's published posts (or answer with the
+        one running: ``running_already``); the service asks the networks itself, within
+        each network's budget per round. Wait for it with ``wait_for_metrics_round``."""
+        body = models.RefreshMetrics(
+            since_days=since_days,
+            record_ids=list(record_ids) if record_ids is not None else None,
+            campaign=campaign,
+        ).body()
+        return self._call(
+            "POST",
+            "/api/posts/metrics/refresh",
+            model_parser(models.MetricsRound, key="round"),
+            json=body,
+        )
+
+    def metrics_round(self, round_id: str) -> models.MetricsRound:
+        return self._call(
+            "GET",
+            f"/api/posts/metrics/rounds/{segment(round_id)}",
+            model_parser(models.MetricsRound, key="round"),
+        )
+
+    def wait_for_metrics_round(
+        self, round_id: str, *, timeout: float = 600.0, interval: float = 1.0
+    ) -> models.MetricsRound:
+        """The round once it is no longer running; ``TimeoutError`` after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = self.metrics_round(round_id)
+            if not found.running:
+                return found
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"metrics round {round_id} still running after {timeout} s")
+            time.sleep(interval)
+
+    def post_metrics(self, record_id: str) -> models.PostMetrics:
+        return self._call(
+            "GET",
+            f"/api/posts/{segment(record_id)}/metrics",
+            model_parser(models.PostMetrics),
+        )
+
+    def campaign_metrics(self, name: str) -> models.CampaignMetrics:
+        return self._call(
+            "GET",
+            f"/api/campaigns/{segment(name)}/metrics",
+            model_parser(models.CampaignMetrics),
+        )
+
     # --- events and redelivery (pressroom's extension) --------------------------------
 
     def list_events(

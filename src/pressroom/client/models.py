@@ -577,6 +577,92 @@ class PostPage(Response):
     next_cursor: str | None = None
 
 
+# --- metrics (pressroom's extension) --------------------------------------------------
+
+
+class RefreshMetrics(Request):
+    """Which published posts a metrics round asks about; every filter given must hold."""
+
+    since_days: int | None = None
+    record_ids: list[str] | None = None
+    campaign: str | None = None
+
+
+class NetworkRound(Response):
+    refreshed: int = 0
+    unavailable: int = 0
+    failed: int = 0
+    budget: int = 0
+    asked: int = 0
+    stopped: str | None = None
+
+
+class MetricsRound(Response):
+    """A metrics round the service runs (``running``, then ``done`` or ``failed``)."""
+
+    round_id: Id
+    status: str
+    running_already: bool = False
+    filters: dict[str, Any] = {}
+    networks: dict[str, NetworkRound] = {}
+    started_at: Timestamp = None
+    finished_at: Timestamp = None
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+
+class Figures(Response):
+    """What a network counts of a post; None where it does not count the figure."""
+
+    impressions: int | None = None
+    views: int | None = None
+    likes: int | None = None
+    comments: int | None = None
+    shares: int | None = None
+    saves: int | None = None
+    clicks: int | None = None
+
+
+class MetricSnapshot(Figures):
+    taken_at: Timestamp = None
+    part_index: int = 0
+
+
+class PostMetrics(Response):
+    """A post's figures over time, or why its network gives none (``available``)."""
+
+    record_id: Id
+    platform: str | None = None
+    available: bool = True
+    unavailable_reason: str | None = None
+    refreshed_at: Timestamp = None
+    latest: MetricSnapshot | None = None
+    series: list[MetricSnapshot] = []
+
+
+class NetworkTotals(Response):
+    platform: str
+    posts: int = 0
+    totals: Figures = Figures()
+
+
+class EditionTotals(Response):
+    edition: str | None = None
+    networks: list[NetworkTotals] = []
+
+
+class CampaignMetrics(Response):
+    """A campaign's figures, each post by its latest snapshot, per network and edition."""
+
+    campaign: str
+    posts: int = 0
+    measured: int = 0
+    networks: list[NetworkTotals] = []
+    editions: list[EditionTotals] = []
+
+
 # --- events and redelivery (pressroom's extension) ------------------------------------
 
 

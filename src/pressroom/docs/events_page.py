@@ -6,7 +6,12 @@ from pressroom.docs.markdown import cell, generated_header, table
 
 
 def page() -> str:
-    from pressroom.service.events.catalog import DESCRIPTIONS, SUBSCRIBABLE, EventType
+    from pressroom.service.events.catalog import (
+        DESCRIPTIONS,
+        OFF_BY_DEFAULT,
+        SUBSCRIBABLE,
+        EventType,
+    )
 
     lines = generated_header(
         "Webhook events",
@@ -16,7 +21,14 @@ def page() -> str:
         "signed as [Webhooks](webhooks.md) says; the OpenAPI document lists the same "
         "events in its `webhooks` section.",
     )
-    rows = [[f"`{kind}`", "yes", cell(DESCRIPTIONS[EventType(kind)])] for kind in SUBSCRIBABLE]
+    rows = [
+        [
+            f"`{kind}`",
+            "yes, when named in `events`" if kind in OFF_BY_DEFAULT else "yes",
+            cell(DESCRIPTIONS[EventType(kind)]),
+        ]
+        for kind in SUBSCRIBABLE
+    ]
     test = EventType.WEBHOOK_TEST
     rows.append([f"`{test.value}`", "no: sent to the endpoint tested", cell(DESCRIPTIONS[test])])
     lines += [*table(["event", "subscribable", "when, and its `data`"], rows), ""]

@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 
 from pressroom.docs import (
+    budgets_page,
     cli_page,
     errors_page,
     events_page,
@@ -25,6 +26,7 @@ PAGES: dict[str, Callable[[Path], str]] = {
     "service/events.md": lambda root: events_page.page(),
     "service/api-reference.md": lambda root: openapi_page.page(),
     "service/cli.md": lambda root: cli_page.page(),
+    "service/metrics-budgets.md": lambda root: budgets_page.page(),
     "campaigns/format.md": schema_page.page,
 }
 """Whole generated pages, by their path under ``docs/``, each made from the project's

@@ -21,6 +21,8 @@ from pressroom.service.guard import RequestGuard
 from pressroom.service.lifespan import freeze_start_up_objects, run_with_app
 from pressroom.service.media.routes import router as media_router
 from pressroom.service.media.runtime import install_media
+from pressroom.service.metrics.endpoints import router as metrics_router
+from pressroom.service.metrics.rounds import install_rounds
 from pressroom.service.oauth.refresher import install_token_refresher
 from pressroom.service.openapi import install_openapi, operation_id
 from pressroom.service.ops.health import health_router
@@ -92,6 +94,7 @@ def create_app(
     install_openapi(app)
     install_media(app)
     install_reconciler(app)
+    install_rounds(app)
     install_token_refresher(app)
     install_dispatcher(app)
     if kind == "api":
@@ -108,6 +111,7 @@ def create_app(
         accounts_router,
         connections_router,
         media_router,
+        metrics_router,
         publishing_router,
         webhooks_router,
         events_router,

@@ -504,3 +504,62 @@ class WebhookAttempt(Base):
     latency_ms: Mapped[int] = mapped_column(Integer)
     excerpt: Mapped[str] = mapped_column(String(500), default="")
     """The start of the answer's body, or the error when there was none: never more."""
+
+
+class MetricSnapshot(Base):
+    """What a network reported of one part of a post at one moment
+    (``pressroom.service.metrics``): a series per post, newest last. None where the
+    network does not count the figure."""
+
+    __tablename__ = "metric_snapshots"
+    __table_args__ = (Index("ix_metric_snapshots_post_taken", "post_id", "part_index", "taken_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    post_id: Mapped[str] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"))
+    part_index: Mapped[int] = mapped_column(Integer)
+    """The part of a post of several the figures are for (0: the post the spec's fields
+    describe)."""
+    taken_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    impressions: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    views: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    likes: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    comments: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    shares: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    saves: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    clicks: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+class PostMetricsState(Base):
+    """When a post's metrics were last asked for (a round asks the oldest first), and
+    why the network gives none, when it does not."""
+
+    __tablename__ = "post_metrics_state"
+    __table_args__ = (Index("ix_post_metrics_state_refreshed", "refreshed_at"),)
+
+    post_id: Mapped[str] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    refreshed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    unavailable_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    unavailable_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    unavailable_final: Mapped[bool] = mapped_column(Boolean, default=False)
+    """The network will never give this post's figures (``MetricsUnsupported``): no
+    round asks again. A refused token is not final: a reconnect brings them back."""
+
+
+class MetricRound(Base):
+    """One metrics refresh an account started (``POST /api/posts/metrics/refresh``)."""
+
+    __tablename__ = "metric_rounds"
+    __table_args__ = (Index("ix_metric_rounds_account_started", "account_id", "started_at"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    status: Mapped[str] = mapped_column(String(16))
+    """``running`` | ``done`` | ``failed``."""
+    filters: Mapped[dict[str, Any]] = mapped_column(JSON)
+    networks: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """Per network label: the counts of the round (``refreshed``, ``unavailable``,
+    ``failed``, ``deferred``: left for a later round by the network's budget)."""
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -105,6 +105,18 @@ class DeliveryRepository:
             )
         )
 
+    def find_post(self, platform: str, platform_post_id: str) -> SandboxDelivery | None:
+        """The post (or reply) the platform knows by this id, the first recorded."""
+        return self.db.scalar(
+            select(SandboxDelivery)
+            .where(
+                SandboxDelivery.platform == platform,
+                SandboxDelivery.platform_post_id == platform_post_id,
+            )
+            .order_by(SandboxDelivery.id)
+            .limit(1)
+        )
+
     def count_posts_since(
         self, platform: str, connection_id: str, since: datetime
     ) -> tuple[int, datetime | None]:

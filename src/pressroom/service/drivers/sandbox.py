@@ -64,6 +64,7 @@ from pressroom.platforms import Platform
 from pressroom.rules import CAROUSELS, rules_of
 from pressroom.rules.model import PostsPerDay
 from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import Connection
 from pressroom.service.db.session import transaction
 from pressroom.service.db.writer import Tx, Unit, Writes, writes_for
 from pressroom.service.drivers import grants, meta, sandbox_network, sandbox_oauth, shapes
@@ -72,7 +73,9 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     Media,
+    MetricsUnsupported,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -92,9 +95,11 @@ from pressroom.service.drivers.inspection import (
     scope_finding,
     scope_states,
 )
+from pressroom.service.drivers.sandbox_metrics import sandbox_metrics
 from pressroom.service.drivers.short_video import post_info_of
 from pressroom.service.drivers.tokens import TokenSource
 from pressroom.settings import SandboxSettings
+from pressroom.statuses import ConnectionStatus
 
 with warnings.catch_warnings():
     # authlib announces a future move of its httpx integration to "httpx2"; the
@@ -529,6 +534,28 @@ class SandboxDriver:
                     items=_items_of(candidate.payload, candidate.created_at),
                 )
         return None
+
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """The post's figures now (``sandbox_metrics``: a function of its id and its
+        age, growing with time). A connection made inactive (``admin expire-token``)
+        or removed is refused as the network refuses a revoked token; the failure
+        knobs apply as to any call, before anything is read."""
+        if self._begin("reading the post's metrics"):  # nothing is written: fail now
+            self._fail("reading the post's metrics", sent=False)
+        with transaction(self.sessions, write=False) as db:
+            connection = db.get(Connection, account.connection_id)
+            if (
+                connection is None
+                or connection.removed_at is not None
+                or (connection.status != ConnectionStatus.ACTIVE)
+            ):
+                raise AccessRevoked(
+                    f"{self.platform.value} refused the connection's token: reconnect it"
+                )
+            post = DeliveryRepository(db).find_post(self.platform.value, platform_post_id)
+        if post is None:
+            raise MetricsUnsupported(f"{self.platform.value} has no post {platform_post_id!r}")
+        return sandbox_metrics(self.platform, platform_post_id, post.created_at, self.clock())
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         check_thumbnail_before_sending(self.platform, change)

@@ -32,13 +32,14 @@ def install_dashboard(app: FastAPI) -> None:
         auth,
         connections,
         media,
+        metrics,
         overview,
         posts,
         settings,
         webhooks,
     )
 
-    pages = (auth, settings, overview, posts, connections, media, webhooks, sandbox_pages)
+    pages = (auth, settings, overview, posts, connections, media, webhooks, metrics, sandbox_pages)
     for module in pages:
         app.include_router(module.router)
     install_error_pages(app, sections_of(r.path for m in pages for r in m.router.routes))

@@ -19,7 +19,7 @@ from pressroom.service.db.models import (
 )
 from pressroom.service.errors import ServiceError
 from pressroom.service.events import outbox
-from pressroom.service.events.catalog import SUBSCRIBABLE, EventType
+from pressroom.service.events.catalog import BY_DEFAULT, SUBSCRIBABLE, EventType
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.webhooks import signing
 from pressroom.service.webhooks.targets import TargetPolicy, TargetRefused
@@ -44,11 +44,12 @@ def check_url(policy: TargetPolicy, url: str) -> str:
 
 def check_events(events: list[str] | None) -> list[str]:
     if events is None:
-        return list(SUBSCRIBABLE)
+        return list(BY_DEFAULT)
     if not events:
         raise ServiceError(
             error_codes.VALIDATION_ERROR,
-            "events: name at least one event type, or leave the field out for all.",
+            "events: name at least one event type, or leave the field out for all those on "
+            "by default.",
             field="events",
         )
     unknown = [e for e in events if e not in SUBSCRIBABLE]
