@@ -51,7 +51,7 @@ def test_a_posts_chart_and_a_campaigns_totals_show_the_apis_numbers(
 
     page.goto(f"/posts/{records[0]}")
     page.get_by_role("link", name="Figures over time").click()
-    page.wait_for_url(f"**/dashboard/metrics/posts/{records[0]}")
+    page.wait_for_url(f"**/posts/{records[0]}/metrics")
     check_page(page, axe, "metrics-post")
     chart = page.locator("svg#post-chart")
     assert chart.get_attribute("role") == "img"
@@ -69,7 +69,7 @@ def test_a_posts_chart_and_a_campaigns_totals_show_the_apis_numbers(
             assert cell == str(snapshot[name])
 
     totals = api(live_server, key, "GET", "/api/campaigns/autumn/metrics").json()
-    page.goto("/dashboard/metrics/campaigns/autumn")
+    page.goto("/campaigns/autumn/metrics")
     check_page(page, axe, "metrics-campaign")
     [network] = totals["networks"]
     for name in counted:
@@ -79,5 +79,5 @@ def test_a_posts_chart_and_a_campaigns_totals_show_the_apis_numbers(
             f'#campaign-metrics-table tr[data-network="microblog"] td[data-figure="{name}"]'
         )
         assert cell.inner_text() == str(network["totals"][name])
-    page.goto("/dashboard/metrics/campaigns/never")
+    page.goto("/campaigns/never/metrics")
     assert page.get_by_role("heading", name="Campaign not found").is_visible()

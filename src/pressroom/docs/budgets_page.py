@@ -6,7 +6,7 @@ from pressroom.docs.markdown import cell, generated_header, table
 
 
 def page() -> str:
-    from pressroom.service.metrics.budgets import BUDGETS
+    from pressroom.service.metrics.budgets import BUDGETS, limit_words
 
     lines = generated_header(
         "Metrics budgets",
@@ -17,7 +17,12 @@ def page() -> str:
         "for the next round, the longest unasked first.",
     )
     rows = [
-        [f"`{platform.value}`", str(b.posts_per_round), cell(b.limit), f"<{b.doc_url}>"]
+        [
+            f"`{platform.value}`",
+            str(b.posts_per_round),
+            cell(limit_words(platform)),
+            f"<{b.doc_url}>",
+        ]
         for platform, b in BUDGETS.items()
     ]
     lines += [*table(["network", "posts per round", "the network's limit", "source"], rows), ""]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -53,8 +54,12 @@ from pressroom.service.schemas import iso_utc
 
 log = logging.getLogger(__name__)
 
-ATTEMPTS = 5
-"""Starts tried when the round found running ends before it is read."""
+ATTEMPTS = 100
+"""Starts tried, 50 ms apart, while another call of the account is starting a round or
+the round found running ends before it is read."""
+START_GATE = timedelta(seconds=10)
+"""How long one call may hold the account's start gate (a process dying with it holds
+the account's starts back no longer than this)."""
 NO_DRIVER = "pressroom cannot read {network}'s figures yet"
 
 
@@ -62,6 +67,13 @@ def lease_name(account_id: str, platform: Platform) -> str:
     """The lease of an account's round on one network (the lease name's 60 characters
     hold no account id and label in clear, so a digest of both)."""
     digest = hashlib.sha256(f"{account_id}:{platform.value}".encode()).hexdigest()[:40]
+    return f"metrics:{digest}"
+
+
+def gate_name(account_id: str) -> str:
+    """The lease one call holds while it starts a round of the account: starts never
+    interleave, so no call is ever answered with a round another start then drops."""
+    digest = hashlib.sha256(f"{account_id}:start".encode()).hexdigest()[:40]
     return f"metrics:{digest}"
 
 
@@ -105,10 +117,16 @@ class RoundRunner:
 
     def start(self, account_id: str, chosen: PostFilter, filters: dict[str, Any]) -> Started:
         """A new round for the account, or the one running (a lease on any network)."""
+        caller = new_id("mstart")
         for _ in range(ATTEMPTS):
-            started = self._try_start(account_id, chosen, filters)
-            if started is not None:
-                return started
+            if leases.claim(self.sessions, gate_name(account_id), caller, START_GATE):
+                try:
+                    started = self._try_start(account_id, chosen, filters)
+                finally:
+                    leases.release(self.sessions, gate_name(account_id), caller)
+                if started is not None:
+                    return started
+            time.sleep(0.05)
         raise ServiceError(error_codes.DATABASE_BUSY, "Metrics rounds kept ending; try again.")
 
     def _try_start(

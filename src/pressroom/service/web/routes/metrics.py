@@ -15,10 +15,7 @@ from pressroom.service.web.templating import render_page
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
-PREFIX = "/dashboard/metrics"
-
-
-@router.get(PREFIX + "/posts/{record_id}")
+@router.get("/posts/{record_id}/metrics")
 def post_metrics(request: Request, visitor: Viewer, db: DbSession, record_id: str) -> Response:
     try:
         found = service.post_metrics(db, visitor.account, record_id)
@@ -55,7 +52,7 @@ def post_metrics(request: Request, visitor: Viewer, db: DbSession, record_id: st
     )
 
 
-@router.get(PREFIX + "/campaigns/{name}")
+@router.get("/campaigns/{name}/metrics")
 def campaign_metrics(request: Request, visitor: Viewer, db: DbSession, name: str) -> Response:
     try:
         found = service.campaign_metrics(db, visitor.account, name)
