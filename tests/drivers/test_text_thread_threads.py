@@ -514,6 +514,45 @@ def test_a_carousel_is_item_containers_then_a_carousel_container_then_publish(
     ]
 
 
+def test_a_thread_part_with_a_file_is_a_media_container_replying_to_the_part_before(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    """A later part with one file: an IMAGE container with its link, its text and
+    ``reply_to_id``, awaited FINISHED, then published."""
+    from pressroom.platforms import MediaKind
+    from pressroom.service.drivers.base import Media
+
+    driver.media = Links()
+    read(threads, "/me").respond(200, json={"id": USER})
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        200, json={"data": [{"quota_usage": 1, "config": {"quota_total": 250}}]}
+    )
+    made = threads.post(f"{API}/{USER}/threads").respond(200, json={"id": CONTAINER})
+    status = read(threads, f"/{CONTAINER}").respond(
+        200, json={"status": "FINISHED", "id": CONTAINER}
+    )
+    threads.post(f"{API}/{USER}/threads_publish").respond(200, json={"id": "1789012346"})
+    read(threads, "/1789012346").respond(
+        200,
+        json={
+            "permalink": "https://www.threads.net/@acme.bakery/post/C1a2B4",
+            "timestamp": "2026-11-25T12:00:04+0000",
+            "id": "1789012346",
+        },
+    )
+    image = Media("file_1", MediaKind.IMAGE, "image/jpeg", "files/file_1", None, 1000)
+    part = replace(delivery("Rye on Fridays."), reply_to="1789012345", media=image)
+    assert driver.publish(part).platform_post_id == "1789012346"
+    assert form(made.calls.last.request) == {
+        "media_type": "IMAGE",
+        "image_url": f"{LINK}&file=file_1",
+        "text": "Rye on Fridays.",
+        "reply_to_id": "1789012345",
+        "access_token": "THAAtoken",
+    }
+    assert status.called
+
+
 def test_an_unknown_carousel_is_found_with_its_items(
     threads: respx.MockRouter, driver: ThreadsDriver
 ) -> None:

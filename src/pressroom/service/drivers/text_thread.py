@@ -32,7 +32,8 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``meta.poll_delays``), then ``POST /v1.0/{user}/threads_publish``, then the post's
   ``permalink``; a thread's later part is a container
   with ``reply_to_id``, the part before it, which the owner of the thread's first post
-  may send (https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/create-replies)
+  may send, with its files as any post's: one (``IMAGE``/``VIDEO`` with the link, awaited
+  ``FINISHED`` as every container) or a carousel as below (https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/create-replies)
   (https://developers.facebook.com/docs/threads/posts: "wait on average 30 seconds
   before publishing a Threads media container"; https://developers.facebook.com/docs/threads/troubleshooting;
   https://developers.facebook.com/docs/threads/overview#rate-limiting);
@@ -66,6 +67,7 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     LookupUnsupported,
+    Media,
     MediaSource,
     PlatformRefused,
     PlatformUnavailable,
@@ -253,9 +255,12 @@ class ThreadsDriver:
             container = {"media_type": "CAROUSEL", "children": ",".join(children)} | {
                 k: v for k, v in container.items() if k != "media_type"
             }
+        elif delivery.media is not None:  # a thread part's one file
+            container |= self._media_form(delivery.media)
         response = self._call("POST", f"/{user}/threads", token, container)
         if response.status_code != 200:
-            raise meta.failure(response, "Threads", sent=False, field="text")
+            field = "fileId" if delivery.media is not None else "text"
+            raise meta.failure(response, "Threads", sent=False, field=field)
         made = str(json_of(response)["id"])
         self._await_container(token, made)
         response = self._call(
@@ -286,12 +291,7 @@ class ThreadsDriver:
         assert self.media is not None, "a carousel needs the service's media links"
         children = []
         for i, item in enumerate(delivery.items):
-            link = self.media.url(item.file_id, item.storage_key, item.content_type)
-            form = (
-                {"media_type": "IMAGE", "image_url": link}
-                if item.kind is MediaKind.IMAGE
-                else {"media_type": "VIDEO", "video_url": link}
-            )
+            form = self._media_form(item)
             form["is_carousel_item"] = "true"
             response = self._call("POST", f"/{user}/threads", token, form)
             if response.status_code != 200:
@@ -300,6 +300,15 @@ class ThreadsDriver:
         for i, child in enumerate(children):
             self._await_container(token, child, field=f"fileIds[{i}]")
         return children
+
+    def _media_form(self, item: Media) -> dict[str, str]:
+        """A file as a container takes it: ``IMAGE`` with ``image_url`` or ``VIDEO`` with
+        ``video_url``, a signed link Threads fetches (posts page, "Single thread posts")."""
+        assert self.media is not None, "a post with files needs the service's media links"
+        link = self.media.url(item.file_id, item.storage_key, item.content_type)
+        if item.kind is MediaKind.IMAGE:
+            return {"media_type": "IMAGE", "image_url": link}
+        return {"media_type": "VIDEO", "video_url": link}
 
     def _await_container(self, token: str, container: str, *, field: str = "text") -> None:
         """Until Threads says the container is ready, as Meta's pages ask (what Threads

@@ -21,14 +21,14 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import Platform
-from pressroom.service.db.models import Post
+from pressroom.service.db.models import File, Post
 from pressroom.service.db.session import transaction
 from pressroom.service.db.writer import Tx, Unit, writes_for
 from pressroom.service.drivers import base as driver
 from pressroom.service.publishing import repository
 from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import REQUESTS
-from pressroom.service.publishing.service import answer_of, result_of
+from pressroom.service.publishing.service import answer_of, media_of, result_of
 from pressroom.service.publishing.threads import (
     add_items,
     carousel_items,
@@ -76,7 +76,10 @@ def settle_thread(
         index = row.index
         delivery = first
         if index > 0:
-            delivery = part_delivery(first, post.id, index, later[index - 1], row.reply_to)
+            part = later[index - 1]
+            delivery = part_delivery(
+                first, post.id, index, part, row.reply_to, _files(sessions, part.file_ids)
+            )
         found = sender.find_delivery(delivery, row.created_at)
         items = carousel_items(found, body.item_parts) if index == 0 and found else ()
         _write(sessions, _part_found(post.id, index, found, list(items)))
@@ -104,6 +107,15 @@ def settle_thread(
             result=answer,
         )
     return answer
+
+
+def _files(sessions: sessionmaker[Session], file_ids: tuple[str, ...]) -> tuple[driver.Media, ...]:
+    """A part's files as the look-up matches them (the uploaded files, by id)."""
+    if not file_ids:
+        return ()
+    with transaction(sessions, write=False) as db:
+        found = [db.get(File, file_id) for file_id in file_ids]
+        return tuple(media_of(file) for file in found if file is not None)
 
 
 def _write(sessions: sessionmaker[Session], unit: Unit[None]) -> None:
