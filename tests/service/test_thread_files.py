@@ -8,6 +8,7 @@ import pytest
 
 from pressroom.platforms import Platform
 from tests.conftest import Service
+from tests.service.test_threads import assert_one_chain, fail_once
 from tests.support.files import make_file
 from tests.support.publish import deliveries, error_of, publish, valid_body
 from tests.support.rules import patch_rule
@@ -79,3 +80,26 @@ def test_microblog_thread_parts_stay_text_only(service: Service) -> None:
     assert response.status_code == 400, response.text
     assert error_of(response)["field"] == "thread[0].fileIds"
     assert deliveries(service) == []
+
+
+@pytest.mark.parametrize("mode", ["before", "after"])
+def test_a_retry_resumes_a_part_with_files_exactly_once(service: Service, mode: str) -> None:
+    """A part with files that failed (``before``: never reached the network; ``after``:
+    reached it, its answer lost, so found by the look-up) is sent once in all, with its
+    files, when the retry continues the thread."""
+    service.settings.sandbox.sandbox_dedupe = False
+    account = service.account()
+    pair = [make_file(account, "image"), make_file(account, "image")]
+    thread = [{"text": "part 2"}, {"text": "part 3", "fileIds": pair}, {"text": "part 4"}]
+    body = valid_body(account, THREADS, text="part 1", thread=thread)
+    failed = fail_once(service, THREADS, "part 3", mode)
+
+    cut = publish(account, THREADS, body, key="resume-files")
+    assert cut.status_code == 503, cut.text
+    assert failed == ["part 3"]
+
+    again = publish(account, THREADS, body, key="resume-files")
+    assert again.status_code == 200, again.text
+    sent = assert_one_chain(service, 4)
+    assert [item["fileId"] for item in sent[2].payload["items"]] == pair
+    assert [p["status"] for p in again.json()["parts"]] == ["published"] * 4
