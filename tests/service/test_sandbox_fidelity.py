@@ -219,6 +219,7 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
     # first comment needs no comment scope.
     Platform.PHOTO_SHARING: frozenset(
         {"threads_basic", "threads_content_publish", "instagram_business_manage_comments"}
+        | {"threads_read_replies"}
     ),
     # Facebook: pages_manage_engagement is for a first comment only.
     Platform.PAGE_SOCIAL: frozenset({"pages_manage_engagement"}),
@@ -229,6 +230,7 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
             "instagram_business_basic",
             "instagram_business_content_publish",
             "instagram_business_manage_comments",
+            "threads_read_replies",  # only for looking a reply up
         }
     ),
     Platform.PROFESSIONAL_NETWORK: frozenset(),

@@ -41,12 +41,18 @@ TROUBLESHOOTING = "https://developers.facebook.com/docs/threads/troubleshooting"
 OVERVIEW = "https://developers.facebook.com/docs/threads/overview"
 PROFILES = "https://developers.facebook.com/docs/threads/threads-profiles"
 MEDIA = "https://developers.facebook.com/docs/threads/threads-media"
+REPLIES = (
+    "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/"
+    "replies-and-conversations"
+)
+REPLIES_PERMISSION = "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies"
 CAROUSEL_ITEMS = 20
 """POSTS, "Carousel posts": up to 20 images, videos, or a mix."""
 ID = r"[0-9]+"
 VERSION = r"/v1\.0"
 BASIC = frozenset({"threads_basic"})
 PUBLISH = frozenset({"threads_basic", "threads_content_publish"})
+READ_REPLIES = frozenset({"threads_basic", "threads_read_replies"})  # REPLIES_PERMISSION
 
 
 class CodeExchange(Request):
@@ -170,6 +176,18 @@ class ThreadsList(Read):
     before: str | None = None  # GRAPH_PAGES
 
 
+class RepliesRead(Read):
+    """GET /{threads-media-id}/replies (REPLIES: "Parameters", "Fields")."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "text", "username", "permalink", "timestamp", "media_product_type"}
+        | {"media_type", "media_url", "shortcode", "thumbnail_url", "children"}
+        | {"is_quote_post", "quoted_post", "has_replies", "root_post", "replied_to", "is_reply"}
+        | {"is_reply_owned_by_me", "hide_status", "reply_audience"}
+    )
+    reverse: Literal["true", "false"] | None = None  # REPLIES, "Parameters"
+
+
 def contract(granted: frozenset[str] | None = None) -> Contract:
     """Threads' documented endpoints; ``granted``: the scopes asked for at consent."""
     order = ContainerOrder("status", f"{POSTS}, step 2; {TROUBLESHOOTING}")
@@ -207,6 +225,14 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 "parameter",
                 get=PublishingLimitRead,
                 scopes=PUBLISH,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/replies",
+                REPLIES,
+                "parameter",
+                get=RepliesRead,
+                scopes=READ_REPLIES,
             ),
             *edge(
                 HOST,

@@ -14,7 +14,7 @@ account inactive with it, and reconnecting that account asks for both again.
 What the driver does, and the pages it follows (read 2026-11-25):
 
 - consent at ``https://threads.net/oauth/authorize`` with
-  ``threads_basic,threads_content_publish``; the code at ``POST
+  ``threads_basic,threads_content_publish,threads_read_replies``; the code at ``POST
   https://graph.threads.net/oauth/access_token``, then a 60-day token
   (``th_exchange_token``) renewed with ``th_refresh_token``: the long-lived token is its
   own refresh token; Meta shows both as GETs with the secrets in the query, and they are
@@ -44,8 +44,9 @@ What the driver does, and the pages it follows (read 2026-11-25):
   in order from the post's ``children`` field, each at the post's permalink
   (https://developers.facebook.com/docs/threads/posts#carousel-posts);
 - look-up of an unknown outcome: ``GET /v1.0/{user}/threads`` since the send, by text
-  (https://developers.facebook.com/docs/threads/threads-media); not for a thread's
-  later part, a reply, which Threads lists only to ``threads_read_replies``
+  (https://developers.facebook.com/docs/threads/threads-media); a thread's later part,
+  a reply, among the replies of the part before (``GET /v1.0/{id}/replies``), which
+  Threads lists only to ``threads_read_replies``, asked at consent for it
   (https://developers.facebook.com/docs/threads/retrieve-and-manage-replies);
 - errors: ``meta.failure``.
 """
@@ -94,10 +95,18 @@ from pressroom.service.drivers.tokens import TokenSource
 AUTHORIZE_URL = "https://threads.net/oauth/authorize"
 HOST = "https://graph.threads.net"
 API = f"{HOST}/v1.0"
-SCOPES = ("threads_basic", "threads_content_publish")
-PUBLISH_SCOPES = SCOPES
+PUBLISH_SCOPES = ("threads_basic", "threads_content_publish")
 """Both: every Threads call needs ``threads_basic``, the quota, the container and
 ``threads_publish`` ``threads_content_publish`` too (overview, posts page)."""
+REPLIES_SCOPE = "threads_read_replies"
+"""What ``GET /{media-id}/replies`` needs: asked at consent so a thread's later part
+whose outcome is unknown can be looked up under the part before
+(https://developers.facebook.com/docs/threads/retrieve-and-manage-replies)."""
+SCOPES = (*PUBLISH_SCOPES, REPLIES_SCOPE)
+REPLIES_DOC = (
+    "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/"
+    "replies-and-conversations"
+)
 CLOCK_SLACK = timedelta(minutes=2)
 CONTAINER_WAIT_SECONDS = 300.0
 """Meta's "no more than 5 minutes" of status reads (troubleshooting page)."""
@@ -199,7 +208,7 @@ class ThreadsDriver:
             {"fields": "quota_usage,config"},
         )
         quota, publishing = meta.publishing_limit_of(response, "Threads")
-        basic, content = SCOPES
+        basic, content = PUBLISH_SCOPES
         scopes = scope_states(
             SCOPES, granted=[basic, *([content] if publishing else [])], missing=[content]
         )
@@ -333,12 +342,7 @@ class ThreadsDriver:
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         if delivery.reply_to is not None:
-            # A reply is listed under its parent (GET /{id}/replies), which Threads
-            # opens only to threads_read_replies, a permission this app does not ask
-            # for: the part stays unknown and is never sent again.
-            raise LookupUnsupported(
-                "Threads lists replies only to apps granted threads_read_replies"
-            )
+            return self._find_reply(delivery, sent_at)
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
         since = aware(sent_at) - CLOCK_SLACK
@@ -360,6 +364,42 @@ class ThreadsDriver:
                         continue
                     return self._read_back(token, str(post["id"]), carousel=True)
                 return Published(str(post["id"]), str(post.get("permalink") or ""), made)
+        return None
+
+    def _find_reply(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        """A thread's later part, among the replies of the part before
+        (``GET /{reply_to}/replies``, newest first, its first page: the part was sent
+        minutes ago), by its author, its text and when it was made (REPLIES_DOC). A
+        token without ``threads_read_replies`` (a connection made before it was asked)
+        is refused by Threads: the part stays unknown and is never sent again."""
+        token = self.tokens.access_token(delivery.account.connection_id)
+        since = aware(sent_at) - CLOCK_SLACK
+        response = self._call(
+            "GET",
+            f"/{delivery.reply_to}/replies",
+            token,
+            {"fields": "id,text,username,timestamp,permalink,media_type", "reverse": "true"},
+        )
+        if meta.is_permission_refusal(response):
+            raise LookupUnsupported(
+                "Threads lists replies only to tokens granted threads_read_replies: "
+                "reconnect the account to grant it"
+            )
+        if response.status_code != 200:
+            raise meta.failure(response, "Threads", sent=True)
+        wanted = str(delivery.fields["text"])
+        for reply in json_of(response).get("data") or []:
+            made = parse_time(reply.get("timestamp"))
+            if (
+                made is not None
+                and made >= since
+                and str(reply.get("text") or "") == wanted
+                and reply.get("username") in (None, delivery.account.name)
+                and (not delivery.items or reply.get("media_type") == "CAROUSEL_ALBUM")
+            ):
+                if delivery.items:
+                    return self._read_back(token, str(reply["id"]), carousel=True)
+                return Published(str(reply["id"]), str(reply.get("permalink") or ""), made)
         return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
