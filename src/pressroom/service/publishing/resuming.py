@@ -49,14 +49,24 @@ class Resume:
     post_id: str
 
 
+@dataclass(frozen=True)
+class NotYet:
+    """A part the network does not show yet, asked before its look-up window closed (the
+    reconciler's pass): nothing recorded of it, asked again later."""
+
+
 def settle_thread(
     sessions: sessionmaker[Session],
     sender: driver.PlatformDriver,
     post: Post,
     first: driver.Delivery,
-) -> dict[str, Any] | Resume | None:
+    *,
+    final: bool = True,
+) -> dict[str, Any] | Resume | NotYet | None:
     """Settle the thread ``post`` sent as ``first``: its answer when every
     part stands, ``Resume`` when some do, None when part 0 is not on the network.
+    With ``final`` false, a part not found is left as it was (``NotYet``) rather than
+    recorded ``failed``: the network may not show it yet.
     Raises what the driver's look-up raises (``PlatformUnavailable``,
     ``LookupUnsupported``), having recorded the parts it found."""
     platform = Platform(post.platform)
@@ -81,6 +91,8 @@ def settle_thread(
                 first, post.id, index, part, row.reply_to, _files(sessions, part.file_ids)
             )
         found = sender.find_delivery(delivery, row.created_at)
+        if found is None and not final:
+            return NotYet()
         items = carousel_items(found, body.item_parts) if index == 0 and found else ()
         _write(sessions, _part_found(post.id, index, found, list(items)))
         if found is None:

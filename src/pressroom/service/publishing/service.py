@@ -77,6 +77,7 @@ SENDING = PostStatus.SENDING.value
 PUBLISHED = PostStatus.PUBLISHED.value
 FAILED = PostStatus.FAILED.value
 UNKNOWN = PostStatus.UNKNOWN.value
+PARTIAL = PostStatus.PARTIAL.value
 NOT_SENT = RecordStatus.NOT_SENT.value
 """``recordStatus`` of an attempt that never reached the platform (its record: failed)."""
 
