@@ -259,6 +259,7 @@ def test_a_thread_part_of_unknown_outcome_is_found_among_the_replies_of_the_part
 ) -> None:
     """Its author and words, made since the send; someone else's reply with the same
     words and the account's own older one are passed by."""
+    read(threads, "/me").respond(200, json={"username": "acme.bakery", "id": USER})
     replies = read(threads, "/1789012345/replies").respond(
         200,
         json={
@@ -302,6 +303,7 @@ def test_a_thread_part_of_unknown_outcome_is_found_among_the_replies_of_the_part
 def test_a_thread_part_not_among_the_replies_was_not_published(
     threads: respx.MockRouter, driver: ThreadsDriver
 ) -> None:
+    read(threads, "/me").respond(200, json={"username": "acme.bakery", "id": USER})
     read(threads, "/1789012345/replies").respond(200, json={"data": []})
     part = replace(delivery("Rye on Fridays."), reply_to="1789012345")
     assert driver.find_delivery(part, SENT_AT) is None
@@ -312,6 +314,7 @@ def test_a_token_without_the_replies_permission_leaves_the_part_unknown(
 ) -> None:
     """A connection made before ``threads_read_replies`` was asked for: Threads refuses
     the read, and the part stays unknown (never sent again) until it is reconnected."""
+    read(threads, "/me").respond(200, json={"username": "acme.bakery", "id": USER})
     read(threads, "/1789012345/replies").respond(
         403,
         json={"error": {"message": "Application does not have permission", "code": 10}},

@@ -374,6 +374,9 @@ class ThreadsDriver:
         is refused by Threads: the part stays unknown and is never sent again."""
         token = self.tokens.access_token(delivery.account.connection_id)
         since = aware(sent_at) - CLOCK_SLACK
+        # The profile's own username, as Threads shows it on the replies (the
+        # connection's name is its photo_sharing account's).
+        username = self._get(token, "/me", {"fields": "username"}, sent=False).get("username")
         response = self._call(
             "GET",
             f"/{delivery.reply_to}/replies",
@@ -394,7 +397,7 @@ class ThreadsDriver:
                 made is not None
                 and made >= since
                 and str(reply.get("text") or "") == wanted
-                and reply.get("username") in (None, delivery.account.name)
+                and reply.get("username") == username
                 and (not delivery.items or reply.get("media_type") == "CAROUSEL_ALBUM")
             ):
                 if delivery.items:
