@@ -128,7 +128,7 @@ def test_the_consent_asks_for_posting(driver: ThreadsDriver) -> None:
     assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
         "client_id": "1234567",
         "redirect_uri": CALLBACK,
-        "scope": "threads_basic,threads_content_publish,threads_manage_insights",
+        "scope": "threads_basic,threads_content_publish,threads_manage_insights,threads_read_replies",
         "response_type": "code",
         "state": "st",
     }
@@ -257,12 +257,71 @@ def test_a_thread_part_is_a_container_replying_to_the_part_before(
     }
 
 
-def test_a_thread_part_is_not_looked_up_without_the_replies_permission(
+def test_a_thread_part_of_unknown_outcome_is_found_among_the_replies_of_the_part_before(
     threads: respx.MockRouter, driver: ThreadsDriver
 ) -> None:
-    """Threads lists replies only to threads_read_replies: the part stays unknown (and is
-    never sent again) rather than matched by its words among the user's own threads."""
-    del threads  # nothing is asked
+    """Its author and words, made since the send; someone else's reply with the same
+    words and the account's own older one are passed by."""
+    read(threads, "/me").respond(200, json={"username": "acme.bakery", "id": USER})
+    replies = read(threads, "/1789012345/replies").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": "1789012399",
+                    "text": "Rye on Fridays.",
+                    "username": "someone.else",
+                    "timestamp": "2026-11-25T12:00:09+0000",
+                    "permalink": "https://www.threads.net/@someone.else/post/X",
+                },
+                {
+                    "id": "1789012346",
+                    "text": "Rye on Fridays.",
+                    "username": "acme.bakery",
+                    "timestamp": "2026-11-25T12:00:04+0000",
+                    "permalink": "https://www.threads.net/@acme.bakery/post/C1a2B4",
+                },
+                {
+                    "id": "1789000001",
+                    "text": "Rye on Fridays.",
+                    "username": "acme.bakery",
+                    "timestamp": "2026-11-24T12:00:04+0000",
+                    "permalink": "https://www.threads.net/@acme.bakery/post/Old",
+                },
+            ]
+        },
+    )
+    part = replace(delivery("Rye on Fridays."), reply_to="1789012345")
+    found = driver.find_delivery(part, SENT_AT)
+    assert found is not None
+    assert (found.platform_post_id, found.url) == (
+        "1789012346",
+        "https://www.threads.net/@acme.bakery/post/C1a2B4",
+    )
+    assert form(replies.calls.last.request)["fields"] == (
+        "id,text,username,timestamp,permalink,media_type"
+    )
+
+
+def test_a_thread_part_not_among_the_replies_was_not_published(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, "/me").respond(200, json={"username": "acme.bakery", "id": USER})
+    read(threads, "/1789012345/replies").respond(200, json={"data": []})
+    part = replace(delivery("Rye on Fridays."), reply_to="1789012345")
+    assert driver.find_delivery(part, SENT_AT) is None
+
+
+def test_a_token_without_the_replies_permission_leaves_the_part_unknown(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    """A connection made before ``threads_read_replies`` was asked for: Threads refuses
+    the read, and the part stays unknown (never sent again) until it is reconnected."""
+    read(threads, "/me").respond(200, json={"username": "acme.bakery", "id": USER})
+    read(threads, "/1789012345/replies").respond(
+        403,
+        json={"error": {"message": "Application does not have permission", "code": 10}},
+    )
     part = replace(delivery("Rye on Fridays."), reply_to="1789012345")
     with pytest.raises(LookupUnsupported, match="threads_read_replies"):
         driver.find_delivery(part, SENT_AT)
@@ -422,6 +481,7 @@ def test_inspect_reports_the_profile_its_scopes_and_its_quota_posting_nothing(
         "threads_basic": ScopeState.GRANTED,
         "threads_content_publish": ScopeState.GRANTED,
         "threads_manage_insights": ScopeState.UNKNOWN,  # for metrics; no inspect read shows it
+        "threads_read_replies": ScopeState.UNKNOWN,  # only a reply's look-up shows it
     }
     lines = {f.topic: f for f in report.findings}
     assert (report.audit, lines["verification"].says) == ("is_verified true", "is_verified true")
@@ -516,6 +576,45 @@ def test_a_carousel_is_item_containers_then_a_carousel_container_then_publish(
         ("1801", "https://www.threads.net/@acme.bakery/post/Car1?img_index=1"),
         ("1802", "https://www.threads.net/@acme.bakery/post/Car1?img_index=2"),
     ]
+
+
+def test_a_thread_part_with_a_file_is_a_media_container_replying_to_the_part_before(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    """A later part with one file: an IMAGE container with its link, its text and
+    ``reply_to_id``, awaited FINISHED, then published."""
+    from pressroom.platforms import MediaKind
+    from pressroom.service.drivers.base import Media
+
+    driver.media = Links()
+    read(threads, "/me").respond(200, json={"id": USER})
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        200, json={"data": [{"quota_usage": 1, "config": {"quota_total": 250}}]}
+    )
+    made = threads.post(f"{API}/{USER}/threads").respond(200, json={"id": CONTAINER})
+    status = read(threads, f"/{CONTAINER}").respond(
+        200, json={"status": "FINISHED", "id": CONTAINER}
+    )
+    threads.post(f"{API}/{USER}/threads_publish").respond(200, json={"id": "1789012346"})
+    read(threads, "/1789012346").respond(
+        200,
+        json={
+            "permalink": "https://www.threads.net/@acme.bakery/post/C1a2B4",
+            "timestamp": "2026-11-25T12:00:04+0000",
+            "id": "1789012346",
+        },
+    )
+    image = Media("file_1", MediaKind.IMAGE, "image/jpeg", "files/file_1", None, 1000)
+    part = replace(delivery("Rye on Fridays."), reply_to="1789012345", media=image)
+    assert driver.publish(part).platform_post_id == "1789012346"
+    assert form(made.calls.last.request) == {
+        "media_type": "IMAGE",
+        "image_url": f"{LINK}&file=file_1",
+        "text": "Rye on Fridays.",
+        "reply_to_id": "1789012345",
+        "access_token": "THAAtoken",
+    }
+    assert status.called
 
 
 def test_an_unknown_carousel_is_found_with_its_items(

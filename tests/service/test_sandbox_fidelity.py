@@ -225,6 +225,7 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
             "threads_manage_insights",
             "instagram_business_manage_comments",
             "instagram_business_manage_insights",
+            "threads_read_replies",
         }
     ),
     # Facebook: pages_manage_engagement is for a first comment only.
@@ -238,6 +239,7 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
             "instagram_business_manage_comments",
             "instagram_business_manage_insights",
             "threads_manage_insights",
+            "threads_read_replies",  # only for looking a reply up
         }
     ),
     Platform.PROFESSIONAL_NETWORK: frozenset(),

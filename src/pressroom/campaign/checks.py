@@ -34,6 +34,7 @@ from pressroom.campaign.format import (
     SLUG,
     THREAD,
     Block,
+    ThreadEntry,
 )
 from pressroom.campaign.format import Post as PostSpec
 from pressroom.campaign.issues import Reporter, did_you_mean
@@ -250,13 +251,17 @@ class _Checker:
             parse_selector(raw, origin if raw is not None else path, self.report),
             path,
             origins,
-            tuple(part.rstrip() for part in thread or ()),
+            tuple(_part_text(part).rstrip() for part in thread or ()),
             comment.rstrip() if isinstance(comment, str) else None,
             carousel=tuple(name.strip() for name in carousel or ()),
+            thread_media=tuple(_part_media(part) for part in thread or ())
+            if any(_part_media(part) for part in thread or ())
+            else (),
         )
         self._check_text(content)
         if thread is not None:
             self._check_thread(content)
+            self._check_thread_media(content)
         if content.first_comment is not None:
             self._check_first_comment(content)
         if carousel is not None:
@@ -392,7 +397,6 @@ class _Checker:
         rules."""
         origin = content.origins[CAROUSEL]
         platform = content.platform
-        carousel = network.CAROUSELS[platform]
         count = len(content.carousel)
         wrong_count = network.check_carousel(platform, count)
         if wrong_count is not None:
@@ -409,7 +413,36 @@ class _Checker:
                 f"lists {count}: add more, or write 'media: <name>' on the post for one file",
                 at_key=True,
             )
-        for index, name in enumerate(content.carousel):
+        self._check_items(content, content.carousel, origin)
+
+    def _check_thread_media(self, content: model.Content) -> None:
+        """Each thread part's ``media`` as the API checks ``thread[i].fileIds``: one
+        file, or a carousel as many as the network's ``ItemsPerPost`` rule allows, each
+        item at its own line checked as a carousel's."""
+        origin = content.origins[THREAD]
+        for index, names in enumerate(content.thread_media):
+            if not names:
+                continue
+            where = (*origin, index, "media")
+            too_many = (
+                network.check_carousel(content.platform, len(names)) if len(names) > 1 else None
+            )
+            if too_many is not None:
+                self.report.error(
+                    where,
+                    f"{too_many.rule.network} would refuse it: {too_many.message.rstrip('.')}",
+                    at_key=True,
+                    rule=too_many.rule,
+                )
+            self._check_items(content, names, where)
+
+    def _check_items(
+        self, content: model.Content, names: tuple[str, ...], origin: FieldPath
+    ) -> None:
+        """Each file of a carousel (or a thread part's), at its own line."""
+        platform = content.platform
+        carousel = network.CAROUSELS[platform]
+        for index, name in enumerate(names):
             where = (*origin, index)
             self.used_media.add(name)
             media = self.media.get(name)
@@ -584,6 +617,16 @@ def _pick(
 ) -> tuple[str | bool | None, FieldPath]:
     value, origin = _pick_raw(name, own, fallback, path, fallback_path)
     return (value if isinstance(value, str | bool) else None), origin
+
+
+def _part_text(part: str | ThreadEntry) -> str:
+    """A thread part's text: the entry itself, or a ``{text, media}`` entry's."""
+    return part if isinstance(part, str) else part.text
+
+
+def _part_media(part: str | ThreadEntry) -> tuple[str, ...]:
+    """A thread part's media names; none for a bare text."""
+    return () if isinstance(part, str) else tuple(name.strip() for name in part.media)
 
 
 def _pick_raw(

@@ -9,9 +9,9 @@ supply them. Descriptions carry the limits, read from ``pressroom.platforms``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from pressroom.platforms import PRIVACY_STATUSES, RULES, Platform
 from pressroom.rules import CAROUSELS, FIRST_COMMENT, MIN_CAROUSEL_ITEMS, carousel_rule
@@ -83,7 +83,7 @@ def _text_field(platform: Platform, name: str, what: str) -> Any:
     return Field(None, description=" ".join(parts))
 
 
-def _thread(platform: Platform) -> Any:
+def _thread(platform: Platform, more: str = "") -> Any:
     """The follow-up parts of a thread, on the labels whose network has a thread rule;
     how many it takes is read from that rule."""
     [rule] = [rule for rule in rules_of(platform) if isinstance(rule, PartsPerThread)]
@@ -96,7 +96,7 @@ def _thread(platform: Platform) -> Any:
             "each sent as a reply to the one before. Each is held to the rules of `text` "
             f"(at most {text.max_chars:,} characters, then {rule.network}'s own count); "
             f"{rule.network} takes at most {rule.max_parts:,} parts in one thread, the "
-            "first included."
+            f"first included{more}."
         ),
     )
 
@@ -212,6 +212,32 @@ class MediaEntry(_Strict):
     folder: str | None = Field(None, description="Media library folder to file it in.")
 
 
+class ThreadEntry(_Strict):
+    """A thread's part after the first with files of its own (text_thread), in place of
+    its bare text."""
+
+    text: str = Field(description="The part's text, held to the rules of `text`.")
+    media: list[str] = Field(
+        min_length=1,
+        description=(
+            "Names of entries under `media`: one file (an image or a video), or several "
+            "in order for a carousel, held to the rules of the block's own `media` list; "
+            "sent with the part's reply."
+        ),
+    )
+
+
+THREAD_PART_TAGS = ("thread-text", "thread-entry")
+"""How a thread part is read: a bare text, or a ``{text, media}`` entry. Only the one
+that fits is tried, so a wrong part gets one error; ``structure`` leaves the tag out of
+where the error is placed."""
+
+ThreadPartSpec = Annotated[
+    Annotated[str, Tag(THREAD_PART_TAGS[0])] | Annotated[ThreadEntry, Tag(THREAD_PART_TAGS[1])],
+    Discriminator(lambda part: THREAD_PART_TAGS[isinstance(part, (dict, ThreadEntry))]),
+]
+
+
 class Block(_Strict):
     connections: Any = _connections()
 
@@ -309,7 +335,9 @@ class PinBoardBlock(Block):
 
 class TextThreadBlock(Block):
     text: str | None = _text_field(Platform.TEXT_THREAD, "text", "The post's text.")
-    thread: list[str] | None = _thread(Platform.TEXT_THREAD)
+    thread: list[ThreadPartSpec] | None = _thread(
+        Platform.TEXT_THREAD, "; a part may be `{text, media}` to carry files"
+    )
     media: list[str] | None = _carousel(Platform.TEXT_THREAD)
 
 

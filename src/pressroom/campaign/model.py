@@ -105,6 +105,10 @@ class Content:
     carousel: tuple[str, ...] = ()
     """A carousel's media names in order, used instead of the post's media; empty for
     none. Where it was written is ``origins["media"]`` (item i at ``(*origin, i)``)."""
+    thread_media: tuple[tuple[str, ...], ...] = ()
+    """Each of ``thread``'s parts' media names (``{text, media}`` entries), in order;
+    empty where a part has none, or for no thread. Part i's item j was written at
+    ``(*origins["thread"], i, "media", j)``."""
 
     @property
     def parts(self) -> int:

@@ -13,7 +13,7 @@ may omit it). Inactive connections are skipped and reported, never posted to.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -111,6 +111,8 @@ class PlannedPost:
     thumbnail: ThumbnailStep | None
     carousel: tuple[str, ...] = ()
     """A carousel's media names in order (sent as ``fileIds``); empty for none."""
+    thread_media: tuple[tuple[str, ...], ...] = ()
+    """Each thread part's media names (sent as its ``fileIds``); empty for none."""
 
     @property
     def parts(self) -> int:
@@ -130,7 +132,8 @@ class PlannedPost:
         names = [self.media] if self.media else [*self.carousel]
         if self.thumbnail is not None:
             names.append(self.thumbnail.media)
-        return tuple(names)
+        names += [name for part in self.thread_media for name in part]
+        return tuple(dict.fromkeys(names))
 
     @property
     def key(self) -> str:
@@ -140,11 +143,12 @@ class PlannedPost:
     def publish_body(self, file_ids: Mapping[str, str]) -> dict[str, Any]:
         """The body to send, with ``fileId`` (or a carousel's ``fileIds``) from the
         uploads (media name → file id)."""
+        body = with_thread_files(self.body, self.thread_media, lambda name: file_ids[name])
         if self.carousel:
-            return publish_body_with_files(self.body, [file_ids[n] for n in self.carousel])
+            return publish_body_with_files(body, [file_ids[n] for n in self.carousel])
         if self.media is None:
-            return dict(self.body)
-        return publish_body_with_file(self.body, file_ids[self.media])
+            return body
+        return publish_body_with_file(body, file_ids[self.media])
 
     def idempotency_key(self, edition: str) -> str:
         """The same for every retry and re-run of one edition; new for the next one."""
@@ -244,6 +248,20 @@ class Plan:
         }
 
 
+def with_thread_files(
+    body: Mapping[str, Any], thread_media: Sequence[Sequence[str]], file_id: Callable[[str], str]
+) -> dict[str, Any]:
+    """The body with each thread part's ``fileIds`` (its media names as ``file_id`` gives
+    them), beside the part's text."""
+    result = dict(body)
+    if any(thread_media):
+        result["thread"] = [
+            {**part, "fileIds": [file_id(n) for n in names]} if names else part
+            for part, names in zip(body["thread"], thread_media, strict=True)
+        ]
+    return result
+
+
 def publish_body_with_file(body: Mapping[str, Any], file_id: str) -> dict[str, Any]:
     """Insert ``fileId`` after ``connectionId``, where the spec lists it."""
     result: dict[str, Any] = {}
@@ -301,6 +319,7 @@ def offline_body(content: Content, media: str | None) -> dict[str, Any]:
         thread=content.thread,
         first_comment=content.first_comment,
     )
+    body = with_thread_files(body, content.thread_media, lambda name: f"<file id of {name}>")
     if content.carousel:
         return publish_body_with_files(body, [f"<file id of {n}>" for n in content.carousel])
     return publish_body_with_file(body, f"<file id of {media}>") if media else body
@@ -324,6 +343,7 @@ def _planned(campaign: str, post: Post, content: Content, connection: Connection
         media=None if rules.text_only or content.carousel else post.media,
         thumbnail=ThumbnailStep(content.thumbnail) if content.thumbnail else None,
         carousel=content.carousel,
+        thread_media=content.thread_media,
     )
 
 

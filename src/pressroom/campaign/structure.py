@@ -25,6 +25,7 @@ from pressroom.campaign.format import (
     EXTENSION_PREFIX,
     FIRST_COMMENT_KEY,
     THREAD,
+    THREAD_PART_TAGS,
     CampaignFile,
     Defaults,
     MediaEntry,
@@ -113,7 +114,7 @@ def _validate(
         try:
             return model.model_validate(work)
         except ValidationError as exc:
-            errors = exc.errors(include_url=False)
+            errors = [_untagged(error) for error in exc.errors(include_url=False)]
         renames = _renames(model, work, errors)
         for error in errors:
             loc = tuple(error["loc"])
@@ -134,6 +135,13 @@ def _validate(
         if not changed:
             return None
     return None  # pragma: no cover - every round sets something aside or stops
+
+
+def _untagged(error: ErrorDetails) -> ErrorDetails:
+    """The error placed where it is written: without the tag of the way a thread part is
+    read (``THREAD_PART_TAGS``), which is no key of the file."""
+    loc = tuple(part for part in error["loc"] if part not in THREAD_PART_TAGS)
+    return {**error, "loc": loc}
 
 
 def _read_part_near_misses(data: dict[str, Any], report: Reporter) -> dict[str, Any]:

@@ -690,7 +690,7 @@ class AsyncClient(ClientCore):
         *,
         connection_id: str,
         text: str,
-        thread: Sequence[str] | None = None,
+        thread: Sequence[str | models.TextThreadPart] | None = None,
         file_ids: Sequence[str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
@@ -699,7 +699,8 @@ class AsyncClient(ClientCore):
         lists them. A later part refused raises with ``.parts`` and ``.partial``; the
         same call with the same ``idempotency_key`` resumes after the parts that stand.
         ``file_ids`` (pressroom's extension) makes the first part a carousel of those
-        files, in order."""
+        files, in order; a later part given as ``TextThreadPart`` carries its own
+        ``file_ids`` (one file, or a carousel)."""
         return await self.publish(
             Platform.TEXT_THREAD,
             connection_id=connection_id,

@@ -274,6 +274,13 @@ class ThreadPart(Request):
     text: str
 
 
+class TextThreadPart(ThreadPart):
+    """One part of a text_thread thread after the first: its text, and its files
+    (pressroom's extension: one file, or several in order for a carousel)."""
+
+    file_ids: list[str] | None = None
+
+
 class MicroblogPublish(PublishRequest):
     platform_label = Platform.MICROBLOG
     text: str
@@ -345,7 +352,7 @@ class TextThreadPublish(PublishRequest):
     text: str
     file_ids: list[str] | None = None
     """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
-    thread: list[ThreadPart] | None = None
+    thread: list[TextThreadPart] | None = None
     """pressroom's extension: the parts after the first, each a reply to the one before."""
 
 
@@ -373,9 +380,9 @@ PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
 }
 
 
-PublishField = str | bool | Sequence[str] | Campaign | None
-"""A publish field's value: text, a yes/no choice, a thread's texts (``thread``), or
-where the post comes from (``campaign``)."""
+PublishField = str | bool | Sequence[str | ThreadPart] | Campaign | None
+"""A publish field's value: text, a yes/no choice, a thread's parts (``thread``: texts,
+or ``TextThreadPart`` with files), or where the post comes from (``campaign``)."""
 
 
 def build_publish_request(
@@ -392,7 +399,14 @@ def build_publish_request(
     given: dict[str, Any] = {name: value for name, value in fields.items() if value is not None}
     thread = given.get("thread")
     if isinstance(thread, Sequence) and not isinstance(thread, str):
-        given["thread"] = [{"text": text} if isinstance(text, str) else text for text in thread]
+        given["thread"] = [
+            {"text": part}
+            if isinstance(part, str)
+            else part.model_dump(exclude_none=True)
+            if isinstance(part, ThreadPart)
+            else part
+            for part in thread
+        ]
     return model.model_validate({"connection_id": connection_id, **given})
 
 

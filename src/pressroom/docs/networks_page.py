@@ -63,6 +63,8 @@ OTHER_USES: dict[tuple[Platform, str], str] = {
     "(`/v2/video/query/`) for its metrics",
     (Platform.PHOTO_SHARING, "instagram_business_manage_insights"): "reads a published "
     "post's insights (`/{ig-media-id}/insights`) for its metrics",
+    (Platform.TEXT_THREAD, "threads_read_replies"): "looks a thread's later part whose "
+    "outcome is unknown up among the replies of the part before (`/{threads-media-id}/replies`)",
     (Platform.TEXT_THREAD, "threads_manage_insights"): "reads a published post's insights "
     "(`/{threads-media-id}/insights`) for its metrics",
 }

@@ -42,6 +42,11 @@ OVERVIEW = "https://developers.facebook.com/docs/threads/overview"
 PROFILES = "https://developers.facebook.com/docs/threads/threads-profiles"
 MEDIA = "https://developers.facebook.com/docs/threads/threads-media"
 INSIGHTS = "https://developers.facebook.com/docs/threads/insights"
+REPLIES = (
+    "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/"
+    "replies-and-conversations"
+)
+REPLIES_PERMISSION = "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies"
 CAROUSEL_ITEMS = 20
 """POSTS, "Carousel posts": up to 20 images, videos, or a mix."""
 ID = r"[0-9]+"
@@ -51,6 +56,7 @@ PUBLISH = frozenset({"threads_basic", "threads_content_publish"})
 READ_INSIGHTS = frozenset({"threads_basic", "threads_manage_insights"})
 """INSIGHTS, "Permissions": threads_basic for every call, threads_manage_insights for the
 insights endpoints."""
+READ_REPLIES = frozenset({"threads_basic", "threads_read_replies"})  # REPLIES_PERMISSION
 
 
 class CodeExchange(Request):
@@ -191,6 +197,18 @@ class ThreadsList(Read):
     before: str | None = None  # GRAPH_PAGES
 
 
+class RepliesRead(Read):
+    """GET /{threads-media-id}/replies (REPLIES: "Parameters", "Fields")."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "text", "username", "permalink", "timestamp", "media_product_type"}
+        | {"media_type", "media_url", "shortcode", "thumbnail_url", "children"}
+        | {"is_quote_post", "quoted_post", "has_replies", "root_post", "replied_to", "is_reply"}
+        | {"is_reply_owned_by_me", "hide_status", "reply_audience"}
+    )
+    reverse: Literal["true", "false"] | None = None  # REPLIES, "Parameters"
+
+
 def contract(granted: frozenset[str] | None = None) -> Contract:
     """Threads' documented endpoints; ``granted``: the scopes asked for at consent."""
     order = ContainerOrder("status", f"{POSTS}, step 2; {TROUBLESHOOTING}")
@@ -236,6 +254,14 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 "parameter",
                 get=MediaInsightsRead,
                 scopes=READ_INSIGHTS,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/replies",
+                REPLIES,
+                "parameter",
+                get=RepliesRead,
+                scopes=READ_REPLIES,
             ),
             *edge(
                 HOST,

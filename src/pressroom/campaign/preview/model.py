@@ -254,9 +254,15 @@ def _block(
     if content.selector.path:
         places.append(dotted(content.selector.path))
     text_rule = spec.text_rule("text")
+    part_media = content.thread_media or ((),) * len(content.thread)
     replies = tuple(
-        Part(index, PartKind.REPLY, (_text(content.platform, text_rule, text),))
-        for index, text in enumerate(content.thread, 1)
+        Part(
+            index,
+            PartKind.REPLY,
+            (_text(content.platform, text_rule, text),),
+            tuple(MediaPreview(campaign.media[n]) for n in names if n in campaign.media),
+        )
+        for index, (text, names) in enumerate(zip(content.thread, part_media, strict=True), 1)
         if text_rule is not None  # a thread is read only where there is a text
     )
     comments = (

@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 from pressroom.platforms import Platform
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import SandboxGrant
-from pressroom.service.drivers import grants, page_social, photo_sharing, video_sharing
+from pressroom.service.drivers import grants, page_social, photo_sharing, text_thread, video_sharing
 
 CLIENT_ID = "pressroom"
 GRANTED = "scope"
@@ -76,6 +76,7 @@ SCOPE_WORDS: dict[str, str] = {
     # Threads, the text_thread twin's (https://developers.facebook.com/docs/threads/overview)
     "threads_basic": "read your linked text_thread (Threads) profile and posts",
     "threads_content_publish": "publish text posts on your linked text_thread (Threads) profile",
+    text_thread.REPLIES_SCOPE: "read the replies under your linked text_thread (Threads) posts",
     # Facebook (https://developers.facebook.com/docs/permissions)
     "pages_show_list": "list the Pages you manage",
     page_social.PAGES_PERMISSION_SCOPE: "publish posts on the Pages you grant",

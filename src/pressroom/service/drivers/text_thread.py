@@ -14,8 +14,8 @@ account inactive with it, and reconnecting that account asks for both again.
 What the driver does, and the pages it follows (read 2026-11-25):
 
 - consent at ``https://threads.net/oauth/authorize`` with
-  ``threads_basic,threads_content_publish,threads_manage_insights`` (the last for the
-  metrics below); the code at ``POST
+  ``threads_basic,threads_content_publish,threads_manage_insights,threads_read_replies``
+  (the insights one for the metrics below, the replies one for looking a reply up); the code at ``POST
   https://graph.threads.net/oauth/access_token``, then a 60-day token
   (``th_exchange_token``) renewed with ``th_refresh_token``: the long-lived token is its
   own refresh token; Meta shows both as GETs with the secrets in the query, and they are
@@ -33,7 +33,8 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``meta.poll_delays``), then ``POST /v1.0/{user}/threads_publish``, then the post's
   ``permalink``; a thread's later part is a container
   with ``reply_to_id``, the part before it, which the owner of the thread's first post
-  may send (https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/create-replies)
+  may send, with its files as any post's: one (``IMAGE``/``VIDEO`` with the link, awaited
+  ``FINISHED`` as every container) or a carousel as below (https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/create-replies)
   (https://developers.facebook.com/docs/threads/posts: "wait on average 30 seconds
   before publishing a Threads media container"; https://developers.facebook.com/docs/threads/troubleshooting;
   https://developers.facebook.com/docs/threads/overview#rate-limiting);
@@ -44,8 +45,9 @@ What the driver does, and the pages it follows (read 2026-11-25):
   in order from the post's ``children`` field, each at the post's permalink
   (https://developers.facebook.com/docs/threads/posts#carousel-posts);
 - look-up of an unknown outcome: ``GET /v1.0/{user}/threads`` since the send, by text
-  (https://developers.facebook.com/docs/threads/threads-media); not for a thread's
-  later part, a reply, which Threads lists only to ``threads_read_replies``
+  (https://developers.facebook.com/docs/threads/threads-media); a thread's later part,
+  a reply, among the replies of the part before (``GET /v1.0/{id}/replies``), which
+  Threads lists only to ``threads_read_replies``, asked at consent for it
   (https://developers.facebook.com/docs/threads/retrieve-and-manage-replies);
 - metrics (``fetch_metrics``): ``GET /v1.0/{media_id}/insights`` with
   ``metric=views,likes,replies,reposts,quotes,shares``, which needs
@@ -72,6 +74,7 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     LookupUnsupported,
+    Media,
     MediaSource,
     PlatformRefused,
     PlatformUnavailable,
@@ -104,7 +107,6 @@ PUBLISH_SCOPES = ("threads_basic", "threads_content_publish")
 ``threads_publish`` ``threads_content_publish`` too (overview, posts page)."""
 INSIGHTS_SCOPE = "threads_manage_insights"
 """What ``GET /{media_id}/insights`` needs (https://developers.facebook.com/docs/threads/insights)."""
-SCOPES = (*PUBLISH_SCOPES, INSIGHTS_SCOPE)
 METRICS = ("views", "likes", "replies", "reposts", "quotes", "shares")
 """The media insights metrics (https://developers.facebook.com/docs/threads/insights,
 "Available Metrics")."""
@@ -112,6 +114,15 @@ METRICS_REQUESTS_PER_HOUR = 2000
 """Threads counts calls per app and user over a rolling 24 hours: 4800 times the
 account's impressions, at least 10 of them, so 48,000 a day (2,000 an hour) for the
 least seen account. Source: https://developers.facebook.com/docs/threads/overview#rate-limiting"""
+REPLIES_SCOPE = "threads_read_replies"
+"""What ``GET /{media-id}/replies`` needs: asked at consent so a thread's later part
+whose outcome is unknown can be looked up under the part before
+(https://developers.facebook.com/docs/threads/retrieve-and-manage-replies)."""
+SCOPES = (*PUBLISH_SCOPES, INSIGHTS_SCOPE, REPLIES_SCOPE)
+REPLIES_DOC = (
+    "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/"
+    "replies-and-conversations"
+)
 CLOCK_SLACK = timedelta(minutes=2)
 CONTAINER_WAIT_SECONDS = 300.0
 """Meta's "no more than 5 minutes" of status reads (troubleshooting page)."""
@@ -269,9 +280,12 @@ class ThreadsDriver:
             container = {"media_type": "CAROUSEL", "children": ",".join(children)} | {
                 k: v for k, v in container.items() if k != "media_type"
             }
+        elif delivery.media is not None:  # a thread part's one file
+            container |= self._media_form(delivery.media)
         response = self._call("POST", f"/{user}/threads", token, container)
         if response.status_code != 200:
-            raise meta.failure(response, "Threads", sent=False, field="text")
+            field = "fileId" if delivery.media is not None else "text"
+            raise meta.failure(response, "Threads", sent=False, field=field)
         made = str(json_of(response)["id"])
         self._await_container(token, made)
         response = self._call(
@@ -302,12 +316,7 @@ class ThreadsDriver:
         assert self.media is not None, "a carousel needs the service's media links"
         children = []
         for i, item in enumerate(delivery.items):
-            link = self.media.url(item.file_id, item.storage_key, item.content_type)
-            form = (
-                {"media_type": "IMAGE", "image_url": link}
-                if item.kind is MediaKind.IMAGE
-                else {"media_type": "VIDEO", "video_url": link}
-            )
+            form = self._media_form(item)
             form["is_carousel_item"] = "true"
             response = self._call("POST", f"/{user}/threads", token, form)
             if response.status_code != 200:
@@ -316,6 +325,15 @@ class ThreadsDriver:
         for i, child in enumerate(children):
             self._await_container(token, child, field=f"fileIds[{i}]")
         return children
+
+    def _media_form(self, item: Media) -> dict[str, str]:
+        """A file as a container takes it: ``IMAGE`` with ``image_url`` or ``VIDEO`` with
+        ``video_url``, a signed link Threads fetches (posts page, "Single thread posts")."""
+        assert self.media is not None, "a post with files needs the service's media links"
+        link = self.media.url(item.file_id, item.storage_key, item.content_type)
+        if item.kind is MediaKind.IMAGE:
+            return {"media_type": "IMAGE", "image_url": link}
+        return {"media_type": "VIDEO", "video_url": link}
 
     def _await_container(self, token: str, container: str, *, field: str = "text") -> None:
         """Until Threads says the container is ready, as Meta's pages ask (what Threads
@@ -340,12 +358,7 @@ class ThreadsDriver:
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         if delivery.reply_to is not None:
-            # A reply is listed under its parent (GET /{id}/replies), which Threads
-            # opens only to threads_read_replies, a permission this app does not ask
-            # for: the part stays unknown and is never sent again.
-            raise LookupUnsupported(
-                "Threads lists replies only to apps granted threads_read_replies"
-            )
+            return self._find_reply(delivery, sent_at)
         token = self.tokens.access_token(delivery.account.connection_id)
         user = self._user_id(delivery.account.connection_id, token)
         since = aware(sent_at) - CLOCK_SLACK
@@ -367,6 +380,45 @@ class ThreadsDriver:
                         continue
                     return self._read_back(token, str(post["id"]), carousel=True)
                 return Published(str(post["id"]), str(post.get("permalink") or ""), made)
+        return None
+
+    def _find_reply(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        """A thread's later part, among the replies of the part before
+        (``GET /{reply_to}/replies``, newest first, its first page: the part was sent
+        minutes ago), by its author, its text and when it was made (REPLIES_DOC). A
+        token without ``threads_read_replies`` (a connection made before it was asked)
+        is refused by Threads: the part stays unknown and is never sent again."""
+        token = self.tokens.access_token(delivery.account.connection_id)
+        since = aware(sent_at) - CLOCK_SLACK
+        # The profile's own username, as Threads shows it on the replies (the
+        # connection's name is its photo_sharing account's).
+        username = self._get(token, "/me", {"fields": "username"}, sent=False).get("username")
+        response = self._call(
+            "GET",
+            f"/{delivery.reply_to}/replies",
+            token,
+            {"fields": "id,text,username,timestamp,permalink,media_type", "reverse": "true"},
+        )
+        if meta.is_permission_refusal(response):
+            raise LookupUnsupported(
+                "Threads lists replies only to tokens granted threads_read_replies: "
+                "reconnect the account to grant it"
+            )
+        if response.status_code != 200:
+            raise meta.failure(response, "Threads", sent=True)
+        wanted = str(delivery.fields["text"])
+        for reply in json_of(response).get("data") or []:
+            made = parse_time(reply.get("timestamp"))
+            if (
+                made is not None
+                and made >= since
+                and str(reply.get("text") or "") == wanted
+                and reply.get("username") == username
+                and (not delivery.items or reply.get("media_type") == "CAROUSEL_ALBUM")
+            ):
+                if delivery.items:
+                    return self._read_back(token, str(reply["id"]), carousel=True)
+                return Published(str(reply["id"]), str(reply.get("permalink") or ""), made)
         return None
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:

@@ -33,6 +33,7 @@ from pressroom.service.drivers import drivers_of
 from pressroom.service.publishing.claims import HEADER, REPLAYED_HEADER
 from pressroom.service.publishing.schemas import has_later_parts
 from pressroom.service.publishing.unknowns import (
+    CutShort,
     Found,
     Missing,
     NotPublished,
@@ -126,7 +127,9 @@ async def retry(app: FastAPI, account: Account, post: Post) -> Retried:
     )
 
 
-async def look_up(app: FastAPI, post: Post, now: datetime) -> Found | Missing | NotPublished:
+async def look_up(
+    app: FastAPI, post: Post, now: datetime
+) -> Found | Missing | NotPublished | CutShort:
     """Ask the post's platform now, as the reconciler would, and settle the record.
     Raises ``PlatformUnavailable`` and ``LookupUnsupported`` as ``settle_unknown`` does."""
     return await run_in_threadpool(

@@ -21,14 +21,14 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import Platform
-from pressroom.service.db.models import Post
+from pressroom.service.db.models import File, Post
 from pressroom.service.db.session import transaction
 from pressroom.service.db.writer import Tx, Unit, writes_for
 from pressroom.service.drivers import base as driver
 from pressroom.service.publishing import repository
 from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import REQUESTS
-from pressroom.service.publishing.service import answer_of, result_of
+from pressroom.service.publishing.service import answer_of, media_of, result_of
 from pressroom.service.publishing.threads import (
     add_items,
     carousel_items,
@@ -49,14 +49,24 @@ class Resume:
     post_id: str
 
 
+@dataclass(frozen=True)
+class NotYet:
+    """A part the network does not show yet, asked before its look-up window closed (the
+    reconciler's pass): nothing recorded of it, asked again later."""
+
+
 def settle_thread(
     sessions: sessionmaker[Session],
     sender: driver.PlatformDriver,
     post: Post,
     first: driver.Delivery,
-) -> dict[str, Any] | Resume | None:
+    *,
+    final: bool = True,
+) -> dict[str, Any] | Resume | NotYet | None:
     """Settle the thread ``post`` sent as ``first``: its answer when every
     part stands, ``Resume`` when some do, None when part 0 is not on the network.
+    With ``final`` false, a part not found is left as it was (``NotYet``) rather than
+    recorded ``failed``: the network may not show it yet.
     Raises what the driver's look-up raises (``PlatformUnavailable``,
     ``LookupUnsupported``), having recorded the parts it found."""
     platform = Platform(post.platform)
@@ -76,8 +86,13 @@ def settle_thread(
         index = row.index
         delivery = first
         if index > 0:
-            delivery = part_delivery(first, post.id, index, later[index - 1], row.reply_to)
+            part = later[index - 1]
+            delivery = part_delivery(
+                first, post.id, index, part, row.reply_to, _files(sessions, part.file_ids)
+            )
         found = sender.find_delivery(delivery, row.created_at)
+        if found is None and not final:
+            return NotYet()
         items = carousel_items(found, body.item_parts) if index == 0 and found else ()
         _write(sessions, _part_found(post.id, index, found, list(items)))
         if found is None:
@@ -104,6 +119,15 @@ def settle_thread(
             result=answer,
         )
     return answer
+
+
+def _files(sessions: sessionmaker[Session], file_ids: tuple[str, ...]) -> tuple[driver.Media, ...]:
+    """A part's files as the look-up matches them (the uploaded files, by id)."""
+    if not file_ids:
+        return ()
+    with transaction(sessions, write=False) as db:
+        found = [db.get(File, file_id) for file_id in file_ids]
+        return tuple(media_of(file) for file in found if file is not None)
 
 
 def _write(sessions: sessionmaker[Session], unit: Unit[None]) -> None:

@@ -207,12 +207,7 @@ def check_thread(platform: Platform, parts: Sequence[ThreadPart]) -> None:
     for i, part in enumerate(parts):
         field = f"thread[{i}].text"
         if part.file_ids is not None:
-            raise ServiceError(
-                error_codes.VALIDATION_ERROR,
-                f"thread[{i}].fileIds: the parts of a thread are text only for now; "
-                "remove fileIds.",
-                field=f"thread[{i}].fileIds",
-            )
+            _check_part_files(platform, i, part)
         if not part.text.strip():
             raise ServiceError(
                 error_codes.VALIDATION_ERROR, f"{field} must not be empty.", field=field
@@ -228,6 +223,36 @@ def check_thread(platform: Platform, parts: Sequence[ThreadPart]) -> None:
         broken = check_text(platform, {"text": part.text})
         if broken:
             raise network_refusal(platform, broken[0], field=field)
+
+
+def _check_part_files(platform: Platform, i: int, part: ThreadPart) -> None:
+    """A thread part's files: only where the label's parts take any, one file or a
+    carousel as many as the network's ``ItemsPerPost`` allows, each id given; the files
+    themselves are checked with the connection (``check_carousel_item``)."""
+    files = part.file_ids or []
+    field = f"thread[{i}].fileIds"
+    if not part.takes_files:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{field}: the parts of a {platform.value} thread are text only; remove fileIds.",
+            field=field,
+        )
+    if not files:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{field} lists the part's files: give at least one, or leave it out.",
+            field=field,
+        )
+    for j, file_id in enumerate(files):
+        if not file_id.strip():
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR,
+                f"{field}[{j}] must not be empty: give the id of an uploaded, ready file.",
+                field=f"{field}[{j}]",
+            )
+    too_many = network.check_carousel(platform, len(files)) if len(files) > 1 else None
+    if too_many is not None:
+        raise network_refusal(platform, too_many, field=field)
 
 
 def network_refusal(platform: Platform, violation: Violation, *, field: str) -> ServiceError:

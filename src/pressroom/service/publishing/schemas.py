@@ -167,11 +167,13 @@ class ThreadPart(RequestModel):
     """One part of a thread after the first; its text is held to the first part's rules
     (the spec's limit, then the network's; a refusal names ``thread[i].text``)."""
 
+    takes_files: ClassVar[bool] = False
+    """Whether the label's later parts may carry files (``fileIds``)."""
     text: str
     file_ids: SkipJsonSchema[list[str] | None] = None
-    """Not taken yet: thread parts are text only, and a part with ``fileIds`` is refused
-    with 400 ``validation_error`` naming ``thread[i].fileIds`` (hidden from the schema
-    until parts carry media)."""
+    """Not taken where ``takes_files`` is false (the label's parts are text only): a
+    part with ``fileIds`` is refused with 400 ``validation_error`` naming
+    ``thread[i].fileIds`` (hidden from the schema there)."""
 
 
 class MicroblogThreadPart(ThreadPart):
@@ -179,7 +181,16 @@ class MicroblogThreadPart(ThreadPart):
 
 
 class TextThreadThreadPart(ThreadPart):
+    takes_files = True
     text: str = text_field(Platform.TEXT_THREAD, "text", "The part's text.")
+    file_ids: list[str] | SkipJsonSchema[None] = Field(
+        None,
+        min_length=1,
+        description="Our extension: the part's files, in order: one file (an image or a "
+        "video) or several for a carousel, held to the rules of a post's `fileIds` (how "
+        "many, which kinds, each file ready), a refusal naming `thread[i].fileIds[j]`. "
+        "Sent with the part's text as its reply.",
+    )
 
 
 def _thread() -> Any:
@@ -227,6 +238,8 @@ class LaterPart:
     text: str
     field: str
     """The body field its text came from, named as a refusal names it."""
+    file_ids: tuple[str, ...] = ()
+    """A thread part's files (``thread[i].fileIds``): one, or a carousel's in order."""
 
 
 def has_later_parts(platform: Platform, request: dict[str, Any] | None) -> bool:
@@ -275,7 +288,7 @@ class PublishRequest(RequestModel):
         post."""
         parts = [LaterPart(PartKind.ITEM, "", f"fileIds[{i}]") for i in range(self.item_parts)]
         parts += [
-            LaterPart(PartKind.REPLY, part.text, f"thread[{i}].text")
+            LaterPart(PartKind.REPLY, part.text, f"thread[{i}].text", tuple(part.file_ids or ()))
             for i, part in enumerate(self.thread_parts)
         ]
         comment = self.first_comment_text

@@ -69,7 +69,7 @@ from pressroom.service.publishing.schemas import (
     ThumbnailResult,
     VideoSharingPublish,
 )
-from pressroom.statuses import PostStatus, RecordStatus
+from pressroom.statuses import PartKind, PostStatus, RecordStatus
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,7 @@ SENDING = PostStatus.SENDING.value
 PUBLISHED = PostStatus.PUBLISHED.value
 FAILED = PostStatus.FAILED.value
 UNKNOWN = PostStatus.UNKNOWN.value
+PARTIAL = PostStatus.PARTIAL.value
 NOT_SENT = RecordStatus.NOT_SENT.value
 """``recordStatus`` of an attempt that never reached the platform (its record: failed)."""
 
@@ -106,9 +107,10 @@ async def publish(ctx: PublishContext, platform: Platform, body: PublishRequest)
         items = await run_in_threadpool(_checked_items, ctx, platform, body)
     elif not RULES[platform].text_only:
         media = await run_in_threadpool(_checked_media, ctx, platform, body)
+    part_files = await run_in_threadpool(checked_part_files, ctx, platform, body)
     attempt = await _record_attempt(ctx, platform, body, refresh=media is None and not items)
     delivery = replace(_delivery(ctx, platform, body, attempt, media), items=items)
-    sending = asyncio.ensure_future(_send(ctx, platform, body, attempt, delivery))
+    sending = asyncio.ensure_future(_send(ctx, platform, body, attempt, delivery, part_files))
     sending.add_done_callback(_retrieved)
     return await asyncio.shield(sending)
 
@@ -141,16 +143,18 @@ async def _resume(
     first = at.stood[0]
     answer = answer_of(result_of(platform, body, first, post_id))
     sender = ctx.drivers[platform]
+    part_files = await run_in_threadpool(checked_part_files, ctx, platform, body)
     return await threads.continue_thread(
         ctx,
         platform,
         body,
         at.attempt,
-        _delivery(ctx, platform, body, at.attempt, None),  # later parts carry no media
+        _delivery(ctx, platform, body, at.attempt, None),  # later parts carry their own
         at.stood,
         answer,
         lambda part: _published(sender, part),
         recorded=True,
+        part_files=part_files,
     )
 
 
@@ -166,6 +170,7 @@ async def _send(
     body: PublishRequest,
     attempt: Attempt,
     delivery: driver.Delivery,
+    part_files: dict[int, tuple[driver.Media, ...]],
 ) -> dict[str, Any]:
     post_id = attempt.id
     try:
@@ -240,6 +245,7 @@ async def _send(
             answer,
             lambda part: _published(sender, part),
             recorded=False,
+            part_files=part_files,
         )
     try:
         await ctx.writes.run_async(published_unit(attempt, published, answer, ctx.claim))
@@ -352,6 +358,39 @@ def _checked_items(
             sent = fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
             items.append(media_sent(sent))
     return tuple(items)
+
+
+def checked_part_files(
+    ctx: PublishContext, platform: Platform, body: PublishRequest
+) -> dict[int, tuple[driver.Media, ...]]:
+    """A thread's parts' files by part index (1 for ``thread[0]``), each checked as a
+    carousel's file is (the kinds the network takes, its media rules, ready) and named
+    ``thread[i].fileIds[j]``, fitted for the network as ``fileIds`` are."""
+    wanted = {
+        index: part.file_ids
+        for index, part in enumerate(body.later_parts, start=1)
+        if part.kind == PartKind.REPLY and part.file_ids
+    }
+    if not wanted:
+        return {}
+    files: dict[int, tuple[driver.Media, ...]] = {}
+    first_reply = next(
+        index for index, part in enumerate(body.later_parts, start=1) if part.kind == PartKind.REPLY
+    )
+    with transaction(ctx.sessions, write=False) as db:
+        for index, file_ids in wanted.items():
+            sent = []
+            for j, file_id in enumerate(file_ids):
+                field = f"thread[{index - first_reply}].fileIds[{j}]"
+                file = require_ready_file(db, ctx.account, file_id, field=field)
+                rules.check_carousel_item(platform, file, field=field, fit=body.fit_choice)
+                sent.append(
+                    media_sent(
+                        fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
+                    )
+                )
+            files[index] = tuple(sent)
+    return files
 
 
 def media_sent(sent: fitting.Sent) -> driver.Media:

@@ -19,7 +19,7 @@ is sent twice.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -122,11 +122,13 @@ async def continue_thread(
     send: Send,
     *,
     recorded: bool,
+    part_files: Mapping[int, tuple[driver.Media, ...]] | None = None,
 ) -> dict[str, Any]:
     """The parts in ``stood`` went out (part 0 answered as ``answer``; ``recorded``:
     their rows say so already): send the later parts, a reply to the part before or a
-    comment on part 0; the answer with every part, or the ServiceError of the part that
-    did not go out (with ``parts``)."""
+    comment on part 0, each with its files in ``part_files`` (by part index); the answer
+    with every part, or the ServiceError of the part that did not go out (with
+    ``parts``)."""
     post_id = attempt.id
     claim = ctx.claim
     if claim is not None:
@@ -150,7 +152,8 @@ async def continue_thread(
         target = (stood[0] if part.kind == PartKind.COMMENT else previous).platform_post_id
         first_stands = stood[0] if index == 1 and not recorded else None
         await ctx.writes.run_async(_part_unit(post_id, index, part, target, first=first_stands))
-        delivery = part_delivery(first, post_id, index, part, target)
+        files = (part_files or {}).get(index, ())
+        delivery = part_delivery(first, post_id, index, part, target, files)
         try:
             previous = await send(delivery)
         except Exception as exc:
@@ -234,15 +237,22 @@ def add_items(tx: Tx, post_id: str, items: list[driver.Published]) -> None:
 
 
 def part_delivery(
-    first: driver.Delivery, post_id: str, index: int, part: LaterPart, target: str | None
+    first: driver.Delivery,
+    post_id: str,
+    index: int,
+    part: LaterPart,
+    target: str | None,
+    files: tuple[driver.Media, ...] = (),
 ) -> driver.Delivery:
-    """Part ``index`` as the network gets it: a reply to ``target`` (the part before), or
-    a comment on it (part 0's post)."""
+    """Part ``index`` as the network gets it: a reply to ``target`` (the part before),
+    with its ``files`` (one as ``media``, several as a carousel's ``items``), or a
+    comment on it (part 0's post)."""
     comment = part.kind == PartKind.COMMENT
     return replace(
         first,
         fields={"text": part.text},
-        media=None,
+        media=files[0] if len(files) == 1 else None,
+        items=files if len(files) > 1 else (),
         reference=f"{post_id}.{index}",
         dedup_key=part_key(first.dedup_key, index),
         reply_to=None if comment else target,
@@ -339,6 +349,17 @@ def _cut_short_unit(
     return unit
 
 
+def _part_field(later: LaterPart, field: str | None) -> str | None:
+    """A part's refusal names the body's field: its text, or its files
+    (``fileId``/``fileIds[j]`` of the part's delivery are ``thread[i].fileIds[j]``)."""
+    if field == "text":
+        return later.field
+    if field is not None and later.file_ids and field.startswith(("fileId", "fileIds")):
+        base = later.field.removesuffix(".text") + ".fileIds"
+        return base + (field.removeprefix("fileIds") if field.startswith("fileIds[") else "[0]")
+    return field
+
+
 def _part_error(
     platform: Platform,
     post_id: str,
@@ -386,7 +407,7 @@ def _part_error(
         return ServiceError(
             error_codes.VALIDATION_ERROR,
             f"{name} refused {what}: {exc} {stands}.",
-            field=later.field if exc.field == "text" else exc.field,
+            field=_part_field(later, exc.field),
             rule=exc.rule.id if exc.rule else None,
             doc_url=exc.rule.doc_url if exc.rule else None,
         ), PartStatus.FAILED

@@ -37,10 +37,11 @@ from pressroom.service.drivers import Drivers, drivers_of
 from pressroom.service.drivers import base as driver
 from pressroom.service.lifespan import run_with_app
 from pressroom.service.publishing.repository import IdempotencyRepository, PostRepository
-from pressroom.service.publishing.resuming import Resume, settle_thread
+from pressroom.service.publishing.resuming import NotYet, Resume, settle_thread
 from pressroom.service.publishing.schemas import REQUESTS, has_later_parts
 from pressroom.service.publishing.service import (
     FAILED,
+    PARTIAL,
     PLATFORM_REFERENCE,
     PUBLISHED,
     SENDING,
@@ -84,6 +85,7 @@ def resolve_held_key(
             with transaction(sessions, write=False) as db:
                 first = delivery_of(db, post)
             settled = settle_thread(sessions, drivers[Platform(post.platform)], post, first)
+            assert not isinstance(settled, NotYet)  # final: a part not found is failed
             if isinstance(settled, Resume):
                 return settled
             if settled is not None:
@@ -265,11 +267,13 @@ def may_look_up(post: Post, now: datetime) -> bool:
 
 def settle_unknown(
     sessions: sessionmaker[Session], drivers: Drivers, post: Post, now: datetime
-) -> Found | Missing | NotPublished:
+) -> Found | Missing | NotPublished | CutShort:
     """Look one unknown record up and settle it and its key as the answer says: the
     reconciler's pass, and the dashboard's Look up, for one record. ``Missing``: not
     found yet, asked again later. Raises ``PlatformUnavailable`` (the platform cannot
     say now) and ``LookupUnsupported`` (it cannot be asked) as ``look_up`` does."""
+    if has_later_parts(Platform(post.platform), post.request):
+        return _settle_thread(sessions, drivers, post, now)
     outcome = look_up(sessions, drivers, post)
     if isinstance(outcome, Found):
         _settle_key(sessions, post, 200, outcome.answer)
@@ -279,6 +283,60 @@ def settle_unknown(
         _settle_key(sessions, post, None, None)
         return NotPublished()
     return outcome
+
+
+def _settle_thread(
+    sessions: sessionmaker[Session], drivers: Drivers, post: Post, now: datetime
+) -> Found | Missing | NotPublished | CutShort:
+    """A post of several parts, part by part as a retry with its key would (``resuming``),
+    sending nothing: all parts found, it is published; some, it is ``partial`` and its
+    key stays held so a retry sends the rest; none, as a single post. Until
+    ``LOOKUP_WINDOW`` has passed, a part not found is asked again later."""
+    if UNANSWERABLE in (post.result or {}):  # asked before: the answer will not change
+        raise driver.LookupUnsupported(str((post.result or {})[UNANSWERABLE]))
+    final = post.created_at < now - LOOKUP_WINDOW
+    with transaction(sessions, write=False) as db:
+        first = delivery_of(db, post)
+    try:
+        settled = settle_thread(
+            sessions, drivers[Platform(post.platform)], post, first, final=final
+        )
+    except driver.LookupUnsupported as exc:
+        _record_unanswerable(sessions, post, str(exc))
+        raise
+    if isinstance(settled, NotYet):
+        return Missing()
+    if isinstance(settled, Resume):
+        _record_cut_short(sessions, post)
+        return CutShort()
+    if settled is not None:
+        _settle_key(sessions, post, 200, settled)
+        log.info("post %s was found on %s, every part: published", post.id, post.platform)
+        return Found(settled)
+    _record_missing(sessions, post)
+    _settle_key(sessions, post, None, None)
+    return NotPublished()
+
+
+@dataclass(frozen=True)
+class CutShort:
+    """Some parts of a post of several stand, the rest never went out: recorded
+    ``partial``, its key held, so a retry with it sends only the rest."""
+
+
+def _record_cut_short(sessions: sessionmaker[Session], post: Post) -> None:
+    with transaction(sessions) as db:
+        PostRepository(db).settle(
+            post.id,
+            post.status,
+            status=PARTIAL,
+            result={
+                **(post.result or {}),
+                "lookup": "The platform has some of the post's parts, not all: the rest "
+                "were not published. A retry with the same Idempotency-Key sends only them.",
+            },
+        )
+    log.info("post %s was found on %s in part: partial", post.id, post.platform)
 
 
 def _settle_key(

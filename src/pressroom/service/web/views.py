@@ -17,7 +17,13 @@ from pressroom.service.publishing import events
 from pressroom.service.publishing.browsing import browse_posts
 from pressroom.service.publishing.remedies import Remedy, Retried, remedies
 from pressroom.service.publishing.repository import IdempotencyRepository, PostRepository
-from pressroom.service.publishing.unknowns import LOOKUP_WINDOW, Found, Missing, NotPublished
+from pressroom.service.publishing.unknowns import (
+    LOOKUP_WINDOW,
+    CutShort,
+    Found,
+    Missing,
+    NotPublished,
+)
 from pressroom.statuses import PartKind, PartStatus, PostStatus
 
 
@@ -231,9 +237,14 @@ def retried_notice(row: PostRow, retried: Retried) -> str:
     return f"Retried, and not published: {message}"
 
 
-def looked_up_notice(row: PostRow, outcome: Found | Missing | NotPublished) -> str:
+def looked_up_notice(row: PostRow, outcome: Found | Missing | NotPublished | CutShort) -> str:
     if isinstance(outcome, Found):
         return f"{row.platform} has this post: it is now recorded published."
+    if isinstance(outcome, CutShort):
+        return (
+            f"{row.platform} has some of this post's parts, not all: it is now recorded "
+            "partial, and a retry with its key sends only the rest."
+        )
     if isinstance(outcome, NotPublished):
         return (
             f"{row.platform} has no such post: it is now recorded failed, and a retry "
