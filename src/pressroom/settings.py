@@ -248,6 +248,10 @@ class Settings(BaseSettings):
     """Allow endpoints on private, loopback and link-local addresses (an internal network)."""
     sweep_interval_seconds: int = Field(3600, ge=1)
     """How often orphaned bytes are swept and unnoticed S3 uploads looked for."""
+    prefect_ui_url: str | None = None
+    """The Prefect UI's address (``http://127.0.0.1:4200``): the dashboard links each
+    campaign run to its page there (``/runs/flow-run/{id}``); unset: run ids are shown
+    without a link."""
 
     db: DatabaseSettings = Field(default_factory=DatabaseSettings)
     store: StorageSettings = Field(default_factory=StorageSettings)
