@@ -11,6 +11,7 @@ from fastapi.responses import RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.platforms import Platform
+from pressroom.post_campaign import MAX_CHARS as CAMPAIGN_MAX_CHARS
 from pressroom.service.connections import service as connections
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Post
@@ -19,7 +20,6 @@ from pressroom.service.deps import DbSession
 from pressroom.service.drivers.base import LookupUnsupported, PlatformUnavailable
 from pressroom.service.errors import ServiceError
 from pressroom.service.publishing import remedies
-from pressroom.service.publishing.campaign import MAX_CHARS as CAMPAIGN_MAX_CHARS
 from pressroom.service.publishing.remedies import Remedy
 from pressroom.service.web import views
 from pressroom.service.web.security import Actor, Viewer, Visitor, WebRoute
