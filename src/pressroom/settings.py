@@ -248,6 +248,14 @@ class Settings(BaseSettings):
     """Allow endpoints on private, loopback and link-local addresses (an internal network)."""
     sweep_interval_seconds: int = Field(3600, ge=1)
     """How often orphaned bytes are swept and unnoticed S3 uploads looked for."""
+    prefect_api_url: str | None = None
+    """Prefect's API (``http://127.0.0.1:4200/api``), which the dashboard's Campaigns page
+    reads the campaigns' deployments, schedules and runs from; unset: the usual
+    ``PREFECT_API_URL``, else the page lists the campaigns seen on posts alone."""
+    prefect_ui_url: str | None = None
+    """The Prefect UI's address (``http://127.0.0.1:4200``): the dashboard links each
+    campaign run to its page there (``/runs/flow-run/{id}``); unset: run ids are shown
+    without a link."""
 
     db: DatabaseSettings = Field(default_factory=DatabaseSettings)
     store: StorageSettings = Field(default_factory=StorageSettings)

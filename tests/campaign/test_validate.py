@@ -8,6 +8,7 @@ import pytest
 
 from pressroom.campaign import CampaignInvalid, Severity, load, validate, validate_files
 from pressroom.platforms import MediaKind, Platform
+from pressroom.post_campaign import MAX_CHARS
 from tests.campaign.conftest import Write, lines
 
 
@@ -408,3 +409,32 @@ def test_a_valid_thread_is_sent_as_thread_parts(write: Write) -> None:
         {"text": "two, with a trailing newline that is not sent"},
         {"text": "three"},
     ]
+
+
+def test_a_name_or_post_id_the_service_would_refuse_is_an_error_at_its_line(
+    write: Write,
+) -> None:
+    """Each publish carries the campaign's name and the post's id, which the API bounds
+    (``campaign.name``, ``campaign.postId``): a longer one would fail the whole run."""
+    longest = "a" * MAX_CHARS
+    too_long = "b" * (MAX_CHARS + 1)
+    path = write(
+        f"""
+        name: {too_long}
+        posts:
+          - id: {longest}
+            microblog: {{text: fits}}
+          - id: {too_long}
+            microblog: {{text: does not}}
+        """
+    )
+    report = validate(path)
+    assert [(i.line, i.path) for i in report.errors] == [(1, "name"), (5, "posts.1.id")]
+    assert report.errors[0].message == (
+        f"campaign names are at most {MAX_CHARS} characters (the service keeps no longer "
+        f"one), got {MAX_CHARS + 1}"
+    )
+    assert report.errors[1].message.startswith(f"post ids are at most {MAX_CHARS} characters")
+
+    fits = write(f"name: {longest}\nposts:\n  - {{id: {longest}, microblog: {{text: hi}}}}\n")
+    assert validate(fits).errors == []

@@ -142,7 +142,7 @@ def test_the_history_pages_past_fifty_posts_and_back(
             assert sent.status_code == 200, sent.text
 
     def texts() -> list[str]:
-        cells = page.locator("table.posts tbody tr td:nth-child(5)").all_inner_texts()
+        cells = page.locator("table.posts tbody tr td:nth-child(7)").all_inner_texts()
         return [str(c) for c in cells]
 
     page.goto("/posts?platform=microblog")
@@ -164,3 +164,68 @@ def test_the_history_pages_past_fifty_posts_and_back(
     page.goto("/posts?cursor=not-a-page")
     assert page.get_by_role("heading", name="This page of posts does not exist").is_visible()
     check_page(page, axe)
+
+
+RUN = "3c2b1a09-8f7e-4d6c-9b5a-4a3b2c1d0e9f"
+
+
+def test_a_campaign_run_is_found_by_its_filters_past_fifty_posts(
+    page: Any, axe: Any, live_server: LiveServer
+) -> None:
+    live = live_server
+    key, microblog = signed_up_with_microblog(page, axe, live)
+    launch = {"name": "spring-launch", "edition": "scheduled-2026-03-29T09:00+02:00"}
+    with httpx.Client(base_url=live.address, headers={"X-API-Key": key}, timeout=10) as client:
+        for n in range(1, 56):
+            sent = client.post(
+                RULES[Platform.MICROBLOG].publish_path,
+                json={
+                    "connectionId": microblog,
+                    "text": f"run post {n}",
+                    "campaign": {**launch, "postId": f"p{n}", "flowRunId": RUN},
+                },
+            )
+            assert sent.status_code == 200, sent.text
+        for n in (56, 57):
+            client.post(
+                RULES[Platform.MICROBLOG].publish_path,
+                json={"connectionId": microblog, "text": f"other post {n}"},
+            )
+
+    def texts() -> list[str]:
+        cells = page.locator("table.posts tbody tr td:nth-child(7)").all_inner_texts()
+        return [str(c) for c in cells]
+
+    settings = live.app.state.settings
+    settings.prefect_ui_url = "http://prefect.test:4200"
+    try:
+        page.goto("/posts")
+        newest = page.locator("table.posts tbody tr").nth(2)  # the run's last post
+        assert newest.locator("td.campaign").inner_text().split() == [
+            "spring-launch",
+            launch["edition"],
+        ]
+        assert (
+            newest.get_by_role("link", name=f"Run {RUN} in Prefect").get_attribute("href")
+            == f"http://prefect.test:4200/runs/flow-run/{RUN}"
+        )
+        check_page(page, axe)
+
+        page.get_by_label("Run id").fill(RUN)
+        page.get_by_label("Campaign").fill("spring-launch")
+        page.get_by_role("button", name="Filter").click()
+        page.wait_for_url(f"**flowRunId={RUN}*")
+        assert texts() == [f"run post {n}" for n in range(55, 5, -1)]
+        check_page(page, axe)
+
+        page.get_by_role("link", name="Older posts").click()
+        assert f"flowRunId={RUN}" in page.url and "campaign=spring-launch" in page.url
+        assert texts() == [f"run post {n}" for n in range(5, 0, -1)]
+        assert page.get_by_label("Run id").input_value() == RUN
+        check_page(page, axe)
+
+        page.get_by_role("link", name="Newer posts").click()
+        assert f"flowRunId={RUN}" in page.url
+        assert texts() == [f"run post {n}" for n in range(55, 5, -1)]
+    finally:
+        settings.prefect_ui_url = None

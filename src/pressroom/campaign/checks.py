@@ -53,6 +53,7 @@ from pressroom.platforms import (
     Platform,
     Recommendation,
 )
+from pressroom.post_campaign import MAX_CHARS as CAMPAIGN_MAX_CHARS
 from pressroom.statuses import ShortVideoPrivacyLevel
 
 PRIVACY_LEVELS: tuple[str, ...] = tuple(ShortVideoPrivacyLevel)
@@ -603,7 +604,16 @@ class _Checker:
 
     def _slug(self, path: FieldPath, value: str, what: str) -> bool:
         if _SLUG.match(value):
-            return True
+            if len(value) <= CAMPAIGN_MAX_CHARS:
+                return True
+            # Each post goes out with its campaign's name and its own id, which the
+            # service refuses past this length: the run would fail at every publish.
+            self.report.error(
+                path,
+                f"{what} are at most {CAMPAIGN_MAX_CHARS} characters (the service keeps no "
+                f"longer one), got {len(value)}",
+            )
+            return False
         suggestion = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
         hint = f"; e.g. '{suggestion}'" if suggestion else ""
         self.report.error(

@@ -246,3 +246,60 @@ def test_every_kind_of_part_is_shown_in_words(browser: Browser, tmp_path: Path) 
     rows = re.findall(r"<td>(\d)</td>\s*<td>([a-z ]+)</td>", detail)
     assert [f"Part {i}, {kind}" for i, kind in rows] == shown
     assert "What you can do" not in detail
+
+
+RUN = "0b9d3c1e-5f7a-4c2b-9e8d-1a2b3c4d5e6f"
+OTHER_RUN = "7f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910"
+
+
+def test_campaign_runs_are_shown_and_filtered_page_by_page(
+    browser: Browser, settings: Settings
+) -> None:
+    settings.prefect_ui_url = "http://prefect.test:4200/"
+    headers, microblog = signed_up(browser)
+
+    def publish(n: int, campaign: dict[str, str] | None) -> None:
+        body: dict[str, Any] = {"connectionId": microblog, "text": f"post number {n}"}
+        if campaign:
+            body["campaign"] = campaign
+        sent = browser.client.post(PUBLISH, headers=headers, json=body)
+        assert sent.status_code == 200, sent.text
+
+    launch = {"name": "spring-launch", "edition": "scheduled-2026-03-29T09:00+02:00"}
+    for n in range(1, 54):
+        publish(n, {**launch, "postId": f"p{n}", "flowRunId": RUN})
+    publish(54, {"name": "spring-launch", "edition": "manual", "flowRunId": OTHER_RUN})
+    publish(55, None)
+
+    everything = browser.client.get("/posts").text
+    assert (
+        '<th scope="col">Campaign</th>' in everything and '<th scope="col">Run</th>' in everything
+    )
+    assert link(everything, "spring-launch") == "/posts?campaign=spring-launch"
+    assert link(everything, "manual") == "/posts?campaign=spring-launch&edition=manual"
+    assert f'href="http://prefect.test:4200/runs/flow-run/{RUN}"' in everything
+    assert f'href="/posts?flowRunId={RUN}"' in everything
+
+    # The run's 53 posts, 50 then 3, the filter kept on both page links.
+    first = browser.client.get(f"/posts?flowRunId={RUN}").text
+    assert f'id="flowRunId" name="flowRunId" value="{RUN}"' in first
+    assert texts(first) == [f"post number {n}" for n in range(53, 3, -1)]
+    older = link(first, "Older posts")
+    assert older is not None and f"flowRunId={RUN}" in older
+    second = browser.client.get(older).text
+    assert texts(second) == [f"post number {n}" for n in range(3, 0, -1)]
+    newer = link(second, "Newer posts")
+    assert newer is not None and f"flowRunId={RUN}" in newer
+    assert texts(browser.client.get(newer).text) == texts(first)
+
+    # Campaign and edition filters, alone and together with the others.
+    by_campaign = browser.client.get("/posts?campaign=spring-launch&status=published").text
+    assert texts(by_campaign)[:2] == ["post number 54", "post number 53"]
+    assert "status=published" in (link(by_campaign, "Older posts") or "")
+    by_edition = browser.client.get("/posts?campaign=spring-launch&edition=manual").text
+    assert texts(by_edition) == ["post number 54"]
+    assert "No posts match." in browser.client.get("/posts?campaign=autumn").text
+
+    # Without the Prefect UI's address the run id is shown with no link out.
+    settings.prefect_ui_url = None
+    assert "runs/flow-run" not in browser.client.get(f"/posts?flowRunId={RUN}").text

@@ -36,13 +36,15 @@ DESCRIPTIONS: dict[EventType, str] = {
     "`data`: the file, as `GET /api/upload/status/{fileId}` returns it.",
     EventType.FILE_FAILED: "An upload could not be used. `data`: the file, with `failureReason`.",
     EventType.POST_PUBLISHED: "A publish went out. `data`: `postId`, `platform`, "
-    "`connectionId`, `platformPostId`, `url`, `idempotencyKey`; a thread's once every part "
-    "stands, with `parts`.",
+    "`connectionId`, `platformPostId`, `url`, `idempotencyKey`, `campaign` (the publish "
+    "body's: `name`, `edition`, `postId`, `flowRunId`; null without one, as on "
+    "`GET /api/posts`); a thread's once every part stands, with `parts`.",
     EventType.POST_FAILED: "A publish was refused or never reached its network. `data`: "
-    "`postId`, `platform`, `connectionId`, `error` (`code`, `message`), `idempotencyKey`.",
+    "`postId`, `platform`, `connectionId`, `error` (`code`, `message`), `idempotencyKey`, "
+    "`campaign`.",
     EventType.POST_UNKNOWN: "A publish reached its network and no answer came back: "
     "pressroom looks it up and sends `post.resolved`. `data`: `postId`, `platform`, "
-    "`connectionId`, `idempotencyKey`.",
+    "`connectionId`, `idempotencyKey`, `campaign`.",
     EventType.POST_RESOLVED: "An unknown outcome was settled by looking the post up. "
     "`data`: as `post.published` with `status: published`, or `status: failed`.",
     EventType.POST_PARTIAL: "A thread was cut short: its first parts stand and the network "

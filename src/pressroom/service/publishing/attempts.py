@@ -57,6 +57,11 @@ class Attempt:
     threaded: bool = False
     """A post of several parts (a thread, a first comment): part 0 has a row of its own
     (``post_parts``), settled with the record."""
+    campaign_name: str | None = None
+    """The body's ``campaign``, as the record's columns keep it (its events carry it)."""
+    campaign_edition: str | None = None
+    campaign_post_id: str | None = None
+    campaign_flow_run_id: str | None = None
 
 
 class RefreshFirst(Exception):
@@ -118,6 +123,7 @@ def attempt_unit(
                 created_at=now,
                 published_at=None,
             )
+        campaign = body.campaign
         return Attempt(
             post_id,
             account_id,
@@ -127,6 +133,10 @@ def attempt_unit(
             connection.name,
             key_id,
             threaded=threaded,
+            campaign_name=campaign.name if campaign else None,
+            campaign_edition=campaign.edition if campaign else None,
+            campaign_post_id=campaign.post_id if campaign else None,
+            campaign_flow_run_id=campaign.flow_run_id if campaign else None,
         )
 
     return unit

@@ -18,6 +18,7 @@ from pressroom.service.db.models import Post
 from pressroom.service.db.prepared import Link
 from pressroom.service.events import outbox
 from pressroom.service.events.catalog import EventType
+from pressroom.service.publishing.campaign import campaign_of
 from pressroom.service.schemas import iso_utc
 from pressroom.statuses import PostStatus
 
@@ -50,6 +51,14 @@ class PostFacts(Protocol):
     def published_at(self) -> datetime | None: ...
     @property
     def result(self) -> dict[str, Any] | None: ...
+    @property
+    def campaign_name(self) -> str | None: ...
+    @property
+    def campaign_edition(self) -> str | None: ...
+    @property
+    def campaign_post_id(self) -> str | None: ...
+    @property
+    def campaign_flow_run_id(self) -> str | None: ...
 
 
 def announce(db: Session, post: Post, was: str) -> None:
@@ -89,6 +98,7 @@ def data_of(post: PostFacts) -> dict[str, Any]:
         "platform": post.platform,
         "connectionId": post.connection_id,
         "idempotencyKey": post.idempotency_key,
+        "campaign": campaign_data(post),
     }
     if post.status == PUBLISHED:
         data |= {
@@ -102,6 +112,15 @@ def data_of(post: PostFacts) -> dict[str, Any]:
     if isinstance(parts, list):
         data["parts"] = parts
     return data
+
+
+def campaign_data(post: PostFacts) -> dict[str, Any] | None:
+    """The post's ``campaign`` as ``GET /api/posts`` shows it, so a receiver can tell a
+    campaign run's posts apart without asking for each record (null without one)."""
+    found = campaign_of(
+        post.campaign_name, post.campaign_edition, post.campaign_post_id, post.campaign_flow_run_id
+    )
+    return found.model_dump(mode="json", by_alias=True) if found else None
 
 
 def error_of(result: dict[str, Any]) -> dict[str, Any]:

@@ -92,6 +92,10 @@ def standing(
             status=post.status,
             result=post.result,
             threaded=True,
+            campaign_name=post.campaign_name,
+            campaign_edition=post.campaign_edition,
+            campaign_post_id=post.campaign_post_id,
+            campaign_flow_run_id=post.campaign_flow_run_id,
         )
     stood: list[driver.Published] = []
     for part in parts:

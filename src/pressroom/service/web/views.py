@@ -64,6 +64,10 @@ class PostRow:
     error: str | None
     """Why it did not go out whole (the refusal's message), for a failed or partial post."""
     remedies: tuple[Remedy, ...]
+    campaign: str | None = None
+    """The campaign that sent it (the body's ``campaign``), with its edition and run."""
+    edition: str | None = None
+    flow_run_id: str | None = None
 
     @property
     def standing(self) -> list[PartRow]:
@@ -163,6 +167,9 @@ def _row(
         parts=[_part(p) for p in parts],
         error=error,
         remedies=remedies,
+        campaign=post.campaign_name,
+        edition=post.campaign_edition,
+        flow_run_id=post.campaign_flow_run_id,
     )
 
 
@@ -176,6 +183,9 @@ def posts(
     platform: str | None = None,
     connection_id: str | None = None,
     status: str | None = None,
+    campaign: str | None = None,
+    edition: str | None = None,
+    flow_run_id: str | None = None,
 ) -> PostsPage:
     """A page of the account's posts, newest first, with their parts; ``cursor`` and
     ``before`` as ``browse_posts`` takes them (a 400 ``ServiceError`` when malformed)."""
@@ -188,6 +198,9 @@ def posts(
         platform=platform,
         connection_id=connection_id,
         statuses=[status] if status else None,
+        campaign=campaign,
+        edition=edition,
+        flow_run_id=flow_run_id,
         newer=True,
     )
     names = {c.id: c.name for c in connections.all_connections(db, account)}

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from pressroom.platforms import Platform
+from pressroom.post_campaign import MAX_CHARS as CAMPAIGN_MAX_CHARS
 from pressroom.service.connections import service as connections
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Post
@@ -40,6 +41,9 @@ def posts(
     status: str = "",
     cursor: str = "",
     before: str = "",
+    campaign: str = "",
+    edition: str = "",
+    flow_run_id: str = Query("", alias="flowRunId"),
 ) -> Response:
     platform = platform if platform in {p.value for p in Platform} else ""
     status = status if status in views.STATUS_WORDS else ""
@@ -52,6 +56,9 @@ def posts(
             platform=platform or None,
             connection_id=connection or None,
             status=status or None,
+            campaign=campaign or None,
+            edition=edition or None,
+            flow_run_id=flow_run_id or None,
         )
     except ServiceError as exc:
         if exc.field not in CURSORS:
@@ -70,7 +77,14 @@ def posts(
             },
             status=400,
         )
-    chosen = {"platform": platform, "connection": connection, "status": status}
+    chosen = {
+        "platform": platform,
+        "connection": connection,
+        "status": status,
+        "campaign": campaign,
+        "edition": edition,
+        "flowRunId": flow_run_id,
+    }
     filters = {name: value for name, value in chosen.items() if value}
     return render_page(
         request,
@@ -87,6 +101,7 @@ def posts(
             "connections": connections.all_connections(db, visitor.account),
             "statuses": views.STATUS_WORDS,
             "chosen": chosen,
+            "campaign_max": CAMPAIGN_MAX_CHARS,
         },
     )
 
