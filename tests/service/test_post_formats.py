@@ -227,4 +227,5 @@ def test_document_title_without_a_document_is_refused(service: Service) -> None:
     account = service.account()
     platform = Platform.PROFESSIONAL_NETWORK
     body = valid_body(account, platform, documentTitle="Report")
-    _refused(publish(account, platform, body), "documentTitle")
+    error = _refused(publish(account, platform, body), "documentTitle")
+    assert "format: document" in error["message"]
