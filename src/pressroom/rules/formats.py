@@ -228,12 +228,12 @@ def check_format_count(rule: FormatRule, items: int) -> Violation | None:
         return None
     if rule.max_items == 1:
         message = (
-            f"a {rule.network} {rule.format} takes one file; the post has {items:,}: give "
+            f"{rule.network}'s {rule.format} takes one file; the post has {items:,}: give "
             "it in fileId."
         )
     else:
         message = (
-            f"a {rule.network} {rule.format} post takes {rule.min_items:,} to "
+            f"{rule.network}'s {rule.format} post takes {rule.min_items:,} to "
             f"{rule.max_items:,} files; the post has {items:,}."
         )
     return Violation(rule, message, field="fileIds")
@@ -248,10 +248,10 @@ def check_format_file(
     if rule.kinds and (facts is None or facts.kind not in rule.kinds):
         wanted = " or ".join(_ARTICLE[kind] for kind in sorted(rule.kinds))
         found = _ARTICLE[facts.kind] if facts is not None else f"a {content_type} file"
-        return f"a {network} {fmt} takes {wanted}; the file is {found}."
+        return f"{network}'s {fmt} takes {wanted}; the file is {found}."
     if rule.content_types and content_type not in rule.content_types:
         return (
-            f"a {network} {fmt} takes {' or '.join(rule.content_types)} only; the file is "
+            f"{network}'s {fmt} takes {' or '.join(rule.content_types)} only; the file is "
             f"{content_type}."
         )
     if facts is not None and facts.kind is MediaKind.VIDEO and facts.duration_seconds is not None:
@@ -259,12 +259,12 @@ def check_format_file(
         low, high = rule.min_seconds, rule.max_seconds
         if (low is not None and seconds < low) or (high is not None and seconds > high):
             return (
-                f"a {network} {fmt} takes videos {_range(low, high)} seconds long; the "
+                f"{network}'s {fmt} takes videos {_range(low, high)} seconds long; the "
                 f"file lasts {seconds:g} s."
             )
     size = facts.size if facts is not None else None
     if rule.max_bytes is not None and size is not None and size > rule.max_bytes:
-        return f"a {network} {fmt} takes files of at most {rule.max_bytes:,} bytes; the file has {size:,}."
+        return f"{network}'s {fmt} takes files of at most {rule.max_bytes:,} bytes; the file has {size:,}."
     if rule.max_pages is not None and pages is not None and pages > rule.max_pages:
-        return f"a {network} {fmt} takes at most {rule.max_pages:,} pages; the file has {pages:,}."
+        return f"{network}'s {fmt} takes at most {rule.max_pages:,} pages; the file has {pages:,}."
     return None

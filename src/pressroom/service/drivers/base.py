@@ -401,7 +401,7 @@ def _refuse_format(delivery: Delivery, texts: dict[str, str | None]) -> bool:
     for name, text in texts.items():
         if text is not None and not rule.takes_text:
             _refuse(
-                Violation(rule, f"a {rule.network} {rule.format} shows no text."),
+                Violation(rule, f"{rule.network}'s {rule.format} shows no text."),
                 field=to_camel(name),
             )
     files = delivery.items or ((delivery.media,) if delivery.media is not None else ())

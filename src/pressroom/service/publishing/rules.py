@@ -180,7 +180,7 @@ def check_format(platform: Platform, body: PublishRequest) -> FormatRule | None:
                 platform,
                 Violation(
                     rule,
-                    f"a {rule.network} {rule.format} shows no text: remove {field}.",
+                    f"{rule.network}'s {rule.format} shows no text: remove {field}.",
                 ),
                 field=field,
             )
@@ -188,7 +188,7 @@ def check_format(platform: Platform, body: PublishRequest) -> FormatRule | None:
         field = to_camel(FIRST_COMMENT)
         raise network_refusal(
             platform,
-            Violation(rule, f"a {rule.network} {rule.format} takes no comment: remove {field}."),
+            Violation(rule, f"{rule.network}'s {rule.format} takes no comment: remove {field}."),
             field=field,
         )
     files = body.carousel_file_ids
@@ -197,7 +197,7 @@ def check_format(platform: Platform, body: PublishRequest) -> FormatRule | None:
         wanted = "a PDF" if rule.format is PostFormat.DOCUMENT else "its file"
         raise network_refusal(
             platform,
-            Violation(rule, f"a {rule.network} {rule.format} needs {wanted}: give fileId."),
+            Violation(rule, f"{rule.network}'s {rule.format} needs {wanted}: give fileId."),
             field="fileId",
         )
     too_many = check_format_count(rule, count)
