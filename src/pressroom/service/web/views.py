@@ -17,6 +17,7 @@ from pressroom.service.publishing import events
 from pressroom.service.publishing.browsing import browse_posts
 from pressroom.service.publishing.remedies import Remedy, Retried, remedies
 from pressroom.service.publishing.repository import IdempotencyRepository, PostRepository
+from pressroom.service.publishing.schemas import format_of
 from pressroom.service.publishing.unknowns import LOOKUP_WINDOW, Found, Missing, NotPublished
 from pressroom.statuses import PartKind, PartStatus, PostStatus
 
@@ -58,6 +59,11 @@ class PostRow:
     error: str | None
     """Why it did not go out whole (the refusal's message), for a failed or partial post."""
     remedies: tuple[Remedy, ...]
+
+    @property
+    def format(self) -> str:
+        """The post's format as its body gave it (``post`` when it gave none)."""
+        return format_of(self.request).value
 
     @property
     def standing(self) -> list[PartRow]:
