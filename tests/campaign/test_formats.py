@@ -85,3 +85,24 @@ posts:
         "caption": "Behind the scenes",
         "format": "reel",
     }
+
+
+def test_the_preview_shows_each_blocks_format(write: Write) -> None:
+    from tests.campaign.test_preview import preview
+
+    write(
+        "name: s\n"
+        + MEDIA
+        + """\
+posts:
+  - id: reel
+    media: clip
+    photo_sharing: {format: reel, caption: "Behind the scenes"}
+    page_social: {message: "Out now"}
+"""
+    )
+    out = preview("c.yaml")[1]
+    instagram = out.split("#### Instagram (photo_sharing)", 1)[1].split("####", 1)[0]
+    assert "format: reel; connections:" in instagram
+    facebook = out.split("#### Facebook (page_social)", 1)[1]
+    assert "format: post; connections:" in facebook
