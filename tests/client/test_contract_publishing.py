@@ -29,7 +29,7 @@ from pressroom.client import (
     ValidationError,
     build_publish_request,
 )
-from pressroom.platforms import RULES, Platform
+from pressroom.platforms import RULES, Platform, PostFormat
 from pressroom.rules import CAROUSELS
 from tests.client.conftest import Media
 from tests.conftest import AccountHandle, Service
@@ -654,3 +654,72 @@ def test_file_id_with_file_ids_is_refused_by_the_client_before_sending(
     )
     assert request.body()["fileIds"] == ["a", "b"] and "fileId" not in request.body()
     assert deliveries(service) == []
+
+
+# --- post formats ------------------------------------------------------------------
+
+
+def test_a_reel_story_and_photo_post_are_published_through_the_typed_methods(
+    service: Service, client_for: MakeClient
+) -> None:
+    account = service.account()
+    client = client_for(account)
+    reel = client.publish_photo_sharing(
+        connection_id=connect(account, Platform.PHOTO_SHARING),
+        file_id=make_file(account, "video"),
+        caption="Behind the scenes",
+        format=PostFormat.REEL,
+    )
+    story = client.publish_page_social(
+        connection_id=connect(account, Platform.PAGE_SOCIAL),
+        file_id=make_file(account, "image"),
+        format=PostFormat.STORY,
+    )
+    photos = client.publish_short_video(
+        connection_id=connect(account, Platform.SHORT_VIDEO),
+        file_ids=[make_file(account, "image") for _ in range(2)],
+        privacy_level="SELF_ONLY",
+        format=PostFormat.PHOTO,
+    )
+    assert (reel.format, story.format, photos.format) == ("reel", "story", "photo")
+    assert "/reel/" in str(reel.url) and "/stories/" in str(story.url)
+    assert "/photo/" in str(photos.url)
+    formats = {post.record_id: post.format for post in client.list_posts().posts}
+    assert sorted(formats.values()) == ["photo", "reel", "story"]
+    assert [d.payload["fields"]["format"] for d in deliveries(service)] == [
+        "reel",
+        "story",
+        "photo",
+    ]
+
+
+def test_a_format_the_label_does_not_offer_is_a_validation_error_naming_format(
+    service: Service, client_for: MakeClient
+) -> None:
+    account = service.account()
+    client = client_for(account)
+    error = expect(
+        ValidationError,
+        lambda: client.publish_professional_network(
+            connection_id=connect(account, Platform.PROFESSIONAL_NETWORK),
+            text="hi",
+            format=PostFormat.REEL,
+        ),
+    )
+    assert error.field == "format"
+    assert deliveries(service) == []
+    request = build_publish_request(
+        Platform.PROFESSIONAL_NETWORK,
+        connection_id="c",
+        text="t",
+        format=PostFormat.DOCUMENT,
+        file_id="f",
+        document_title="Q3 report",
+    )
+    assert request.body() == {
+        "connectionId": "c",
+        "text": "t",
+        "format": "document",
+        "fileId": "f",
+        "documentTitle": "Q3 report",
+    }

@@ -22,6 +22,7 @@ from pressroom.campaign.fields import (
     CHOICES,
     CONNECTIONS,
     FIT,
+    FORMAT,
     PRIVACY,
     PRIVACY_LEVEL,
     THUMBNAIL,
@@ -51,9 +52,12 @@ from pressroom.platforms import (
     Excess,
     MediaKind,
     Platform,
+    PostFormat,
     Recommendation,
 )
 from pressroom.post_campaign import MAX_CHARS as CAMPAIGN_MAX_CHARS
+from pressroom.rules import formats
+from pressroom.rules.formats import DOCUMENT_TITLE
 from pressroom.statuses import ShortVideoPrivacyLevel
 
 PRIVACY_LEVELS: tuple[str, ...] = tuple(ShortVideoPrivacyLevel)
@@ -260,6 +264,7 @@ class _Checker:
             else (),
         )
         self._check_text(content)
+        self._check_format(content)
         if thread is not None:
             self._check_thread(content)
             self._check_thread_media(content)
@@ -317,6 +322,58 @@ class _Checker:
                     content.origins[name],
                     f"{name} '{chosen}' is not known; {did_you_mean(chosen, known)}",
                 )
+
+    def _check_format(self, content: model.Content) -> None:
+        """``format`` at its line: one the label offers, then what the format refuses
+        that the file shows without probing (a story's text); ``document_title`` goes
+        with ``document`` alone (the rule table's ``formats``)."""
+        chosen = content.text(FORMAT)
+        title = content.text(DOCUMENT_TITLE)
+        if chosen is not None and chosen not in set(PostFormat):
+            self.report.error(
+                content.origins[FORMAT],
+                f"format '{chosen}' is not known; "
+                f"{did_you_mean(chosen, [str(f) for f in PostFormat])}",
+            )
+            return
+        post_format = PostFormat(chosen) if chosen is not None else PostFormat.POST
+        if title is not None and post_format is not PostFormat.DOCUMENT:
+            self.report.error(
+                content.origins[DOCUMENT_TITLE],
+                "document_title titles a document post: add 'format: document' or remove it",
+            )
+        if not formats.offers(content.platform, post_format):
+            offer = formats.offered_rule(content.platform)
+            self.report.error(
+                content.origins[FORMAT],
+                f"{offer.network} makes no {post_format} through its API: "
+                f"{content.platform.value} offers format "
+                f"{', '.join(formats.offered(content.platform))}",
+                rule=offer,
+            )
+            return
+        rule = formats.format_rule(content.platform, post_format)
+        if rule is None:
+            return
+        if not rule.takes_text:
+            for text in RULES[content.platform].text_fields:
+                if content.text(text.name) is not None:
+                    self.report.error(
+                        content.origins[text.name],
+                        f"{rule.network}'s {rule.format} shows no text: remove {text.name}",
+                        rule=rule,
+                    )
+            if content.first_comment is not None:
+                self.report.error(
+                    content.origins[FIRST_COMMENT_KEY],
+                    f"{rule.network}'s {rule.format} takes no comment: remove first_comment",
+                    rule=rule,
+                )
+        if rule.format is PostFormat.DOCUMENT and title is None:
+            self.report.error(
+                content.origins[FORMAT],
+                "format: document needs its title: add 'document_title: <title>'",
+            )
 
     def _check_thread(self, content: model.Content) -> None:
         """A thread's follow-up parts, each at its own line: blank, then the spec's limit
@@ -506,6 +563,26 @@ class _Checker:
     def _check_kind(self, content: model.Content, media: model.Media) -> None:
         rules = RULES[content.platform]
         platform = content.platform.value
+        chosen = content.text(FORMAT)
+        rule = (
+            formats.format_rule(content.platform, PostFormat(chosen))
+            if chosen in set(PostFormat)
+            else None
+        )
+        if rule is not None:
+            problem = formats.check_format_file(rule, _facts(media), media.content_type)
+            if problem is not None:
+                self.report.error(
+                    content.path,
+                    f"{rule.network} would refuse it: {problem.rstrip('.')}",
+                    at_key=True,
+                    rule=rule,
+                )
+            elif media.kind in rules.media_kinds:
+                self._check_network_media(
+                    content.platform, media, content.path, at_key=True, fit=_fit_of(content)
+                )
+            return
         if media.kind not in rules.media_kinds:
             kinds = " or ".join(_ARTICLE[kind] for kind in sorted(rules.media_kinds))
             self.report.error(

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pressroom.platforms import RULES, Platform
+from pressroom.rules.formats import DOCUMENT_TITLE, FORMATS
 
 CONNECTIONS = "connections"
 PRIVACY = "privacy"
@@ -20,9 +21,11 @@ FIT = "fit"
 """``refuse`` (the default), ``pad`` or ``crop``: what may be done to a picture whose
 shape the network does not take."""
 MADE_FOR_KIDS = "made_for_kids"
+FORMAT = "format"
+"""``post`` (the default) or a format the label offers (``pressroom.rules.formats``)."""
 INTERACTIONS = ("allow_comments", "allow_duet", "allow_stitch")
 """short_video's yes/no choices, each turning one interaction on (pressroom's extension)."""
-CHOICES = (PRIVACY, PRIVACY_LEVEL, BOARD, THUMBNAIL, FIT)
+CHOICES = (PRIVACY, PRIVACY_LEVEL, BOARD, THUMBNAIL, FIT, FORMAT)
 """Fields that name a value rather than carry text: surrounding spaces are dropped."""
 
 BODY_FIELDS: Mapping[str, str] = {
@@ -35,6 +38,7 @@ BODY_FIELDS: Mapping[str, str] = {
     "allow_duet": "allowDuet",
     "allow_stitch": "allowStitch",
     MADE_FOR_KIDS: "madeForKids",
+    DOCUMENT_TITLE: "documentTitle",
 }
 """Campaign name → API body name, where they differ."""
 
@@ -62,6 +66,10 @@ def content_fields(platform: Platform) -> tuple[str, ...]:
         names.append(THUMBNAIL)
     if not rules.text_only:
         names.append(FIT)
+    if FORMATS[platform]:
+        names.append(FORMAT)
+    if any(rule.name == "document" for rule in FORMATS[platform].values()):
+        names.append(DOCUMENT_TITLE)
     return tuple(names)
 
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from pressroom.platforms import PRIVACY_STATUSES, RULES, Platform
-from pressroom.rules import CAROUSELS, FIRST_COMMENT, MIN_CAROUSEL_ITEMS, carousel_rule
+from pressroom.rules import CAROUSELS, FIRST_COMMENT, MIN_CAROUSEL_ITEMS, carousel_rule, formats
 from pressroom.rules.model import Fit, PartsPerThread, TextLength
 from pressroom.rules.table import NETWORKS, rules_of
 from pressroom.statuses import ShortVideoPrivacyLevel
@@ -238,6 +238,18 @@ ThreadPartSpec = Annotated[
 ]
 
 
+def _post_format(platform: Platform) -> Any:
+    offered = [str(f) for f in formats.offered(platform)]
+    return Field(
+        None,
+        description="What the network makes of the post: "
+        + ", ".join(f"`{f}`" for f in offered)
+        + " (`post`, a feed post, when left out); each format's media and limits are the "
+        "rule table's, checked at this line.",
+        json_schema_extra={"enum": list[Any](offered)},
+    )
+
+
 class Block(_Strict):
     connections: Any = _connections()
 
@@ -305,6 +317,7 @@ class ShortVideoBlock(Block):
     allow_duet: bool | None = _interaction("make Duets with it")
     allow_stitch: bool | None = _interaction("make Stitches with it")
     fit: str | None = _fit()
+    format: str | None = _post_format(Platform.SHORT_VIDEO)
 
 
 class PhotoSharingBlock(Block):
@@ -312,6 +325,7 @@ class PhotoSharingBlock(Block):
     media: list[str] | None = _carousel(Platform.PHOTO_SHARING)
     first_comment: str | None = _first_comment(Platform.PHOTO_SHARING)
     fit: str | None = _fit()
+    format: str | None = _post_format(Platform.PHOTO_SHARING)
 
 
 class PageSocialBlock(Block):
@@ -319,6 +333,7 @@ class PageSocialBlock(Block):
     media: list[str] | None = _carousel(Platform.PAGE_SOCIAL)
     first_comment: str | None = _first_comment(Platform.PAGE_SOCIAL)
     fit: str | None = _fit()
+    format: str | None = _post_format(Platform.PAGE_SOCIAL)
 
 
 class PinBoardBlock(Block):
@@ -345,6 +360,12 @@ class ProfessionalNetworkBlock(Block):
     text: str | None = _text_field(Platform.PROFESSIONAL_NETWORK, "text", "The post's text.")
     first_comment: str | None = _first_comment(Platform.PROFESSIONAL_NETWORK)
     media: list[str] | None = _carousel(Platform.PROFESSIONAL_NETWORK)
+    format: str | None = _post_format(Platform.PROFESSIONAL_NETWORK)
+    document_title: str | None = Field(
+        None,
+        description="A document post's title: required with `format: document`, refused "
+        "without it.",
+    )
 
 
 THREAD = "thread"

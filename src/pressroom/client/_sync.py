@@ -47,7 +47,7 @@ from pressroom.client.upload import (
     UploadSource,
     bytes_reporter,
 )
-from pressroom.platforms import THUMBNAIL_PATH, Platform
+from pressroom.platforms import THUMBNAIL_PATH, Platform, PostFormat
 
 T = TypeVar("T")
 log = logging.getLogger("pressroom.client")
@@ -593,21 +593,27 @@ class Client(ClientCore):
         self,
         *,
         connection_id: str,
-        file_id: str,
+        file_id: str | None = None,
         caption: str | None = None,
         privacy_level: str | None = None,
         allow_comments: bool | None = None,
         allow_duet: bool | None = None,
         allow_stitch: bool | None = None,
+        format: PostFormat | None = None,
+        file_ids: Sequence[str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``privacy_level`` and the ``allow_*`` choices are pressroom's extensions (TikTok
-        has the owner make them; the hosted service may not take them)."""
+        has the owner make them; the hosted service may not take them). ``format``
+        ``photo`` (pressroom's extension) makes a photo post of the image ``file_id`` or
+        the images ``file_ids``, in order."""
         return self.publish(
             Platform.SHORT_VIDEO,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_ids=file_ids,
+            format=format,
             caption=caption,
             privacy_level=privacy_level,
             allow_comments=allow_comments,
@@ -622,11 +628,13 @@ class Client(ClientCore):
         file_id: str | None = None,
         file_ids: Sequence[str] | None = None,
         caption: str | None = None,
+        format: PostFormat | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
         order, in place of ``file_id``; the result's ``parts`` lists the carousel, then
-        its items where the network names them."""
+        its items where the network names them. ``format`` (pressroom's extension)
+        ``story`` or ``reel`` makes a story (one file, no caption) or a reel (one video)."""
         return self.publish(
             Platform.PHOTO_SHARING,
             connection_id=connection_id,
@@ -634,6 +642,7 @@ class Client(ClientCore):
             file_id=file_id,
             file_ids=file_ids,
             caption=caption,
+            format=format,
         )
 
     def publish_page_social(
@@ -643,11 +652,13 @@ class Client(ClientCore):
         file_id: str | None = None,
         file_ids: Sequence[str] | None = None,
         message: str | None = None,
+        format: PostFormat | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
         order, in place of ``file_id``; the result's ``parts`` lists the carousel, then
-        its items where the network names them."""
+        its items where the network names them. ``format`` (pressroom's extension)
+        ``story`` or ``reel`` makes a story (one file, no message) or a reel (one video)."""
         return self.publish(
             Platform.PAGE_SOCIAL,
             connection_id=connection_id,
@@ -655,6 +666,7 @@ class Client(ClientCore):
             file_id=file_id,
             file_ids=file_ids,
             message=message,
+            format=format,
         )
 
     def publish_pin_board(
@@ -713,17 +725,25 @@ class Client(ClientCore):
         connection_id: str,
         text: str,
         file_ids: Sequence[str] | None = None,
+        format: PostFormat | None = None,
+        file_id: str | None = None,
+        document_title: str | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
         order, in place of ``file_id``; the result's ``parts`` lists the carousel, then
-        its items where the network names them."""
+        its items where the network names them. ``format`` ``document`` (pressroom's
+        extension) makes a document post of the PDF ``file_id``, titled
+        ``document_title``."""
         return self.publish(
             Platform.PROFESSIONAL_NETWORK,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             text=text,
             file_ids=file_ids,
+            format=format,
+            file_id=file_id,
+            document_title=document_title,
         )
 
     # --- posts read-back (pressroom's extension) ---------------------------------------

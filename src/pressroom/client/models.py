@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic import ValidationError as PydanticValidationError
 from pydantic.alias_generators import to_camel
 
-from pressroom.platforms import RULES, Platform, rules_for
+from pressroom.platforms import RULES, Platform, PostFormat, rules_for
 from pressroom.statuses import (
     ConnectionStatus,
     FileState,
@@ -248,6 +248,9 @@ class PublishRequest(Request):
     connection_id: str
     campaign: Campaign | None = None
     """pressroom's extension: where the post comes from (set by pressroom's pipeline)."""
+    format: PostFormat | None = None
+    """pressroom's extension: ``post`` (left out: the same), or a format the label offers
+    (``story``, ``reel``, ``photo``, ``document``; ``pressroom.rules.formats``)."""
 
     @model_validator(mode="after")
     def _one_file_or_a_carousel(self) -> Self:
@@ -259,7 +262,7 @@ class PublishRequest(Request):
         one, many = getattr(self, "file_id", None), getattr(self, "file_ids", None)
         if one is not None and many is not None:
             raise ValueError("give file_id for one file or file_ids for a carousel, not both")
-        if one is None and many is None:
+        if one is None and many is None and not RULES[self.platform_label].text_only:
             raise ValueError("file_id is required (or file_ids, for a carousel)")
         return self
 
@@ -304,7 +307,9 @@ class VideoSharingPublish(PublishRequest):
 class ShortVideoPublish(PublishRequest):
     platform_label = Platform.SHORT_VIDEO
     platform: Literal["short_video"] = "short_video"
-    file_id: str
+    file_id: str | None = None
+    file_ids: list[str] | None = None
+    """pressroom's extension: a photo post's images, in order (with ``format`` ``photo``)."""
     caption: str | None = None
     privacy_level: ShortVideoPrivacyLevel | None = None
     """pressroom's extension: TikTok's privacy level, the owner's choice (required there)."""
@@ -359,6 +364,10 @@ class TextThreadPublish(PublishRequest):
 class ProfessionalNetworkPublish(PublishRequest):
     platform_label = Platform.PROFESSIONAL_NETWORK
     text: str
+    file_id: str | None = None
+    """pressroom's extension: a document post's PDF (with ``format`` ``document``)."""
+    document_title: str | None = None
+    """pressroom's extension: a document post's title (required with ``document``)."""
     file_ids: list[str] | None = None
     """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     first_comment: str | None = None
@@ -492,6 +501,8 @@ class PublishResult(WithMeta):
     post_id: Id | None = None
     pin_id: Id | None = None
     privacy_status: str | None = None
+    format: PostFormat | None = None
+    """pressroom's extension: the format the body gave (None: a feed post)."""
     board_id: Id | None = None
     applied_privacy_status: str | None = None
     """video_sharing on pressroom: the privacy YouTube reports having applied."""
@@ -577,6 +588,8 @@ class Post(Response):
     """A thread's parts in order (pressroom's extension); empty for a single post."""
     campaign: PostCampaign | None = None
     """Where the post comes from, as its publish body's ``campaign`` said."""
+    format: PostFormat = PostFormat.POST
+    """The post's format (pressroom's extension; ``post`` from a server that says none)."""
 
     @property
     def partial(self) -> bool:

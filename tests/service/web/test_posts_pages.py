@@ -303,3 +303,26 @@ def test_campaign_runs_are_shown_and_filtered_page_by_page(
     # Without the Prefect UI's address the run id is shown with no link out.
     settings.prefect_ui_url = None
     assert "runs/flow-run" not in browser.client.get(f"/posts?flowRunId={RUN}").text
+
+
+def test_a_posts_page_shows_its_format(browser: Browser, tmp_path: Path) -> None:
+    headers, _ = signed_up(browser)
+    connect(browser, "short_video", "@acme")
+    unified = browser.client.get("/api/connections/unified", headers=headers).json()
+    tiktok = next(c["id"] for c in unified if c["platform"] == "short_video")
+    make_image(tmp_path / "still.jpg", size=(640, 640), fmt="JPEG")
+    image = upload_file(browser.client, headers, tmp_path / "still.jpg")
+    sent = browser.client.post(
+        RULES[Platform.SHORT_VIDEO].publish_path,
+        headers=headers,
+        json={
+            "platform": "short_video",
+            "connectionId": tiktok,
+            "fileId": image["fileId"],
+            "privacyLevel": "SELF_ONLY",
+            "format": "photo",
+        },
+    )
+    assert sent.status_code == 200, sent.text
+    page = browser.client.get(f"/posts/{sent.json()['recordId']}").text
+    assert "<dt>Format</dt><dd>photo</dd>" in page

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import regex
 
-from pressroom.campaign.fields import CONNECTIONS, THUMBNAIL, content_fields
+from pressroom.campaign.fields import CONNECTIONS, FORMAT, THUMBNAIL, content_fields
 from pressroom.campaign.issues import Issue, dotted
 from pressroom.campaign.model import Campaign, Content, Media, Post
 from pressroom.campaign.timing import next_runs
@@ -32,7 +32,7 @@ NEXT_RUNS = 3
 SPEC = "the spec"
 """Who counts a limit of ``pressroom.platforms``: the API's own contract."""
 DEFAULT_FORMAT = "post"
-"""The publish body's ``format`` when none is given; campaigns carry no ``format:`` yet."""
+"""The publish body's ``format`` when none is given (a block without ``format:``)."""
 _GRAPHEME = regex.compile(r"\X")
 
 
@@ -280,6 +280,7 @@ def _block(
         content.platform,
         NETWORKS[content.platform],
         (Part(0, PartKind.POST, texts, media), *replies, *comments),
+        format=content.text(FORMAT) or DEFAULT_FORMAT,
         settings=_settings(content),
         thumbnail=thumbnail,
         issues=_under(issues, places),
@@ -364,7 +365,7 @@ def _settings(content: Content) -> tuple[tuple[str, str], ...]:
     found = [(CONNECTIONS, str(content.selector))]
     for name in content_fields(content.platform):
         value = content.fields.get(name)
-        if name in texts or name == THUMBNAIL or value is None:
+        if name in texts or name in (THUMBNAIL, FORMAT) or value is None:
             continue
         found.append((name, str(value).lower() if isinstance(value, bool) else value))
     return tuple(found)

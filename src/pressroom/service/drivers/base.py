@@ -30,7 +30,7 @@ from typing import Any, NoReturn, Protocol, runtime_checkable
 from pydantic.alias_generators import to_camel
 
 from pressroom.error_codes import ErrorCode
-from pressroom.platforms import RULES, MediaKind, Platform
+from pressroom.platforms import RULES, MediaKind, Platform, PostFormat
 from pressroom.rules import (
     CAROUSELS,
     FIRST_COMMENT,
@@ -41,6 +41,14 @@ from pressroom.rules import (
     check_carousel,
     check_media,
     check_text,
+)
+from pressroom.rules.formats import (
+    check_format_count,
+    check_format_file,
+    format_rule,
+    offered,
+    offered_rule,
+    offers,
 )
 from pressroom.service.drivers.inspection import Inspection
 
@@ -362,10 +370,53 @@ def check_before_sending(delivery: Delivery) -> None:
     broken = check_text(platform, texts)
     if broken:
         _refuse(broken[0], field=to_camel(broken[0].field or ""))
+    if _refuse_format(delivery, texts):
+        return
     if delivery.media is not None:
         _refuse_media(platform, delivery.media, Subject.MEDIA, field="fileId")
     if delivery.items:
         _refuse_carousel(platform, delivery.items)
+
+
+def _refuse_format(delivery: Delivery, texts: dict[str, str | None]) -> bool:
+    """A post in a format other than ``post`` (``fields["format"]``), as the network
+    would refuse it: a format the label does not offer, text where the format shows
+    none, a count or kind of file it does not take (``pressroom.rules.formats``); then
+    each image or video against the network's media rules. True when it was judged
+    here (a ``post`` is left to the checks of a feed post)."""
+    platform = delivery.platform
+    value = delivery.fields.get("format") or PostFormat.POST
+    post_format = PostFormat(value) if value in set(PostFormat) else None
+    if post_format is None or not offers(platform, post_format):
+        offer = offered_rule(platform)
+        raise PlatformRefused(
+            f"{offer.network} refuses it: {platform.value} makes no {value} (it offers "
+            f"{', '.join(offered(platform))}).",
+            field="format",
+            rule=offer,
+        )
+    rule = format_rule(platform, post_format)
+    if rule is None:
+        return False
+    for name, text in texts.items():
+        if text is not None and not rule.takes_text:
+            _refuse(
+                Violation(rule, f"{rule.network}'s {rule.format} shows no text."),
+                field=to_camel(name),
+            )
+    files = delivery.items or ((delivery.media,) if delivery.media is not None else ())
+    many = check_format_count(rule, len(files))
+    if many is not None:
+        _refuse(many, field="fileIds" if delivery.items else "fileId")
+    for i, media in enumerate(files):
+        field = f"fileIds[{i}]" if delivery.items else "fileId"
+        facts = media.facts() if media.kind in set(MediaKind) else None
+        problem = check_format_file(rule, facts, media.content_type)
+        if problem is not None:
+            _refuse(Violation(rule, problem), field=field)
+        if facts is not None:
+            _refuse_media(platform, media, Subject.MEDIA, field=field)
+    return True
 
 
 def _refuse_carousel(platform: Platform, items: tuple[Media, ...]) -> None:

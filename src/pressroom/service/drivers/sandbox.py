@@ -60,7 +60,7 @@ import httpx
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
-from pressroom.platforms import Platform
+from pressroom.platforms import Platform, PostFormat
 from pressroom.rules import CAROUSELS, rules_of
 from pressroom.rules.model import PostsPerDay
 from pressroom.service.db.base import utcnow
@@ -150,6 +150,11 @@ def _media_payload(media: Media) -> dict[str, Any]:
         "storageKey": media.storage_key,
         "size": media.size,
     }
+
+
+def _format_of(delivery: Delivery) -> PostFormat:
+    """The format the post was sent in (checked by ``check_before_sending``)."""
+    return PostFormat(delivery.fields.get("format") or PostFormat.POST)
 
 
 def _items_of(payload: Any, at: datetime) -> tuple[Published, ...]:
@@ -373,10 +378,13 @@ class SandboxDriver:
                 self._refuse_over_quota(connection_id)
                 extra = self._short_video_choices(delivery.fields)
                 created = self.rng.create(
-                    shapes.SHAPES[self.platform], delivery.account.name, connection_id
+                    shapes.shape_of(self.platform, _format_of(delivery)),
+                    delivery.account.name,
+                    connection_id,
                 )
             items: tuple[Published, ...] = ()
-            if delivery.items and CAROUSELS[self.platform].item_ids:
+            carousel = CAROUSELS.get(self.platform)
+            if delivery.items and carousel is not None and carousel.item_ids:
                 for index, item in enumerate(payload["items"], start=1):
                     made = self.rng.create(
                         shapes.item_shape(self.platform, created, index),

@@ -43,6 +43,7 @@ from pressroom.service.publishing.schemas import (
     ThumbnailResult,
     VideoSharingPublish,
     VideoSharingResult,
+    format_of,
 )
 from pressroom.service.publishing.threads import part_json
 from pressroom.service.routing import UnitOfWorkRoute
@@ -223,6 +224,7 @@ def _record(post: Post, parts: list[PostPart]) -> PostRecord:
             Part.model_validate(part_json(p.index, p.kind, p.status, p.platform_post_id, p.url))
             for p in parts
         ],
+        format=format_of(post.request),
     )
 
 

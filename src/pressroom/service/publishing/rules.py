@@ -27,6 +27,7 @@ from pressroom.platforms import (
     RULES,
     MediaKind,
     Platform,
+    PostFormat,
 )
 from pressroom.rules import (
     CAROUSELS,
@@ -37,6 +38,16 @@ from pressroom.rules import (
     Subject,
     Violation,
     check_text,
+)
+from pressroom.rules.formats import (
+    DOCUMENT_TITLE,
+    FormatRule,
+    check_format_count,
+    check_format_file,
+    format_rule,
+    offered,
+    offered_rule,
+    offers,
 )
 from pressroom.service.db.models import File
 from pressroom.service.errors import ServiceError
@@ -79,8 +90,9 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
                 f"{over.limit:,}. Shorten it by {over.length - over.limit:,}.",
                 field=field,
             )
+    post_format = check_format(platform, body)
     check_files(platform, body)
-    if rules.text_only and body.media_file_id is not None:
+    if rules.text_only and body.media_file_id is not None and post_format is None:
         raise ServiceError(
             error_codes.MEDIA_NOT_ALLOWED,
             f"{platform.value} posts text only: remove fileId."
@@ -112,6 +124,101 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
     comment = body.first_comment_text
     if comment is not None:
         check_first_comment(platform, comment)
+
+
+def check_format(platform: Platform, body: PublishRequest) -> FormatRule | None:
+    """``format``: one the label offers, then the media and texts that format takes
+    (the rule table's ``formats``); the rule of a format other than ``post``, else None.
+    ``documentTitle`` goes with ``document`` alone, and ``fileIds`` on short_video with
+    ``photo`` alone (a TikTok video post is one video)."""
+    value = body.format
+    if value is not None and value not in set(PostFormat):
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"format must be one of {', '.join(PostFormat)}, not {value!r}.",
+            field="format",
+        )
+    post_format = body.post_format
+    title = getattr(body, DOCUMENT_TITLE, None)
+    title_field = to_camel(DOCUMENT_TITLE)
+    if title is not None and post_format is not PostFormat.DOCUMENT:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{title_field} titles a document post: give format: document with a PDF in "
+            f"fileId, or remove {title_field}.",
+            field=title_field,
+        )
+    if not offers(platform, post_format):
+        offer = offered_rule(platform)
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{offer.network}, behind {platform.value}, makes no {post_format} through its "
+            f"API: {platform.value} offers format {', '.join(offered(platform))}. Nothing "
+            "was sent.",
+            field="format",
+            rule=offer.id,
+            doc_url=offer.doc_url,
+        )
+    if (
+        platform is Platform.SHORT_VIDEO
+        and body.carousel_file_ids
+        and post_format is not PostFormat.PHOTO
+    ):
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            "fileIds on short_video lists a photo post's images: give format: photo, or "
+            "fileId for a video post.",
+            field="fileIds",
+        )
+    rule = format_rule(platform, post_format)
+    if rule is None:
+        return None
+    for text in RULES[platform].text_fields:
+        if not rule.takes_text and body.text_value(text.name) is not None:
+            field = to_camel(text.name)
+            raise network_refusal(
+                platform,
+                Violation(
+                    rule,
+                    f"{rule.network}'s {rule.format} shows no text: remove {field}.",
+                ),
+                field=field,
+            )
+    if not rule.takes_comment and body.first_comment_text is not None:
+        field = to_camel(FIRST_COMMENT)
+        raise network_refusal(
+            platform,
+            Violation(rule, f"{rule.network}'s {rule.format} takes no comment: remove {field}."),
+            field=field,
+        )
+    files = body.carousel_file_ids
+    count = len(files) if files else int(body.media_file_id is not None)
+    if count == 0:
+        wanted = "a PDF" if rule.format is PostFormat.DOCUMENT else "its file"
+        raise network_refusal(
+            platform,
+            Violation(rule, f"{rule.network}'s {rule.format} needs {wanted}: give fileId."),
+            field="fileId",
+        )
+    too_many = check_format_count(rule, count)
+    if too_many is not None:
+        raise network_refusal(platform, too_many, field="fileIds")
+    if rule.format is PostFormat.DOCUMENT and (title is None or not title.strip()):
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{title_field} is required with format: document: give the document's title.",
+            field=title_field,
+        )
+    return rule
+
+
+def check_format_media(rule: FormatRule, file: File, *, field: str) -> None:
+    """One file of a post in a format other than ``post``: the kind, content type, length,
+    size or page count the format takes (a document's PDF is no image or video)."""
+    facts = facts_of(file) if file.kind in set(MediaKind) else None
+    problem = check_format_file(rule, facts, file.content_type, pages=getattr(file, "pages", None))
+    if problem is not None:
+        raise network_refusal(rule.platform, Violation(rule, problem), field=field)
 
 
 def check_files(platform: Platform, body: PublishRequest) -> None:
@@ -155,9 +262,22 @@ def check_files(platform: Platform, body: PublishRequest) -> None:
         raise network_refusal(platform, too_many, field="fileIds")
 
 
-def check_carousel_item(platform: Platform, file: File, *, field: str, fit: Fit | None) -> None:
+def check_carousel_item(
+    platform: Platform,
+    file: File,
+    *,
+    field: str,
+    fit: Fit | None,
+    post_format: PostFormat = PostFormat.POST,
+) -> None:
     """A carousel's file: a kind the network takes in carousels, then the spec's video
-    length and the network's media rules, as for ``fileId``."""
+    length and the network's media rules, as for ``fileId``. A TikTok photo post's images
+    are held to the format's rule instead."""
+    rule = format_rule(platform, post_format)
+    if rule is not None:
+        check_format_media(rule, file, field=field)
+        check_network_media(platform, file, field=field, fit=fit)
+        return
     carousel = CAROUSELS[platform]
     kind = MediaKind(file.kind)
     if kind not in carousel.kinds:
@@ -332,9 +452,25 @@ def check_account(platform: Platform, connection: ConnectedAccount) -> None:
 
 
 def check_media(
-    platform: Platform, file: File, *, field: str = "fileId", fit: Fit | None = None
+    platform: Platform,
+    file: File,
+    *,
+    field: str = "fileId",
+    fit: Fit | None = None,
+    post_format: PostFormat = PostFormat.POST,
 ) -> None:
     rules = RULES[platform]
+    rule = format_rule(platform, post_format)
+    if rule is not None:
+        # The format says which files it takes (a reel: a video; a document: a PDF);
+        # the spec's length and the network's media rules still hold for a video or image.
+        check_format_media(rule, file, field=field)
+        if file.kind not in set(MediaKind):
+            return
+        if file.kind == MediaKind.VIDEO and MediaKind.VIDEO in rules.media_kinds:
+            _check_duration(platform, file, field=field)
+        check_network_media(platform, file, field=field, fit=fit)
+        return
     kind = MediaKind(file.kind)
     if kind not in rules.media_kinds:
         wanted = " or ".join(_ARTICLE[k] for k in sorted(rules.media_kinds))

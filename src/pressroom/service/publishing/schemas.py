@@ -19,6 +19,7 @@ from pressroom.platforms import (
     PRIVACY_STATUSES,
     RULES,
     Platform,
+    PostFormat,
 )
 from pressroom.rules import (
     CAROUSELS,
@@ -27,6 +28,7 @@ from pressroom.rules import (
     carousel_rule,
     text_rules,
 )
+from pressroom.rules.formats import FORMAT_RULES
 from pressroom.rules.model import Fit, TextLength
 from pressroom.service.publishing.campaign import Campaign, campaign_field
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
@@ -251,10 +253,42 @@ def has_later_parts(platform: Platform, request: dict[str, Any] | None) -> bool:
     return bool(body.get("thread") or body.get("firstComment") or items)
 
 
+def _format() -> Any:
+    offers = "; ".join(
+        f"`{rule.format}` on {rule.platform.value} ({rule.network}: {rule.describe()}, "
+        f"`error.rule` `{rule.id}`)"
+        for rule in FORMAT_RULES
+    )
+    return Field(
+        None,
+        description="Our extension: what the network makes of the post: `post` (the "
+        f"default, a feed post, on every label); {offers}. A format the label does not "
+        "offer is refused with 400 `validation_error` naming `format` (`error.rule` "
+        "`<label>.format`), and media or text the format does not take with 400 naming the "
+        "field at fault, before anything is sent. The answer and the post record show it.",
+        examples=[PostFormat.POST.value],
+        json_schema_extra={"enum": [f.value for f in PostFormat], "default": "post"},
+    )
+
+
+def format_of(request: dict[str, Any] | None) -> PostFormat:
+    """A stored publish body's format: ``post`` when it gave none (or, stored before it
+    was checked, one that is not a format)."""
+    value = (request or {}).get("format")
+    return PostFormat(value) if value in set(PostFormat) else PostFormat.POST
+
+
 class PublishRequest(RequestModel):
     label: ClassVar[Platform]
     connection_id: str = _connection()
     campaign: Campaign | None = campaign_field()
+    format: str | None = _format()
+
+    @property
+    def post_format(self) -> PostFormat:
+        """``format`` as given, ``post`` when not sent (checked by ``rules.check_body``)."""
+        value = self.format
+        return PostFormat(value) if value in set(PostFormat) else PostFormat.POST
 
     @property
     def thread_parts(self) -> list[ThreadPart]:
@@ -348,13 +382,26 @@ class VideoSharingPublish(PublishRequest):
 
 
 class ShortVideoPost(PublishRequest):
+    model_config = ConfigDict(json_schema_extra=ONE_FILE_OR_A_CAROUSEL)
     label = Platform.SHORT_VIDEO
     platform: str = Field(
         description="Must be `short_video`.",
         examples=["short_video"],
         json_schema_extra={"enum": [Platform.SHORT_VIDEO.value]},
     )
-    file_id: str = _file("a video of 3 seconds to 10 minutes")
+    file_id: str | SkipJsonSchema[None] = _one_file(
+        "a video of 3 seconds to 10 minutes (an image with `format` `photo`)"
+    )
+    file_ids: list[str] | SkipJsonSchema[None] = Field(
+        None,
+        description="Our extension: a TikTok photo post's images, in order, with `format` "
+        "`photo` only (without it, 400 `validation_error` naming `fileIds`): TikTok's photo "
+        "post limits are in `format`. Not with `fileId`.",
+        json_schema_extra={
+            "minItems": MIN_CAROUSEL_ITEMS,
+            "items": {"type": "string", "minLength": 1, "pattern": SOME_TEXT},
+        },
+    )
     caption: str | None = text_field(
         Platform.SHORT_VIDEO, "caption", "Caption; hashtags and mentions allowed."
     )
@@ -420,7 +467,20 @@ class TextThreadPublish(PublishRequest):
 class ProfessionalNetworkPublish(PublishRequest):
     label = Platform.PROFESSIONAL_NETWORK
     text: str = text_field(Platform.PROFESSIONAL_NETWORK, "text", "The post.")
-    file_id: NO_MEDIA = None
+    file_id: str | None = Field(
+        None,
+        min_length=1,
+        description="Our extension: with `format` `document` only, the id of an uploaded, "
+        "ready PDF (`application/pdf`); without it, 400 `media_kind_not_allowed`.",
+    )
+    document_title: str | None = Field(
+        None,
+        description="Our extension: a document post's title, shown above the document. "
+        "Required with `format` `document` and refused without it (400 `validation_error` "
+        "naming `documentTitle`); must not be blank. LinkedIn documents no length limit for "
+        "it, so none is checked before sending.",
+        json_schema_extra={"minLength": 1, "pattern": SOME_TEXT},
+    )
     file_ids: list[str] | SkipJsonSchema[None] = _file_ids(Platform.PROFESSIONAL_NETWORK)
     first_comment: str | None = _first_comment(Platform.PROFESSIONAL_NETWORK)
 
@@ -472,6 +532,11 @@ class PublishResult(CamelModel):
     published_at: Timestamp
     url: str
     record_id: str = Field(description="Our post record: `GET /api/posts/{recordId}`.")
+    format: PostFormat | None = Field(
+        None,
+        description="Our extension: the post's `format` as the body gave it (absent when "
+        "it gave none: a feed post).",
+    )
 
 
 def _parts() -> Any:
@@ -614,6 +679,11 @@ class PostRecord(CamelModel):
         None,
         description="Our extension: where the post comes from, as the publish body's "
         "`campaign` said (null when it said nothing).",
+    )
+    format: PostFormat = Field(
+        PostFormat.POST,
+        description="Our extension: the post's format (the body's `format`, `post` when it "
+        "gave none).",
     )
 
 

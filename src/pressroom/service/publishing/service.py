@@ -105,7 +105,7 @@ async def publish(ctx: PublishContext, platform: Platform, body: PublishRequest)
     items: tuple[driver.Media, ...] = ()
     if body.carousel_file_ids:
         items = await run_in_threadpool(_checked_items, ctx, platform, body)
-    elif not RULES[platform].text_only:
+    elif not RULES[platform].text_only or body.media_file_id is not None:
         media = await run_in_threadpool(_checked_media, ctx, platform, body)
     part_files = await run_in_threadpool(checked_part_files, ctx, platform, body)
     attempt = await _record_attempt(ctx, platform, body, refresh=media is None and not items)
@@ -332,7 +332,7 @@ def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest
         rules.check_account(platform, connection)
         assert body.media_file_id is not None  # required by every media body
         file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
-        rules.check_media(platform, file, fit=body.fit_choice)
+        rules.check_media(platform, file, fit=body.fit_choice, post_format=body.post_format)
         return media_sent(fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice))
 
 
@@ -354,7 +354,9 @@ def _checked_items(
         for i, file_id in enumerate(body.carousel_file_ids):
             field = f"fileIds[{i}]"
             file = require_ready_file(db, ctx.account, file_id, field=field)
-            rules.check_carousel_item(platform, file, field=field, fit=body.fit_choice)
+            rules.check_carousel_item(
+                platform, file, field=field, fit=body.fit_choice, post_format=body.post_format
+            )
             sent = fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
             items.append(media_sent(sent))
     return tuple(items)
@@ -433,6 +435,8 @@ def platform_fields(platform: Platform, body: PublishRequest) -> dict[str, Any]:
     )
     if platform == Platform.VIDEO_SHARING:
         fields.setdefault("privacyStatus", DEFAULT_PRIVACY_STATUS)
+    if body.format is not None:
+        fields["format"] = body.post_format
     return fields
 
 
@@ -452,14 +456,17 @@ def result_of(
         data["privacyStatus"] = body.privacy_status or DEFAULT_PRIVACY_STATUS
     if isinstance(body, PinBoardPublish):
         data["boardId"] = body.board_id
+    if body.format is not None:
+        data["format"] = body.post_format
     return RESULTS[platform].model_validate(data)
 
 
 def answer_of(result: PublishResult) -> dict[str, Any]:
     """The result as answered: ``parts`` only on a post made of several."""
     answer = result.model_dump(mode="json", by_alias=True)
-    if answer.get("parts", ()) is None:
-        del answer["parts"]
+    for extension in ("parts", "format"):
+        if answer.get(extension, ()) is None:
+            del answer[extension]
     return answer
 
 

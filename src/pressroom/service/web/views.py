@@ -17,6 +17,7 @@ from pressroom.service.publishing import events
 from pressroom.service.publishing.browsing import browse_posts
 from pressroom.service.publishing.remedies import Remedy, Retried, remedies
 from pressroom.service.publishing.repository import IdempotencyRepository, PostRepository
+from pressroom.service.publishing.schemas import format_of
 from pressroom.service.publishing.unknowns import (
     LOOKUP_WINDOW,
     CutShort,
@@ -68,6 +69,11 @@ class PostRow:
     """The campaign that sent it (the body's ``campaign``), with its edition and run."""
     edition: str | None = None
     flow_run_id: str | None = None
+
+    @property
+    def format(self) -> str:
+        """The post's format as its body gave it (``post`` when it gave none)."""
+        return format_of(self.request).value
 
     @property
     def standing(self) -> list[PartRow]:
