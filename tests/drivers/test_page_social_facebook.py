@@ -696,8 +696,12 @@ REEL = "1234567890123456"
 RUPLOAD = f"https://rupload.facebook.com/video-upload/v23.0/{REEL}"
 
 
-def formatted(kind: MediaKind, post_format: str) -> Delivery:
-    base = delivery(kind)
+def formatted(
+    kind: MediaKind, post_format: str, message: str | None = "Open day on Saturday"
+) -> Delivery:
+    """``delivery`` with the body's ``format``; a story carries no text (the rule table
+    refuses one before the driver is reached)."""
+    base = delivery(kind, message)
     return Delivery(
         platform=base.platform,
         account=base.account,
@@ -822,7 +826,7 @@ def test_a_photo_story_is_an_unpublished_photo_then_a_photo_story(
     story = facebook.post(f"{GRAPH}/{PAGE}/photo_stories").respond(
         200, json={"success": True, "post_id": "5550002"}
     )
-    post = driver.publish(formatted(MediaKind.IMAGE, "story"))
+    post = driver.publish(formatted(MediaKind.IMAGE, "story", None))
     assert form(photo.calls.last.request) == {
         "url": LINK,
         "published": "false",
@@ -840,7 +844,7 @@ def test_a_video_story_is_a_session_a_fetched_upload_and_a_finish(
     finish = facebook.post(
         f"{GRAPH}/{PAGE}/video_stories", data__contains={"upload_phase": "finish"}
     ).respond(200, json={"success": True, "post_id": "5550003"})
-    post = driver.publish(formatted(MediaKind.VIDEO, "story"))
+    post = driver.publish(formatted(MediaKind.VIDEO, "story", None))
     assert upload.calls.last.request.headers["file_url"] == LINK
     assert form(finish.calls.last.request) == {
         "upload_phase": "finish",
@@ -858,7 +862,7 @@ def test_a_story_without_the_pages_permission_is_the_pages_permission_missing(
         403, json=graph_error(200, "(#200) Requires pages_manage_posts permission")
     )
     with pytest.raises(PermissionMissing):
-        driver.publish(formatted(MediaKind.IMAGE, "story"))
+        driver.publish(formatted(MediaKind.IMAGE, "story", None))
     assert form(photo.calls.last.request)["published"] == "false"  # the story's photo
 
 
@@ -869,7 +873,7 @@ def test_a_story_whose_answer_was_lost_is_not_looked_up(
 
     page_id_route(facebook)
     with pytest.raises(LookupUnsupported, match="stories"):
-        driver.find_delivery(formatted(MediaKind.IMAGE, "story"), SENT_AT)
+        driver.find_delivery(formatted(MediaKind.IMAGE, "story", None), SENT_AT)
 
 
 def test_the_contract_refuses_reel_and_story_calls_facebook_would_not_take() -> None:

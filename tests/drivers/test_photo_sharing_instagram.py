@@ -810,7 +810,7 @@ def test_a_story_is_a_stories_container_without_a_caption(
     me(instagram)
     container = instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "301"})
     publish = published_as(instagram, "301", "https://www.instagram.com/stories/acme.bakery/9301/")
-    post = driver.publish(formatted(kind, "story"))
+    post = driver.publish(formatted(kind, "story", None))
     assert form_of(container.calls.last.request) == {"media_type": "STORIES", medium: LINK}
     assert form_of(publish.calls.last.request) == {"creation_id": "301"}
     assert (post.platform_post_id, post.url) == (
@@ -862,7 +862,7 @@ def test_a_story_instagram_cannot_take_is_refused_naming_the_file(
         },
     )
     with pytest.raises(PlatformRefused) as caught:
-        driver.publish(formatted(MediaKind.IMAGE, "story"))
+        driver.publish(formatted(MediaKind.IMAGE, "story", None))
     assert caught.value.field == "fileId"
     assert form_of(container.calls.last.request)["media_type"] == "STORIES"
 
@@ -873,7 +873,7 @@ def test_a_story_whose_publish_went_unanswered_cannot_be_looked_up(
     """The stories edge is documented for Facebook Login only: no read is attempted, and
     the outcome stays unknown rather than being resent."""
     with pytest.raises(LookupUnsupported, match="stories"):
-        driver.find_delivery(formatted(MediaKind.IMAGE, "story"), SENT_AT)
+        driver.find_delivery(formatted(MediaKind.IMAGE, "story", None), SENT_AT)
     assert not instagram.calls
 
 
