@@ -57,6 +57,9 @@ def test_campaigns_seen_are_listed_and_prefect_unreachable_is_said(
     assert "3 published" in spring
     assert f'href="/campaigns/runs/{RUN}"' in spring  # the last run
     assert f'href="http://prefect.test:4200/runs/flow-run/{RUN}"' in spring
+    assert 'href="/campaigns/spring-launch/metrics"' in spring  # its figures per network
+    figures = browser.client.get("/campaigns/spring-launch/metrics")
+    assert figures.status_code == 200 and "spring-launch" in figures.text
     assert "Schedules" not in html
 
     run = browser.client.get(f"/campaigns/runs/{RUN}").text
