@@ -15,6 +15,7 @@ from pressroom.service.web.templating import render_page
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
+
 @router.get("/posts/{record_id}/metrics")
 def post_metrics(request: Request, visitor: Viewer, db: DbSession, record_id: str) -> Response:
     try:
