@@ -14,7 +14,7 @@ from pathlib import Path
 # Run from the checkout by file path (as Prefect's examples are): make `tasks` importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from prefect import flow, task
+from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 
 from pressroom.pipeline import metrics
@@ -31,7 +31,7 @@ def refresh_and_read(days: int, poll_seconds: float) -> metrics.Collected:
     )
 
 
-@flow(name="collect-metrics", log_prints=True)
+@flow(name="collect-metrics")
 def collect_metrics(days: int = DEFAULT_DAYS, poll_seconds: float = 2.0) -> dict[str, object]:
     """Refresh the metrics of the posts published in the last ``days`` and write a table
     per campaign; returns the round's counts per network."""
@@ -43,7 +43,11 @@ def collect_metrics(days: int = DEFAULT_DAYS, poll_seconds: float = 2.0) -> dict
             description=f"Metrics of campaign {campaign.campaign}",
         )
     networks = {k: v.model_dump() for k, v in collected.round.networks.items()}
-    print(f"metrics round {collected.round.round_id}: {collected.round.status}, {networks}")
+    # The run's logger, not print: the line reaches the flow run's logs in Prefect without
+    # patching print for the whole run.
+    get_run_logger().info(
+        "metrics round %s: %s, %s", collected.round.round_id, collected.round.status, networks
+    )
     return {
         "roundId": collected.round.round_id,
         "status": collected.round.status,

@@ -619,8 +619,13 @@ NETWORKS = [
         "acme.bakery",
         replay_threads,
         threads_contract.contract,
-        # threads_manage_insights (a post's figures) shows by no read drivers check makes.
-        {**granted(Platform.TEXT_THREAD), "threads_manage_insights": "unknown"},
+        # threads_manage_insights (a post's figures) and threads_read_replies (a reply's
+        # look-up) show by no read drivers check makes.
+        {
+            **granted(Platform.TEXT_THREAD),
+            "threads_manage_insights": "unknown",
+            "threads_read_replies": "unknown",
+        },
         "profile",
         "is_verified false",
         None,

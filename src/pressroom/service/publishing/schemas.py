@@ -8,10 +8,11 @@ Limits are not written here: field descriptions are generated from
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import ConfigDict, Field
-from pydantic.json_schema import SkipJsonSchema
+from pydantic import ConfigDict, Field, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
+from pydantic_core import CoreSchema
 
 from pressroom.platforms import (
     DEFAULT_PRIVACY_STATUS,
@@ -28,7 +29,7 @@ from pressroom.rules import (
     carousel_rule,
     text_rules,
 )
-from pressroom.rules.formats import FORMAT_RULES
+from pressroom.rules.formats import FORMAT_RULES, offered
 from pressroom.rules.model import Fit, TextLength
 from pressroom.service.publishing.campaign import Campaign, campaign_field
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
@@ -185,9 +186,9 @@ class MicroblogThreadPart(ThreadPart):
 class TextThreadThreadPart(ThreadPart):
     takes_files = True
     text: str = text_field(Platform.TEXT_THREAD, "text", "The part's text.")
-    file_ids: list[str] | SkipJsonSchema[None] = Field(
+    file_ids: Annotated[list[str], Field(min_length=1)] | SkipJsonSchema[None] = Field(
         None,
-        min_length=1,
+        json_schema_extra={"items": {"type": "string", "minLength": 1, "pattern": SOME_TEXT}},
         description="Our extension: the part's files, in order: one file (an image or a "
         "video) or several for a carousel, held to the rules of a post's `fileIds` (how "
         "many, which kinds, each file ready), a refusal naming `thread[i].fileIds[j]`. "
@@ -283,6 +284,20 @@ class PublishRequest(RequestModel):
     connection_id: str = _connection()
     campaign: Campaign | None = campaign_field()
     format: str | None = _format()
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """Each label's body lists only the formats its network offers (the rule table's
+        ``offered``), so the document refuses what the service refuses."""
+        schema = handler(core_schema)
+        found = handler.resolve_ref_schema(schema)
+        label = getattr(cls, "label", None)
+        properties = found.get("properties", {})
+        if isinstance(label, Platform) and "format" in properties:
+            properties["format"]["enum"] = [f.value for f in offered(label)]
+        return schema
 
     @property
     def post_format(self) -> PostFormat:
@@ -381,8 +396,23 @@ class VideoSharingPublish(PublishRequest):
     fit: str | None = _fit()
 
 
+PHOTO_POST_ONLY: dict[str, Any] = {
+    "if": {"required": ["fileIds"]},
+    "then": {"required": ["format"], "properties": {"format": {"const": PostFormat.PHOTO.value}}},
+}
+"""short_video's ``fileIds`` are a photo post's images: with them, ``format`` is ``photo``."""
+
+DOCUMENT_ONLY: dict[str, Any] = {
+    "if": {"required": ["format"], "properties": {"format": {"const": "document"}}},
+    "then": {"required": ["fileId", "documentTitle"]},
+    "else": {"not": {"anyOf": [{"required": ["documentTitle"]}, {"required": ["fileId"]}]}},
+}
+"""professional_network's ``fileId`` and ``documentTitle`` belong to a document post,
+which needs both."""
+
+
 class ShortVideoPost(PublishRequest):
-    model_config = ConfigDict(json_schema_extra=ONE_FILE_OR_A_CAROUSEL)
+    model_config = ConfigDict(json_schema_extra={**ONE_FILE_OR_A_CAROUSEL, **PHOTO_POST_ONLY})
     label = Platform.SHORT_VIDEO
     platform: str = Field(
         description="Must be `short_video`.",
@@ -465,9 +495,10 @@ class TextThreadPublish(PublishRequest):
 
 
 class ProfessionalNetworkPublish(PublishRequest):
+    model_config = ConfigDict(json_schema_extra=DOCUMENT_ONLY)
     label = Platform.PROFESSIONAL_NETWORK
     text: str = text_field(Platform.PROFESSIONAL_NETWORK, "text", "The post.")
-    file_id: str | None = Field(
+    file_id: str | SkipJsonSchema[None] = Field(
         None,
         min_length=1,
         description="Our extension: with `format` `document` only, the id of an uploaded, "
