@@ -29,6 +29,7 @@ from typing import Any, NoReturn, Protocol, runtime_checkable
 
 from pydantic.alias_generators import to_camel
 
+from pressroom import error_codes
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, MediaKind, Platform, PostFormat
 from pressroom.rules import (
@@ -204,6 +205,18 @@ class NetworkMisconfigured(Exception):
     """The network refuses how the service is set up, not the post or the account (an
     API version it no longer serves): nothing was sent or published, and nothing can be
     until the operator changes the setting the message names."""
+
+    code: ErrorCode = error_codes.PLATFORM_MISCONFIGURED
+
+
+class SecretKeyMissing(NetworkMisconfigured):
+    """The connection's token cannot be decrypted with the service's secret keys (a
+    restore without its key, a key changed without ``PRESSROOM_OLD_SECRET_KEYS``). Like
+    a misconfigured network it stops every send before anything leaves, and unlike a
+    revoked grant it is not the account's doing: the connection stays active, so setting
+    the key back is enough."""
+
+    code = error_codes.SECRET_KEY_MISSING
 
 
 class LookupUnsupported(Exception):

@@ -211,7 +211,7 @@ async def _send(
         raise await _refused(ctx, attempt, platform, error) from exc
     except driver.NetworkMisconfigured as exc:
         error = ServiceError(
-            error_codes.PLATFORM_MISCONFIGURED,
+            exc.code,
             f"{platform.value} cannot take posts from this service as it is set up: {exc}. "
             f"Nothing was published (record {post_id} is marked failed).",
             record_status=NOT_SENT,
@@ -315,6 +315,13 @@ def _refresh(ctx: PublishContext, platform: Platform, connection_id: str) -> Non
             f"{platform.value} could not renew the connection's authorization now "
             f"({exc}), so nothing was sent; retry after Retry-After seconds.",
             headers={"Retry-After": str(exc.retry_after)},
+            record_status=NOT_SENT,
+        ) from exc
+    except driver.SecretKeyMissing as exc:
+        raise ServiceError(
+            exc.code,
+            f"{platform.value}: the connection's authorization could not be renewed, as "
+            f"{exc}. Nothing was sent.",
             record_status=NOT_SENT,
         ) from exc
 
