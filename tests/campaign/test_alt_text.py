@@ -106,3 +106,29 @@ posts:
     assert code == 0, err
     page = Path("out/preview.html").read_text()
     assert '<span class="alt">alt text: The workshop in Porto</span>' in page
+
+
+def test_plan_offline_shows_the_alt_text_each_network_is_sent(write: Write) -> None:
+    import json
+
+    from tests.campaign.test_cli import run
+
+    write(
+        "name: s\n"
+        + MEDIA
+        + """\
+posts:
+  - id: looks
+    media: cover
+    page_social: {message: "Two looks", media: [cover, photo]}
+    pin_board: {board: b}
+"""
+    )
+    code, out, _ = run("plan", "--offline", "--json", "c.yaml")
+    assert code == 0, out
+    bodies = {row["platform"]: row["body"] for row in json.loads(out)["posts"]}
+    assert bodies["page_social"]["fileAlts"] == {
+        "<file id of cover>": "A linen shirt on a chair",
+        "<file id of photo>": "Two shirts side by side",
+    }
+    assert bodies["pin_board"]["fileAlts"] == {"<file id of cover>": "A linen shirt on a chair"}
