@@ -51,6 +51,8 @@ class Media:
     kind: MediaKind
     size: int
     info: MediaInfo
+    alt: str | None = None
+    """Its alt text, sent where the network takes alt text on it (``rules.alt_text``)."""
 
 
 class SelectBy(StrEnum):

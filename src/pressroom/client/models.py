@@ -328,6 +328,9 @@ class PhotoSharingPublish(PublishRequest):
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
     fit: Fit | None = None
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class PageSocialPublish(PublishRequest):
@@ -339,6 +342,9 @@ class PageSocialPublish(PublishRequest):
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
     fit: Fit | None = None
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class PinBoardPublish(PublishRequest):
@@ -350,6 +356,9 @@ class PinBoardPublish(PublishRequest):
     title: str | None = None
     description: str | None = None
     fit: Fit | None = None
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class TextThreadPublish(PublishRequest):
@@ -359,6 +368,9 @@ class TextThreadPublish(PublishRequest):
     """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     thread: list[TextThreadPart] | None = None
     """pressroom's extension: the parts after the first, each a reply to the one before."""
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class ProfessionalNetworkPublish(PublishRequest):
@@ -372,6 +384,9 @@ class ProfessionalNetworkPublish(PublishRequest):
     """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
@@ -389,9 +404,10 @@ PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
 }
 
 
-PublishField = str | bool | Sequence[str | ThreadPart] | Campaign | None
+PublishField = str | bool | Sequence[str | ThreadPart] | Mapping[str, str] | Campaign | None
 """A publish field's value: text, a yes/no choice, a thread's parts (``thread``: texts,
-or ``TextThreadPart`` with files), or where the post comes from (``campaign``)."""
+or ``TextThreadPart`` with files), alt text per file (``file_alts``), or where the post
+comes from (``campaign``)."""
 
 
 def build_publish_request(

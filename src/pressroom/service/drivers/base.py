@@ -39,6 +39,7 @@ from pressroom.rules import (
     Rule,
     Subject,
     Violation,
+    alt_text,
     check_carousel,
     check_media,
     check_text,
@@ -80,6 +81,9 @@ class Media:
     """Set when what is sent is the file fitted for this network (``media.fitting``): the
     content type, storage key and facts above are then the derived file's, ``file_id``
     still the file the post names."""
+    alt_text: str | None = None
+    """The file's alt text (the body's ``fileAlts``), sent in the network's own field
+    where it takes one (``pressroom.rules.alt_text``)."""
 
     def facts(self) -> MediaFacts:
         """What the network's media rules are judged on."""
@@ -383,6 +387,7 @@ def check_before_sending(delivery: Delivery) -> None:
     broken = check_text(platform, texts)
     if broken:
         _refuse(broken[0], field=to_camel(broken[0].field or ""))
+    _refuse_alt_texts(delivery)
     if _refuse_format(delivery, texts):
         return
     if delivery.media is not None:
@@ -450,6 +455,25 @@ def _refuse_carousel(platform: Platform, items: tuple[Media, ...]) -> None:
                 field=f"fileIds[{i}]",
             )
         _refuse_media(platform, item, Subject.MEDIA, field=f"fileIds[{i}]")
+
+
+def _refuse_alt_texts(delivery: Delivery) -> None:
+    """Alt text where the network takes none (its label, the post's format, a
+    carousel's items, a kind of file) or longer than it takes (``rules.alt_text``)."""
+    files = delivery.items or ((delivery.media,) if delivery.media is not None else ())
+    value = delivery.fields.get("format") or PostFormat.POST
+    post_format = PostFormat(value) if value in set(PostFormat) else PostFormat.POST
+    for media in files:
+        if media.alt_text is None:
+            continue
+        field = alt_text.field_of(media.file_id)
+        broken = (
+            alt_text.check_alt_post(delivery.platform, post_format, carousel=bool(delivery.items))
+            or alt_text.check_alt_kind(delivery.platform, media.kind)
+            or alt_text.check_alt_text(delivery.platform, media.alt_text)
+        )
+        if broken is not None:
+            _refuse(broken, field=field)
 
 
 def check_thumbnail_before_sending(platform: Platform, change: ThumbnailChange) -> None:
