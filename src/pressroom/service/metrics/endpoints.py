@@ -11,6 +11,7 @@ from pressroom.service.db.session import transaction
 from pressroom.service.deps import CurrentAccount, DbSession
 from pressroom.service.errors import responses
 from pressroom.service.metrics import service
+from pressroom.service.metrics.repository import RUNNING
 from pressroom.service.metrics.rounds import runner_of
 from pressroom.service.metrics.schemas import (
     CampaignMetricsResponse,
@@ -58,9 +59,19 @@ def refresh_metrics(
     response_model=RoundResponse,
     responses=responses(error_codes.METRICS_ROUND_NOT_FOUND),
 )
-def get_round(roundId: str, account: CurrentAccount, db: DbSession) -> RoundResponse:
-    """Our extension: a metrics round, `running` until every network's part is done."""
-    return RoundResponse(round=service.get_round(db, account, roundId))
+def get_round(roundId: str, request: Request, account: CurrentAccount) -> RoundResponse:
+    """Our extension: a metrics round, `running` until every network's part is done,
+    then `done`; `failed` when an error ended it or when the process running it
+    stopped (its lease ran out unrenewed: the round is found abandoned here or at the
+    next refresh, which then starts a new one)."""
+    sessions = request.app.state.session_factory
+    with transaction(sessions, write=False) as db:
+        found = service.get_round(db, account, roundId)
+    if found.status == RUNNING:
+        runner_of(request.app).settle(roundId)
+        with transaction(sessions, write=False) as db:
+            found = service.get_round(db, account, roundId)
+    return RoundResponse(round=found)
 
 
 @posts_router.get(

@@ -7,10 +7,16 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, select, update
+from sqlalchemy import and_, delete, exists, select, update
 from sqlalchemy.orm import Session
 
-from pressroom.service.db.models import MetricRound, MetricSnapshot, Post, PostMetricsState
+from pressroom.service.db.models import (
+    MetricRound,
+    MetricSnapshot,
+    PeriodicLease,
+    Post,
+    PostMetricsState,
+)
 from pressroom.service.drivers.base import PostMetrics
 from pressroom.statuses import PostStatus
 
@@ -193,10 +199,59 @@ class MetricsRepository:
     def finish_round(
         self, round_id: str, status: str, networks: dict[str, Any], at: datetime
     ) -> None:
+        """Only a running round: one already found abandoned stays ``failed``."""
         self.db.execute(
             update(MetricRound)
-            .where(and_(MetricRound.id == round_id))
+            .where(and_(MetricRound.id == round_id, MetricRound.status == RUNNING))
             .values(status=status, networks=networks, finished_at=at)
+        )
+
+    def add_round_lease(self, round_id: str, name: str, expires_at: datetime) -> None:
+        """The round's own lease, written with its row: never a moment when the round
+        runs without one."""
+        self.db.add(PeriodicLease(name=name, owner=round_id, expires_at=expires_at))
+        self.db.flush()
+
+    def running_rounds(self, account_id: str) -> list[str]:
+        return list(
+            self.db.scalars(
+                select(MetricRound.id).where(
+                    MetricRound.account_id == account_id, MetricRound.status == RUNNING
+                )
+            )
+        )
+
+    def abandon_if_dead(self, round_id: str, lease: str, now: datetime) -> bool:
+        """Fail the round if it is running and its lease ran out unrenewed (or is gone),
+        and free every lease it held; one conditional ``UPDATE``, so a round that
+        finished meanwhile (its status written before its lease is released) is left
+        as it is."""
+        live = exists().where(PeriodicLease.name == lease, PeriodicLease.expires_at >= now)
+        failed = self.db.execute(
+            update(MetricRound)
+            .where(MetricRound.id == round_id, MetricRound.status == RUNNING, ~live)
+            .values(status=FAILED, finished_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        if failed.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult
+            return False
+        self.db.execute(delete(PeriodicLease).where(PeriodicLease.owner == round_id))
+        return True
+
+    def renew_leases(
+        self, round_ids: Collection[str], lease_names: Collection[str], until: datetime
+    ) -> set[str]:
+        """Extend every lease the rounds hold (their own and their networks'); the
+        names of their own leases still there (a missing one: the round was found
+        abandoned, and stops)."""
+        self.db.execute(
+            update(PeriodicLease)
+            .where(PeriodicLease.owner.in_(round_ids))
+            .values(expires_at=until)
+            .execution_options(synchronize_session=False)
+        )
+        return set(
+            self.db.scalars(select(PeriodicLease.name).where(PeriodicLease.name.in_(lease_names)))
         )
 
     def rounds_of(self, round_ids: Collection[str]) -> list[MetricRound]:

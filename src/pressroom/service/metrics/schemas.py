@@ -48,7 +48,13 @@ class NetworkRound(CamelModel):
 
 class MetricsRound(CamelModel):
     round_id: str
-    status: str = Field(json_schema_extra={"enum": ["running", "done", "failed"]})
+    status: str = Field(
+        description="`running`, then `done`; `failed` when an error ended the round or "
+        "its process stopped (its lease, renewed while it runs, ran out: the round is "
+        "found abandoned by the next read of it or refresh of the account, which then "
+        "starts a new one; the figures it read are kept).",
+        json_schema_extra={"enum": ["running", "done", "failed"]},
+    )
     running_already: bool = Field(
         False,
         description="True when this call found the account's round running and answers "
