@@ -16,9 +16,10 @@ from pressroom.service.db.models import (
     PeriodicLease,
     Post,
     PostMetricsState,
+    PostPart,
 )
 from pressroom.service.drivers.base import PostMetrics
-from pressroom.statuses import PostStatus
+from pressroom.statuses import PartKind, PostStatus
 
 FIGURES = tuple(field.name for field in fields(PostMetrics))
 """The figures a snapshot keeps, in ``PostMetrics``'s order (its one source)."""
@@ -98,6 +99,33 @@ class MetricsRepository:
             )
         )
 
+    def measured_parts(self, post_id: str) -> list[tuple[int, str]]:
+        """The parts after the first whose figures are read (index, network id): a
+        thread's published replies, each a post of its own on the network."""
+        rows = self.db.execute(
+            select(PostPart.index, PostPart.platform_post_id)
+            .where(
+                PostPart.post_id == post_id,
+                PostPart.index > 0,
+                PostPart.kind == PartKind.REPLY.value,
+                PostPart.status == PostStatus.PUBLISHED.value,
+                PostPart.platform_post_id.is_not(None),
+            )
+            .order_by(PostPart.index)
+        )
+        return [(index, str(part_id)) for index, part_id in rows.tuples()]
+
+    def part_indexes(self, post_id: str) -> list[int]:
+        """The parts after the first that have snapshots, in order."""
+        return list(
+            self.db.scalars(
+                select(MetricSnapshot.part_index)
+                .where(MetricSnapshot.post_id == post_id, MetricSnapshot.part_index > 0)
+                .distinct()
+                .order_by(MetricSnapshot.part_index)
+            )
+        )
+
     def candidates(
         self, account_id: str, platform: str, chosen: PostFilter, limit: int
     ) -> list[Post]:
@@ -140,33 +168,23 @@ class MetricsRepository:
         )
 
     def campaign_latest(self, account_id: str, name: str) -> list[tuple[Post, MetricSnapshot]]:
-        """Each of the campaign's posts with its newest snapshot (part 0), those with any."""
-        newest = (
-            select(MetricSnapshot.post_id, MetricSnapshot.taken_at)
-            .join(Post, Post.id == MetricSnapshot.post_id)
-            .where(
-                Post.account_id == account_id,
-                Post.campaign_name == name,
-                MetricSnapshot.part_index == 0,
-            )
-            .order_by(MetricSnapshot.post_id, MetricSnapshot.taken_at.desc(), MetricSnapshot.id)
-        )
-        seen: dict[str, datetime] = {}
-        for post_id, taken_at in self.db.execute(newest):
-            seen.setdefault(post_id, taken_at)
-        if not seen:
-            return []
+        """Each measured part of the campaign's posts with its newest snapshot (a post
+        without parts: part 0 alone; a thread: each of its parts read)."""
         rows = self.db.execute(
             select(Post, MetricSnapshot)
             .join(MetricSnapshot, MetricSnapshot.post_id == Post.id)
-            .where(Post.id.in_(seen), MetricSnapshot.part_index == 0)
+            .where(Post.account_id == account_id, Post.campaign_name == name)
             .order_by(
-                Post.created_at, Post.id, MetricSnapshot.taken_at.desc(), MetricSnapshot.id.desc()
+                Post.created_at,
+                Post.id,
+                MetricSnapshot.part_index,
+                MetricSnapshot.taken_at.desc(),
+                MetricSnapshot.id.desc(),
             )
         )
-        latest: dict[str, tuple[Post, MetricSnapshot]] = {}
+        latest: dict[tuple[str, int], tuple[Post, MetricSnapshot]] = {}
         for post, snapshot in rows.tuples():
-            latest.setdefault(post.id, (post, snapshot))
+            latest.setdefault((post.id, snapshot.part_index), (post, snapshot))
         return list(latest.values())
 
     def campaign_posts(self, account_id: str, name: str) -> int:

@@ -278,6 +278,8 @@ class RoundRunner:
                 db.expunge(post)
         reader = self.drivers[platform]
         for post in posts:
+            if counts.asked >= counts.budget:
+                break  # a thread's replies spent it: the rest wait for the next round
             if self.renew(round_id):  # never a lease taken back from a newer round
                 raise RoundAbandoned(round_id)
             if not isinstance(reader, driver.MetricsDriver):
@@ -309,7 +311,40 @@ class RoundRunner:
             else:
                 self._keep(post, metrics)
                 counts.refreshed += 1
+                if self._read_replies(reader, who, post, counts):
+                    break
         return counts
+
+    def _read_replies(
+        self, reader: driver.MetricsDriver, who: driver.Account, post: Post, counts: NetworkCounts
+    ) -> bool:
+        """A thread's replies are posts of their own on the network, each read with a
+        call of the budget's (those past it wait for the next round); a carousel's items
+        and a first comment are not read: the carousel is one post, and a comment's
+        figures are not the post's. A reply the network cannot answer for now is left
+        uncounted this round (the post's standing is its first part's). True when a
+        rate limit ends the network's part of the round."""
+        with transaction(self.sessions, write=False) as db:
+            replies = MetricsRepository(db).measured_parts(post.id)
+        for index, reply_id in replies:
+            if counts.asked >= counts.budget:
+                return False
+            counts.asked += 1
+            try:
+                metrics = reader.fetch_metrics(who, reply_id)
+            except driver.PlatformRateLimited as exc:
+                counts.stopped = f"rate limited: {exc}"
+                return True
+            except (
+                driver.MetricsUnsupported,
+                driver.AccessRevoked,
+                driver.TokenRefused,
+                driver.PlatformUnavailable,
+            ):
+                continue
+            with transaction(self.sessions) as db:
+                MetricsRepository(db).add_snapshot(post.id, metrics, utcnow(), part_index=index)
+        return False
 
     def _keep(self, post: Post, metrics: driver.PostMetrics) -> None:
         now = utcnow()
