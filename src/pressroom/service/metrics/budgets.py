@@ -45,7 +45,8 @@ class Budget:
     posts_per_round: int
     doc_url: str
     calls_per_post: int = 1
-    """Requests one post's figures take (Instagram: the media's counts, then its insights)."""
+    """Requests one post's figures take (Instagram, and a Facebook Page post: the post's
+    counts, then its insights)."""
 
 
 BUDGETS: dict[Platform, Budget] = {
@@ -62,7 +63,9 @@ BUDGETS: dict[Platform, Budget] = {
         50, "https://developers.facebook.com/docs/threads/overview#rate-limiting"
     ),
     Platform.PAGE_SOCIAL: Budget(
-        50, "https://developers.facebook.com/docs/graph-api/overview/rate-limiting"
+        50,
+        "https://developers.facebook.com/docs/graph-api/overview/rate-limiting",
+        calls_per_post=2,
     ),
     Platform.PIN_BOARD: Budget(40, "https://developers.pinterest.com/docs/reference/rate-limits/"),
     Platform.PROFESSIONAL_NETWORK: Budget(
