@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -640,6 +641,29 @@ def test_a_multi_photo_post_is_unpublished_photos_attached_to_one_post(
     assert [(i.platform_post_id, i.url) for i in post.items] == [
         (p, f"https://www.facebook.com/photo/?fbid={p}") for p in ("701", "702", "703")
     ]
+
+
+def test_the_contract_takes_attached_photos_only_from_unpublished_uploads() -> None:
+    """A Page post's attached_media, and a photo story's photo, are photos uploaded with
+    published=false before it; a published photo's id, or none uploaded, is refused."""
+    token = {"access_token": "EAAPageToken"}
+
+    def sent(held: Any, path: str, **body: str) -> None:
+        held.check(httpx.Request("POST", f"{GRAPH}/{PAGE}/{path}", data={**token, **body}))
+
+    attached = {f"attached_media[{i}]": f'{{"media_fbid":"70{i}"}}' for i in range(2)}
+    held = facebook_contract.contract()
+    sent(held, "photos", url=LINK, published="false")
+    sent(held, "photos", url=LINK, published="false")
+    sent(held, "feed", message="Open day", **attached)
+    for uploads in ({"published": "true"}, {}):
+        held = facebook_contract.contract()
+        sent(held, "photos", url=LINK, published="false")
+        sent(held, "photos", url=LINK, **uploads)  # published: not attachable
+        with pytest.raises(AssertionError, match="published=false"):
+            sent(held, "feed", message="Open day", **attached)
+    with pytest.raises(AssertionError, match="published=false"):
+        sent(facebook_contract.contract(), "photo_stories", photo_id="701")
 
 
 def test_a_photo_facebook_refuses_names_its_place_and_posts_nothing(

@@ -376,8 +376,39 @@ def _or_counts(model: type[Request]) -> type[Request]:
     return NodeOrCounts
 
 
+class UnpublishedPhotos:
+    """A rule across requests: every ``attached_media`` of a Page post, and the photo
+    of a photo story, is a photo uploaded unpublished before it (FEED, "attached_media":
+    the ``media_fbid`` of a photo uploaded with ``published=false``; PHOTOS,
+    "published"; STORIES). The contract sees requests, not answers, so it counts: each
+    ``POST /{page-id}/photos`` with ``published=false`` adds one photo waiting; a feed
+    post with k attached photos, or a photo story, takes that many."""
+
+    def __init__(self) -> None:
+        self.waiting = 0
+
+    def __call__(self, method: str, path: str, params: dict[str, str]) -> None:
+        if method != "POST":
+            return
+        if path.endswith("/photos"):
+            if params.get("published") == "false":
+                self.waiting += 1
+            return
+        taken = (
+            1
+            if path.endswith("/photo_stories")
+            else sum(re.fullmatch(r"attached_media\[[0-9]+\]", k) is not None for k in params)
+        )
+        assert taken <= self.waiting, (
+            f"{path} attaches {taken} photo(s), {self.waiting} uploaded with published=false "
+            f"before it: attached photos are unpublished uploads ({FEED}, attached_media)"
+        )
+        self.waiting -= taken
+
+
 def contract(granted: frozenset[str] | None = None) -> Contract:
     """Facebook's documented endpoints; ``granted``: the scopes asked for at consent."""
+    unpublished = UnpublishedPhotos()
     return Contract(
         "Facebook",
         (
@@ -401,6 +432,7 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 "parameter",
                 post=PhotoCreate,
                 scopes=POSTING,
+                then=unpublished,
             ),
             *edge(
                 HOST,
@@ -411,7 +443,15 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 post=VideoCreate,
                 scopes=POSTING,
             ),
-            *edge(HOST, f"{VERSION}/{ID}/feed", FEED, "parameter", post=FeedCreate, scopes=POSTING),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/feed",
+                FEED,
+                "parameter",
+                post=FeedCreate,
+                scopes=POSTING,
+                then=unpublished,
+            ),
             *edge(
                 HOST,
                 f"{VERSION}/{ID}/video_reels",
@@ -430,6 +470,7 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 "parameter",
                 post=PhotoStory,
                 scopes=POSTING,  # STORIES, "Requirements"
+                then=unpublished,
             ),
             *edge(
                 HOST,
