@@ -101,9 +101,10 @@ def test_a_stalled_round_found_abandoned_stops_and_stays_failed(service: Service
     for n in range(3):
         published(account, Platform.MICROBLOG, connection_id=connection, text=f"post {n}")
     runner = runner_of(service.client.app)
-    service.settings.sandbox.sandbox_latency_ms = 300
+    service.settings.sandbox.sandbox_latency_ms = 2000
     started = refresh(account)
     round_id = started["roundId"]
+    time.sleep(0.5)  # in its first read, its lease renewed as it began it
     with transaction(service.sessions) as db:  # its process stalled past its lease
         lease = db.get(PeriodicLease, round_lease(round_id))
         assert lease is not None

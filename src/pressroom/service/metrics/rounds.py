@@ -374,7 +374,14 @@ class RoundRunner:
             MetricsRepository(db).mark_asked(post.id, utcnow())
 
     def settle(self, round_id: str) -> None:
-        """Fail the round if its lease ran out unrenewed (its process died)."""
+        """Fail the round if its lease ran out unrenewed (its process died). A read
+        first: a live lease, the usual answer to a client polling its round, takes no
+        write lock."""
+        now = utcnow()
+        with transaction(self.sessions, write=False) as db:
+            lease = db.get(PeriodicLease, round_lease(round_id))
+            if lease is not None and lease.expires_at >= now:
+                return
         with transaction(self.sessions) as db:
             if MetricsRepository(db).abandon_if_dead(round_id, round_lease(round_id), utcnow()):
                 log.warning("metrics round %s abandoned: its lease ran out", round_id)
