@@ -695,7 +695,8 @@ class EditionTotals(Response):
 
 
 class CampaignMetrics(Response):
-    """A campaign's figures, each post by its latest snapshot, per network and edition."""
+    """A campaign's figures, each post by its latest totals (a thread's replies
+    included), per network and edition."""
 
     campaign: str
     posts: int = 0

@@ -81,7 +81,9 @@ def get_round(roundId: str, request: Request, account: CurrentAccount) -> RoundR
 )
 def post_metrics(recordId: str, account: CurrentAccount, db: DbSession) -> PostMetricsResponse:
     """Our extension: what the post's network reported of it, latest and every
-    snapshot, or why it reports nothing (`available: false`, `unavailableReason`)."""
+    snapshot, or why it reports nothing (`available: false`, `unavailableReason`).
+    `latest` and `series` are part 0's; a thread's replies, each a post on the network,
+    are in `parts`, and `totals` sums the latest figures of part 0 and of each reply."""
     return service.post_metrics(db, account, recordId)
 
 
@@ -95,8 +97,8 @@ def campaign_metrics(
     account: CurrentAccount,
     db: DbSession,
 ) -> CampaignMetricsResponse:
-    """Our extension: a campaign's figures, each post counted by its latest snapshot,
-    summed per network and per edition and network."""
+    """Our extension: a campaign's figures, each post counted by its latest `totals`
+    (a thread's replies included), summed per network and per edition and network."""
     return service.campaign_metrics(db, account, name)
 
 
