@@ -673,8 +673,20 @@ class MetricSnapshot(Figures):
     part_index: int = 0
 
 
+class PartMetrics(Response):
+    """A part of a post counted on its own by its network (a thread's reply)."""
+
+    index: int
+    kind: str | None = None
+    platform_post_id: str | None = None
+    latest: MetricSnapshot | None = None
+    series: list[MetricSnapshot] = []
+
+
 class PostMetrics(Response):
-    """A post's figures over time, or why its network gives none (``available``)."""
+    """A post's figures over time, or why its network gives none (``available``):
+    ``latest`` and ``series`` are part 0's, ``parts`` a thread's replies, ``totals``
+    their latest figures summed."""
 
     record_id: Id
     platform: str | None = None
@@ -683,6 +695,8 @@ class PostMetrics(Response):
     refreshed_at: Timestamp = None
     latest: MetricSnapshot | None = None
     series: list[MetricSnapshot] = []
+    parts: list[PartMetrics] = []
+    totals: Figures | None = None
 
 
 class NetworkTotals(Response):
@@ -697,7 +711,8 @@ class EditionTotals(Response):
 
 
 class CampaignMetrics(Response):
-    """A campaign's figures, each post by its latest snapshot, per network and edition."""
+    """A campaign's figures, each post by its latest totals (a thread's replies
+    included), per network and edition."""
 
     campaign: str
     posts: int = 0
