@@ -475,6 +475,9 @@ class _Checker:
         origin = content.origins[CAROUSEL]
         platform = content.platform
         count = len(content.carousel)
+        if platform not in network.CAROUSELS:
+            self._check_format_list(content, origin)
+            return
         wrong_count = network.check_carousel(platform, count)
         if wrong_count is not None:
             self.report.error(
@@ -491,6 +494,54 @@ class _Checker:
                 at_key=True,
             )
         self._check_items(content, content.carousel, origin)
+
+    def _check_format_list(self, content: model.Content, origin: FieldPath) -> None:
+        """A list of media where the network has no carousel but a format of several
+        files (TikTok's photo post): the format at the key, its count as the API checks
+        ``fileIds``, each file at its own line as the API checks ``fileIds[i]``."""
+        platform = content.platform
+        chosen = content.text(FORMAT)
+        rule = (
+            formats.format_rule(platform, PostFormat(chosen)) if chosen in set(PostFormat) else None
+        )
+        if rule is None or rule.max_items == 1:
+            (takes,) = [
+                r for r in formats.FORMAT_RULES if r.platform is platform and r.max_items > 1
+            ]
+            self.report.error(
+                origin,
+                f"a list of media on {platform.value} is a {takes.network} {takes.format} "
+                f"post: add 'format: {takes.format}', or write 'media: <name>' on the post "
+                "for one file",
+                at_key=True,
+                rule=takes,
+            )
+            return
+        wrong_count = formats.check_format_count(rule, len(content.carousel))
+        if wrong_count is not None:
+            self.report.error(
+                origin,
+                f"{rule.network} would refuse it: {wrong_count.message.rstrip('.')}",
+                at_key=True,
+                rule=rule,
+            )
+        for index, name in enumerate(content.carousel):
+            where = (*origin, index)
+            self.used_media.add(name)
+            media = self.media.get(name)
+            if media is None:
+                if name not in self.unusable_media:
+                    known = set(self.shape.media) | self.unusable_media
+                    hint = did_you_mean(name, known) if known else "add it under 'media:' first"
+                    self.report.error(where, f"no media named '{name}'; {hint}")
+                continue
+            problem = formats.check_format_file(rule, _facts(media), media.content_type)
+            if problem is not None:
+                self.report.error(
+                    where,
+                    f"{rule.network} would refuse media '{name}': {problem.rstrip('.')}",
+                    rule=rule,
+                )
 
     def _check_thread_media(self, content: model.Content) -> None:
         """Each thread part's ``media`` as the API checks ``thread[i].fileIds``: one

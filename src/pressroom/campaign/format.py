@@ -151,6 +151,29 @@ def _carousel(platform: Platform) -> Any:
     )
 
 
+def _format_list(platform: Platform) -> Any:
+    """A list of media for a format that takes several files where the network has no
+    carousel (TikTok's photo post): held to the format's rule, never to a carousel's."""
+    (rule,) = [r for r in formats.FORMAT_RULES if r.platform is platform and r.max_items > 1]
+    kinds = " or ".join(rule.content_types) or " or ".join(f"{k}s" for k in sorted(rule.kinds))
+    return Field(
+        None,
+        description=(
+            f"With `format: {rule.format}` only: names of entries under `media` ({kinds}), "
+            f"in the order shown, published as one {rule.network} {rule.format} post. "
+            f"{rule.network} takes {rule.min_items:,} to {rule.max_items:,}. Used instead "
+            "of the post's `media` on this network; sent as the body's `fileIds`."
+        ),
+    )
+
+
+MEDIA_LISTS: frozenset[Platform] = frozenset(CAROUSELS) | {
+    rule.platform for rule in formats.FORMAT_RULES if rule.max_items > 1
+}
+"""The labels whose block takes ``media`` as a list: a carousel, or a format of several
+files (TikTok's photo post, with ``format: photo``)."""
+
+
 def _connections() -> Any:
     return Field(None, json_schema_extra=CONNECTIONS_SCHEMA)
 
@@ -330,6 +353,7 @@ class ShortVideoBlock(Block):
     allow_stitch: bool | None = _interaction("make Stitches with it")
     fit: str | None = _fit()
     format: str | None = _post_format(Platform.SHORT_VIDEO)
+    media: list[str] | None = _format_list(Platform.SHORT_VIDEO)
 
 
 class PhotoSharingBlock(Block):
