@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.service.connections.repository import encrypted_tokens
 from pressroom.service.db import reads
+from pressroom.service.db.prepared import Link, Row
 from pressroom.service.drivers.base import AccessRevoked, SecretKeyMissing
 from pressroom.service.oauth.vault import Vault, VaultError
 
@@ -36,7 +37,16 @@ class ConnectionTokens:
         before the network's driver was configured, or its grant was dropped),
         ``SecretKeyMissing`` when the service's keys cannot decrypt it. One
         prepared statement (``db.reads``): the sandbox asks on every publish."""
-        row = reads.read_now(self.engine, lambda link: encrypted_tokens(link, connection_id))
+        return self._decrypted(
+            reads.read_now(self.engine, lambda link: encrypted_tokens(link, connection_id))
+        )
+
+    def access_token_on(self, link: Link, connection_id: str) -> str:
+        """The same, read in the transaction of a unit of work already open on ``link``
+        (the sandbox's delivery): no pooled connection taken for it."""
+        return self._decrypted(encrypted_tokens(link, connection_id))
+
+    def _decrypted(self, row: Row | None) -> str:
         encrypted = None
         if row is not None:
             encrypted = row.access_token_enc

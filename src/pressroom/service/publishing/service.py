@@ -108,7 +108,7 @@ async def publish(ctx: PublishContext, platform: Platform, body: PublishRequest)
         items = await run_in_threadpool(_checked_items, ctx, platform, body)
     elif not RULES[platform].text_only or body.media_file_id is not None:
         media = await run_in_threadpool(_checked_media, ctx, platform, body)
-    part_files = await run_in_threadpool(checked_part_files, ctx, platform, body)
+    part_files = await part_files_of(ctx, platform, body)
     attempt = await _record_attempt(ctx, platform, body, refresh=media is None and not items)
     delivery = replace(_delivery(ctx, platform, body, attempt, media), items=items)
     sending = asyncio.ensure_future(_send(ctx, platform, body, attempt, delivery, part_files))
@@ -144,7 +144,7 @@ async def _resume(
     first = at.stood[0]
     answer = answer_of(result_of(platform, body, first, post_id))
     sender = ctx.drivers[platform]
-    part_files = await run_in_threadpool(checked_part_files, ctx, platform, body)
+    part_files = await part_files_of(ctx, platform, body)
     return await threads.continue_thread(
         ctx,
         platform,
@@ -373,17 +373,32 @@ def _checked_items(
     return tuple(items)
 
 
+def _wanted_part_files(body: PublishRequest) -> dict[int, tuple[str, ...]]:
+    """The file ids each reply of a thread names, by part index; empty for most posts."""
+    return {
+        index: part.file_ids
+        for index, part in enumerate(body.later_parts, start=1)
+        if part.kind == PartKind.REPLY and part.file_ids
+    }
+
+
+async def part_files_of(
+    ctx: PublishContext, platform: Platform, body: PublishRequest
+) -> dict[int, tuple[driver.Media, ...]]:
+    """``checked_part_files``, on a worker thread only when a part names files: the
+    hand-off to a thread and back cost a text post more than the rest of its checks."""
+    if not _wanted_part_files(body):
+        return {}
+    return await run_in_threadpool(checked_part_files, ctx, platform, body)
+
+
 def checked_part_files(
     ctx: PublishContext, platform: Platform, body: PublishRequest
 ) -> dict[int, tuple[driver.Media, ...]]:
     """A thread's parts' files by part index (1 for ``thread[0]``), each checked as a
     carousel's file is (the kinds the network takes, its media rules, ready) and named
     ``thread[i].fileIds[j]``, fitted for the network as ``fileIds`` are."""
-    wanted = {
-        index: part.file_ids
-        for index, part in enumerate(body.later_parts, start=1)
-        if part.kind == PartKind.REPLY and part.file_ids
-    }
+    wanted = _wanted_part_files(body)
     if not wanted:
         return {}
     files: dict[int, tuple[driver.Media, ...]] = {}
