@@ -240,10 +240,16 @@ def check_format_count(rule: FormatRule, items: int) -> Violation | None:
 
 
 def check_format_file(
-    rule: FormatRule, facts: MediaFacts | None, content_type: str, *, pages: int | None = None
+    rule: FormatRule,
+    facts: MediaFacts | None,
+    content_type: str,
+    *,
+    pages: int | None = None,
+    size: int | None = None,
 ) -> str | None:
     """What in one file the format does not take, in words; None when it takes it.
-    ``facts`` is None for a file that is not an image or a video (a document)."""
+    ``facts`` is None for a file that is not an image or a video (a document), whose
+    ``size`` and ``pages`` are then given alone."""
     network, fmt = rule.network, rule.format
     if rule.kinds and (facts is None or facts.kind not in rule.kinds):
         wanted = " or ".join(_ARTICLE[kind] for kind in sorted(rule.kinds))
@@ -262,7 +268,7 @@ def check_format_file(
                 f"{network}'s {fmt} takes videos {_range(low, high)} seconds long; the "
                 f"file lasts {seconds:g} s."
             )
-    size = facts.size if facts is not None else None
+    size = facts.size if facts is not None else size
     if rule.max_bytes is not None and size is not None and size > rule.max_bytes:
         return f"{network}'s {fmt} takes files of at most {rule.max_bytes:,} bytes; the file has {size:,}."
     if rule.max_pages is not None and pages is not None and pages > rule.max_pages:
