@@ -182,7 +182,7 @@ def test_the_media_page_shows_a_pdf_as_a_document_with_its_pages(
     page = browser.client.get("/media").text
     row = page[page.index(f'data-file="{pdf["fileId"]}"') :]
     row = row[: row.index("</tr>")]
-    assert '<span class="preview preview-document">PDF' in row
+    assert '<span class="preview">PDF' in row
     assert "<img" not in row and "<video" not in row
     assert "<td>document</td>" in row and "<td>7 pages</td>" in row
     assert 'accept="image/*,video/*,application/pdf"' in page
