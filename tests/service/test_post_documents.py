@@ -172,3 +172,21 @@ def test_a_pdf_is_no_thumbnail_nor_a_thread_parts_file(service: Service) -> None
     error = refused(thumbnail, "thumbnailFileId", "media_kind_not_allowed")
     assert error["rule"] == "video_sharing.format"
     assert len(deliveries(service)) == 1  # the video alone
+
+
+def test_a_document_post_whose_answer_was_lost_is_found_not_sent_again(service: Service) -> None:
+    """The network received the document post and failed (mode ``after``): a retry with
+    the key looks it up by the PDF it carried, and sends nothing."""
+    service.settings.sandbox.sandbox_dedupe = False
+    account = service.account()
+    body = document_body(account, make_document(account))
+    knobs = service.settings.sandbox
+    knobs.sandbox_failure_rate, knobs.sandbox_failure_mode = 1.0, "after"
+    cut = publish(account, LINKEDIN, body, key="lost")
+    knobs.sandbox_failure_rate = 0.0
+    assert cut.status_code == 503, cut.text
+    [post] = deliveries(service)
+    again = publish(account, LINKEDIN, body, key="lost")
+    assert again.status_code == 200, again.text
+    assert again.json()["url"] == post.url
+    assert len(deliveries(service)) == 1
