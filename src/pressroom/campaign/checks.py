@@ -17,6 +17,7 @@ from typing import Any
 from pressroom import rules as network
 from pressroom.campaign import media as media_files
 from pressroom.campaign import model
+from pressroom.campaign.alts import sent_alts
 from pressroom.campaign.fields import (
     BOARD,
     CHOICES,
@@ -59,6 +60,7 @@ from pressroom.platforms import (
 from pressroom.post_campaign import MAX_CHARS as CAMPAIGN_MAX_CHARS
 from pressroom.probe import DocumentInfo, FileKind, MediaInfo
 from pressroom.rules import formats
+from pressroom.rules.alt_text import check_alt_text
 from pressroom.rules.formats import DOCUMENT_TITLE
 from pressroom.statuses import ShortVideoPrivacyLevel
 
@@ -146,9 +148,13 @@ class _Checker:
                 )
             if entry.folder is not None and not entry.folder.strip():
                 self.report.error((*path, "folder"), "the folder name is empty; leave it out")
+            if entry.alt is not None and not entry.alt.strip():
+                self.report.error(
+                    (*path, "alt"), "the alt text is blank: describe the file or leave it out"
+                )
             try:
                 self.media[name] = media_files.examine(
-                    name, entry.path, entry.folder, self.base_dir
+                    name, entry.path, entry.folder, self.base_dir, entry.alt
                 )
             except media_files.MediaProblem as exc:
                 self.report.error((*path, "path"), str(exc))
@@ -280,7 +286,20 @@ class _Checker:
             self._check_carousel(content)  # instead of the post's media, on this network
         else:
             self._check_media(content, media, post.media)
+        self._check_alts(content, post.media)
         return content
+
+    def _check_alts(self, content: model.Content, post_media: str | None) -> None:
+        """Each alt text this post sends, at its ``alt:`` line, against the network's
+        length limit (Pinterest's 500 code points)."""
+        for name, text in sent_alts(content, post_media, self.media).items():
+            broken = check_alt_text(content.platform, text)
+            if broken is not None:
+                self.report.error(
+                    ("media", name, "alt"),
+                    f"{content.platform.value} ({broken.rule.network}) is sent this alt "
+                    f"text: {broken.message} ({broken.reference})",
+                )
 
     def _check_text(self, content: model.Content) -> None:
         rules = RULES[content.platform]

@@ -210,6 +210,18 @@ class MediaEntry(_Strict):
         description="The file, relative to this campaign file, e.g. `media/teaser.mp4`."
     )
     folder: str | None = Field(None, description="Media library folder to file it in.")
+    alt: str | None = Field(
+        None,
+        description=(
+            "Alt text: what the file shows, for people who cannot see it. Sent with the "
+            "file (the API's `fileAlts`) wherever the network takes alt text on it: "
+            "Instagram and Facebook images, Threads images and videos, LinkedIn "
+            "MultiImage images, a Pinterest Pin of one image (at most 500 code points); "
+            "elsewhere (YouTube, TikTok, a story, a video where only images take it, a "
+            "carousel Pin) it is not sent. Must not be blank."
+        ),
+        json_schema_extra={"minLength": 1},
+    )
 
 
 class ThreadEntry(_Strict):

@@ -30,7 +30,9 @@ class MediaProblem(ValueError):
     """Why a media entry cannot be used, worded for the person who wrote it."""
 
 
-def examine(name: str, written: str, folder: str | None, base_dir: Path) -> Media:
+def examine(
+    name: str, written: str, folder: str | None, base_dir: Path, alt: str | None = None
+) -> Media:
     """Find, type and probe one media entry; raises ``MediaProblem``."""
     path = _locate(written, base_dir)
     content_type = content_type_for(path.name)
@@ -56,6 +58,7 @@ def examine(name: str, written: str, folder: str | None, base_dir: Path) -> Medi
         kind=kind,
         size=path.stat().st_size,
         info=info,
+        alt=alt,
     )
 
 

@@ -52,6 +52,8 @@ class Media:
     """An image or a video, or a document (a PDF, for a document post only)."""
     size: int
     info: Probed
+    alt: str | None = None
+    """Its alt text, sent where the network takes alt text on it (``rules.alt_text``)."""
 
 
 class SelectBy(StrEnum):

@@ -338,6 +338,9 @@ class PhotoSharingPublish(PublishRequest):
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
     fit: Fit | None = None
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class PageSocialPublish(PublishRequest):
@@ -349,6 +352,9 @@ class PageSocialPublish(PublishRequest):
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
     fit: Fit | None = None
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class PinBoardPublish(PublishRequest):
@@ -360,6 +366,9 @@ class PinBoardPublish(PublishRequest):
     title: str | None = None
     description: str | None = None
     fit: Fit | None = None
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class TextThreadPublish(PublishRequest):
@@ -369,6 +378,9 @@ class TextThreadPublish(PublishRequest):
     """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     thread: list[TextThreadPart] | None = None
     """pressroom's extension: the parts after the first, each a reply to the one before."""
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class ProfessionalNetworkPublish(PublishRequest):
@@ -382,6 +394,9 @@ class ProfessionalNetworkPublish(PublishRequest):
     """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
@@ -399,9 +414,10 @@ PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
 }
 
 
-PublishField = str | bool | Sequence[str | ThreadPart] | Campaign | None
+PublishField = str | bool | Sequence[str | ThreadPart] | Mapping[str, str] | Campaign | None
 """A publish field's value: text, a yes/no choice, a thread's parts (``thread``: texts,
-or ``TextThreadPart`` with files), or where the post comes from (``campaign``)."""
+or ``TextThreadPart`` with files), alt text per file (``file_alts``), or where the post
+comes from (``campaign``)."""
 
 
 def build_publish_request(
@@ -667,8 +683,20 @@ class MetricSnapshot(Figures):
     part_index: int = 0
 
 
+class PartMetrics(Response):
+    """A part of a post counted on its own by its network (a thread's reply)."""
+
+    index: int
+    kind: str | None = None
+    platform_post_id: str | None = None
+    latest: MetricSnapshot | None = None
+    series: list[MetricSnapshot] = []
+
+
 class PostMetrics(Response):
-    """A post's figures over time, or why its network gives none (``available``)."""
+    """A post's figures over time, or why its network gives none (``available``):
+    ``latest`` and ``series`` are part 0's, ``parts`` a thread's replies, ``totals``
+    their latest figures summed."""
 
     record_id: Id
     platform: str | None = None
@@ -677,6 +705,8 @@ class PostMetrics(Response):
     refreshed_at: Timestamp = None
     latest: MetricSnapshot | None = None
     series: list[MetricSnapshot] = []
+    parts: list[PartMetrics] = []
+    totals: Figures | None = None
 
 
 class NetworkTotals(Response):
@@ -691,7 +721,8 @@ class EditionTotals(Response):
 
 
 class CampaignMetrics(Response):
-    """A campaign's figures, each post by its latest snapshot, per network and edition."""
+    """A campaign's figures, each post by its latest totals (a thread's replies
+    included), per network and edition."""
 
     campaign: str
     posts: int = 0

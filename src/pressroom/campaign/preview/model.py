@@ -15,6 +15,7 @@ from pathlib import Path
 
 import regex
 
+from pressroom.campaign.alts import sent_alts
 from pressroom.campaign.fields import (
     CONNECTIONS,
     FORMAT,
@@ -105,6 +106,9 @@ class MediaPreview:
     media: Media
     role: str = "media"
     """``media`` for what the post carries, ``thumbnail`` for a video's cover."""
+    alt: str | None = None
+    """The alt text sent with it to this network (``media.<name>.alt``, where the
+    network takes it on this file)."""
 
     @property
     def name(self) -> str:
@@ -250,9 +254,10 @@ def _block(
         if (value := content.text(rule.name)) is not None
     )
     media: tuple[MediaPreview, ...] = ()
+    alts = sent_alts(content, post.media, campaign.media)
     if content.carousel:  # its files in order, instead of the post's one
         media = tuple(
-            MediaPreview(campaign.media[name])
+            MediaPreview(campaign.media[name], alt=alts.get(name))
             for name in content.carousel
             if name in campaign.media
         )
@@ -261,7 +266,7 @@ def _block(
         and post.media is not None
         and post.media in campaign.media
     ):
-        media = (MediaPreview(campaign.media[post.media]),)
+        media = (MediaPreview(campaign.media[post.media], alt=alts.get(post.media)),)
     thumbnail = None
     if content.thumbnail is not None and content.thumbnail in campaign.media:
         thumbnail = MediaPreview(campaign.media[content.thumbnail], role="thumbnail")
@@ -275,7 +280,11 @@ def _block(
             index,
             PartKind.REPLY,
             (_text(content.platform, text_rule, text),),
-            tuple(MediaPreview(campaign.media[n]) for n in names if n in campaign.media),
+            tuple(
+                MediaPreview(campaign.media[n], alt=alts.get(n))
+                for n in names
+                if n in campaign.media
+            ),
         )
         for index, (text, names) in enumerate(zip(content.thread, part_media, strict=True), 1)
         if text_rule is not None  # a thread is read only where there is a text

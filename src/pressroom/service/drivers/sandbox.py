@@ -149,7 +149,7 @@ def _media_payload(media: Media) -> dict[str, Any]:
         # What the network got: the file fitted for it, when one was made.
         "storageKey": media.storage_key,
         "size": media.size,
-    }
+    } | ({"altText": media.alt_text} if media.alt_text is not None else {})
 
 
 def _format_of(delivery: Delivery) -> PostFormat:

@@ -40,6 +40,15 @@ from pressroom.rules import (
     Violation,
     check_text,
 )
+from pressroom.rules.alt_text import (
+    FIELD as ALTS_FIELD,
+)
+from pressroom.rules.alt_text import (
+    check_alt_kind,
+    check_alt_post,
+    check_alt_text,
+    field_of,
+)
 from pressroom.rules.formats import (
     DOCUMENT_TITLE,
     FormatRule,
@@ -137,6 +146,54 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
     comment = body.first_comment_text
     if comment is not None:
         check_first_comment(platform, comment)
+    if getattr(body, "file_alts", None) is not None:
+        check_alts(platform, body)
+
+
+def check_alts(platform: Platform, body: PublishRequest) -> None:
+    """``fileAlts``: the network takes alt text on this post at all (its label, format,
+    a carousel), then each key one of the post's file ids and each text not blank and
+    within the network's limit; the kind of each described file is checked with the
+    file (``check_alt_file``). Each refusal names ``fileAlts.<id>`` (``fileAlts`` for the
+    post as a whole)."""
+    alts = body.alt_texts
+    if not alts:
+        return
+    carousel = bool(body.carousel_file_ids) or any(
+        len(part.file_ids or ()) > 1 for part in body.thread_parts
+    )
+    broken = check_alt_post(platform, body.post_format, carousel=carousel)
+    if broken is not None:
+        raise network_refusal(platform, broken, field=ALTS_FIELD)
+    named = set(body.all_file_ids)
+    for file_id, text in alts.items():
+        field = field_of(file_id)
+        if file_id not in named:
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR,
+                f"{field}: {file_id!r} is none of the post's files (fileId, fileIds, a "
+                "thread part's fileIds): alt text describes a file the post carries.",
+                field=field,
+            )
+        if not text.strip():
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR,
+                f"{field} must not be empty: describe the file, or leave it out.",
+                field=field,
+            )
+        too_long = check_alt_text(platform, text)
+        if too_long is not None:
+            raise network_refusal(platform, too_long, field=field)
+
+
+def check_alt_file(platform: Platform, body: PublishRequest, file: File) -> None:
+    """A described file's kind against the network's alt-text rule (Instagram, Facebook,
+    LinkedIn and Pinterest take it on images only)."""
+    if file.id not in body.alt_texts:
+        return
+    broken = check_alt_kind(platform, file.kind)
+    if broken is not None:
+        raise network_refusal(platform, broken, field=field_of(file.id))
 
 
 def check_format(platform: Platform, body: PublishRequest) -> FormatRule | None:

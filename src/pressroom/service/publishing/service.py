@@ -84,12 +84,13 @@ NOT_SENT = RecordStatus.NOT_SENT.value
 
 _NOT_SENT_TO_PLATFORM = frozenset(
     {"connection_id", "file_id", "file_ids", "platform", "fit", "thread", "first_comment"}
-    | {CAMPAIGN_FIELD}
+    | {CAMPAIGN_FIELD, "file_alts"}
 )
 """Body fields that are the service's business: which connection and files (a
 carousel's go as ``Delivery.items``), how a file is fitted for the network, and the parts after the first (a thread's replies, a
 first comment: each sent on its own, ``threads``), where the post comes from
-(``campaign``), never a field the network reads with the first part."""
+(``campaign``), each file's alt text (``fileAlts``: it goes with its file, ``Media.alt_text``),
+never a field the network reads with the first part."""
 PLATFORM_REFERENCE = "platformReference"
 """Kept in an unknown record's result: the network's handle for what it received (TikTok's
 ``publish_id``), which its look-up asks for."""
@@ -212,7 +213,7 @@ async def _send(
         raise await _refused(ctx, attempt, platform, error) from exc
     except driver.NetworkMisconfigured as exc:
         error = ServiceError(
-            error_codes.PLATFORM_MISCONFIGURED,
+            exc.code,
             f"{platform.value} cannot take posts from this service as it is set up: {exc}. "
             f"Nothing was published (record {post_id} is marked failed).",
             record_status=NOT_SENT,
@@ -318,6 +319,13 @@ def _refresh(ctx: PublishContext, platform: Platform, connection_id: str) -> Non
             headers={"Retry-After": str(exc.retry_after)},
             record_status=NOT_SENT,
         ) from exc
+    except driver.SecretKeyMissing as exc:
+        raise ServiceError(
+            exc.code,
+            f"{platform.value}: the connection's authorization could not be renewed, as "
+            f"{exc}. Nothing was sent.",
+            record_status=NOT_SENT,
+        ) from exc
 
 
 def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest) -> driver.Media:
@@ -334,9 +342,11 @@ def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest
         assert body.media_file_id is not None  # required by every media body
         file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
         rules.check_media(platform, file, fit=body.fit_choice, post_format=body.post_format)
+        rules.check_alt_file(platform, body, file)
         if file.kind == FileKind.DOCUMENT:
             return media_of(file)  # a document is sent as it is: nothing fits a PDF
-        return media_sent(fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice))
+        sent = fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice)
+        return described(media_sent(sent), body)
 
 
 def _checked_items(
@@ -360,8 +370,9 @@ def _checked_items(
             rules.check_carousel_item(
                 platform, file, field=field, fit=body.fit_choice, post_format=body.post_format
             )
+            rules.check_alt_file(platform, body, file)
             sent = fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
-            items.append(media_sent(sent))
+            items.append(described(media_sent(sent), body))
     return tuple(items)
 
 
@@ -389,9 +400,13 @@ def checked_part_files(
                 field = f"thread[{index - first_reply}].fileIds[{j}]"
                 file = require_ready_file(db, ctx.account, file_id, field=field)
                 rules.check_carousel_item(platform, file, field=field, fit=body.fit_choice)
+                rules.check_alt_file(platform, body, file)
                 sent.append(
-                    media_sent(
-                        fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
+                    described(
+                        media_sent(
+                            fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
+                        ),
+                        body,
                     )
                 )
             files[index] = tuple(sent)
@@ -414,6 +429,12 @@ def media_sent(sent: fitting.Sent) -> driver.Media:
         frame_rate=sent.frame_rate,
         derivative_id=sent.derivative_id,
     )
+
+
+def described(media: driver.Media, body: PublishRequest) -> driver.Media:
+    """The file with its alt text (``fileAlts``), where the body gives one."""
+    alt = body.alt_texts.get(media.file_id)
+    return media if alt is None else replace(media, alt_text=alt)
 
 
 def media_of(file: File) -> driver.Media:
