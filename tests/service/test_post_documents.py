@@ -190,3 +190,17 @@ def test_a_document_post_whose_answer_was_lost_is_found_not_sent_again(service: 
     assert again.status_code == 200, again.text
     assert again.json()["url"] == post.url
     assert len(deliveries(service)) == 1
+
+
+def test_alt_text_on_a_document_is_refused_as_linkedin_takes_it_on_images_only(
+    service: Service,
+) -> None:
+    account = service.account()
+    pdf = make_document(account)
+    body = document_body(account, pdf, fileAlts={pdf: "Cover page of the report"})
+    response = publish(account, LINKEDIN, body)
+    assert response.status_code == 400, response.text
+    error = error_of(response)
+    assert error["rule"] == "professional_network.alt_text", error
+    assert "no alt text on a document" in error["message"]
+    assert deliveries(service) == []
