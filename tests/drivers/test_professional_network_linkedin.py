@@ -673,13 +673,13 @@ class StoredPdf:
 def document(title: str | None = "Q3 report") -> Delivery:
     from dataclasses import replace
 
-    from pressroom.platforms import MediaKind
+    from pressroom.probe import FileKind
     from pressroom.service.drivers.base import Media
 
     fields: dict[str, object] = {"text": "Our quarter", "format": "document"}
     if title is not None:
         fields["documentTitle"] = title
-    pdf = Media("file_9", MediaKind.IMAGE, "application/pdf", "files/file_9", None, 13)
+    pdf = Media("file_9", FileKind.DOCUMENT, "application/pdf", "files/file_9", None, 13, pages=2)
     return replace(delivery(), fields=fields, media=pdf)
 
 

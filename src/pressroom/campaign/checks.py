@@ -28,6 +28,7 @@ from pressroom.campaign.fields import (
     PRIVACY_LEVEL,
     THUMBNAIL,
     content_fields,
+    takes_post_media,
 )
 from pressroom.campaign.format import (
     CAROUSEL,
@@ -57,6 +58,7 @@ from pressroom.platforms import (
     Recommendation,
 )
 from pressroom.post_campaign import MAX_CHARS as CAMPAIGN_MAX_CHARS
+from pressroom.probe import DocumentInfo, FileKind, MediaInfo
 from pressroom.rules import formats
 from pressroom.rules.alt_text import check_alt_text
 from pressroom.rules.formats import DOCUMENT_TITLE
@@ -65,7 +67,11 @@ from pressroom.statuses import ShortVideoPrivacyLevel
 PRIVACY_LEVELS: tuple[str, ...] = tuple(ShortVideoPrivacyLevel)
 _SLUG = re.compile(SLUG)
 _MEDIA_NAME = re.compile(MEDIA_NAME)
-_ARTICLE = {MediaKind.IMAGE: "an image", MediaKind.VIDEO: "a video"}
+_ARTICLE: dict[str, str] = {
+    MediaKind.IMAGE: "an image",
+    MediaKind.VIDEO: "a video",
+    FileKind.DOCUMENT: "a PDF (a document)",
+}
 
 
 @dataclass(frozen=True)
@@ -610,7 +616,18 @@ class _Checker:
     ) -> None:
         rules = RULES[content.platform]
         platform = content.platform.value
-        if rules.text_only:
+        if rules.text_only and takes_post_media(content.platform, content.fields):
+            # A format that takes a file on a text-only label: a document post's PDF.
+            if media_name is None:
+                self.report.error(
+                    content.path,
+                    f"format: {content.text(FORMAT)} needs its file: add 'media: <name>' "
+                    "(a PDF) to this post",
+                    at_key=True,
+                )
+            elif media is not None:
+                self._check_kind(content, media)
+        elif rules.text_only:
             if media_name is not None:
                 self.report.error(
                     content.path,
@@ -640,7 +657,14 @@ class _Checker:
             else None
         )
         if rule is not None:
-            problem = formats.check_format_file(rule, _facts(media), media.content_type)
+            info = media.info
+            problem = formats.check_format_file(
+                rule,
+                _facts(media) if isinstance(info, MediaInfo) else None,
+                media.content_type,
+                pages=info.pages if isinstance(info, DocumentInfo) else None,
+                size=media.size,
+            )
             if problem is not None:
                 self.report.error(
                     content.path,
@@ -655,9 +679,15 @@ class _Checker:
             return
         if media.kind not in rules.media_kinds:
             kinds = " or ".join(_ARTICLE[kind] for kind in sorted(rules.media_kinds))
+            only = (
+                " (only a professional_network post with 'format: document' takes one)"
+                if media.kind == FileKind.DOCUMENT
+                else ""
+            )
             self.report.error(
                 content.path,
-                f"{platform} takes {kinds}, but media '{media.name}' is {_ARTICLE[media.kind]}",
+                f"{platform} takes {kinds}, but media '{media.name}' is "
+                f"{_ARTICLE[media.kind]}{only}",
                 at_key=True,
             )
             return
@@ -674,6 +704,8 @@ class _Checker:
     ) -> None:
         """A video against the spec's length for the label."""
         rules = RULES[platform]
+        if not isinstance(media.info, MediaInfo):
+            return
         duration = media.info.duration_seconds
         low, high = rules.min_video_seconds, rules.max_video_seconds
         too_short = duration is not None and low is not None and duration < low
@@ -730,7 +762,9 @@ class _Checker:
                 self.report.error(origin, f"no media named '{name}'; {hint}")
             return
         if thumbnail.kind is not MediaKind.IMAGE:
-            self.report.error(origin, f"a thumbnail is an image, but media '{name}' is a video")
+            self.report.error(
+                origin, f"a thumbnail is an image, but media '{name}' is {_ARTICLE[thumbnail.kind]}"
+            )
             return
         self._check_network_media(
             content.platform, thumbnail, origin, at_key=False, subject=network.Subject.THUMBNAIL
@@ -828,9 +862,12 @@ def _fit_of(content: model.Content) -> network.Fit | None:
 
 
 def _facts(media: model.Media) -> network.MediaFacts:
+    """An image's or a video's facts for the media rules (a document has none: its
+    format rule reads its size and pages)."""
     info = media.info
+    assert isinstance(info, MediaInfo), "a document is judged by its format rule alone"
     return network.MediaFacts(
-        kind=media.kind,
+        kind=MediaKind(media.kind),
         content_type=media.content_type,
         size=media.size,
         width=info.width,

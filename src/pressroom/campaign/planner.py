@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pressroom.campaign.alts import sent_alts
-from pressroom.campaign.fields import publish_body, thumbnail_body
+from pressroom.campaign.fields import publish_body, takes_post_media, thumbnail_body
 from pressroom.campaign.model import (
     Campaign,
     Content,
@@ -33,7 +33,8 @@ from pressroom.campaign.model import (
     item_parts,
 )
 from pressroom.campaign.source import Path as FieldPath
-from pressroom.platforms import RULES, THUMBNAIL_PATH, MediaKind, Platform
+from pressroom.platforms import RULES, THUMBNAIL_PATH, Platform
+from pressroom.probe import SentKind
 
 ACTIVE = "active"
 
@@ -74,7 +75,7 @@ class MediaUpload:
     path: Path
     filename: str
     content_type: str
-    kind: MediaKind
+    kind: SentKind
     size: int
     sha256: str
     folder: str | None
@@ -361,7 +362,9 @@ def _planned(
             thread=content.thread,
             first_comment=content.first_comment,
         ),
-        media=None if rules.text_only or content.carousel else post.media,
+        media=None
+        if content.carousel or not takes_post_media(content.platform, content.fields)
+        else post.media,
         thumbnail=ThumbnailStep(content.thumbnail) if content.thumbnail else None,
         carousel=content.carousel,
         thread_media=content.thread_media,

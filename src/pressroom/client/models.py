@@ -116,6 +116,8 @@ class FileStatus(Response):
     """``pending_upload``, ``processing``, ``ready`` or ``failed`` (hosted: also
     ``completed`` and ``uploaded``, both meaning ready). Use ``is_ready``."""
     kind: str | None = None
+    """``image`` or ``video``; ``document`` for a PDF (pressroom's extension), the file
+    of a professional_network document post."""
     content_type: str | None = None
     size: int | None = None
     filename: str | None = None
@@ -125,7 +127,10 @@ class FileStatus(Response):
     width: int | None = None
     height: int | None = None
     media_format: str | None = None
-    """What probing found (pressroom): the image format, or the video's container / codec."""
+    """What probing found (pressroom): the image format, the video's container / codec,
+    or a document's format and version (``PDF 1.7``)."""
+    pages: int | None = None
+    """A document's page count, once read (pressroom's extension); None for media."""
     failure_reason: str | None = None
     sha256: str | None = None
     """Hex SHA-256 of the bytes (pressroom's extension; the hosted service may omit it)."""
@@ -136,6 +141,11 @@ class FileStatus(Response):
     @property
     def is_ready(self) -> bool:
         return (self.status or "").lower() in READY_STATUSES
+
+    @property
+    def is_document(self) -> bool:
+        """A PDF, which only a document post (``format="document"``) takes."""
+        return self.kind == "document"
 
     @property
     def is_failed(self) -> bool:

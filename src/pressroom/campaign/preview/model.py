@@ -16,13 +16,20 @@ from pathlib import Path
 import regex
 
 from pressroom.campaign.alts import sent_alts
-from pressroom.campaign.fields import CONNECTIONS, FORMAT, THUMBNAIL, content_fields
+from pressroom.campaign.fields import (
+    CONNECTIONS,
+    FORMAT,
+    THUMBNAIL,
+    content_fields,
+    takes_post_media,
+)
 from pressroom.campaign.issues import Issue, dotted
 from pressroom.campaign.model import Campaign, Content, Media, Post
 from pressroom.campaign.timing import next_runs
 from pressroom.campaign.validate import Report
 from pressroom.platforms import RULES, MediaKind, Platform, count_characters
 from pressroom.platforms import TextRule as SpecTextRule
+from pressroom.probe import DocumentInfo
 from pressroom.rules import FIRST_COMMENT, SeeMore, Unit, measure, rules_of
 from pressroom.rules.check import count_items
 from pressroom.rules.model import ItemCount, TextLength
@@ -108,8 +115,12 @@ class MediaPreview:
         return self.media.name
 
     def describe(self) -> str:
-        """The file's facts in a few words: ``video, 720x1280, 4 s, 7.7 KB``."""
+        """The file's facts in a few words: ``video, 720x1280, 4 s, 7.7 KB``; a
+        document's pages: ``document, 12 pages, 180 KB``."""
         info = self.media.info
+        if isinstance(info, DocumentInfo):
+            pages = f"{info.pages:,} page{'s' if info.pages != 1 else ''}"
+            return ", ".join((str(self.media.kind), pages, _size(self.media.size)))
         facts = [str(self.media.kind), f"{info.width}x{info.height}"]
         if self.media.kind is MediaKind.VIDEO and info.duration_seconds is not None:
             facts.append(f"{info.duration_seconds:.3g} s")
@@ -250,7 +261,11 @@ def _block(
             for name in content.carousel
             if name in campaign.media
         )
-    elif not spec.text_only and post.media is not None and post.media in campaign.media:
+    elif (
+        takes_post_media(content.platform, content.fields)
+        and post.media is not None
+        and post.media in campaign.media
+    ):
         media = (MediaPreview(campaign.media[post.media], alt=alts.get(post.media)),)
     thumbnail = None
     if content.thumbnail is not None and content.thumbnail in campaign.media:

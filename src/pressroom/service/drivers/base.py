@@ -32,6 +32,7 @@ from pydantic.alias_generators import to_camel
 from pressroom import error_codes
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, MediaKind, Platform, PostFormat
+from pressroom.probe import SentKind
 from pressroom.rules import (
     CAROUSELS,
     FIRST_COMMENT,
@@ -66,7 +67,8 @@ class Account:
 @dataclass(frozen=True)
 class Media:
     file_id: str
-    kind: MediaKind
+    kind: SentKind
+    """An image or a video, or a document (a PDF, in a ``document`` post only)."""
     content_type: str
     storage_key: str
     duration_seconds: float | None = None
@@ -84,11 +86,14 @@ class Media:
     alt_text: str | None = None
     """The file's alt text (the body's ``fileAlts``), sent in the network's own field
     where it takes one (``pressroom.rules.alt_text``)."""
+    pages: int | None = None
+    """A document's page count; None for an image or a video."""
 
     def facts(self) -> MediaFacts:
-        """What the network's media rules are judged on."""
+        """What the network's media rules are judged on (an image's or a video's: a
+        document has none, and raises ``ValueError``)."""
         return MediaFacts(
-            kind=self.kind,
+            kind=MediaKind(self.kind),
             content_type=self.content_type,
             size=self.size,
             width=self.width,
@@ -429,7 +434,9 @@ def _refuse_format(delivery: Delivery, texts: dict[str, str | None]) -> bool:
     for i, media in enumerate(files):
         field = f"fileIds[{i}]" if delivery.items else "fileId"
         facts = media.facts() if media.kind in set(MediaKind) else None
-        problem = check_format_file(rule, facts, media.content_type)
+        problem = check_format_file(
+            rule, facts, media.content_type, pages=media.pages, size=media.size
+        )
         if problem is not None:
             _refuse(Violation(rule, problem), field=field)
         if facts is not None:

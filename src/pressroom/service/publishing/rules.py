@@ -29,6 +29,7 @@ from pressroom.platforms import (
     Platform,
     PostFormat,
 )
+from pressroom.probe import FileKind
 from pressroom.rules import (
     CAROUSELS,
     FIRST_COMMENT,
@@ -102,6 +103,18 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
     post_format = check_format(platform, body)
     check_files(platform, body)
     if rules.text_only and body.media_file_id is not None and post_format is None:
+        document = format_rule(platform, PostFormat.DOCUMENT)
+        if document is not None:
+            # A PDF in fileId is the usual slip here: say how a document post is made.
+            raise ServiceError(
+                error_codes.MEDIA_NOT_ALLOWED,
+                f"{platform.value} takes one file only as a document post: give format: "
+                f"document and {to_camel(DOCUMENT_TITLE)} with a PDF in fileId, or remove "
+                "fileId (give fileIds for a carousel).",
+                field="fileId",
+                rule=document.id,
+                doc_url=document.doc_url,
+            )
         raise ServiceError(
             error_codes.MEDIA_NOT_ALLOWED,
             f"{platform.value} posts text only: remove fileId."
@@ -273,7 +286,7 @@ def check_format_media(rule: FormatRule, file: File, *, field: str) -> None:
     """One file of a post in a format other than ``post``: the kind, content type, length,
     size or page count the format takes (a document's PDF is no image or video)."""
     facts = facts_of(file) if file.kind in set(MediaKind) else None
-    problem = check_format_file(rule, facts, file.content_type, pages=getattr(file, "pages", None))
+    problem = check_format_file(rule, facts, file.content_type, pages=file.pages, size=file.size)
     if problem is not None:
         raise network_refusal(rule.platform, Violation(rule, problem), field=field)
 
@@ -319,6 +332,42 @@ def check_files(platform: Platform, body: PublishRequest) -> None:
         raise network_refusal(platform, too_many, field="fileIds")
 
 
+def check_not_a_document(
+    platform: Platform, file: File, *, field: str, post_format: PostFormat = PostFormat.POST
+) -> None:
+    """A document (a PDF) goes alone, in ``fileId``, in a post whose format is
+    ``document``: anywhere else (a feed post, a carousel, a thread part, a thumbnail,
+    another label) it is refused with the rule that says where it goes, the label's
+    ``document`` format or, on a label without one, the formats it offers."""
+    if file.kind != FileKind.DOCUMENT:
+        return
+    document = format_rule(platform, PostFormat.DOCUMENT)
+    if document is not None and post_format is PostFormat.DOCUMENT and field == "fileId":
+        return
+    if document is not None:
+        where = (
+            "give it alone in fileId"
+            if field != "fileId"
+            else f"give format: document and {to_camel(DOCUMENT_TITLE)}"
+        )
+        message = (
+            f"File {file.id!r} is a PDF, which {document.network} takes only as a document "
+            f"post: {where}, or choose an image or a video here."
+        )
+        rule_id, doc_url = document.id, document.doc_url
+    else:
+        offer = offered_rule(platform)
+        message = (
+            f"File {file.id!r} is a PDF: only a document post takes one (format: document "
+            f"on professional_network), and {platform.value} offers format "
+            f"{', '.join(offered(platform))}. Choose an image or a video."
+        )
+        rule_id, doc_url = offer.id, offer.doc_url
+    raise ServiceError(
+        error_codes.MEDIA_NOT_ALLOWED, message, field=field, rule=rule_id, doc_url=doc_url
+    )
+
+
 def check_carousel_item(
     platform: Platform,
     file: File,
@@ -330,6 +379,7 @@ def check_carousel_item(
     """A carousel's file: a kind the network takes in carousels, then the spec's video
     length and the network's media rules, as for ``fileId``. A TikTok photo post's images
     are held to the format's rule instead."""
+    check_not_a_document(platform, file, field=field, post_format=post_format)
     rule = format_rule(platform, post_format)
     if rule is not None:
         check_format_media(rule, file, field=field)
@@ -517,6 +567,7 @@ def check_media(
     post_format: PostFormat = PostFormat.POST,
 ) -> None:
     rules = RULES[platform]
+    check_not_a_document(platform, file, field=field, post_format=post_format)
     rule = format_rule(platform, post_format)
     if rule is not None:
         # The format says which files it takes (a reel: a video; a document: a PDF);
@@ -563,6 +614,7 @@ def _check_duration(platform: Platform, file: File, *, field: str) -> None:
 
 
 def check_thumbnail(file: File, *, field: str) -> None:
+    check_not_a_document(Platform.VIDEO_SHARING, file, field=field)
     if file.kind != MediaKind.IMAGE:
         raise ServiceError(
             error_codes.MEDIA_NOT_ALLOWED,

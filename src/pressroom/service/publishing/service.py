@@ -34,6 +34,7 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom import error_codes
 from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
+from pressroom.probe import FileKind, SentKind
 from pressroom.rules import Subject
 from pressroom.service.connections.repository import ConnectionRepository
 from pressroom.service.connections.service import access_revoked, require_publishable
@@ -342,6 +343,8 @@ def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest
         file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
         rules.check_media(platform, file, fit=body.fit_choice, post_format=body.post_format)
         rules.check_alt_file(platform, body, file)
+        if file.kind == FileKind.DOCUMENT:
+            return media_of(file)  # a document is sent as it is: nothing fits a PDF
         sent = fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice)
         return described(media_sent(sent), body)
 
@@ -452,7 +455,7 @@ def described(media: driver.Media, body: PublishRequest) -> driver.Media:
 def media_of(file: File) -> driver.Media:
     return driver.Media(
         file_id=file.id,
-        kind=MediaKind(file.kind),
+        kind=sent_kind(file.kind),
         content_type=file.content_type,
         storage_key=file.storage_key,
         duration_seconds=file.duration_seconds,
@@ -462,7 +465,13 @@ def media_of(file: File) -> driver.Media:
         video_codec=file.video_codec,
         audio_codec=file.audio_codec,
         frame_rate=file.frame_rate,
+        pages=file.pages,
     )
+
+
+def sent_kind(kind: str) -> SentKind:
+    """A file's kind as a driver gets it: an image or video kind, or a document."""
+    return FileKind.DOCUMENT if kind == FileKind.DOCUMENT else MediaKind(kind)
 
 
 def platform_fields(platform: Platform, body: PublishRequest) -> dict[str, Any]:
