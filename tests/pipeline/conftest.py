@@ -87,14 +87,18 @@ class LiveService:
 
 
 @pytest.fixture
-def live_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LiveService]:
+def live_service(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sqlite_template: Path
+) -> Iterator[LiveService]:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
+    database = tmp_path / "service.db"
+    database.write_bytes(sqlite_template.read_bytes())  # migrated once for the session
     settings = Settings(
         data_dir=tmp_path / "service",
         base_url=base_url,
         secret_key="pipeline-tests",
-        db=DatabaseSettings(database_url=f"sqlite:///{tmp_path / 'service.db'}"),
+        db=DatabaseSettings(database_url=f"sqlite:///{database}"),
         store=StorageSettings(),
         # A fixed seed: the sandbox's transient failures fall the same way on every run, so
         # a test of retries does not pass or fail by chance (seed 4's first draws fail,

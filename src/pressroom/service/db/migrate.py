@@ -5,6 +5,10 @@ migrate`` beside a starting ``pressroom api``, would otherwise both read "no sch
 and both create it (the second fails half way). On PostgreSQL a session advisory lock
 is held around the upgrade; on a SQLite file, an exclusive ``flock`` on a file beside
 it. The one that waited then finds the schema at head and has nothing to do.
+
+A database already at this code's head is seen with one read of its version table,
+before any lock: every app start (and each test's) would otherwise load Alembic's
+environment and every migration script to learn that nothing is to be done.
 """
 
 from __future__ import annotations
@@ -12,11 +16,14 @@ from __future__ import annotations
 import fcntl
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine, make_url, pool, text
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, create_engine, make_url, pool, text
+from sqlalchemy.exc import DBAPIError
 
 from pressroom.service.db.session import normalise_url
 
@@ -33,9 +40,41 @@ def alembic_config(database_url: str) -> Config:
     return config
 
 
+@cache
+def script_head() -> str | None:
+    """The newest migration this code ships (read once: the scripts do not change)."""
+    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+
+
+def revision(conn: Connection) -> str | None:
+    """The database's Alembic revision, read as Alembic stores it (quietly: Alembic's
+    own reader logs a line at each call, and probes call often)."""
+    try:
+        revisions = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    except DBAPIError:
+        return None  # no version table: never migrated
+    return ", ".join(revisions) or None
+
+
 def upgrade(database_url: str) -> None:
+    if _at_head(database_url):
+        return
     with _one_migrator(database_url):
         command.upgrade(alembic_config(database_url), "head")
+
+
+def _at_head(database_url: str) -> bool:
+    """Whether the database is at this code's head already. Read without the lock: a
+    schema at head stays there, and any other answer goes on to the locked upgrade."""
+    head = script_head()
+    engine = create_engine(normalise_url(database_url), poolclass=pool.NullPool)
+    try:
+        with engine.connect() as conn:
+            return head is not None and revision(conn) == head
+    except DBAPIError:  # no database file or server yet: the upgrade makes or reports it
+        return False
+    finally:
+        engine.dispose()
 
 
 @contextmanager

@@ -127,15 +127,19 @@ class Processor:
 
     # --- the workers ---------------------------------------------------------------
     def _work_loop(self) -> None:
+        # The wake is cleared before looking, never after waiting: a worker that cleared it
+        # after its wait swallowed the one ``stop`` sets for every worker, and a second
+        # worker still claiming then slept a whole poll (a second added to each shutdown).
         while not self._stopping.is_set():
+            self._wake.clear()
             try:
                 job = jobs.claim(self.library.sessions, self.owner, self.lease)
             except SQLAlchemyError:
                 log.warning("cannot claim media jobs now", exc_info=True)
                 job = None
             if job is None:
-                self._wake.wait(IDLE_POLL_SECONDS)
-                self._wake.clear()
+                if not self._stopping.is_set():
+                    self._wake.wait(IDLE_POLL_SECONDS)
                 continue
             self._run(job)
 

@@ -18,18 +18,15 @@ The routes read the app's state (engine, media library), so the ops server on
 from __future__ import annotations
 
 import logging
-from functools import cache
 from typing import Any
 
-from alembic.script import ScriptDirectory
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
-from sqlalchemy import Connection, Engine, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy import Engine, text
 from starlette.concurrency import run_in_threadpool
 
 from pressroom import error_codes
-from pressroom.service.db.migrate import alembic_config
+from pressroom.service.db.migrate import revision, script_head
 from pressroom.service.db.session import sqlite_file
 from pressroom.service.errors import error_body
 from pressroom.service.ops import metrics
@@ -40,12 +37,6 @@ METRICS_PATH = "/metrics"
 OK = "ok"
 
 log = logging.getLogger(__name__)
-
-
-@cache
-def script_head() -> str | None:
-    """The newest migration this code ships (read once: the scripts do not change)."""
-    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
 
 
 def readiness(state: Any) -> dict[str, str]:
@@ -62,7 +53,7 @@ def readiness(state: Any) -> dict[str, str]:
     try:
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
-            current = _revision(conn)
+            current = revision(conn)
         head = script_head()
         if current != head:
             checks["migrations"] = f"the database is at {current or 'no revision'}, head is {head}"
@@ -80,16 +71,6 @@ def readiness(state: Any) -> dict[str, str]:
         log.warning("readiness: the file store failed its check", exc_info=True)
         checks["storage"] = f"cannot store files ({type(exc).__name__}; the log says more)"
     return checks
-
-
-def _revision(conn: Connection) -> str | None:
-    """The database's Alembic revision, read as Alembic stores it (quietly: Alembic's
-    own reader logs a line at each call, and probes call often)."""
-    try:
-        revisions = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
-    except DBAPIError:
-        return None  # no version table: never migrated
-    return ", ".join(revisions) or None
 
 
 def health_router(*, with_metrics: bool) -> APIRouter:
