@@ -18,6 +18,7 @@ from pressroom import rules as network
 from pressroom.campaign import media as media_files
 from pressroom.campaign import model
 from pressroom.campaign.fields import (
+    ALT_TEXT,
     BOARD,
     CHOICES,
     CONNECTIONS,
@@ -302,7 +303,7 @@ class _Checker:
                     "move this block to a post without media",
                     at_key=True,
                 )
-        elif media_name is None:
+        elif media_name is None and not rules.media_optional:
             kinds = " or ".join(_ARTICLE[kind] for kind in sorted(rules.media_kinds))
             self.report.error(
                 content.path,
@@ -311,6 +312,14 @@ class _Checker:
             )
         elif media is not None:
             self._check_kind(content, media)
+        if media_name is None and content.text(ALT_TEXT) is not None:
+            self.report.error(
+                (*content.path, ALT_TEXT),
+                f"'{ALT_TEXT}' describes the post's media, and this post has none: add "
+                "'media: <name>' to the post, or remove it",
+                at_key=True,
+                place=content.path,
+            )
         if content.thumbnail is not None:
             self._check_thumbnail(content)
 

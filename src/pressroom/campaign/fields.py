@@ -17,6 +17,8 @@ PRIVACY_LEVEL = "privacy_level"
 BOARD = "board"
 THUMBNAIL = "thumbnail"
 MADE_FOR_KIDS = "made_for_kids"
+ALT_TEXT = "alt_text"
+"""open_microblog's description of the post's image or video, for people who cannot see it."""
 INTERACTIONS = ("allow_comments", "allow_duet", "allow_stitch")
 """short_video's yes/no choices, each turning one interaction on (pressroom's extension)."""
 CHOICES = (PRIVACY, PRIVACY_LEVEL, BOARD, THUMBNAIL)
@@ -32,6 +34,7 @@ BODY_FIELDS: Mapping[str, str] = {
     "allow_duet": "allowDuet",
     "allow_stitch": "allowStitch",
     MADE_FOR_KIDS: "madeForKids",
+    ALT_TEXT: "altText",
 }
 """Campaign name → API body name, where they differ."""
 
@@ -57,6 +60,8 @@ def content_fields(platform: Platform) -> tuple[str, ...]:
         names.extend((PRIVACY_LEVEL, *INTERACTIONS))
     if rules.supports_thumbnail:
         names.append(THUMBNAIL)
+    if platform is Platform.OPEN_MICROBLOG:
+        names.append(ALT_TEXT)
     return tuple(names)
 
 

@@ -30,6 +30,7 @@ PLATFORM_KINDS: dict[Platform, str] = {
     Platform.PIN_BOARD: "an image pin network",
     Platform.TEXT_THREAD: "a text conversation network",
     Platform.PROFESSIONAL_NETWORK: "a professional networking site",
+    Platform.OPEN_MICROBLOG: "pressroom's extension: Bluesky, the open short text-post network",
 }
 
 CONNECTIONS_SCHEMA: dict[str, Any] = {
@@ -218,6 +219,19 @@ class ProfessionalNetworkBlock(Block):
     text: str | None = _text_field(Platform.PROFESSIONAL_NETWORK, "text", "The post's text.")
 
 
+class OpenMicroblogBlock(Block):
+    text: str | None = _text_field(
+        Platform.OPEN_MICROBLOG,
+        "text",
+        "The post's text; links, @handles and #hashtags in it become links on Bluesky.",
+    )
+    alt_text: str | None = Field(
+        None,
+        description="Describes the post's image or video for people who cannot see it "
+        "(only with `media`).",
+    )
+
+
 BLOCKS: dict[Platform, type[Block]] = {
     Platform.MICROBLOG: MicroblogBlock,
     Platform.VIDEO_SHARING: VideoSharingBlock,
@@ -227,6 +241,7 @@ BLOCKS: dict[Platform, type[Block]] = {
     Platform.PIN_BOARD: PinBoardBlock,
     Platform.TEXT_THREAD: TextThreadBlock,
     Platform.PROFESSIONAL_NETWORK: ProfessionalNetworkBlock,
+    Platform.OPEN_MICROBLOG: OpenMicroblogBlock,
 }
 
 
@@ -235,7 +250,9 @@ def _block(platform: Platform) -> Any:
     takes = (
         "text only, no media"
         if rules.text_only
-        else "the post's " + " or ".join(sorted(kind.value for kind in rules.media_kinds))
+        else "the post's "
+        + " or ".join(sorted(kind.value for kind in rules.media_kinds))
+        + (", if it has one" if rules.media_optional else "")
     )
     return Field(
         None, description=f"Post to {platform.value}, {PLATFORM_KINDS[platform]}: {takes}."
@@ -251,6 +268,7 @@ class Blocks(_Strict):
     pin_board: PinBoardBlock | None = _block(Platform.PIN_BOARD)
     text_thread: TextThreadBlock | None = _block(Platform.TEXT_THREAD)
     professional_network: ProfessionalNetworkBlock | None = _block(Platform.PROFESSIONAL_NETWORK)
+    open_microblog: OpenMicroblogBlock | None = _block(Platform.OPEN_MICROBLOG)
 
     def block(self, platform: Platform) -> Block | None:
         value: Block | None = getattr(self, platform.value)

@@ -678,6 +678,26 @@ class AsyncClient(ClientCore):
             text=text,
         )
 
+    async def publish_open_microblog(
+        self,
+        *,
+        connection_id: str,
+        text: str,
+        file_id: str | None = None,
+        alt_text: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> models.PublishResult:
+        """pressroom's extension (not on the hosted service): a Bluesky post, with one
+        optional image or video and its alt text."""
+        return await self.publish(
+            Platform.OPEN_MICROBLOG,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            text=text,
+            file_id=file_id,
+            alt_text=alt_text,
+        )
+
     # --- posts read-back (pressroom's extension) ---------------------------------------
 
     async def list_posts(

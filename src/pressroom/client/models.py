@@ -264,6 +264,15 @@ class ProfessionalNetworkPublish(PublishRequest):
     text: str
 
 
+class OpenMicroblogPublish(PublishRequest):
+    """pressroom's extension beside the spec's eight labels: a Bluesky post."""
+
+    platform_label = Platform.OPEN_MICROBLOG
+    text: str
+    file_id: str | None = None
+    alt_text: str | None = None
+
+
 PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
     model.platform_label: model
     for model in (
@@ -275,6 +284,7 @@ PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
         PinBoardPublish,
         TextThreadPublish,
         ProfessionalNetworkPublish,
+        OpenMicroblogPublish,
     )
 }
 

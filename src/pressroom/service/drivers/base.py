@@ -89,6 +89,9 @@ class Delivery:
     """Passed through from the caller's Idempotency-Key, for platforms that accept a
     client token. Never relied on: most networks take none, so an unknown outcome is
     settled by ``find_delivery``, not by resending with the token."""
+    created_at: datetime | None = None
+    """When our post record was made: the same for every attempt at it, so a network
+    that takes the client's own record key (Bluesky) gets the same key each time."""
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ SCOPES: dict[Platform, tuple[str, ...]] = {
     Platform.PAGE_SOCIAL: ("profile.read", "pages.manage_posts"),
     Platform.PIN_BOARD: ("boards.read", "pins.write"),
     Platform.PROFESSIONAL_NETWORK: ("profile.read", "share.write"),
+    Platform.OPEN_MICROBLOG: ("atproto", "transition:generic"),
 }
 """What each sandbox platform asks for: its consent page lists them."""
 
@@ -57,6 +58,8 @@ SCOPE_WORDS: dict[str, str] = {
     "boards.read": "read your boards",
     "pins.write": "create pins on your boards",
     "share.write": "share posts as you",
+    "atproto": "know your handle and DID",
+    "transition:generic": "publish posts and upload images and videos as you",
 }
 """Each permission in plain words, as the consent page says it."""
 

@@ -20,6 +20,8 @@ from pressroom.service.publishing.idempotency import IdempotentRoute
 from pressroom.service.publishing.schemas import (
     MicroblogPublish,
     MicroblogResult,
+    OpenMicroblogPublish,
+    OpenMicroblogResult,
     PageSocialPublish,
     PhotoSharingPublish,
     PinBoardPublish,
@@ -172,6 +174,18 @@ def publish_professional_network(
     """A text post; the result's `postId` is a URN. A 500 `platform_misconfigured` means
     LinkedIn no longer serves the `LinkedIn-Version` the service is set to send."""
     return service.publish(ctx, Platform.PROFESSIONAL_NETWORK, body)
+
+
+@publish_router.post(
+    RULES[Platform.OPEN_MICROBLOG].publish_path,
+    response_model=OpenMicroblogResult,
+    responses=_errors(Platform.OPEN_MICROBLOG),
+)
+def publish_open_microblog(body: OpenMicroblogPublish, ctx: Publishing) -> PublishResult:
+    """Our extension, not in the spec: a post to Bluesky (AT Protocol), text with one
+    optional image or video and its alt text. The result's `postId` is the post's AT URI;
+    a retry after an unknown outcome writes at the same record key, so it never posts twice."""
+    return service.publish(ctx, Platform.OPEN_MICROBLOG, body)
 
 
 # Reading back

@@ -67,6 +67,12 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
                 f"{over.limit:,}. Shorten it by {over.length - over.limit:,}.",
                 field=field,
             )
+    if getattr(body, "alt_text", None) is not None and body.media_file_id is None:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            "altText describes the post's file: add fileId, or remove altText.",
+            field="altText",
+        )
     if rules.text_only and body.media_file_id is not None:
         raise ServiceError(
             error_codes.MEDIA_NOT_ALLOWED,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from pressroom.platforms import (
@@ -189,6 +189,38 @@ class ProfessionalNetworkPublish(PublishRequest):
     file_id: NO_MEDIA = None
 
 
+class OpenMicroblogPublish(PublishRequest):
+    """Our extension, not in the spec: a Bluesky post (AT Protocol)."""
+
+    # altText describes the file: with it, fileId is required (and not null).
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"required": ["altText"], "properties": {"altText": {"type": "string"}}},
+            "then": {"required": ["fileId"], "properties": {"fileId": {"type": "string"}}},
+        }
+    )
+
+    text: str = text_field(
+        Platform.OPEN_MICROBLOG,
+        "text",
+        "The post. Links (http:// or https://), @-mentions of handles and #hashtags in it "
+        "become Bluesky's facets; a mention of a handle that does not resolve stays plain "
+        "text. Bluesky's own limits (300 characters, 3,000 UTF-8 bytes) are refused with "
+        "400 `validation_error` naming the rule.",
+    )
+    file_id: str | None = Field(
+        None,
+        min_length=1,
+        description="Id of an uploaded, ready file: one image or one video (MP4), or none "
+        "for a text post.",
+    )
+    alt_text: str | None = Field(
+        None,
+        description="The image's or the video's alt text, for people who cannot see it; "
+        "only with `fileId`.",
+    )
+
+
 REQUESTS: dict[Platform, type[PublishRequest]] = {
     Platform.MICROBLOG: MicroblogPublish,
     Platform.VIDEO_SHARING: VideoSharingPublish,
@@ -198,6 +230,7 @@ REQUESTS: dict[Platform, type[PublishRequest]] = {
     Platform.PIN_BOARD: PinBoardPublish,
     Platform.TEXT_THREAD: TextThreadPublish,
     Platform.PROFESSIONAL_NETWORK: ProfessionalNetworkPublish,
+    Platform.OPEN_MICROBLOG: OpenMicroblogPublish,
 }
 
 
@@ -279,6 +312,16 @@ class ProfessionalNetworkResult(PublishResult):
     post_id: str = Field(description="A URN, e.g. `urn:li:share:7214300000000000000`.")
 
 
+class OpenMicroblogResult(PostIdResult):
+    post_id: str = Field(
+        description="The post's AT URI (`at://{did}/app.bsky.feed.post/{rkey}`); the record "
+        "key is pressroom's own, the same for every attempt at one post record."
+    )
+    cid: str | None = Field(
+        None, description="The record's content hash (CID); null on the sandbox."
+    )
+
+
 class PinBoardResult(PublishResult):
     pin_id: str
     board_id: str
@@ -293,6 +336,7 @@ RESULTS: dict[Platform, type[PublishResult]] = {
     Platform.PIN_BOARD: PinBoardResult,
     Platform.TEXT_THREAD: PostIdResult,
     Platform.PROFESSIONAL_NETWORK: ProfessionalNetworkResult,
+    Platform.OPEN_MICROBLOG: OpenMicroblogResult,
 }
 
 

@@ -212,8 +212,8 @@ def _prepare_once(
             raise _RefreshFirst(due)
         rules.check_account(platform, connection)
         media = None
-        if not RULES[platform].text_only:
-            assert body.media_file_id is not None  # required by every media body
+        if not RULES[platform].text_only and body.media_file_id is not None:
+            # required by every media body but open_microblog's, where it is optional
             file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
             rules.check_media(platform, file)
             media = media_of(file)
@@ -238,6 +238,7 @@ def _prepare_once(
             media=media,
             reference=post.id,
             dedup_key=f"{ctx.account.id}:{ctx.claim.key}" if ctx.claim else None,
+            created_at=post.created_at,
         )
         return post.id, delivery
 

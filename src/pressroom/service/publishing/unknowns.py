@@ -127,6 +127,7 @@ def delivery_of(db: Session, post: Post) -> driver.Delivery:
         media=media_of(file) if file is not None and not RULES[platform].text_only else None,
         reference=post.id,
         platform_reference=str(kept) if kept else None,
+        created_at=post.created_at,
     )
 
 
