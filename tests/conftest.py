@@ -56,7 +56,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         params = callspec.params if callspec is not None else {}
         if "seaweed" in getattr(item, "fixturenames", ()) or params.get("backend") == "s3":
             item.add_marker(pytest.mark.s3)
-        if "atproto_network" in getattr(item, "fixturenames", ()):
+        if {"atproto_network", "atproto_lexicons"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.atproto)
         if item.path.is_relative_to(TESTS / "pipeline"):
             item.add_marker(pytest.mark.prefect)

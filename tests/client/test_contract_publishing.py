@@ -104,6 +104,12 @@ def publish_every_platform(studio: Studio) -> dict[Platform, PublishResult]:
         Platform.PROFESSIONAL_NETWORK: client.publish_professional_network(
             connection_id=conn[Platform.PROFESSIONAL_NETWORK], text="We are hiring"
         ),
+        Platform.OPEN_MICROBLOG: client.publish_open_microblog(
+            connection_id=conn[Platform.OPEN_MICROBLOG],
+            text="Launched, on the open network",
+            file_id=image.file_id,
+            alt_text="The launch poster",
+        ),
     }
 
 
