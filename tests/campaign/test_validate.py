@@ -232,3 +232,36 @@ def test_media_paths_are_relative_to_the_campaign_file_not_the_working_directory
     monkeypatch.chdir(media_dir)  # somewhere with no campaigns/ below it
     report = validate(nested / "c.yaml")
     assert report.ok, [str(i) for i in report.issues]
+
+
+def test_open_microblog_posts_text_alone_or_with_media_and_alt_text_needs_media(
+    write: Write,
+) -> None:
+    path = write(
+        f"""
+        name: spring
+        media:
+          poster: {{path: media/pin.png}}
+        posts:
+          - id: words
+            open_microblog:
+              text: "Spring is here #spring"
+          - id: picture
+            media: poster
+            open_microblog:
+              text: "Our poster"
+              alt_text: "Stripes of green and pink"
+          - id: mistakes
+            open_microblog:
+              text: "{"é" * 301}"
+              alt_text: "Describes nothing"
+        """
+    )
+    report = validate(path)
+    assert [(i.line, i.path) for i in report.errors] == [
+        (15, "posts.2.open_microblog.text"),
+        (16, "posts.2.open_microblog.alt_text"),
+    ]
+    assert report.errors[0].message.startswith("Bluesky would refuse it: text is 301 characters")
+    assert report.errors[0].doc_url.endswith("/lexicons/app/bsky/feed/post.json")
+    assert "has none: add 'media: <name>'" in report.errors[1].message

@@ -314,11 +314,10 @@ class _Checker:
             self._check_kind(content, media)
         if media_name is None and content.text(ALT_TEXT) is not None:
             self.report.error(
-                (*content.path, ALT_TEXT),
+                content.origins.get(ALT_TEXT, (*content.path, ALT_TEXT)),
                 f"'{ALT_TEXT}' describes the post's media, and this post has none: add "
                 "'media: <name>' to the post, or remove it",
                 at_key=True,
-                place=content.path,
             )
         if content.thumbnail is not None:
             self._check_thumbnail(content)
