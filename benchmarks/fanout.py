@@ -54,7 +54,7 @@ KINDS = {
     "page_social": ("image", {"message": "Fan-out {n}: open today."}),
     "pin_board": ("image", {"board": "bench", "title": "Fan-out {n}"}),
     "video_sharing": ("video", {"title": "Fan-out {n}", "privacy": "unlisted"}),
-    "short_video": ("video", {"caption": "Fan-out {n} #spring"}),
+    "short_video": ("video", {"caption": "Fan-out {n} #spring", "privacy_level": "SELF_ONLY"}),
 }
 CONNECTABLE: dict[str, tuple[str, dict[str, Any]]] = {
     # the seven platforms connected directly; text_thread comes with photo_sharing
@@ -66,7 +66,8 @@ CONNECTABLE: dict[str, tuple[str, dict[str, Any]]] = {
     "pin_board": ("bench-pins-{i}", {}),
     "professional_network": ("Bench Inc {i}", {}),
 }
-MEDIA = {"image": "poster.png", "video": "teaser-vertical.mp4"}
+MEDIA = {"image": "cover.jpg", "video": "teaser-vertical.mp4"}
+"""cover.jpg, not the 2:3 poster: Instagram takes 4:5 to 1.91:1 (``pressroom.rules``)."""
 
 
 @dataclass(frozen=True)

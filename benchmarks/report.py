@@ -303,21 +303,35 @@ def throughput(r: dict[str, Any]) -> list[str]:
         f"{r['connections']} concurrent connections, closed loop, rate limit off, sandbox "
         f"latency 0; load from a separate process ({', '.join(r['generators'])}"
         + ("; wrk not installed" if r.get("wrk_missing") else "")
-        + f"). Baseline: `{r['baseline']}`, a bare route of the same app and process. "
+        + f"; {r.get('duration', 0):g} s measured after a {r.get('warmup', 0):g} s warm-up). "
+        "Baselines (ratio 1.00×): "
+        + ", ".join(f"`{b}`" for b in r.get("baselines", []))
+        + ", routes of a bare FastAPI app (`bare_app.py`) on the same stack; each other "
+        "figure is divided by its baseline (named in the table) of the same run. "
         f"{loads(r)}.",
     ]
     for missing in r.get("missing", []):
         lines += ["", f"Not measured: {missing}."]
     for db, d in r["databases"].items():
+        listed = d.get("listed_connections")
         for generator, per_endpoint in d["figures"].items():
             lines += ["", f"**{db}, load from {generator}:**", ""]
             rows = []
             for endpoint, f in per_endpoint.items():
+                goal = f.get("goal")
+                verdict = ""
+                if goal is not None:
+                    verdict = f"≥ {goal:.2f}×: " + ("met" if f.get("met") else "**not met**")
+                shown = f"`{endpoint}`"
+                if endpoint.startswith("GET /api/connections/unified") and listed:
+                    shown += f" ({listed} connections)"
                 rows.append(
                     [
-                        f"`{endpoint}`",
+                        shown,
                         med(f["rps"], 0),
+                        f"`{f['baseline']}`" if f.get("baseline") else "(baseline)",
                         ratio(f["rps_ratio"]),
+                        verdict,
                         med(f["p50_ms"], 1),
                         med(f["p99_ms"], 1),
                         med(f.get("service_cpu_ms"), 2, " ms"),
@@ -328,10 +342,12 @@ def throughput(r: dict[str, Any]) -> list[str]:
                 [
                     "endpoint",
                     "requests/s",
+                    "baseline",
                     "÷ baseline",
+                    "goal",
                     "p50 ms",
                     "p99 ms",
-                    "service CPU per request",
+                    "server CPU per request",
                     "non-2xx / errors",
                 ],
                 rows,
@@ -566,6 +582,8 @@ STARTUP_LABELS = {
     "demo_cold": "`pressroom demo`, fresh data dir and fresh Prefect home",
     "demo_warm": "`pressroom demo`, fresh data dir, the Prefect home of an earlier run",
     "run_on_server": "`pressroom campaign run`, `PREFECT_API_URL` set to a running server",
+    "demo_after_plain_install": "`pressroom demo`, fresh data dir and Prefect home, "
+    "after a plain `pip install -e '.[all]'` (no `scripts/setup`)",
 }
 
 

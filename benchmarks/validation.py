@@ -30,7 +30,7 @@ PLATFORM_BLOCKS = {
     ],
     "video": [
         ("video_sharing", {"title": "Post {n}", "privacy": "unlisted", "thumbnail": "cover"}),
-        ("short_video", {"caption": "Post {n} #spring"}),
+        ("short_video", {"caption": "Post {n} #spring", "privacy_level": "SELF_ONLY"}),
     ],
 }
 
@@ -57,7 +57,7 @@ def write_large_campaign(folder: Path, posts: int) -> Path:
         "media:",
         "  video:\n    path: media/launch.mp4",
         "  vertical:\n    path: media/teaser-vertical.mp4",
-        "  image:\n    path: media/poster.png",
+        "  image:\n    path: media/cover.jpg",  # Instagram takes 4:5 to 1.91:1, not the 2:3 poster
         "  cover:\n    path: media/cover.jpg",
         "posts:",
     ]

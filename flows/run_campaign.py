@@ -33,8 +33,8 @@ from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from pressroom.campaign import Plan, PlannedPost, load, plan
 from pressroom.campaign.validate import campaign_name
-from pressroom.client import FileStatus
-from pressroom.pipeline import outcomes, progress, run_logs
+from pressroom.client import APIError, FileStatus
+from pressroom.pipeline import outcomes, progress, steps
 from pressroom.pipeline.outcomes import Kind, PublishFailed, ResultRow, Status
 from pressroom.pipeline.prefect_liveness import Lease, settle_abandoned_runs
 from pressroom.pipeline.progress import Stage
@@ -50,7 +50,6 @@ from tasks.publishing import (
 )
 
 MANUAL_EDITION = "manual"
-run_logs.attach()
 
 
 def current_edition(given: str | None) -> str:
@@ -159,14 +158,14 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     posts: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
 
     def submit(planned: PlannedPost, file_ids: dict[str, str]) -> None:
-        future = publishing.submit(planned, file_ids, planned.idempotency_key(edition))
+        future = publishing.submit(planned, file_ids, planned.idempotency_key(edition), edition)
         future.add_done_callback(lambda _: progress.advanced(Stage.POST))
         posts.append((planned, future))
 
     in_turn = round_robin(fan_out.posts)
-    waiting = [p for p in in_turn if p.media or p.thumbnail]
+    waiting = [p for p in in_turn if p.needs]
     for planned in in_turn:
-        if not (planned.media or planned.thumbnail):
+        if not planned.needs:
             submit(planned, {})
 
     wait(list(ready_by_hash.values()))
@@ -180,11 +179,7 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
             media_errors[name] = str(readiness.state.result(raise_on_failure=False))
 
     for planned in waiting:
-        missing = [
-            m
-            for m in (planned.media, planned.thumbnail and planned.thumbnail.media)
-            if m and m not in file_ids
-        ]
+        missing = [m for m in planned.needs if m not in file_ids]
         if missing:
             progress.advanced(Stage.POST)
             rows.append(
@@ -264,6 +259,15 @@ def _row_of(
     gave_up = isinstance(error, TransientFailure)
     attempt = CLOCK.last(str(flow_run.id or "local"), key)
     attempts = attempt.number if attempt else 1
+    cause = getattr(error, "cause", None)
+    if gave_up and isinstance(cause, APIError) and cause.partial:
+        # Its last answer left a thread with parts standing: it is partial, not failed.
+        row = steps.partial_row(
+            planned, key, cause, attempts=attempts, took=attempt.elapsed() if attempt else 0.0
+        )
+        return row.with_status(
+            Status.PARTIAL, error=f"gave up after {attempts} attempts: {row.error}"
+        )
     return ResultRow(
         post=f"{planned.post_id} (thumbnail)" if thumbnail else planned.post_id,
         platform=planned.platform.value,
@@ -283,7 +287,8 @@ def _dry_run(fan_out: Plan, edition: str) -> State[Any]:
             "post": p.post_id,
             "platform": p.platform.value,
             "connection": p.connection.name,
-            "media": p.media or "",
+            "media": p.media or ", ".join(p.carousel),
+            "parts": p.parts,
             "idempotencyKey": p.idempotency_key(edition),
         }
         for p in fan_out.posts
@@ -318,7 +323,7 @@ def _report(campaign: str, edition: str, rows: list[ResultRow]) -> State[Any]:
     outcomes.print_table(f"{campaign} · {edition}", rows)
     data = [row.to_json() for row in rows]
     summary = outcomes.summary_message(rows)
-    if any(r.status in (Status.FAILED, Status.UNCONFIRMED) for r in rows):
+    if any(r.status in outcomes.NEEDS_ATTENTION for r in rows):
         return Failed(message=summary, data=data)
     return Completed(message=summary, data=data)
 

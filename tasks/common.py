@@ -10,8 +10,13 @@ from prefect import Task
 from prefect.client.schemas.objects import State, TaskRun
 
 from pressroom.client import Client
+from pressroom.pipeline import run_logs
 from pressroom.pipeline.config import PipelineSettings, ServiceState
 from pressroom.pipeline.retrying import TransientFailure
+
+# Here, not in the flow: every process that runs a task imports this module (a Dask
+# worker unpickling a task included), and each must send pressroom's lines to Prefect.
+run_logs.attach()
 
 _lock = threading.Lock()
 _clients: dict[tuple[str, str], Client] = {}

@@ -36,9 +36,7 @@ def resolve_folders(names: list[str]) -> dict[str, str]:
 def upload_medium(upload: MediaUpload, folder_id: str | None) -> str:
     """Upload once per content and service address; returns the fileId."""
     memory = MediaMemory(service_state().media_memory_file)
-    file_id, reused = steps.upload_medium(client(), upload, memory, folder_id)
-    if reused:
-        print(f"{upload.name}: already uploaded as {file_id}, not uploaded again")
+    file_id, _reused = steps.upload_medium(client(), upload, memory, folder_id)
     return file_id
 
 
@@ -55,6 +53,7 @@ def wait_ready(name: str, file_id: str) -> FileStatus:
     try:
         return steps.wait_ready(
             client(),
+            name,
             file_id,
             poll_interval=config.poll_seconds,
             timeout=config.ready_timeout_seconds,

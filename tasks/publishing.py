@@ -100,7 +100,9 @@ def exactly_once() -> dict[str, Any]:
     cache_expiration=timedelta(days=7),
     retry_condition_fn=retry_transient,
 )
-def publish_post(planned: PlannedPost, file_ids: Mapping[str, str], key: str) -> ResultRow:
+def publish_post(
+    planned: PlannedPost, file_ids: Mapping[str, str], key: str, edition: str
+) -> ResultRow:
     attempt = _attempt(key)
     with _slot(planned.platform.value):
         return steps.publish_post(
@@ -111,6 +113,8 @@ def publish_post(planned: PlannedPost, file_ids: Mapping[str, str], key: str) ->
             evidence=_evidence(),
             attempt=attempt.number,
             started=attempt.first_started,
+            media_wait=settings().ready_timeout_seconds,
+            campaign=steps.campaign_of(planned, edition, flow_run.id),
         )
 
 
@@ -135,4 +139,5 @@ def set_thumbnail(
             key=key,
             attempt=attempt.number,
             started=attempt.first_started,
+            media_wait=settings().ready_timeout_seconds,
         )

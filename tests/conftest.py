@@ -7,15 +7,18 @@ CI (``CI=true``), where a missing server is a failure.
 
 from __future__ import annotations
 
+import gc
 import os
 import secrets
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.plans import Plan
@@ -179,6 +182,34 @@ def service(settings: Settings) -> Iterator[Service]:
     with TestClient(app) as client:
         yield Service(client, app.state.session_factory, settings)
     app.state.engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _postgres_pools_closed() -> Iterator[None]:
+    """Every PostgreSQL engine a test used gives back its connections when the test
+    ends, whoever made it: one left to the garbage collector keeps its pool's
+    connections open until a collection reaches it, and a long run meets the server's
+    ``max_connections`` ("too many clients already")."""
+    used: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+    def seen(connection: Any) -> None:
+        used.add(connection.engine)
+
+    event.listen(Engine, "engine_connect", seen)
+    yield
+    event.remove(Engine, "engine_connect", seen)
+    for engine in list(used):
+        if engine.dialect.name == "postgresql":
+            engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _no_frozen_objects_left() -> Iterator[None]:
+    """An app that starts freezes what exists (``lifespan.freeze_start_up_objects``):
+    in a test run that is every test before it, garbage included, so each test gives
+    it back to the collector."""
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture(autouse=True)

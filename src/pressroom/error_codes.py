@@ -81,9 +81,21 @@ DELIVERY_NOT_FOUND = _code(
     "delivery_not_found", 404, "No delivery with this id to this webhook endpoint."
 )
 EVENT_NOT_FOUND = _code("event_not_found", 404, "No event with this id in this account.")
+METRICS_ROUND_NOT_FOUND = _code(
+    "metrics_round_not_found", 404, "No metrics round with this id in this account."
+)
+CAMPAIGN_NOT_FOUND = _code(
+    "campaign_not_found", 404, "No post of this account carries this campaign name."
+)
 METHOD_NOT_ALLOWED = _code("method_not_allowed", 405, "The route does not take this method.")
 # 409
-FILE_NOT_READY = _code("file_not_ready", 409, "The file is still being uploaded or processed.")
+FILE_NOT_READY = _code(
+    "file_not_ready",
+    409,
+    "The file is still being uploaded or processed, or being converted for the network; "
+    "send the same request again after Retry-After.",
+    transient=True,
+)
 CONNECTION_INACTIVE = _code(
     "connection_inactive", 409, "The connection is inactive; reconnect it in the dashboard."
 )

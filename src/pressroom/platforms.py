@@ -51,6 +51,20 @@ class MediaKind(StrEnum):
     VIDEO = "video"
 
 
+class PostFormat(StrEnum):
+    """What a publish body's ``format`` asks the network to make of it. ``post`` is the
+    feed post every label makes; ``story`` and ``reel`` are Instagram's and Facebook's
+    (photo_sharing, page_social), ``photo`` is a short_video photo post (TikTok's), and
+    ``document`` a professional_network PDF post (LinkedIn's). Which label takes which
+    format, and with which media, is the rule table's (``pressroom.rules``)."""
+
+    POST = "post"
+    STORY = "story"
+    REEL = "reel"
+    DOCUMENT = "document"
+    PHOTO = "photo"
+
+
 PRIVACY_STATUSES: tuple[str, ...] = tuple(PrivacyStatus)
 DEFAULT_PRIVACY_STATUS = PrivacyStatus.PUBLIC.value
 

@@ -65,6 +65,18 @@ class MediaInfo:
     frame_rate: float | None = None
     """A video's average frames a second, when the container says."""
 
+    def facts(self) -> dict[str, object]:
+        """What a file's (or a derived copy's) row records of the probe: the columns the
+        media rules read, under the same names."""
+        return {
+            "width": self.width,
+            "height": self.height,
+            "duration_seconds": self.duration_seconds,
+            "video_codec": self.video_codec,
+            "audio_codec": self.audio_codec,
+            "frame_rate": self.frame_rate,
+        }
+
 
 FORMAT_NAMES = {
     "image/jpeg": "JPEG",

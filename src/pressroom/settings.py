@@ -35,16 +35,25 @@ class StorageSettings(BaseSettings):
 
     model_config = _ENV
     storage: Literal["local", "s3"] = "local"
+    """``local`` keeps bytes under the data dir (one host); ``s3`` any S3-compatible store."""
     max_upload_bytes: int = Field(5 * 1024**3, gt=0)
+    """Larger uploads are refused (``413 upload_too_large``)."""
     upload_url_ttl_seconds: int = Field(3600, ge=1, le=7 * 24 * 3600)
+    """How long an upload URL works (at most 7 days)."""
     upload_grace_seconds: int = Field(3600, ge=0)
     """How long after its URL expired a file with no bytes is still awaited, since a
     PUT begun just before expiry may finish later; after that it is marked failed."""
     s3_bucket: str = "pressroom"
+    """The bucket; it must exist."""
     s3_region: str = "us-east-1"
+    """The region URLs are signed for."""
     s3_endpoint_url: str | None = None
+    """The store's address (``http://127.0.0.1:8333`` for SeaweedFS); unset: AWS. Clients
+    must reach the store at exactly this address, since the signature covers the host."""
     s3_access_key_id: str | None = None
+    """Credentials; unset: boto3's usual chain (an instance role, ``~/.aws``)."""
     s3_secret_access_key: str | None = None
+    """The secret of ``PRESSROOM_S3_ACCESS_KEY_ID``."""
     s3_key_prefix: str = ""
     """Prepended to every object key, so deployments can share a bucket."""
 
@@ -54,12 +63,28 @@ class SandboxSettings(BaseSettings):
 
     model_config = _ENV
     platform_driver: Literal["sandbox"] = "sandbox"
+    """The default driver of every label; a label whose client id and secret are set
+    publishes to its real network instead."""
     sandbox_latency_ms: int = 0
+    """Every sandbox platform call takes this long (a publish waits on the event loop,
+    other calls on a worker thread; other requests go on)."""
     sandbox_failure_rate: float = Field(0.0, ge=0.0, le=1.0)
+    """Share of sandbox calls answered with a transient failure (``503
+    platform_unavailable``)."""
     sandbox_failure_mode: Literal["before", "after"] = "before"
+    """``before``: a failure reaches no platform; ``after``: the post is delivered, then the
+    call fails (its record ``unknown``), to rehearse unknown outcomes."""
     sandbox_seed: int | None = None
+    """Makes the sandbox's ids and failures repeatable; unset: random."""
     sandbox_dedupe: bool = True
     """Record a post once per client token (Idempotency-Key); off in exactly-once tests."""
+    sandbox_short_video_audited: bool = True
+    """Whether the sandbox's short_video app is one TikTok has audited. Off, it is refused
+    any privacy level but ``SELF_ONLY``, as TikTok refuses an unaudited app."""
+    sandbox_container_ready_ms: int = Field(0, ge=0)
+    """How long a photo_sharing or text_thread media container takes to be ready after
+    it is made (Meta's "about 30 seconds" for media); the driver waits for it as the
+    real ones do, up to ``PRESSROOM_META_CONTAINER_WAIT_SECONDS``."""
 
 
 class NetworkSettings(BaseSettings):
@@ -126,7 +151,9 @@ class OpsSettings(BaseSettings):
 
     model_config = _ENV
     log_level: Literal["debug", "info", "warning", "error", "critical"] = "info"
+    """The least severe lines logged (``--log-level``)."""
     log_format: Literal["plain", "json"] = "plain"
+    """``json`` for one object a line (``--log-format``)."""
     metrics: bool = True
     """``/metrics`` served, and requests counted; ``PRESSROOM_METRICS=0`` turns both off."""
     ops_port: int | None = Field(None, ge=1, le=65535)
@@ -143,6 +170,7 @@ class OpsSettings(BaseSettings):
 class Settings(BaseSettings):
     model_config = _ENV
     data_dir: Path = Path(".pressroom")
+    """The database file (on SQLite), stored media and the secret key file."""
     base_url: str = "http://127.0.0.1:8000"
     """The address clients reach the service at; generated URLs start with it."""
     secret_key: str | None = None
@@ -180,7 +208,19 @@ class Settings(BaseSettings):
     """A probe still running after this long has its worker process killed, and its
     file fails: a file that makes a decoder hang must not hold a worker for good."""
     processing_delay_ms: int = Field(0, ge=0)
-    """Test knob: hold each file this long in ``processing`` before probing it."""
+    """Test knob: hold each file this long in ``processing`` before probing it (and each
+    derived file this long before converting it)."""
+    conversion_cpu_seconds: int = Field(300, ge=1)
+    """CPU time one conversion (a file fitted for a network) may use; past it its
+    process is stopped and the derived file fails, naming this bound."""
+    conversion_memory_mb: int = Field(1024, ge=1)
+    """Memory one conversion may take beyond what its process starts with (its address
+    space, ``RLIMIT_AS``); an allocation past it fails, and so does the derived file."""
+    conversion_timeout_seconds: float = Field(600.0, gt=0)
+    """Wall-clock time one conversion may take before its process is killed."""
+    conversion_max_pixels: int = Field(100_000_000, ge=1)
+    """Pixels (width x height, per picture) a file may have to be converted at all:
+    checked before anything is decoded."""
     token_refresh_interval_seconds: int = Field(300, ge=1)
     """How often access tokens about to lapse are renewed with their networks."""
     reconcile_interval_seconds: int = Field(60, ge=1)
@@ -191,6 +231,7 @@ class Settings(BaseSettings):
     webhook_retry_base_seconds: float = Field(5.0, gt=0)
     """The first retry's delay; each next one doubles, with jitter, up to the maximum."""
     webhook_retry_max_delay_seconds: float = Field(3600.0, gt=0)
+    """The longest wait between two attempts of a delivery."""
     webhook_attempt_deadline_seconds: float = Field(15.0, gt=0, le=600)
     """How long one delivery attempt may take in all (resolving, connecting, sending, and
     the answer's status, headers and first 4 KiB): a receiver that trickles its answer
@@ -217,6 +258,14 @@ class Settings(BaseSettings):
     """Allow endpoints on private, loopback and link-local addresses (an internal network)."""
     sweep_interval_seconds: int = Field(3600, ge=1)
     """How often orphaned bytes are swept and unnoticed S3 uploads looked for."""
+    prefect_api_url: str | None = None
+    """Prefect's API (``http://127.0.0.1:4200/api``), which the dashboard's Campaigns page
+    reads the campaigns' deployments, schedules and runs from; unset: the usual
+    ``PREFECT_API_URL``, else the page lists the campaigns seen on posts alone."""
+    prefect_ui_url: str | None = None
+    """The Prefect UI's address (``http://127.0.0.1:4200``): the dashboard links each
+    campaign run to its page there (``/runs/flow-run/{id}``); unset: run ids are shown
+    without a link."""
 
     db: DatabaseSettings = Field(default_factory=DatabaseSettings)
     store: StorageSettings = Field(default_factory=StorageSettings)

@@ -21,9 +21,39 @@ class FileState(StrEnum):
     FAILED = "failed"
 
 
+class DerivativeState(StrEnum):
+    """A file converted for a network: ``pending`` while it is made, then ``ready`` or
+    ``failed`` (with a reason naming the bound or the rule it could not meet)."""
+
+    PENDING = "pending"
+    READY = "ready"
+    FAILED = "failed"
+
+
 class PostStatus(StrEnum):
     """A post record: ``sending`` until the platform answered; ``unknown`` when the platform
-    failed after receiving it (it may be live)."""
+    failed after receiving it (it may be live); ``partial`` when some parts of a thread
+    stand and the network refused a later one (a retry with the key resumes after them)."""
+
+    SENDING = "sending"
+    PUBLISHED = "published"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+    PARTIAL = "partial"
+
+
+class PartKind(StrEnum):
+    """What a part of a post is: a thread is a ``post`` then ``reply`` parts; a carousel
+    a ``post`` then an ``item`` per file; a first comment a ``comment``."""
+
+    POST = "post"
+    REPLY = "reply"
+    ITEM = "item"
+    COMMENT = "comment"
+
+
+class PartStatus(StrEnum):
+    """A part's outcome: ``sending`` only while its request runs (never answered)."""
 
     SENDING = "sending"
     PUBLISHED = "published"

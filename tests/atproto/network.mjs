@@ -7,10 +7,10 @@
 //
 // It runs from the directory that holds its node_modules (the fixture copies it there).
 // Each prints one JSON line ({"url": ...}) once it answers, and stops on SIGTERM.
-// The PDS also answers POST /_test/kill-after-next-write: the next createRecord,
-// putRecord or applyWrites is carried out and committed, then the process SIGKILLs
-// itself before a byte of the answer leaves, which is what a crash between the write
-// and the answer looks like to a client.
+// The PDS also answers POST /_test/kill-after-next-write[?skip=N]: the next createRecord,
+// putRecord or applyWrites (after N more that are answered as usual) is carried out and
+// committed, then the process SIGKILLs itself before a byte of the answer leaves, which
+// is what a crash between the write and the answer looks like to a client.
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
@@ -31,17 +31,23 @@ const WRITES = [
   '/xrpc/com.atproto.repo.applyWrites',
 ]
 let killArmed = false
+let killSkip = 0
 
 function installKillSwitch() {
   const emit = http.Server.prototype.emit
   http.Server.prototype.emit = function (event, req, res) {
     if (event === 'request') {
-      if (req.method === 'POST' && req.url === '/_test/kill-after-next-write') {
+      if (req.method === 'POST' && req.url.startsWith('/_test/kill-after-next-write')) {
         killArmed = true
+        killSkip = Number(new URL(req.url, 'http://pds').searchParams.get('skip') || 0)
         res.writeHead(204).end()
         return true
       }
       if (killArmed && req.method === 'POST' && WRITES.some((w) => req.url.startsWith(w))) {
+        if (killSkip > 0) {
+          killSkip -= 1
+          return emit.apply(this, arguments)
+        }
         killArmed = false
         res.writeHead = () => {
           process.kill(process.pid, 'SIGKILL')

@@ -19,7 +19,15 @@ function check(call) {
   const wanted = def.type === 'procedure' ? 'POST' : def.type === 'query' ? 'GET' : null
   if (wanted === null) return `${call.nsid} is a ${def.type}, not an XRPC method`
   if (call.method !== wanted) return `${call.nsid} is a ${def.type}: ${wanted}, not ${call.method}`
-  lexicons.assertValidXrpcParams(call.nsid, call.params ?? {})
+  // A query string carries an array parameter as the key repeated (once for one item),
+  // as an XRPC server decodes it.
+  const params = { ...(call.params ?? {}) }
+  for (const [name, spec] of Object.entries(def.parameters?.properties ?? {})) {
+    if (spec.type === 'array' && name in params && !Array.isArray(params[name])) {
+      params[name] = [params[name]]
+    }
+  }
+  lexicons.assertValidXrpcParams(call.nsid, params)
   if (def.type === 'procedure') {
     const accepts = def.input?.encoding
     if (!accepts) {

@@ -28,14 +28,21 @@ def test_every_benchmark_runs_in_its_smoke_configuration_and_reports(tmp_path: P
     assert whole["ratio"]["runs"] == 1 and whole["goal_ratio"] == 1.5
     assert whole["flow_process_seconds"]["median"] > whole["script_process_seconds"]["median"] > 0
 
-    sqlite = found["throughput"]["databases"]["SQLite"]["figures"]["httpx"]
+    sqlite = found["throughput"]["databases"]["SQLite"]
+    assert sqlite["listed_connections"] == 8
     for endpoint in throughput.ENDPOINTS:
-        figures = sqlite[endpoint.name]
+        figures = sqlite["figures"]["httpx"][endpoint.name]
         assert figures["rps"]["median"] > 0, endpoint.name
         assert figures["rps_ratio"]["median"] > 0, endpoint.name
         assert figures["p99_ms"]["median"] >= figures["p50_ms"]["median"], endpoint.name
         assert all(set(s) == {"200"} for s in figures["statuses"]), figures["statuses"]
-    assert sqlite[throughput.BASELINE]["rps_ratio"]["median"] == 1.0
+        if endpoint.is_baseline:
+            assert figures["rps_ratio"]["median"] == 1.0
+        assert figures["goal"] == endpoint.goal and (figures["met"] is None) == (
+            endpoint.goal is None
+        )
+    goals = {e.name: e.goal for e in throughput.ENDPOINTS if e.goal is not None}
+    assert goals == {throughput.UNIFIED: 0.40, throughput.PUBLISH: 0.20}
 
     upload = found["uploads"]["sizes"]["8"]
     assert upload["same_bytes"] is True

@@ -47,7 +47,7 @@ def test_validate_prints_each_issue_and_exits_1_on_errors(write: Write) -> None:
     code, out, err = run("validate", "c.yaml")
     assert code == 1
     assert out.splitlines() == [
-        "error: c.yaml:4:27: posts.0.microblog.colour: unknown key 'colour'; expected one of: connections, text"
+        "error: c.yaml:4:27: posts.0.microblog.colour: unknown key 'colour'; expected one of: connections, text, thread"
     ]
     assert err.strip() == "1 error, 0 warnings in 1 file"
 
@@ -79,7 +79,7 @@ def test_github_format_makes_pull_request_annotations(write: Write) -> None:
     _, out, _ = run("validate", "--format", "github", "c.yaml")
     assert out.splitlines() == [
         "::error file=c.yaml,line=4,col=27,title=posts.0.microblog.colour::unknown key 'colour'; "
-        "expected one of: connections, text"
+        "expected one of: connections, text, thread"
     ]
 
 
@@ -156,6 +156,52 @@ def test_plan_offline_json() -> None:
         "text_thread",
         "professional_network",
     }
+
+
+THREAD = """
+name: thread
+posts:
+  - id: story
+    microblog:
+      text: one
+      thread: [two, three]
+    professional_network: {text: one}
+"""
+
+
+def test_plan_shows_a_threads_parts_count(write: Write) -> None:
+    write(THREAD)
+    code, out, _ = run("plan", "--offline", "c.yaml")
+    assert code == 0
+    lines = out.splitlines()
+    assert (
+        "  story  microblog  to every active connection  POST /api/v2/microblog/publish  (a thread of 3 parts)"
+        in lines
+    )
+    assert (
+        "  story  professional_network  to every active connection  POST /api/v2/professional_network/publish"
+        in lines
+    )
+    assert (
+        '      {"connectionId": "<connection id>", "text": "one", "thread": [{"text": "two"}, '
+        '{"text": "three"}]}'
+    ) in lines
+    code, out, _ = run("plan", "--offline", "--json", "c.yaml")
+    assert [row["parts"] for row in json.loads(out)["posts"]] == [3, 1]
+
+
+def test_plan_against_the_api_shows_a_threads_parts_count(
+    in_process: Service, write: Write, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    account = in_process.account()
+    account.connect("microblog", "@acme")
+    monkeypatch.setenv("PRESSROOM_API_KEY", account.key)
+    write(THREAD)
+    code, out, _ = run("plan", "c.yaml")
+    assert code == 0
+    assert "  story  microblog  @acme" in out and out.count("(a thread of 3 parts)") == 1
+    code, out, _ = run("plan", "--json", "c.yaml")
+    assert [(p["platform"], p["parts"]) for p in json.loads(out)["posts"]] == [("microblog", 3)]
 
 
 def test_plan_refuses_an_invalid_campaign(write: Write) -> None:

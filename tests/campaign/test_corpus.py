@@ -282,7 +282,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
         [
             "error: c.yaml:2:11: schedule: expected a mapping with keys like: cron, timezone, got text ('0 9 * * 1')",
             "error: c.yaml:3:8: media: expected a mapping of media names to files, got a list",
-            "error: c.yaml:5:14: defaults.microblog: expected a mapping with keys like: connections, text, got text ('hello')",
+            "error: c.yaml:5:14: defaults.microblog: expected a mapping with keys like: connections, text, thread, got text ('hello')",
             "error: c.yaml:7:5: posts.0: expected a mapping with keys like: microblog, video_sharing, short_video, photo_sharing, page_social, pin_board, text_thread, professional_network, open_microblog, id, media, got text ('just text')",
             "error: c.yaml:9:23: posts.1.microblog.text: expected text, got a number (1984); put it in quotes",
         ],
@@ -367,7 +367,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
         """,
         [
             "error: c.yaml:2:1: post: unknown key 'post'; did you mean 'posts'?",
-            "error: c.yaml:4:27: posts.0.microblog.colour: unknown key 'colour'; expected one of: connections, text",
+            "error: c.yaml:4:27: posts.0.microblog.colour: unknown key 'colour'; expected one of: connections, text, thread",
         ],
     ),
     "an unknown platform is one error, not also a post that goes nowhere": (

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 from tests.campaign.test_schema import PIPELINES
 
@@ -48,6 +49,21 @@ def test_load_and_plan_load_nothing_heavy() -> None:
         from pressroom.campaign import load, plan
         campaign = load({str(PIPELINES / "demo.yaml")!r})
         plan(campaign, [{{"id": "c1", "platform": "microblog", "name": "@acme"}}])
+        """
+    )
+    assert result == {"heavy": [], "service": False}
+
+
+def test_preview_loads_no_client_and_nothing_heavy(tmp_path: Path) -> None:
+    """The preview sends nothing anywhere: it does not even load an HTTP client."""
+    result = loaded_after(
+        f"""
+        from pressroom.cli.main import app
+        for args in ([], ["--format", "html", "-o", {str(tmp_path)!r} + "/p.html"]):
+            try:
+                app(["campaign", "preview", {str(PIPELINES)!r}, *args])
+            except SystemExit as exit:
+                assert exit.code == 0, exit.code
         """
     )
     assert result == {"heavy": [], "service": False}

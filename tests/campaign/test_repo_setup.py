@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -51,3 +55,42 @@ def test_the_ci_snippet_validates_with_annotations(monkeypatch: pytest.MonkeyPat
     assert "--format github" in validate
     monkeypatch.chdir(ROOT)
     assert run_command(validate) == 0
+
+
+def test_the_preview_workflow_writes_the_summary_and_the_html_artifact(tmp_path: Path) -> None:
+    """Each ``run:`` step of the example, run by bash as the runner would, on a copy of
+    ``pipelines/`` with ``GITHUB_STEP_SUMMARY`` pointing at a file. Skipped: the
+    ``uses:`` steps (checkout, setup-python, upload-artifact: GitHub's own actions) and
+    the pip install (this environment already has pressroom with its media extra)."""
+    workflow = yaml.safe_load((ROOT / "pipelines/ci/campaign-preview.yml").read_text())
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert triggers == {"pull_request": {"paths": ["pipelines/**"]}}
+    steps = workflow["jobs"]["preview"]["steps"]
+    [install] = [s["run"] for s in steps if "pip install" in s.get("run", "")]
+    assert "pressroom[media]" in install
+    [upload] = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
+
+    shutil.copytree(ROOT / "pipelines", tmp_path / "pipelines")
+    summary = tmp_path / "step_summary.md"
+    summary.write_text("")
+    env = {
+        **os.environ,
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    commands = [s["run"] for s in steps if "run" in s and s["run"] != install]
+    assert len(commands) == 2
+    for command in commands:
+        done = subprocess.run(
+            ["bash", "-e", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, (command, done.stderr)
+
+    text = summary.read_text()
+    assert text.startswith("# Campaign preview\n") and "### Post launch-film" in text
+    assert 0 < len(text.encode()) < 1024 * 1024
+    assert "data:" not in text and "![" not in text and "<img" not in text
+    artifact = tmp_path / upload["with"]["path"]
+    pages = list(artifact.glob("*.html"))
+    assert len(pages) == 1 and "Post <code>launch-film</code>" in pages[0].read_text()
+    assert len(list(artifact.glob("*_files/*.jpg"))) == 4  # the four files of pipelines/media

@@ -11,9 +11,10 @@ import pytest
 
 from pressroom.campaign import campaign_schema
 from pressroom.campaign.fields import CONNECTIONS, content_fields
-from pressroom.campaign.format import BLOCKS
+from pressroom.campaign.format import BLOCKS, CAROUSEL, THREAD
 from pressroom.campaign.source import parse
 from pressroom.platforms import RULES, Platform
+from pressroom.rules import FIRST_COMMENT, takes_carousels, takes_first_comment, takes_threads
 
 PIPELINES = Path(__file__).resolve().parents[2] / "pipelines"
 COMMITTED = PIPELINES / "campaign.schema.json"
@@ -48,7 +49,19 @@ def test_text_limits_are_in_descriptions_never_in_max_length() -> None:
 def test_each_block_has_exactly_its_platforms_fields() -> None:
     assert set(BLOCKS) == set(Platform)
     for platform, block in BLOCKS.items():
-        assert set(block.model_fields) == {*content_fields(platform), CONNECTIONS}
+        # `thread` exactly where the network has a thread rule (X, Threads),
+        # `first_comment` where it takes a comment on the post, and `media` (a
+        # carousel's list) where it publishes several files as one post.
+        thread = {THREAD} if takes_threads(platform) else set()
+        comment = {FIRST_COMMENT} if takes_first_comment(platform) else set()
+        carousel = {CAROUSEL} if takes_carousels(platform) else set()
+        assert set(block.model_fields) == {
+            *content_fields(platform),
+            CONNECTIONS,
+            *thread,
+            *comment,
+            *carousel,
+        }
 
 
 def test_the_schema_offers_the_privacy_values_and_the_selector_forms() -> None:

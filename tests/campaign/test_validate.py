@@ -8,6 +8,7 @@ import pytest
 
 from pressroom.campaign import CampaignInvalid, Severity, load, validate, validate_files
 from pressroom.platforms import MediaKind, Platform
+from pressroom.post_campaign import MAX_CHARS
 from tests.campaign.conftest import Write, lines
 
 
@@ -265,3 +266,208 @@ def test_open_microblog_posts_text_alone_or_with_media_and_alt_text_needs_media(
     assert report.errors[0].message.startswith("Bluesky would refuse it: text is 301 characters")
     assert report.errors[0].doc_url.endswith("/lexicons/app/bsky/feed/post.json")
     assert "has none: add 'media: <name>'" in report.errors[1].message
+
+
+def test_fit_pad_or_crop_turns_a_refused_shape_into_a_conversion(write: Write) -> None:
+    """pin.png is 2:3, a shape Instagram refuses: an error without ``fit``, a warning
+    (the file will be converted) with ``fit: pad`` or ``fit: crop``, and a misspelt fit
+    is an error at its own line. The body sends it as ``fit``."""
+    path = write(
+        """
+        name: shapes
+        media:
+          pin: {path: media/pin.png}
+        posts:
+          - id: as-is
+            media: pin
+            photo_sharing: {caption: tall}
+          - id: padded
+            media: pin
+            photo_sharing: {caption: tall, fit: pad}
+          - id: cropped
+            media: pin
+            photo_sharing: {caption: tall, fit: crop}
+          - id: typo
+            media: pin
+            photo_sharing: {caption: tall, fit: zoom}
+        """
+    )
+    report = validate(path)
+    errors = [str(issue) for issue in report.issues if issue.is_error]
+    refused = "Instagram would refuse media 'pin': Instagram takes images with a width:height"
+    assert [line.split(": ", 3)[1:3] for line in errors] == [
+        ["c.yaml:7:5", "posts.0.photo_sharing"],
+        ["c.yaml:16:5", "posts.3.photo_sharing"],
+        ["c.yaml:16:41", "posts.3.photo_sharing.fit"],
+    ]
+    assert refused in errors[0] and "[photo_sharing.image_aspect_ratio:" in errors[0]
+    assert errors[2].endswith("fit 'zoom' is not known; expected one of: crop, pad, refuse")
+    shaped = [str(i) for i in report.warnings if "image_aspect_ratio" in str(i)]
+    assert [line.split(": ")[1] for line in shaped] == ["c.yaml:10:5", "c.yaml:13:5"]
+    assert all("needs converting for Instagram (pad or crop)" in line for line in shaped)
+
+    fine = write(
+        """
+        name: shapes
+        media:
+          pin: {path: media/pin.png}
+        posts:
+          - id: padded
+            media: pin
+            photo_sharing: {caption: tall, fit: pad}
+        """
+    )
+    campaign = load(fine)
+    [post] = campaign.posts
+    assert post.contents[0].fields["fit"] == "pad"
+    from pressroom.campaign.fields import publish_body
+
+    body = publish_body(Platform.PHOTO_SHARING, post.contents[0].fields, "conn_1", "file_1")
+    assert body == {"connectionId": "conn_1", "fileId": "file_1", "caption": "tall", "fit": "pad"}
+
+
+def test_a_threads_parts_are_checked_each_at_its_line(write: Write) -> None:
+    """A blank part, one over the spec's limit, one the network would refuse, one not
+    text, a thread that is not a list, and ``thread:`` on a block whose network takes
+    none: each at the line of the item (or the key) at fault."""
+    path = write(
+        f"""
+        name: spring
+        posts:
+          - id: launch
+            microblog:
+              text: hello
+              thread:
+                - fine
+                - "   "
+                - "{"x" * 281}"
+                - "{"字" * 141}"
+          - id: words
+            text_thread:
+              text: hi
+              thread: just text
+          - id: typed
+            text_thread:
+              text: hi
+              thread:
+                - fine
+                - 42
+          - id: pro
+            professional_network:
+              text: hi
+              thread: [more]
+        """
+    )
+    report = validate(path)
+    assert [(i.line, i.column, i.path) for i in report.errors] == [
+        (8, 11, "posts.0.microblog.thread.1"),
+        (9, 11, "posts.0.microblog.thread.2"),
+        (10, 11, "posts.0.microblog.thread.3"),
+        (14, 15, "posts.1.text_thread.thread"),
+        (20, 11, "posts.2.text_thread.thread.1"),
+        (24, 7, "posts.3.professional_network.thread"),
+    ]
+    messages = [issue.message for issue in report.errors]
+    assert messages[0] == "part 3 of the thread is blank: write its text or remove the line"
+    assert messages[1] == (
+        "part 4 of the thread: its text is 281 characters; microblog allows at most 280 "
+        "(1 too many)"
+    )
+    assert messages[2].startswith("part 5 of the thread: X would refuse it: text is 282 weighted")
+    assert report.errors[2].rule == "microblog.weighted_length"
+    assert report.errors[1].rule is None  # the spec's limit first, alone
+    assert messages[3].startswith("expected a list")
+    assert messages[4] == "expected text, got a number (42); put it in quotes"
+    assert messages[5] == (
+        "unknown key 'thread'; professional_network takes no thread; only microblog, "
+        "text_thread and open_microblog post one, as a chain of replies"
+    )
+
+
+def test_a_thread_longer_than_the_networks_rule_is_refused_at_its_key(write: Write) -> None:
+    from pressroom.rules.x import POSTS_PER_WINDOW
+
+    parts = "\n".join(f"        - part {n}" for n in range(2, POSTS_PER_WINDOW + 2))
+    fits = "\n".join(f"        - part {n}" for n in range(2, POSTS_PER_WINDOW + 1))
+    path = write(
+        f"""
+name: spring
+posts:
+  - id: long
+    microblog:
+      text: part 1
+      thread:
+{parts}
+  - id: just
+    microblog:
+      text: part 1
+      thread:
+{fits}
+  - id: empty
+    text_thread:
+      text: part 1
+      thread: []
+"""
+    )
+    report = validate(path)
+    assert [(i.line, i.path, i.rule) for i in report.errors] == [
+        (6, "posts.0.microblog.thread", "microblog.thread_parts"),
+        (2 * POSTS_PER_WINDOW + 13, "posts.2.text_thread.thread", None),
+    ]
+    assert f"the thread has {POSTS_PER_WINDOW + 1:,} parts" in report.errors[0].message
+
+
+def test_a_valid_thread_is_sent_as_thread_parts(write: Write) -> None:
+    path = write(
+        """
+        name: spring
+        defaults:
+          text_thread: {text: "from defaults"}
+        posts:
+          - id: launch
+            text_thread:
+              thread:
+                - |
+                  two, with a trailing newline that is not sent
+                - three
+        """
+    )
+    campaign = load(path)
+    [content] = campaign.posts[0].contents
+    assert content.thread == ("two, with a trailing newline that is not sent", "three")
+    assert content.parts == 3
+    from pressroom.campaign.planner import offline_body
+
+    assert offline_body(content, None)["thread"] == [
+        {"text": "two, with a trailing newline that is not sent"},
+        {"text": "three"},
+    ]
+
+
+def test_a_name_or_post_id_the_service_would_refuse_is_an_error_at_its_line(
+    write: Write,
+) -> None:
+    """Each publish carries the campaign's name and the post's id, which the API bounds
+    (``campaign.name``, ``campaign.postId``): a longer one would fail the whole run."""
+    longest = "a" * MAX_CHARS
+    too_long = "b" * (MAX_CHARS + 1)
+    path = write(
+        f"""
+        name: {too_long}
+        posts:
+          - id: {longest}
+            microblog: {{text: fits}}
+          - id: {too_long}
+            microblog: {{text: does not}}
+        """
+    )
+    report = validate(path)
+    assert [(i.line, i.path) for i in report.errors] == [(1, "name"), (5, "posts.1.id")]
+    assert report.errors[0].message == (
+        f"campaign names are at most {MAX_CHARS} characters (the service keeps no longer "
+        f"one), got {MAX_CHARS + 1}"
+    )
+    assert report.errors[1].message.startswith(f"post ids are at most {MAX_CHARS} characters")
+
+    fits = write(f"name: {longest}\nposts:\n  - {{id: {longest}, microblog: {{text: hi}}}}\n")
+    assert validate(fits).errors == []

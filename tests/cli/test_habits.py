@@ -1,5 +1,5 @@
 """The ``pressroom`` command's habits: --version, env vars in --help, exit codes as the
-README says, secrets never required on the command line."""
+documentation says, secrets never required on the command line."""
 
 from __future__ import annotations
 
@@ -65,9 +65,9 @@ def test_flags_reach_settings_without_writing_the_environment() -> None:
 def test_exit_codes_are_the_documented_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    readme = (ROOT / "README.md").read_text()
-    assert re.search(r"`0`[^\n]*done", readme) and re.search(r"`1`[^\n]*failed", readme)
-    assert re.search(r"`2`[^\n]*command line", readme)
+    page = (ROOT / "docs" / "service" / "command.md").read_text()
+    assert re.search(r"`0`[^\n]*done", page) and re.search(r"`1`[^\n]*failed", page)
+    assert re.search(r"`2`[^\n]*command line", page)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PRESSROOM_API_KEY", raising=False)
     monkeypatch.setenv("PRESSROOM_BASE_URL", "http://127.0.0.1:9")

@@ -22,13 +22,16 @@ POLL = 0.02
 def client_for(service: Service) -> Callable[..., Client]:
     """A real ``Client`` talking HTTP to the real app (TestClient is an httpx.Client)."""
 
-    def make(account: AccountHandle, *, connections_ttl: float = 300.0) -> Client:
+    def make(
+        account: AccountHandle, *, connections_ttl: float = 300.0, max_retries: int = 0
+    ) -> Client:
         return Client(
             api_key=account.key,
             http_client=service.client,
             connections_ttl=connections_ttl,
             poll_interval=POLL,
             ready_timeout=30,
+            max_retries=max_retries,
         )
 
     return make

@@ -7,6 +7,7 @@ is real: HTTP, the rules, idempotency in the database, and the error bodies.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,21 +16,26 @@ from typing import Any
 import pytest
 
 from pressroom.client import (
+    Campaign,
     Client,
     ConflictError,
     FileProcessingFailed,
     FileStatus,
     NotFoundError,
     PermissionDeniedError,
+    PostCampaign,
     PublishResult,
     ServerError,
     ValidationError,
+    build_publish_request,
 )
-from pressroom.platforms import RULES, Platform
+from pressroom.platforms import RULES, Platform, PostFormat
+from pressroom.rules import CAROUSELS
 from tests.client.conftest import Media
 from tests.conftest import AccountHandle, Service
+from tests.support.files import make_file
 from tests.support.media import make_video
-from tests.support.publish import deliveries
+from tests.support.publish import connect, deliveries, refuse_part
 
 MakeClient = Callable[..., Client]
 
@@ -59,10 +65,16 @@ def open_studio(service: Service, client: Client, account: AccountHandle, media:
     )
 
 
+RIDE_OUT = 30
+"""Retries of the studio's client: its small video is converted for short_video and its
+PNG for photo_sharing on their first post (409 ``file_not_ready``, transient, with
+``Retry-After``), which the client waits out as any caller with ``max_retries`` does."""
+
+
 @pytest.fixture
 def studio(service: Service, client_for: MakeClient, media: Media) -> Studio:
     account = service.account()
-    return open_studio(service, client_for(account), account, media)
+    return open_studio(service, client_for(account, max_retries=RIDE_OUT), account, media)
 
 
 def _snake(name: str) -> str:
@@ -83,7 +95,10 @@ def publish_every_platform(studio: Studio) -> dict[Platform, PublishResult]:
             privacy_status="unlisted",
         ),
         Platform.SHORT_VIDEO: client.publish_short_video(
-            connection_id=conn[Platform.SHORT_VIDEO], file_id=video.file_id, caption="#launch"
+            connection_id=conn[Platform.SHORT_VIDEO],
+            file_id=video.file_id,
+            caption="#launch",
+            privacy_level="SELF_ONLY",
         ),
         Platform.PHOTO_SHARING: client.publish_photo_sharing(
             connection_id=conn[Platform.PHOTO_SHARING], file_id=image.file_id, caption="New!"
@@ -168,6 +183,7 @@ def test_publish_by_label_and_a_prebuilt_request_reach_the_same_routes(studio: S
         Platform.SHORT_VIDEO,
         connection_id=studio.connections[Platform.SHORT_VIDEO],
         file_id=studio.video.file_id,
+        privacy_level="SELF_ONLY",
     )
     assert client.publish_request(request).platform == "short_video"
 
@@ -230,6 +246,7 @@ def test_the_same_key_replays_the_first_result_and_posts_nothing_new(studio: Stu
             connection_id=connection,
             file_id=studio.video.file_id,
             caption=caption,
+            privacy_level="SELF_ONLY",
             idempotency_key="launch-short",
         )
 
@@ -326,6 +343,37 @@ def test_posts_are_read_back_newest_first_filtered_and_found_by_key(studio: Stud
     assert caught.value.code == "post_not_found"
 
 
+def test_a_campaign_is_sent_read_back_and_found_by_its_filters(studio: Studio) -> None:
+    client = studio.client
+    micro = studio.connections[Platform.MICROBLOG]
+    tag = Campaign(name="spring-launch", edition="2026-w48", post_id="hello", flow_run_id="run-1")
+    request = build_publish_request(
+        Platform.MICROBLOG, connection_id=micro, text="hi", campaign=tag
+    )
+    sent = client.publish_request(request, idempotency_key="spring-hello")
+    client.publish_microblog(connection_id=micro, text="no campaign")
+    # A re-run: the same key, its own flow run id; the first answer comes back.
+    again = client.publish(
+        "microblog",
+        connection_id=micro,
+        text="hi",
+        campaign=tag.model_copy(update={"flow_run_id": "run-2"}),
+        idempotency_key="spring-hello",
+    )
+    assert again.record_id == sent.record_id and again.replayed
+
+    (post,) = client.list_posts(campaign="spring-launch").posts
+    assert post.record_id == sent.record_id
+    assert post.campaign == PostCampaign(
+        name="spring-launch", edition="2026-w48", post_id="hello", flow_run_id="run-1"
+    )
+    assert [p.record_id for p in client.iter_posts(edition="2026-w48", flow_run_id="run-1")] == [
+        sent.record_id
+    ]
+    assert client.list_posts(flow_run_id="run-2").posts == []
+    assert client.get_post(sent.record_id).campaign == post.campaign
+
+
 # --- errors from the service's own answers -------------------------------------------
 
 
@@ -404,9 +452,10 @@ def test_video_length_and_page_rules_are_refused_by_kind(studio: Studio, tmp_pat
 
 
 def test_a_file_still_processing_or_failed_cannot_be_published(
-    studio: Studio, media: Media
+    studio: Studio, media: Media, client_for: MakeClient
 ) -> None:
-    client, conn = studio.client, studio.connections
+    # Without retries, so the 409 of a file whose bytes never come reaches the caller.
+    client, conn = client_for(studio.account), studio.connections
     pending = client.presign(filename="later.mp4", content_type="video/mp4")
     not_ready = expect(
         ConflictError,
@@ -415,7 +464,7 @@ def test_a_file_still_processing_or_failed_cannot_be_published(
         ),
     )
     assert (not_ready.status, not_ready.code, not_ready.field) == (409, "file_not_ready", "fileId")
-    assert not_ready.transient is False
+    assert not_ready.transient is True  # the same request succeeds once the file is ready
 
     failed = client.upload(media.fake_mp4, wait=False)
     with pytest.raises(FileProcessingFailed):  # the media contract tests this in full
@@ -427,6 +476,34 @@ def test_a_file_still_processing_or_failed_cannot_be_published(
         ),
     )
     assert (refused.code, refused.field) == ("file_failed", "fileId")
+
+
+def test_a_client_with_retries_waits_while_the_file_is_converted_for_the_network(
+    service: Service, client_for: MakeClient, media: Media
+) -> None:
+    """A PNG to photo_sharing (Instagram takes JPEG only): the service answers 409
+    file_not_ready with Retry-After while it makes the JPEG. Without retries the caller
+    sees it, transient; with them the client waits it out, even without a key (the
+    answer says nothing was done), and the post goes out as a JPEG."""
+    account = service.account()
+    patient, impatient = client_for(account, max_retries=RIDE_OUT), client_for(account)
+    connection = account.connect("photo_sharing", "@acme", account_type="business")
+    image = patient.upload(media.png)
+
+    with pytest.raises(ConflictError) as caught:
+        impatient.publish_photo_sharing(connection_id=connection, file_id=image.file_id)
+    waiting = caught.value
+    assert (waiting.code, waiting.field, waiting.transient) == ("file_not_ready", "fileId", True)
+    assert waiting.retry_after is not None and waiting.retry_after >= 1
+
+    result = patient.publish_photo_sharing(connection_id=connection, file_id=image.file_id)
+    assert result.status == "published"
+    assert deliveries(service)[-1].payload["media"]["contentType"] == "image/jpeg"
+    status = patient.file_status(image.file_id)
+    assert status.content_type == "image/png"
+    assert [(d.network, d.status, d.content_type) for d in status.derivatives] == [
+        ("photo_sharing", "ready", "image/jpeg")
+    ]
 
 
 def test_an_inactive_connection_is_a_conflict(studio: Studio) -> None:
@@ -471,3 +548,185 @@ def test_a_personal_photo_sharing_account_is_refused_with_a_permission_error(
         "connectionId",
     )
     assert denied.transient is False
+
+
+# --- threads -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("platform", [Platform.MICROBLOG, Platform.TEXT_THREAD])
+def test_a_thread_is_published_through_the_typed_method_and_read_back(
+    service: Service, client_for: MakeClient, platform: Platform
+) -> None:
+    service.settings.sandbox.sandbox_dedupe = False
+    account = service.account()
+    client = client_for(account)
+    connection = connect(account, platform)
+    method = {
+        Platform.MICROBLOG: client.publish_microblog,
+        Platform.TEXT_THREAD: client.publish_text_thread,
+    }[platform]
+
+    result = method(
+        connection_id=connection, text="one", thread=["two", "three"], idempotency_key="t"
+    )
+    sent = deliveries(service)
+    assert [d.payload["fields"]["text"] for d in sent] == ["one", "two", "three"]
+    assert [d.payload["replyTo"] for d in sent] == [None, *(d.platform_post_id for d in sent[:2])]
+    assert result.parts is not None
+    assert [(p.index, p.kind, p.platform_post_id, p.status) for p in result.parts] == [
+        (i, "post" if i == 0 else "reply", d.platform_post_id, "published")
+        for i, d in enumerate(sent)
+    ]
+    record = client.get_post(str(result.record_id))
+    assert record.parts == result.parts and not record.partial
+    # The generic form takes the texts too.
+    request = build_publish_request(platform, connection_id="c", text="a", thread=["b"])
+    assert request.body()["thread"] == [{"text": "b"}]
+
+
+def test_a_refused_later_part_raises_with_the_parts_and_the_record_is_partial(
+    service: Service, client_for: MakeClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service.settings.sandbox.sandbox_dedupe = False
+    account = service.account()
+    client = client_for(account)
+    connection = connect(account, Platform.MICROBLOG)
+    refuse_part(service.client.app, monkeypatch, Platform.MICROBLOG, "three")
+
+    with pytest.raises(ValidationError) as caught:
+        client.publish_microblog(
+            connection_id=connection, text="one", thread=["two", "three"], idempotency_key="p"
+        )
+    refused = caught.value
+    assert refused.partial and refused.field == "thread[1].text"
+    assert [p.status for p in refused.parts] == ["published", "published", "failed"]
+    found = client.find_post(idempotency_key="p")
+    assert found is not None and found.partial
+    assert [p.stands for p in found.parts] == [True, True, False]
+    assert not client.get_post(found.record_id).parts[2].platform_post_id
+
+
+# --- carousels ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("platform", list(CAROUSELS))
+def test_a_carousel_is_published_through_the_typed_method_and_read_back(
+    service: Service, client_for: MakeClient, platform: Platform
+) -> None:
+    account = service.account()
+    client = client_for(account)
+    connection = connect(account, platform)
+    files = [make_file(account, "image") for _ in range(3)]
+    methods: dict[Platform, Callable[..., Any]] = {
+        Platform.PHOTO_SHARING: client.publish_photo_sharing,
+        Platform.PAGE_SOCIAL: client.publish_page_social,
+        Platform.PIN_BOARD: functools.partial(client.publish_pin_board, board_id="board-1"),
+        Platform.TEXT_THREAD: functools.partial(client.publish_text_thread, text="three"),
+        Platform.PROFESSIONAL_NETWORK: functools.partial(
+            client.publish_professional_network, text="three"
+        ),
+        Platform.OPEN_MICROBLOG: functools.partial(client.publish_open_microblog, text="three"),
+    }
+    result = methods[platform](connection_id=connection, file_ids=files, idempotency_key="c")
+
+    [post] = deliveries(service)
+    assert [item["fileId"] for item in post.payload["items"]] == files
+    assert result.item_id == post.platform_post_id
+    if CAROUSELS[platform].item_ids:
+        assert result.parts is not None
+        assert [(p.index, p.kind, p.platform_post_id) for p in result.parts] == [
+            (0, "post", post.platform_post_id),
+            *(
+                (i, "item", item["platformPostId"])
+                for i, item in enumerate(post.payload["items"], 1)
+            ),
+        ]
+        record = client.get_post(str(result.record_id))
+        assert record.parts == result.parts and not record.partial
+    else:
+        assert result.parts is None
+
+
+def test_file_id_with_file_ids_is_refused_by_the_client_before_sending(
+    service: Service, client_for: MakeClient
+) -> None:
+    account = service.account()
+    client = client_for(account)
+    with pytest.raises(ValueError, match="not both"):
+        client.publish_photo_sharing(connection_id="c", file_id="f", file_ids=["a", "b"])
+    with pytest.raises(ValueError, match="file_id is required"):
+        client.publish_page_social(connection_id="c")
+    request = build_publish_request(
+        Platform.PIN_BOARD, connection_id="c", board_id="b", file_ids=["a", "b"]
+    )
+    assert request.body()["fileIds"] == ["a", "b"] and "fileId" not in request.body()
+    assert deliveries(service) == []
+
+
+# --- post formats ------------------------------------------------------------------
+
+
+def test_a_reel_story_and_photo_post_are_published_through_the_typed_methods(
+    service: Service, client_for: MakeClient
+) -> None:
+    account = service.account()
+    client = client_for(account)
+    reel = client.publish_photo_sharing(
+        connection_id=connect(account, Platform.PHOTO_SHARING),
+        file_id=make_file(account, "video"),
+        caption="Behind the scenes",
+        format=PostFormat.REEL,
+    )
+    story = client.publish_page_social(
+        connection_id=connect(account, Platform.PAGE_SOCIAL),
+        file_id=make_file(account, "image"),
+        format=PostFormat.STORY,
+    )
+    photos = client.publish_short_video(
+        connection_id=connect(account, Platform.SHORT_VIDEO),
+        file_ids=[make_file(account, "image") for _ in range(2)],
+        privacy_level="SELF_ONLY",
+        format=PostFormat.PHOTO,
+    )
+    assert (reel.format, story.format, photos.format) == ("reel", "story", "photo")
+    assert "/reel/" in str(reel.url) and "/stories/" in str(story.url)
+    assert "/photo/" in str(photos.url)
+    formats = {post.record_id: post.format for post in client.list_posts().posts}
+    assert sorted(formats.values()) == ["photo", "reel", "story"]
+    assert [d.payload["fields"]["format"] for d in deliveries(service)] == [
+        "reel",
+        "story",
+        "photo",
+    ]
+
+
+def test_a_format_the_label_does_not_offer_is_a_validation_error_naming_format(
+    service: Service, client_for: MakeClient
+) -> None:
+    account = service.account()
+    client = client_for(account)
+    error = expect(
+        ValidationError,
+        lambda: client.publish_professional_network(
+            connection_id=connect(account, Platform.PROFESSIONAL_NETWORK),
+            text="hi",
+            format=PostFormat.REEL,
+        ),
+    )
+    assert error.field == "format"
+    assert deliveries(service) == []
+    request = build_publish_request(
+        Platform.PROFESSIONAL_NETWORK,
+        connection_id="c",
+        text="t",
+        format=PostFormat.DOCUMENT,
+        file_id="f",
+        document_title="Q3 report",
+    )
+    assert request.body() == {
+        "connectionId": "c",
+        "text": "t",
+        "format": "document",
+        "fileId": "f",
+        "documentTitle": "Q3 report",
+    }

@@ -52,7 +52,7 @@ def error_body(code: str, message: str = "No.", field: str | None = None) -> dic
         (401, "invalid_api_key", AuthenticationError, False),
         (403, "plan_without_api_access", PermissionDeniedError, False),
         (404, "file_not_found", NotFoundError, False),
-        (409, "file_not_ready", ConflictError, False),
+        (409, "file_not_ready", ConflictError, True),  # processing, or fitted for a network
         (409, "idempotency_request_in_progress", ConflictError, True),
         (429, "rate_limited", RateLimitError, True),
         (429, "upload_quota_exceeded", RateLimitError, False),  # final, though a 429

@@ -194,3 +194,17 @@ def test_an_unreadable_timestamp_does_not_sink_the_result(
     )
     result = hosted_client.publish_microblog(connection_id="c", text="x")
     assert result.published_at is None and result.item_id == "5"
+
+
+def test_a_text_thread_part_carries_its_files(hosted: Hosted, hosted_client: Client) -> None:
+    """A later part given as ``TextThreadPart`` goes out with its ``fileIds``; a plain text
+    part beside it stays text."""
+    from pressroom.client import TextThreadPart
+
+    hosted_client.publish_text_thread(
+        connection_id="c",
+        text="one",
+        thread=["two", TextThreadPart(text="three", file_ids=["f1", "f2"])],
+    )
+    sent = body_of(hosted.requests[0])
+    assert sent["thread"] == [{"text": "two"}, {"text": "three", "fileIds": ["f1", "f2"]}]

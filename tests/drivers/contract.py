@@ -5,9 +5,11 @@ suite is green and the real post fails. So each network has a ``Contract``: the 
 it documents, each with its method, host and path, the query and body it accepts (typed
 models that forbid unknown fields, or checks built from the network's machine-readable
 description), and the scopes it requires. A test module routes its respx mock through
-``held_to`` and every request, answered or not, is checked against the contract when the
-test ends, so a misspelt field, a missing scope or an undocumented endpoint fails here
-and not on the network.
+``held_to`` and every request, answered or not, is checked against the contract, so a
+misspelt field, a missing scope or an undocumented endpoint fails here and not on the
+network. A request no route answers is checked as it is sent (respx never records it)
+and, when the contract refuses it, fails with the contract's reason instead of respx's
+bare "not mocked"; answered requests are checked when the block ends.
 
 No contract may be derived from our own drivers: each endpoint names the page or the
 machine-readable document it was written from (``source``).
@@ -25,6 +27,7 @@ from urllib.parse import parse_qsl
 
 import httpx
 import respx
+from respx.models import AllMockedAssertionError, ResolvedRoute
 
 Check = Callable[[httpx.Request], None]
 """Raises AssertionError naming what in the request the network does not accept."""
@@ -91,8 +94,37 @@ class Contract:
 
 @contextmanager
 def held_to(router: respx.MockRouter, contract: Contract) -> Iterator[Contract]:
-    """Check every request ``router`` saw against ``contract`` when the block ends."""
-    yield contract
+    """Check every request ``router`` saw against ``contract``: the answered ones when the
+    block ends, the unanswered ones as they are sent.
+
+    respx decides "not mocked" in ``router.resolver``, after every route (including those a
+    test adds later) has declined, and records nothing; wrapping it is the one place such a
+    request can be seen without changing which route answers which. A refusal stays
+    respx's ``AllMockedAssertionError``, with the contract's reason for its message, and is
+    raised again when the block ends in case the code under test caught it (a CLI runner or
+    an app's error page does)."""
+    resolver = router.resolver
+    refused: list[str] = []
+
+    @contextmanager
+    def checking(request: httpx.Request) -> Iterator[ResolvedRoute]:
+        try:
+            with resolver(request) as resolved:
+                yield resolved
+        except AllMockedAssertionError as not_mocked:
+            try:
+                contract.check(request)
+            except AssertionError as refusal:
+                refused.append(str(refusal))
+                raise AllMockedAssertionError(str(refusal)) from not_mocked
+            raise
+
+    router.resolver = checking  # type: ignore[method-assign]
+    try:
+        yield contract
+    finally:
+        router.resolver = resolver  # type: ignore[method-assign]
+    assert not refused, refused[0]
     for call in router.calls:
         contract.check(call.request)
 
@@ -129,3 +161,19 @@ def bearer(request: httpx.Request) -> str:
         "no bearer token in Authorization"
     )
     return value.removeprefix("Bearer ")
+
+
+def calls_read_as(router: respx.MockRouter) -> set[tuple[str, str]]:
+    """Each request ``router`` saw as its network reads it, ``(method, host + path)``: a
+    POST with ``method=GET`` in its form (Meta's override) is the GET it stands for. A
+    test lists the reads it expects, so any other call (a publish) fails it."""
+    seen = set()
+    for call in router.calls:
+        request = call.request
+        method = request.method
+        if method == "POST" and request.headers.get("content-type", "").startswith(
+            "application/x-www-form-urlencoded"
+        ):
+            method = dict(parse_qsl(request.content.decode())).get("method", "POST").upper()
+        seen.add((method, f"{request.url.host}{request.url.path}"))
+    return seen

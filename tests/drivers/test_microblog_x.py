@@ -22,6 +22,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
@@ -34,16 +35,20 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    MetricsDriver,
+    MetricsUnsupported,
     NetworkMisconfigured,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.microblog import XDriver
-from tests.drivers.contract import Contract, held_to
+from tests.drivers.contract import Contract, calls_read_as, held_to
 from tests.drivers.contracts import x as documented
 
 CLIENT_ID, CLIENT_SECRET = "x-client-id", "x-client-secret"
@@ -193,6 +198,61 @@ def test_a_post_is_sent_as_text_and_answers_its_id_and_url(
     assert request.headers["Authorization"] == f"Bearer {TOKEN}"
     assert request.headers["Content-Type"] == "application/json"
     assert json.loads(request.content) == {"text": "Launch day: https://example.com/launch & more"}
+
+
+def test_a_thread_part_is_sent_as_a_reply_to_the_part_before(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    route = x.post("/2/tweets").respond(
+        201,
+        json={
+            "data": {
+                "id": "1445880548472328193",
+                "text": "And the second part.",
+                "edit_history_tweet_ids": ["1445880548472328193"],
+            }
+        },
+    )
+    part = replace(delivery("And the second part."), reply_to="1445880548472328192")
+    published = driver.publish(part)
+    assert published.platform_post_id == "1445880548472328193"
+    assert json.loads(route.calls.last.request.content) == {
+        "text": "And the second part.",
+        "reply": {"in_reply_to_tweet_id": "1445880548472328192"},
+    }
+
+
+def test_a_thread_part_is_found_by_its_text_and_the_post_it_replies_to(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    """The same words posted twice, once as a reply to another post: only the reply to
+    the part before counts."""
+    x.get("/2/users/me").respond(200, json={"data": {"id": "42", "name": "P", "username": "p"}})
+
+    def post(post_id: str, replied_to: str | None) -> dict[str, object]:
+        found: dict[str, object] = {
+            "id": post_id,
+            "text": "And the second part.",
+            "created_at": "2026-11-25T12:00:02.000Z",
+            "edit_history_tweet_ids": [post_id],
+        }
+        if replied_to is not None:
+            found["referenced_tweets"] = [{"type": "replied_to", "id": replied_to}]
+        return found
+
+    timeline = x.get("/2/users/42/tweets").respond(
+        200,
+        json={
+            "data": [post("7", None), post("8", "999"), post("9", "1445880548472328192")],
+            "meta": {"result_count": 3},
+        },
+    )
+    part = replace(delivery("And the second part."), reply_to="1445880548472328192")
+    found = driver.find_delivery(part, SENT_AT)
+    assert found is not None and found.platform_post_id == "9"
+    assert timeline.calls.last.request.url.params["expansions"] == "referenced_posts"
+    assert driver.find_delivery(delivery("And the second part."), SENT_AT) is not None
+    assert driver.find_delivery(replace(part, reply_to="1"), SENT_AT) is None
 
 
 def test_a_duplicate_is_a_refused_text(x: respx.MockRouter, driver: XDriver) -> None:
@@ -392,3 +452,145 @@ def test_a_look_up_x_cannot_answer_is_retried_then_said_unknown(
     with pytest.raises(PlatformUnavailable):
         driver.find_delivery(delivery(), SENT_AT)
     assert timeline.call_count == 3  # reads are retried; posts never are
+
+
+# --- drivers check: what X says, read without posting ----------------------------------
+
+
+def test_inspect_reads_the_account_and_its_verification_posting_nothing(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    me = x.get("/2/users/me").respond(
+        200,
+        json={
+            "data": {
+                "id": "2244994945",
+                "name": "pressroom",
+                "username": "pressroom_hq",
+                "verified": True,
+                "verified_type": "business",
+                "protected": False,
+            }
+        },
+    )
+
+    report = driver.inspect(Account("conn_1", "@pressroom_hq"))
+
+    assert calls_read_as(x) == {("GET", "api.x.com/2/users/me")}
+    fields = me.calls.last.request.url.params["user.fields"].split(",")
+    assert {"verified", "verified_type", "protected"} <= set(fields)
+    assert report.scopes == {
+        "tweet.read": ScopeState.GRANTED,  # GET /2/users/me requires both
+        "tweet.write": ScopeState.UNKNOWN,  # X says it only in the token answer
+        "users.read": ScopeState.GRANTED,
+        "offline.access": ScopeState.UNKNOWN,
+    }
+    assert (report.account, report.account_type, report.audit) == (
+        "@pressroom_hq",
+        "public",
+        "verified_type business",
+    )
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.UNKNOWN and "tweet.write" in lines["scopes"].meaning
+    assert lines["verification"].says == "verified_type business"
+    assert lines["app access"].standing is Standing.UNKNOWN
+
+
+def test_inspect_of_a_protected_account_warns_and_a_scopeless_token_is_refused(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    x.get("/2/users/me").mock(
+        side_effect=[
+            httpx.Response(
+                200,
+                json={"data": {"id": "1", "name": "p", "username": "p", "protected": True}},
+            ),
+            httpx.Response(
+                403,
+                json={
+                    "title": "Forbidden",
+                    "type": "about:blank",
+                    "status": 403,
+                    "detail": "Forbidden",
+                },
+            ),
+        ]
+    )
+    report = driver.inspect(Account("conn_1", "@p"))
+    assert (report.account_type, report.audit) == ("protected", "verified_type none")
+    assert {f.topic: f.standing for f in report.findings}["account type"] is Standing.WARNING
+    with pytest.raises(AccessRevoked):
+        driver.inspect(Account("conn_1", "@p"))
+
+
+# --- metrics (GET /2/tweets/{id}, https://docs.x.com/x-api/posts/get-post-by-id) ---
+
+
+def test_metrics_are_the_posts_public_metrics(x: respx.MockRouter, driver: XDriver) -> None:
+    read = x.get("/2/tweets/1460323737035677698").respond(
+        200,
+        json={
+            "data": {
+                "id": "1460323737035677698",
+                "text": "Launch day",
+                "edit_history_tweet_ids": ["1460323737035677698"],
+                "public_metrics": {
+                    "retweet_count": 3,
+                    "reply_count": 2,
+                    "like_count": 17,
+                    "quote_count": 1,
+                    "bookmark_count": 4,
+                    "impression_count": 950,
+                },
+            }
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "@pressroom_hq"), "1460323737035677698")
+    assert metrics == PostMetrics(impressions=950, likes=17, comments=2, shares=4, saves=4)
+    assert read.calls.last.request.url.params["tweet.fields"] == "public_metrics"
+    assert read.calls.last.request.headers["Authorization"] == f"Bearer {TOKEN}"
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_of_a_revoked_token_are_access_revoked(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    x.get("/2/tweets/1460323737035677698").respond(
+        401, json={"title": "Unauthorized", "type": "about:blank", "status": 401}
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "@pressroom_hq"), "1460323737035677698")
+
+
+def test_metrics_of_a_rate_limited_read_wait_for_the_reset(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    x.get("/2/tweets/1460323737035677698").respond(
+        429, headers={"x-rate-limit-reset": str(int(datetime.now(UTC).timestamp()) + 120)}
+    )
+    with pytest.raises(PlatformRateLimited) as limited:
+        driver.fetch_metrics(Account("conn_1", "@pressroom_hq"), "1460323737035677698")
+    assert 100 <= limited.value.retry_after <= 120
+
+
+def test_metrics_of_a_post_deleted_on_x_are_unsupported(
+    x: respx.MockRouter, driver: XDriver
+) -> None:
+    x.get("/2/tweets/1460323737035677698").respond(
+        200,
+        json={
+            "errors": [
+                {
+                    "value": "1460323737035677698",
+                    "detail": "Could not find tweet with id: [1460323737035677698].",
+                    "title": "Not Found Error",
+                    "resource_type": "tweet",
+                    "parameter": "id",
+                    "resource_id": "1460323737035677698",
+                    "type": "https://api.twitter.com/2/problems/resource-not-found",
+                }
+            ]
+        },
+    )
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "@pressroom_hq"), "1460323737035677698")

@@ -263,3 +263,123 @@ def test_a_session_is_refreshed_and_a_post_is_deleted(bluesky: Bluesky) -> None:
     bluesky.driver.delete(connection_id, posted.json()["postId"])
     assert bluesky.network.records(author.did) == []
     assert json.loads(old_access)["pds"] == bluesky.network.pds_url
+
+
+def _thread_of(bluesky: Bluesky, did: str) -> list[dict[str, Any]]:
+    """The account's posts, oldest first (our record keys are TIDs of one creation time
+    and a hash of each part's reference, so order by the record's own text instead)."""
+    return sorted(bluesky.network.records(did), key=lambda r: str(r["value"]["text"]))
+
+
+def test_a_thread_is_a_chain_of_replies_each_naming_its_root_and_parent(
+    bluesky: Bluesky,
+) -> None:
+    author = bluesky.network.create_account("thread")
+    connection_id = bluesky.connect(author)
+    body = {
+        "connectionId": connection_id,
+        "text": "1 of 3: the first post",
+        "thread": [{"text": "2 of 3: a reply"}, {"text": "3 of 3: the last reply"}],
+    }
+    answer = bluesky.publish(body, key="thread-1")
+    assert answer.status_code == 200, answer.text
+    parts = answer.json()["parts"]
+    assert [(p["index"], p["kind"], p["status"]) for p in parts] == [
+        (0, "post", "published"),
+        (1, "reply", "published"),
+        (2, "reply", "published"),
+    ]
+    first, second, third = _thread_of(bluesky, author.did)
+    assert [p["platformPostId"] for p in parts] == [first["uri"], second["uri"], third["uri"]]
+    assert "reply" not in first["value"]
+    root = {"uri": first["uri"], "cid": first["cid"]}
+    assert second["value"]["reply"] == {"root": root, "parent": root}
+    assert third["value"]["reply"] == {
+        "root": root,
+        "parent": {"uri": second["uri"], "cid": second["cid"]},
+    }
+
+
+def test_a_pds_killed_on_a_later_part_resumes_the_thread_with_each_part_once(
+    bluesky: Bluesky,
+) -> None:
+    """The PDS writes part 2 and dies before answering: the retry under the same key
+    finds part 2 at its own record key (each part has one: a TID of the record's
+    creation time and its reference ``{post}.{index}``) and sends nothing again."""
+    author = bluesky.network.create_account("tcrash")
+    connection_id = bluesky.connect(author)
+    body = {
+        "connectionId": connection_id,
+        "text": "a: first",
+        "thread": [{"text": "b: second"}, {"text": "c: third"}],
+    }
+    bluesky.network.kill_after_next_write(skip=2)
+    lost = bluesky.publish(body, key="threadcrash-1")
+    assert lost.status_code == 503, lost.text
+    assert [p["status"] for p in lost.json()["parts"]] == [
+        "published",
+        "published",
+        "unknown",
+    ]
+    assert bluesky.network.wait_pds_dead() != 0
+    bluesky.network.restart_pds()
+    again = bluesky.publish(body, key="threadcrash-1")
+    assert again.status_code == 200, again.text
+    records = _thread_of(bluesky, author.did)
+    assert [r["value"]["text"] for r in records] == ["a: first", "b: second", "c: third"]
+    assert [p["platformPostId"] for p in again.json()["parts"]] == [r["uri"] for r in records]
+
+
+def test_up_to_four_images_go_in_one_post_each_with_its_alt_text(
+    bluesky: Bluesky, tmp_path: Path
+) -> None:
+    author = bluesky.network.create_account("gallery")
+    connection_id = bluesky.connect(author)
+    sizes = [(40, 30), (30, 40), (50, 50)]
+    files = [
+        upload_file(bluesky.client, bluesky.headers, make_image(tmp_path / f"{n}.png", size=size))
+        for n, size in enumerate(sizes)
+    ]
+    ids = [f["fileId"] for f in files]
+    body = {
+        "connectionId": connection_id,
+        "text": "Three shapes",
+        "fileIds": ids,
+        "fileAlts": {ids[0]: "A wide red rectangle", ids[2]: "A red square"},
+    }
+    answer = bluesky.publish(body)
+    assert answer.status_code == 200, answer.text
+    [record] = bluesky.network.records(author.did)
+    images = record["value"]["embed"]["images"]
+    assert [(i["alt"], i["aspectRatio"]) for i in images] == [
+        ("A wide red rectangle", {"width": 40, "height": 30}),
+        ("", {"width": 30, "height": 40}),  # left out of fileAlts: no alt text
+        ("A red square", {"width": 50, "height": 50}),
+    ]
+
+    five = bluesky.publish({**body, "fileIds": [*ids, ids[0], ids[1]], "fileAlts": {}})
+    assert five.status_code == 400
+    assert (five.json()["error"]["field"], five.json()["error"]["rule"]) == (
+        "fileIds",
+        "open_microblog.images_per_post",
+    )
+    stray = bluesky.publish({**body, "fileAlts": {"file_elsewhere": "no such file here"}})
+    assert (stray.status_code, stray.json()["error"]["field"]) == (400, "fileAlts")
+    assert len(bluesky.network.records(author.did)) == 1
+
+
+def test_the_first_link_of_a_post_without_media_becomes_its_card(bluesky: Bluesky) -> None:
+    author = bluesky.network.create_account("card")
+    connection_id = bluesky.connect(author)
+    text = "Our notes: https://example.com/spring?x=1 and https://example.org/later"
+    answer = bluesky.publish({"connectionId": connection_id, "text": text})
+    assert answer.status_code == 200, answer.text
+    [record] = bluesky.network.records(author.did)
+    assert record["value"]["embed"] == {
+        "$type": "app.bsky.embed.external",
+        "external": {
+            "uri": "https://example.com/spring?x=1",
+            "title": "example.com",
+            "description": "Our notes: and https://example.org/later",
+        },
+    }

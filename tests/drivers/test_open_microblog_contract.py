@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,6 +30,7 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     Media,
+    MetricsUnsupported,
     PlatformRateLimited,
 )
 from pressroom.service.drivers.http import NetworkClient
@@ -117,7 +119,7 @@ def held_to_lexicons(router: respx.MockRouter, check: LexiconCheck) -> list[str]
     return [c["nsid"] for c in calls]
 
 
-def _delivery(text: str, media: Media | None = None, **fields: str) -> Delivery:
+def _delivery(text: str, media: Media | None = None, **fields: object) -> Delivery:
     return Delivery(
         platform=Platform.OPEN_MICROBLOG,
         account=Account("conn_1", "@pressroom.bsky.social"),
@@ -296,3 +298,90 @@ def test_refresh_and_delete_are_the_protocol_s_calls(
         "com.atproto.server.refreshSession",
         "com.atproto.repo.deleteRecord",
     ]
+
+
+def test_a_reply_with_images_and_a_link_card_are_records_the_lexicons_accept(
+    driver: BlueskyDriver, bluesky: respx.MockRouter, atproto_lexicons: LexiconCheck
+) -> None:
+    """A thread's later part names its root and parent by strong reference (read from
+    the parent's own record), several images go in one images embed each with its alt,
+    and a text-only post's first link becomes an external card."""
+    root = f"at://{DID}/app.bsky.feed.post/3lbroot22222a"
+    parent = f"at://{DID}/app.bsky.feed.post/3lbparent222a"
+
+    def record_at(request: httpx.Request) -> httpx.Response:
+        uri = "at://{repo}/{collection}/{rkey}".format(**request.url.params)
+        value: dict[str, Any] = {
+            "$type": "app.bsky.feed.post",
+            "text": "before",
+            "createdAt": "2026-11-26T12:00:00.000Z",
+        }
+        if uri == parent:
+            ref = {"uri": root, "cid": CID}
+            value["reply"] = {"root": ref, "parent": ref}
+        return httpx.Response(200, json={"uri": uri, "cid": CID, "value": value})
+
+    bluesky.get(f"{PDS}/xrpc/com.atproto.repo.getRecord").mock(side_effect=record_at)
+    blob = {"$type": "blob", "ref": {"$link": BLOB_CID}, "mimeType": "image/png", "size": 64}
+    _answer(bluesky, "POST", PDS, "com.atproto.repo.uploadBlob", json={"blob": blob})
+    created = bluesky.post(f"{PDS}/xrpc/com.atproto.repo.createRecord")
+    created.mock(side_effect=_record_answer)
+    images = tuple(
+        Media(f"file_{n}", MediaKind.IMAGE, "image/png", "k", size=64, width=4, height=3)
+        for n in range(3)
+    )
+    reply = replace(
+        _delivery("a reply with pictures", fileAlts={"file_0": "first", "file_2": "third"}),
+        items=images,
+        reply_to=parent,
+        reference="post_0123456789abcdef01234567.2",
+    )
+    driver.publish(reply)
+    driver.publish(_delivery("read https://pressroom.example/notes today"))
+    assert held_to_lexicons(bluesky, atproto_lexicons) == [
+        "com.atproto.repo.getRecord",
+        "com.atproto.repo.uploadBlob",
+        "com.atproto.repo.uploadBlob",
+        "com.atproto.repo.uploadBlob",
+        "com.atproto.repo.createRecord",
+        "com.atproto.repo.createRecord",
+    ]
+    first, second = (json.loads(call.request.content)["record"] for call in created.calls)
+    assert first["reply"] == {
+        "root": {"uri": root, "cid": CID},
+        "parent": {"uri": parent, "cid": CID},
+    }
+    assert [image["alt"] for image in first["embed"]["images"]] == ["first", "", "third"]
+    assert second["embed"]["external"]["uri"] == "https://pressroom.example/notes"
+
+
+def test_metrics_are_read_through_the_pds_from_the_appview(
+    driver: BlueskyDriver, bluesky: respx.MockRouter, atproto_lexicons: LexiconCheck
+) -> None:
+    uri = f"at://{DID}/app.bsky.feed.post/3lbsmoke2222a"
+    post = {
+        "uri": uri,
+        "cid": CID,
+        "author": {"did": DID, "handle": "pressroom.bsky.social"},
+        "record": {"$type": "app.bsky.feed.post", "text": "x", "createdAt": "2026-11-26T12:00:00Z"},
+        "indexedAt": "2026-11-26T12:00:01Z",
+        "likeCount": 7,
+        "repostCount": 2,
+        "replyCount": 3,
+        "quoteCount": 1,
+    }
+    _answer(bluesky, "GET", PDS, "app.bsky.feed.getPosts", json={"posts": [post]})
+    figures = driver.fetch_metrics(Account("conn_1", "@pressroom.bsky.social"), uri)
+    assert (figures.likes, figures.comments, figures.shares, figures.impressions) == (
+        7,
+        3,
+        3,
+        None,
+    )
+    asked = bluesky.calls[0].request
+    assert asked.headers["atproto-proxy"] == "did:web:api.bsky.app#bsky_appview"
+    assert held_to_lexicons(bluesky, atproto_lexicons) == ["app.bsky.feed.getPosts"]
+
+    _answer(bluesky, "GET", PDS, "app.bsky.feed.getPosts", json={"posts": []})
+    with pytest.raises(MetricsUnsupported):
+        driver.fetch_metrics(Account("conn_1", "@pressroom.bsky.social"), uri)

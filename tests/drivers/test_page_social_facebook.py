@@ -32,16 +32,20 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     Media,
+    MetricsDriver,
+    MetricsUnsupported,
     PermissionMissing,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.page_social import FacebookPagesDriver, GrantedPage
-from tests.drivers.contract import held_to
+from tests.drivers.contract import calls_read_as, held_to
 from tests.drivers.contracts import facebook as facebook_contract
 
 GRAPH = "https://graph.facebook.com/v23.0"
@@ -133,7 +137,7 @@ def test_the_consent_asks_for_page_posting(driver: FacebookPagesDriver) -> None:
         "redirect_uri": CALLBACK,
         "state": "st",
         "response_type": "code",
-        "scope": "pages_show_list,pages_manage_posts,pages_read_engagement",
+        "scope": "pages_show_list,pages_manage_posts,pages_read_engagement,pages_manage_engagement",
     }
 
 
@@ -280,6 +284,70 @@ def test_a_photo_is_posted_from_a_signed_link(
         "access_token": "EAAPageToken",
     }
     assert "message" not in parse_qs(photos.calls[1].request.content.decode())
+
+
+def comment(text: str = "Menu: acme.example/menu") -> Delivery:
+    """A first comment on the Page's post ``{PAGE}_5678``."""
+    return Delivery(
+        platform=Platform.PAGE_SOCIAL,
+        account=Account("conn_1", "Acme Bakery"),
+        fields={"text": text},
+        media=None,
+        reference="post_1.1",
+        comment_on=f"{PAGE}_5678",
+    )
+
+
+def test_a_first_comment_goes_on_the_post_as_the_page(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    made = facebook.post(f"{GRAPH}/{PAGE}_5678/comments").respond(200, json={"id": "5678_901"})
+    read(facebook, "/5678_901").respond(
+        200,
+        json={
+            "permalink_url": f"https://www.facebook.com/{PAGE}_5678?comment_id=901",
+            "created_time": "2026-11-25T12:00:05+0000",
+            "id": "5678_901",
+        },
+    )
+    published = driver.publish(comment())
+    assert (published.platform_post_id, published.url) == (
+        "5678_901",
+        f"https://www.facebook.com/{PAGE}_5678?comment_id=901",
+    )
+    assert form(made.calls.last.request) == {
+        "message": "Menu: acme.example/menu",
+        "access_token": "EAAPageToken",
+    }
+
+
+def test_a_comment_whose_answer_was_lost_is_found_among_the_posts_comments(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    listed = read(facebook, f"/{PAGE}_5678/comments").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": "5678_900",
+                    "message": "Menu: acme.example/menu",
+                    "created_time": "2026-11-20T12:00:05+0000",  # before the send: not it
+                },
+                {
+                    "id": "5678_901",
+                    "message": "Menu: acme.example/menu",
+                    "created_time": "2026-11-25T12:00:05+0000",
+                    "permalink_url": "https://www.facebook.com/c/901",
+                },
+            ]
+        },
+    )
+    found = driver.find_delivery(comment(), datetime(2026, 11, 25, 12, 0, tzinfo=UTC))
+    assert found is not None and (found.platform_post_id, found.url) == (
+        "5678_901",
+        "https://www.facebook.com/c/901",
+    )
+    assert form(listed.calls.last.request)["filter"] == "stream"
 
 
 def test_a_video_is_posted_and_awaited_until_ready(
@@ -444,3 +512,481 @@ def test_a_read_sent_as_a_post_is_retried_as_a_read(
         "Acme Bakery"
     ]
     assert accounts.call_count == 2
+
+
+# --- drivers check: what Facebook says, read without posting ---------------------------
+
+
+def debugged(facebook: respx.MockRouter, **data: object) -> respx.Route:
+    """``/debug_token`` for the Page's token, asked with the app's own token."""
+    answer = {
+        "app_id": "4242",
+        "type": "PAGE",
+        "application": "pressroom",
+        "expires_at": 0,
+        "is_valid": True,
+        "issued_at": 1764000000,
+        "profile_id": PAGE,
+        "scopes": [
+            "pages_show_list",
+            "pages_manage_posts",
+            "pages_read_engagement",
+            "pages_manage_engagement",
+        ],
+        "granular_scopes": [
+            {"scope": "pages_show_list", "target_ids": [PAGE]},
+            {"scope": "pages_manage_posts", "target_ids": [PAGE]},
+            {"scope": "pages_read_engagement", "target_ids": [PAGE]},
+            {"scope": "pages_manage_engagement", "target_ids": [PAGE]},
+        ],
+        "user_id": "10158",
+        **data,
+    }
+    return read(facebook, "/debug_token", input_token="EAAPageToken").respond(
+        200, json={"data": answer}
+    )
+
+
+def test_inspect_reads_the_page_tokens_grant_with_the_apps_token_posting_nothing(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    debug = debugged(facebook)
+    read(facebook, "/me").respond(200, json={"id": PAGE, "name": "Acme Bakery"})
+
+    report = driver.inspect(Account("conn_1", "Acme Bakery"))
+
+    assert calls_read_as(facebook) == {
+        ("GET", "graph.facebook.com/v23.0/debug_token"),
+        ("GET", "graph.facebook.com/v23.0/me"),
+    }
+    sent = form(debug.calls.last.request)
+    assert sent["access_token"] == "4242|app-secret"  # the app's token, in the body
+    assert "app-secret" not in str(debug.calls.last.request.url)
+    assert report.scopes == {
+        "pages_show_list": ScopeState.GRANTED,
+        "pages_manage_posts": ScopeState.GRANTED,
+        "pages_read_engagement": ScopeState.GRANTED,
+        "pages_manage_engagement": ScopeState.GRANTED,
+    }
+    assert (report.account, report.account_type) == ("Acme Bakery", "page")
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.OK
+    assert lines["account type"].standing is Standing.OK
+    assert lines["audit"].standing is Standing.UNKNOWN
+    assert lines["Page role"].standing is Standing.UNKNOWN
+
+
+def test_inspect_sees_posting_granted_for_other_pages_only(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    """``pages_manage_posts`` granted, but for another Page (``granular_scopes``)."""
+    debugged(
+        facebook,
+        granular_scopes=[
+            {"scope": "pages_show_list", "target_ids": [PAGE]},
+            {"scope": "pages_manage_posts", "target_ids": ["999"]},
+            {"scope": "pages_read_engagement", "target_ids": [PAGE]},
+            {"scope": "pages_manage_engagement", "target_ids": [PAGE]},
+        ],
+    )
+    read(facebook, "/me").respond(200, json={"id": PAGE, "name": "Acme Bakery"})
+
+    report = driver.inspect(Account("conn_1", "Acme Bakery"))
+
+    assert report.missing == ("pages_manage_posts",)
+    assert report.can_publish is False
+
+
+def multi_photo(message: str | None = "Open day, in pictures") -> Delivery:
+    return Delivery(
+        platform=Platform.PAGE_SOCIAL,
+        account=Account("conn_1", "Acme Bakery"),
+        fields={"message": message} if message else {},
+        media=None,
+        reference="post_1",
+        items=tuple(
+            Media(f"file_{n}", MediaKind.IMAGE, "image/jpeg", f"files/file_{n}", None, 1000)
+            for n in (1, 2, 3)
+        ),
+    )
+
+
+def test_a_multi_photo_post_is_unpublished_photos_attached_to_one_post(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    photos = facebook.post(f"{GRAPH}/{PAGE}/photos")
+    photos.side_effect = [httpx.Response(200, json={"id": p}) for p in ("701", "702", "703")]
+    feed = facebook.post(f"{GRAPH}/{PAGE}/feed").respond(200, json={"id": f"{PAGE}_9001"})
+
+    post = driver.publish(multi_photo())
+
+    sent = [form(call.request) for call in photos.calls]
+    assert [(p["url"], p["published"]) for p in sent] == [(LINK, "false")] * 3
+    posted = form(feed.calls.last.request)
+    assert posted["message"] == "Open day, in pictures"
+    assert [posted[f"attached_media[{i}]"] for i in range(3)] == [
+        '{"media_fbid":"701"}',
+        '{"media_fbid":"702"}',
+        '{"media_fbid":"703"}',
+    ]
+    assert (post.platform_post_id, post.url) == (
+        f"{PAGE}_9001",
+        f"https://www.facebook.com/{PAGE}_9001",
+    )
+    assert [(i.platform_post_id, i.url) for i in post.items] == [
+        (p, f"https://www.facebook.com/photo/?fbid={p}") for p in ("701", "702", "703")
+    ]
+
+
+def test_a_photo_facebook_refuses_names_its_place_and_posts_nothing(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    photos = facebook.post(f"{GRAPH}/{PAGE}/photos")
+    photos.side_effect = [
+        httpx.Response(200, json={"id": "701"}),
+        httpx.Response(400, json=graph_error(324, "Missing or invalid image file")),
+    ]
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(multi_photo())
+    assert refused.value.field == "fileIds[1]"
+
+
+def test_an_unknown_multi_photo_post_is_found_with_its_photos(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    read(facebook, f"/{PAGE}/published_posts").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": f"{PAGE}_9001",
+                    "message": "Open day, in pictures",
+                    "created_time": "2026-11-25T12:00:03+0000",
+                }
+            ]
+        },
+    )
+    attachments = read(facebook, f"/{PAGE}_9001/attachments").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "type": "album",
+                    "subattachments": {
+                        "data": [
+                            {"target": {"id": p}, "type": "photo"} for p in ("701", "702", "703")
+                        ]
+                    },
+                }
+            ]
+        },
+    )
+    found = driver.find_delivery(multi_photo(), SENT_AT)
+    assert found is not None and found.platform_post_id == f"{PAGE}_9001"
+    assert [i.platform_post_id for i in found.items] == ["701", "702", "703"]
+    assert form(attachments.calls.last.request)["fields"] == "subattachments"
+
+
+# --- formats: reel and story ----------------------------------------------------------
+
+REEL = "1234567890123456"
+RUPLOAD = f"https://rupload.facebook.com/video-upload/v23.0/{REEL}"
+
+
+def formatted(
+    kind: MediaKind, post_format: str, message: str | None = "Open day on Saturday"
+) -> Delivery:
+    """``delivery`` with the body's ``format``; a story carries no text (the rule table
+    refuses one before the driver is reached)."""
+    base = delivery(kind, message)
+    return Delivery(
+        platform=base.platform,
+        account=base.account,
+        fields={**base.fields, "format": post_format},
+        media=base.media,
+        reference=base.reference,
+    )
+
+
+def session(facebook: respx.MockRouter, edge: str) -> tuple[respx.Route, respx.Route]:
+    """An upload session opened on ``edge`` and the video fetched into it by Facebook."""
+    start = facebook.post(f"{GRAPH}/{PAGE}/{edge}", data__contains={"upload_phase": "start"})
+    start.respond(200, json={"video_id": REEL, "upload_url": RUPLOAD})
+    upload = facebook.post(RUPLOAD).respond(200, json={"success": True})
+    return start, upload
+
+
+def test_a_reel_is_a_session_a_fetched_upload_and_a_published_finish(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    start, upload = session(facebook, "video_reels")
+    finish = facebook.post(
+        f"{GRAPH}/{PAGE}/video_reels", data__contains={"upload_phase": "finish"}
+    ).respond(200, json={"success": True})
+    status = read(facebook, f"/{REEL}")
+    status.side_effect = [
+        httpx.Response(200, json={"status": {"video_status": "processing"}, "id": REEL}),
+        httpx.Response(200, json={"status": {"video_status": "ready"}, "id": REEL}),
+    ]
+    post = driver.publish(formatted(MediaKind.VIDEO, "reel"))
+    assert form(start.calls.last.request) == {
+        "upload_phase": "start",
+        "access_token": "EAAPageToken",
+    }
+    sent = upload.calls.last.request
+    assert sent.headers["Authorization"] == "OAuth EAAPageToken"
+    assert sent.headers["file_url"] == LINK
+    assert form(finish.calls.last.request) == {
+        "upload_phase": "finish",
+        "video_id": REEL,
+        "video_state": "PUBLISHED",
+        "description": "Open day on Saturday",
+        "access_token": "EAAPageToken",
+    }
+    assert status.call_count == 2
+    assert (post.platform_post_id, post.url) == (REEL, f"https://www.facebook.com/reel/{REEL}")
+
+
+def test_a_reel_facebook_cannot_fetch_is_refused_naming_the_file_and_never_finished(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    facebook.post(f"{GRAPH}/{PAGE}/video_reels").respond(
+        200, json={"video_id": REEL, "upload_url": RUPLOAD}
+    )
+    facebook.post(RUPLOAD).respond(
+        400,
+        json={
+            "debug_info": {
+                "retriable": False,
+                "type": "ProcessingFailedError",
+                "message": "Request processing failed",
+            }
+        },
+    )
+    with pytest.raises(PlatformRefused, match="Request processing failed") as caught:
+        driver.publish(formatted(MediaKind.VIDEO, "reel"))
+    assert caught.value.field == "fileId"
+    assert [
+        form(c.request)["upload_phase"]
+        for c in facebook.calls
+        if "video_reels" in str(c.request.url)
+    ] == ["start"]
+
+
+def test_a_reel_over_the_pages_daily_limit_is_a_rate_limit(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    session(facebook, "video_reels")
+    facebook.post(f"{GRAPH}/{PAGE}/video_reels", data__contains={"upload_phase": "finish"}).respond(
+        400, json=graph_error(4, "(#4) Application request limit reached")
+    )
+    with pytest.raises(PlatformRateLimited):
+        driver.publish(formatted(MediaKind.VIDEO, "reel"))
+
+
+def test_a_reel_whose_finish_went_unanswered_is_found_among_the_pages_reels(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    session(facebook, "video_reels")
+    facebook.post(f"{GRAPH}/{PAGE}/video_reels", data__contains={"upload_phase": "finish"}).mock(
+        side_effect=httpx.ReadTimeout("no answer")
+    )
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(formatted(MediaKind.VIDEO, "reel"))
+    assert caught.value.sent is True
+    listed = read(facebook, f"/{PAGE}/video_reels").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": REEL,
+                    "description": "Open day on Saturday",
+                    "created_time": "2026-11-25T12:00:05+0000",
+                }
+            ]
+        },
+    )
+    found = driver.find_delivery(formatted(MediaKind.VIDEO, "reel"), SENT_AT)
+    assert found is not None and found.url == f"https://www.facebook.com/reel/{REEL}"
+    assert form(listed.calls.last.request)["fields"] == "id,description,created_time"
+
+
+def test_a_photo_story_is_an_unpublished_photo_then_a_photo_story(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    photo = facebook.post(f"{GRAPH}/{PAGE}/photos").respond(200, json={"id": "5550001"})
+    story = facebook.post(f"{GRAPH}/{PAGE}/photo_stories").respond(
+        200, json={"success": True, "post_id": "5550002"}
+    )
+    post = driver.publish(formatted(MediaKind.IMAGE, "story", None))
+    assert form(photo.calls.last.request) == {
+        "url": LINK,
+        "published": "false",
+        "access_token": "EAAPageToken",
+    }
+    assert form(story.calls.last.request) == {"photo_id": "5550001", "access_token": "EAAPageToken"}
+    assert (post.platform_post_id, post.url) == ("5550002", "https://www.facebook.com/5550002")
+
+
+def test_a_video_story_is_a_session_a_fetched_upload_and_a_finish(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    _start, upload = session(facebook, "video_stories")
+    finish = facebook.post(
+        f"{GRAPH}/{PAGE}/video_stories", data__contains={"upload_phase": "finish"}
+    ).respond(200, json={"success": True, "post_id": "5550003"})
+    post = driver.publish(formatted(MediaKind.VIDEO, "story", None))
+    assert upload.calls.last.request.headers["file_url"] == LINK
+    assert form(finish.calls.last.request) == {
+        "upload_phase": "finish",
+        "video_id": REEL,
+        "access_token": "EAAPageToken",
+    }
+    assert post.platform_post_id == "5550003"
+
+
+def test_a_story_without_the_pages_permission_is_the_pages_permission_missing(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    page_id_route(facebook)
+    photo = facebook.post(f"{GRAPH}/{PAGE}/photos").respond(
+        403, json=graph_error(200, "(#200) Requires pages_manage_posts permission")
+    )
+    with pytest.raises(PermissionMissing):
+        driver.publish(formatted(MediaKind.IMAGE, "story", None))
+    assert form(photo.calls.last.request)["published"] == "false"  # the story's photo
+
+
+def test_a_story_whose_answer_was_lost_is_not_looked_up(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    from pressroom.service.drivers.base import LookupUnsupported
+
+    page_id_route(facebook)
+    with pytest.raises(LookupUnsupported, match="stories"):
+        driver.find_delivery(formatted(MediaKind.IMAGE, "story", None), SENT_AT)
+
+
+def test_the_contract_refuses_reel_and_story_calls_facebook_would_not_take() -> None:
+    """A finish without its video_id or state, a start carrying the finish's fields, a
+    story photo named by link, an upload with a Bearer token or no file_url."""
+    held = facebook_contract.contract()
+    for path, body in (
+        (f"/{PAGE}/video_reels", {"upload_phase": "finish", "video_id": REEL}),
+        (f"/{PAGE}/video_reels", {"upload_phase": "start", "description": "x"}),
+        (f"/{PAGE}/photo_stories", {"url": LINK}),
+        (f"/{PAGE}/video_stories", {"upload_phase": "start", "video_id": REEL}),
+    ):
+        request = httpx.Request(
+            "POST", f"{GRAPH}{path}", data={**body, "access_token": "EAAPageToken"}
+        )
+        with pytest.raises(AssertionError):
+            held.check(request)
+    for headers in (
+        {"Authorization": "Bearer EAAPageToken", "file_url": LINK},
+        {"Authorization": "OAuth EAAPageToken"},
+    ):
+        with pytest.raises(AssertionError):
+            held.check(httpx.Request("POST", RUPLOAD, headers=headers))
+
+
+# --- metrics (GET /{post-id} with field expansion,
+# https://developers.facebook.com/docs/graph-api/reference/post/) ---
+
+POST = f"{PAGE}_122103418394567"
+COUNTS = "reactions.limit(0).summary(total_count),comments.limit(0).summary(true)"
+
+
+def test_metrics_are_the_posts_reactions_comments_and_shares(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    node = read(facebook, f"/{POST}").respond(
+        200,
+        json={
+            "shares": {"count": 3},
+            "reactions": {"data": [], "summary": {"total_count": 25, "viewer_reaction": "NONE"}},
+            "comments": {
+                "data": [],
+                "summary": {"order": "ranked", "total_count": 4, "can_comment": True},
+            },
+            "id": POST,
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)
+    assert metrics == PostMetrics(likes=25, comments=4, shares=3)
+    assert form(node.calls.last.request)["fields"] == f"shares,{COUNTS}"
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_of_a_video_ask_for_no_shares_and_count_none(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    node = read(facebook, "/1139400397532140").respond(
+        200,
+        json={
+            "reactions": {"data": [], "summary": {"total_count": 2}},
+            "comments": {"data": [], "summary": {"total_count": 0}},
+            "id": "1139400397532140",
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "Acme Bakery"), "1139400397532140")
+    assert metrics == PostMetrics(likes=2, comments=0)
+    assert form(node.calls.last.request)["fields"] == COUNTS
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    read(facebook, f"/{POST}").respond(
+        400,
+        json={
+            "error": {
+                "message": "Error validating access token: The session has been invalidated",
+                "type": "OAuthException",
+                "code": 190,
+                "error_subcode": 460,
+            }
+        },
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)
+
+
+def test_metrics_of_a_post_deleted_on_facebook_are_unsupported(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    read(facebook, f"/{POST}").respond(
+        400,
+        json={
+            "error": {
+                "message": f"Unsupported get request. Object with ID '{POST}' does not exist, "
+                "cannot be loaded due to missing permissions, or does not support this "
+                "operation.",
+                "type": "GraphMethodException",
+                "code": 100,
+                "error_subcode": 33,
+            }
+        },
+    )
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)
+
+
+def test_metrics_over_the_pages_rate_limit_are_rate_limited(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    read(facebook, f"/{POST}").respond(
+        400,
+        json={"error": {"message": "(#32) Page request limit reached", "code": 32}},
+    )
+    with pytest.raises(PlatformRateLimited):
+        driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)

@@ -29,16 +29,21 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    LookupUnsupported,
     Media,
+    MetricsDriver,
+    MetricsUnsupported,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.photo_sharing import InstagramDriver
-from tests.drivers.contract import held_to
+from tests.drivers.contract import calls_read_as, held_to
 from tests.drivers.contracts import instagram as instagram_contract
 
 GRAPH = "https://graph.instagram.com/v23.0"
@@ -142,7 +147,8 @@ def test_the_consent_asks_for_business_publishing(driver: InstagramDriver) -> No
         "client_id": "990602627938098",
         "redirect_uri": CALLBACK,
         "response_type": "code",
-        "scope": "instagram_business_basic,instagram_business_content_publish",
+        "scope": "instagram_business_basic,instagram_business_content_publish,"
+        "instagram_business_manage_comments,instagram_business_manage_insights",
         "state": "st",
     }
 
@@ -398,6 +404,73 @@ def test_an_unknown_outcome_is_found_among_the_accounts_media(
     assert listed.calls.last.request.url.params["fields"] == "id,caption,timestamp,permalink"
 
 
+def comment(text: str = "Full menu: acme.example/menu") -> Delivery:
+    """A first comment on the post ``17920238422030506``."""
+    return Delivery(
+        platform=Platform.PHOTO_SHARING,
+        account=Account("conn_1", "acme.bakery"),
+        fields={"text": text},
+        media=None,
+        reference="post_1.1",
+        comment_on="17920238422030506",
+    )
+
+
+def test_a_first_comment_goes_on_the_media_with_its_message(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    made = instagram.post(f"{GRAPH}/17920238422030506/comments").respond(
+        200, json={"id": "17858893269000001"}
+    )
+    instagram.get(f"{GRAPH}/17920238422030506").respond(
+        200, json={"permalink": "https://www.instagram.com/p/C1a2b3c4d5e/"}
+    )
+    published = driver.publish(comment())
+    assert (published.platform_post_id, published.url) == (
+        "17858893269000001",
+        "https://www.instagram.com/p/C1a2b3c4d5e/",
+    )
+    assert parse_qs(made.calls.last.request.content.decode()) == {
+        "message": ["Full menu: acme.example/menu"]
+    }
+
+
+def test_a_refused_comment_is_refused_naming_its_text(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.post(f"{GRAPH}/17920238422030506/comments").respond(
+        400, json={"error": {"message": "Invalid parameter", "type": "OAuthException", "code": 100}}
+    )
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(comment())
+    assert refused.value.field == "text"
+
+
+def test_a_comment_whose_answer_was_lost_is_found_among_the_medias_comments(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    listed = instagram.get(f"{GRAPH}/17920238422030506/comments").respond(
+        200,
+        json={
+            "data": [
+                {"id": "c2", "text": "Lovely", "timestamp": "2026-11-25T12:00:09+0000"},
+                {
+                    "id": "c1",
+                    "text": "Full menu: acme.example/menu",
+                    "timestamp": "2026-11-25T12:00:04+0000",
+                },
+            ]
+        },
+    )
+    instagram.get(f"{GRAPH}/17920238422030506").respond(
+        200, json={"permalink": "https://www.instagram.com/p/C1a2b3c4d5e/"}
+    )
+    found = driver.find_delivery(comment(), SENT_AT)
+    assert found is not None and found.platform_post_id == "c1"
+    assert listed.calls.last.request.url.params["fields"] == "id,text,timestamp"
+    assert driver.find_delivery(comment("never sent"), SENT_AT) is None
+
+
 def test_a_used_up_publishing_limit_is_a_rate_limit_and_no_container_is_made(
     instagram: respx.MockRouter, driver: InstagramDriver
 ) -> None:
@@ -497,3 +570,453 @@ def test_a_container_still_processing_after_the_wait_publishes_nothing(
 
 def form_of(request: httpx.Request) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(request.content.decode()).items()}
+
+
+# --- drivers check: what Instagram says, read without posting --------------------------
+
+
+def test_inspect_reports_the_account_its_scopes_and_its_quota_posting_nothing(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/me").respond(
+        200,
+        json={"user_id": USER, "username": "acme.bakery", "account_type": "BUSINESS", "id": "1"},
+    )
+    limit(instagram, 97)
+
+    report = driver.inspect(Account("conn_1", "acme.bakery"))
+
+    assert calls_read_as(instagram) == {
+        ("GET", "graph.instagram.com/v23.0/me"),
+        ("GET", f"graph.instagram.com/v23.0/{USER}/content_publishing_limit"),
+    }
+    assert (report.network, report.account, report.account_type) == (
+        "Instagram",
+        "acme.bakery",
+        "business",
+    )
+    assert report.scopes == {
+        "instagram_business_basic": ScopeState.GRANTED,
+        "instagram_business_content_publish": ScopeState.GRANTED,
+        "instagram_business_manage_comments": ScopeState.UNKNOWN,  # no read shows it
+        "instagram_business_manage_insights": ScopeState.UNKNOWN,  # nor this one
+    }
+    assert report.quota is not None and (report.quota.left, report.quota.window_seconds) == (
+        3,
+        86400,
+    )
+    lines = {f.topic: f for f in report.findings}
+    assert lines["account type"].standing is Standing.OK
+    assert lines["audit"].standing is Standing.UNKNOWN and "App Review" in lines["audit"].says
+    assert lines["quota"].says == "97 of 100 API posts used per 24 h; 3 left"
+    assert report.can_publish is None  # the app's review is not Instagram's to say
+
+
+def test_inspect_sees_a_grant_without_publishing_and_a_personal_account(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/me").respond(
+        200, json={"user_id": USER, "username": "acme.bakery", "account_type": "PERSONAL"}
+    )
+    instagram.get(f"{GRAPH}/{USER}/content_publishing_limit").respond(
+        400,
+        json={
+            "error": {
+                "message": "(#10) Application does not have permission for this action",
+                "type": "OAuthException",
+                "code": 10,
+            }
+        },
+    )
+
+    report = driver.inspect(Account("conn_1", "acme.bakery"))
+
+    assert report.scopes["instagram_business_content_publish"] is ScopeState.MISSING
+    assert report.missing == ("instagram_business_content_publish",)
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.BLOCKED
+    assert (report.account_type, lines["account type"].standing) == ("personal", Standing.BLOCKED)
+    assert "account_type_not_allowed" in lines["account type"].meaning
+    assert report.can_publish is False
+
+
+def carousel(caption: str | None = "Spring menu, in three") -> Delivery:
+    """A carousel of an image, a video and an image."""
+    kinds = (MediaKind.IMAGE, MediaKind.VIDEO, MediaKind.IMAGE)
+    return Delivery(
+        platform=Platform.PHOTO_SHARING,
+        account=Account("conn_1", "acme.bakery"),
+        fields={"caption": caption} if caption else {},
+        media=None,
+        reference="post_1",
+        items=tuple(
+            Media(
+                f"file_{n}",
+                kind,
+                "image/jpeg" if kind is MediaKind.IMAGE else "video/mp4",
+                f"files/file_{n}",
+                None if kind is MediaKind.IMAGE else 10.0,
+                1000,
+            )
+            for n, kind in enumerate(kinds, start=1)
+        ),
+    )
+
+
+def published_carousel(instagram: respx.MockRouter, media_id: str = "17920238422030999") -> None:
+    """The carousel's permalink and its children, as Instagram answers them."""
+    instagram.get(f"{GRAPH}/{media_id}").respond(
+        200,
+        json={
+            "permalink": "https://www.instagram.com/p/Carousel1/",
+            "timestamp": "2026-11-25T12:00:04+0000",
+            "id": media_id,
+        },
+    )
+    instagram.get(f"{GRAPH}/{media_id}/children").respond(
+        200, json={"data": [{"id": "18001"}, {"id": "18002"}, {"id": "18003"}]}
+    )
+
+
+def test_a_carousel_is_item_containers_then_a_carousel_container_then_publish(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    created = instagram.post(f"{GRAPH}/{USER}/media")
+    created.side_effect = [
+        httpx.Response(200, json={"id": container}) for container in ("901", "902", "903", "910")
+    ]
+    statuses = {
+        container: instagram.get(f"{GRAPH}/{container}").respond(
+            200, json={"status_code": "FINISHED", "id": container}
+        )
+        for container in ("901", "902", "903", "910")
+    }
+    published = instagram.post(f"{GRAPH}/{USER}/media_publish").respond(
+        200, json={"id": "17920238422030999"}
+    )
+    published_carousel(instagram)
+
+    post = driver.publish(carousel())
+
+    forms = [
+        {k: v[0] for k, v in parse_qs(call.request.content.decode()).items()}
+        for call in created.calls
+    ]
+    assert forms == [
+        {"image_url": LINK, "is_carousel_item": "true"},
+        {"media_type": "VIDEO", "video_url": LINK, "is_carousel_item": "true"},
+        {"image_url": LINK, "is_carousel_item": "true"},
+        {"media_type": "CAROUSEL", "children": "901,902,903", "caption": "Spring menu, in three"},
+    ]
+    assert all(route.called for route in statuses.values())  # each container awaited
+    assert parse_qs(published.calls.last.request.content.decode()) == {"creation_id": ["910"]}
+    assert (post.platform_post_id, post.url) == (
+        "17920238422030999",
+        "https://www.instagram.com/p/Carousel1/",
+    )
+    assert [(item.platform_post_id, item.url) for item in post.items] == [
+        ("18001", "https://www.instagram.com/p/Carousel1/?img_index=1"),
+        ("18002", "https://www.instagram.com/p/Carousel1/?img_index=2"),
+        ("18003", "https://www.instagram.com/p/Carousel1/?img_index=3"),
+    ]
+
+
+def test_an_item_instagram_cannot_take_is_refused_naming_its_place(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    created = instagram.post(f"{GRAPH}/{USER}/media")
+    created.side_effect = [
+        httpx.Response(200, json={"id": container}) for container in ("901", "902", "903")
+    ]
+    instagram.get(f"{GRAPH}/901").respond(200, json={"status_code": "FINISHED"})
+    instagram.get(f"{GRAPH}/902").respond(
+        200, json={"status_code": "ERROR", "status": "Error: 2207026"}
+    )
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(carousel())
+    assert refused.value.field == "fileIds[1]"
+    assert "2207026" in str(refused.value)
+
+
+def test_an_unknown_carousel_is_found_with_its_items(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram, quota_usage=None)
+    listed = instagram.get(f"{GRAPH}/{USER}/media").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": "m9",
+                    "caption": "Spring menu, in three",
+                    "media_type": "IMAGE",
+                    "timestamp": "2026-11-25T12:00:09+0000",
+                    "permalink": "https://www.instagram.com/p/Single/",
+                },
+                {
+                    "id": "17920238422030999",
+                    "caption": "Spring menu, in three",
+                    "media_type": "CAROUSEL_ALBUM",
+                    "timestamp": "2026-11-25T12:00:04+0000",
+                    "permalink": "https://www.instagram.com/p/Carousel1/",
+                },
+            ]
+        },
+    )
+    published_carousel(instagram)
+    found = driver.find_delivery(carousel(), SENT_AT)
+    assert found is not None and found.platform_post_id == "17920238422030999"
+    assert [item.platform_post_id for item in found.items] == ["18001", "18002", "18003"]
+    assert listed.calls.last.request.url.params["fields"] == (
+        "id,caption,timestamp,permalink,media_type"
+    )
+
+
+# --- formats: story and reel ---------------------------------------------------------
+
+
+def formatted(kind: MediaKind, post_format: str, caption: str | None = "Spring") -> Delivery:
+    """``delivery`` with the body's ``format``, as the publish path passes it."""
+    base = delivery(kind, caption)
+    return Delivery(
+        platform=base.platform,
+        account=base.account,
+        fields={**base.fields, "format": post_format},
+        media=base.media,
+        reference=base.reference,
+    )
+
+
+def published_as(instagram: respx.MockRouter, container: str, permalink: str) -> respx.Route:
+    """A container that is FINISHED at once, then published as media ``9{container}``."""
+    instagram.get(f"{GRAPH}/{container}").respond(200, json={"status_code": "FINISHED"})
+    publish = instagram.post(f"{GRAPH}/{USER}/media_publish").respond(
+        200, json={"id": f"9{container}"}
+    )
+    instagram.get(f"{GRAPH}/9{container}").respond(
+        200, json={"permalink": permalink, "timestamp": "2026-11-25T12:00:04+0000"}
+    )
+    return publish
+
+
+@pytest.mark.parametrize(
+    ("kind", "medium"), [(MediaKind.IMAGE, "image_url"), (MediaKind.VIDEO, "video_url")]
+)
+def test_a_story_is_a_stories_container_without_a_caption(
+    instagram: respx.MockRouter, driver: InstagramDriver, kind: MediaKind, medium: str
+) -> None:
+    me(instagram)
+    container = instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "301"})
+    publish = published_as(instagram, "301", "https://www.instagram.com/stories/acme.bakery/9301/")
+    post = driver.publish(formatted(kind, "story", None))
+    assert form_of(container.calls.last.request) == {"media_type": "STORIES", medium: LINK}
+    assert form_of(publish.calls.last.request) == {"creation_id": "301"}
+    assert (post.platform_post_id, post.url) == (
+        "9301",
+        "https://www.instagram.com/stories/acme.bakery/9301/",
+    )
+
+
+def test_a_reel_is_a_reels_container_shared_to_the_feed(
+    instagram: respx.MockRouter, driver: InstagramDriver, slept: list[float]
+) -> None:
+    me(instagram)
+    container = instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "302"})
+    status = instagram.get(f"{GRAPH}/302")
+    status.side_effect = [
+        httpx.Response(200, json={"status_code": "IN_PROGRESS"}),
+        httpx.Response(200, json={"status_code": "IN_PROGRESS"}),
+        httpx.Response(200, json={"status_code": "FINISHED"}),
+    ]
+    instagram.post(f"{GRAPH}/{USER}/media_publish").respond(200, json={"id": "9302"})
+    instagram.get(f"{GRAPH}/9302").respond(
+        200, json={"permalink": "https://www.instagram.com/reel/DAbc/"}
+    )
+    post = driver.publish(formatted(MediaKind.VIDEO, "reel"))
+    assert form_of(container.calls.last.request) == {
+        "media_type": "REELS",
+        "video_url": LINK,
+        "caption": "Spring",
+        "share_to_feed": "true",
+    }
+    assert status.call_count == 3  # published only once FINISHED
+    assert post.url == "https://www.instagram.com/reel/DAbc/"
+
+
+def test_a_story_instagram_cannot_take_is_refused_naming_the_file(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    container = instagram.post(f"{GRAPH}/{USER}/media").respond(
+        400,
+        json={
+            "error": {
+                "message": "The aspect ratio is not supported.",
+                "type": "OAuthException",
+                "code": 36003,
+                "error_subcode": 2207009,
+                "fbtrace_id": "A",
+            }
+        },
+    )
+    with pytest.raises(PlatformRefused) as caught:
+        driver.publish(formatted(MediaKind.IMAGE, "story", None))
+    assert caught.value.field == "fileId"
+    assert form_of(container.calls.last.request)["media_type"] == "STORIES"
+
+
+def test_a_story_whose_publish_went_unanswered_cannot_be_looked_up(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    """The stories edge is documented for Facebook Login only: no read is attempted, and
+    the outcome stays unknown rather than being resent."""
+    with pytest.raises(LookupUnsupported, match="stories"):
+        driver.find_delivery(formatted(MediaKind.IMAGE, "story", None), SENT_AT)
+    assert not instagram.calls
+
+
+def test_a_reel_whose_publish_went_unanswered_is_found_among_the_media(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram, quota_usage=None)
+    instagram.get(f"{GRAPH}/{USER}/media").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": "9302",
+                    "caption": "Spring",
+                    "timestamp": "2026-11-25T12:00:04+0000",
+                    "permalink": "https://www.instagram.com/reel/DAbc/",
+                }
+            ]
+        },
+    )
+    found = driver.find_delivery(formatted(MediaKind.VIDEO, "reel"), SENT_AT)
+    assert found is not None and found.url == "https://www.instagram.com/reel/DAbc/"
+
+
+def test_the_contract_refuses_story_and_reel_containers_instagram_would_not_take() -> None:
+    """An image reel, share_to_feed off a reel, a STORIES container without media."""
+    held = instagram_contract.contract()
+    for body in (
+        {"media_type": "REELS", "image_url": LINK},
+        {"media_type": "STORIES", "image_url": LINK, "share_to_feed": "true"},
+        {"media_type": "STORIES"},
+    ):
+        request = httpx.Request(
+            "POST",
+            f"{GRAPH}/{USER}/media",
+            data=body,
+            headers={"Authorization": "Bearer IGAAtoken"},
+        )
+        with pytest.raises(AssertionError):
+            held.check(request)
+
+
+# --- metrics (GET /{ig-media-id} and its /insights,
+# https://developers.facebook.com/docs/instagram-platform/reference/instagram-media/insights) ---
+
+MEDIA_ID = "17918920912340654"
+
+
+def insight(name: str, value: int) -> dict[str, object]:
+    return {
+        "name": name,
+        "period": "lifetime",
+        "values": [{"value": value}],
+        "title": name.title(),
+        "id": f"{MEDIA_ID}/insights/{name}/lifetime",
+    }
+
+
+def test_metrics_are_the_posts_counts_and_insights(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    node = instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
+        200,
+        json={
+            "media_product_type": "FEED",
+            "like_count": 54,
+            "comments_count": 7,
+            "id": MEDIA_ID,
+        },
+    )
+    insights = instagram.get(f"{GRAPH}/{MEDIA_ID}/insights").respond(
+        200,
+        json={"data": [insight("views", 1300), insight("shares", 4), insight("saved", 11)]},
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
+    assert metrics == PostMetrics(impressions=1300, likes=54, comments=7, shares=4, saves=11)
+    assert node.calls.last.request.url.params["fields"] == (
+        "media_product_type,like_count,comments_count"
+    )
+    assert insights.calls.last.request.url.params["metric"] == "views,shares,saved"
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_of_a_story_ask_only_for_what_a_story_has(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
+        200, json={"media_product_type": "STORY", "id": MEDIA_ID}
+    )
+    insights = instagram.get(f"{GRAPH}/{MEDIA_ID}/insights").respond(
+        200, json={"data": [insight("views", 90)]}
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
+    assert metrics == PostMetrics(impressions=90)  # no shares figure given: None, not 0
+    assert insights.calls.last.request.url.params["metric"] == "views,shares"
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
+        400,
+        json={
+            "error": {
+                "message": "Error validating access token: The user has not authorized application",
+                "type": "OAuthException",
+                "code": 190,
+            }
+        },
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
+
+
+def test_metrics_without_the_insights_permission_are_unsupported_not_revoked(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
+        200, json={"media_product_type": "REELS", "id": MEDIA_ID}
+    )
+    instagram.get(f"{GRAPH}/{MEDIA_ID}/insights").respond(
+        400,
+        json={"error": {"message": "(#10) Application does not have permission", "code": 10}},
+    )
+    with pytest.raises(MetricsUnsupported, match="instagram_business_manage_insights"):
+        driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
+
+
+def test_metrics_of_a_post_deleted_on_instagram_are_unsupported(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
+        400,
+        json={
+            "error": {
+                "message": "Unsupported get request. Object with ID '17918920912340654' does "
+                "not exist, cannot be loaded due to missing permissions, or does not support "
+                "this operation.",
+                "type": "IGApiException",
+                "code": 100,
+                "error_subcode": 33,
+            }
+        },
+    )
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)

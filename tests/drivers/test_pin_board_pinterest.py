@@ -33,15 +33,19 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     Media,
+    MetricsDriver,
+    MetricsUnsupported,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.pin_board import PinterestDriver
-from tests.drivers.contract import Contract, held_to
+from tests.drivers.contract import Contract, calls_read_as, held_to
 from tests.drivers.contracts import pinterest as documented
 
 CLIENT_ID, CLIENT_SECRET = "1484362", "pinterest-secret"
@@ -318,6 +322,24 @@ def test_a_pin_the_board_does_not_have_is_not_found(
     assert driver.find_delivery(delivery(title="Spring"), SENT_AT) is None
 
 
+def test_a_description_over_pinterests_800_code_points_never_reaches_pinterest(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    """``PinCreate``'s description is at most 800 code points: a description of 800
+    (400 letters with a combining accent, two code points each) is sent and meets the
+    contract; one more is refused naming the field and the rule, and nothing is sent.
+    Were it sent, the contract would refuse the body the mock recorded."""
+    route = pinterest.post("/pins").respond(201, json=pin("1", "2026-11-25T12:00:02"))
+    longest = "e\u0301" * 400
+    driver.publish(delivery(description=longest))
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(delivery(description=longest + "a"))
+    assert refused.value.field == "description"
+    assert refused.value.rule is not None
+    assert refused.value.rule.id == "pin_board.description_length"
+    assert route.call_count == 1
+
+
 def test_the_contract_holds_a_pin_to_pinterests_limits() -> None:
     """What the generated client's ``PinCreate`` refuses (a description over 800, a board
     id that is not digits, a field it does not have) fails any test that sends it; the
@@ -332,3 +354,178 @@ def test_the_contract_holds_a_pin_to_pinterests_limits() -> None:
     ):
         with pytest.raises(AssertionError):
             documented.check_pin(wrong)
+
+
+# --- drivers check: what Pinterest says, read without posting --------------------------
+
+NO_SCOPE = {
+    "code": 3,
+    "message": "Your token does not have sufficient permissions to perform this operation.",
+}
+
+
+def test_inspect_reads_the_account_and_shows_the_read_scopes_posting_nothing(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/user_account").respond(
+        200, json={"account_type": "BUSINESS", "username": "pressroomhq"}
+    )
+    boards = pinterest.get("/boards").respond(200, json={"items": [], "bookmark": None})
+    pinterest.get("/pins").respond(200, json={"items": [], "bookmark": None})
+
+    report = driver.inspect(Account("conn_1", "pressroomhq"))
+
+    assert calls_read_as(pinterest) == {
+        ("GET", "api.pinterest.com/v5/user_account"),
+        ("GET", "api.pinterest.com/v5/boards"),
+        ("GET", "api.pinterest.com/v5/pins"),
+    }
+    assert boards.calls.last.request.url.params["page_size"] == "1"
+    assert report.scopes == {
+        "boards:read": ScopeState.GRANTED,
+        "boards:write": ScopeState.UNKNOWN,  # shown only by writing
+        "pins:read": ScopeState.GRANTED,
+        "pins:write": ScopeState.UNKNOWN,
+        "user_accounts:read": ScopeState.GRANTED,
+    }
+    assert (report.account, report.account_type) == ("pressroomhq", "business")
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.UNKNOWN
+    assert "boards:write pins:write" in lines["scopes"].meaning
+    assert lines["audit"].standing is Standing.UNKNOWN
+
+
+def test_inspect_sees_a_read_scope_missing_by_its_401(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/user_account").respond(200, json={"account_type": "PINNER", "username": "p"})
+    pinterest.get("/boards").respond(200, json={"items": []})
+    pinterest.get("/pins").respond(401, json=NO_SCOPE)
+
+    report = driver.inspect(Account("conn_1", "p"))
+
+    assert report.scopes["pins:read"] is ScopeState.MISSING
+    assert report.can_publish is False
+
+
+def test_inspect_with_a_refused_token_says_so(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    for path in ("/user_account", "/boards", "/pins"):
+        pinterest.get(path).respond(401, json={"code": 2, "message": "Authentication failed."})
+    with pytest.raises(AccessRevoked):
+        driver.inspect(Account("conn_1", "p"))
+
+
+def carousel_delivery(count: int = 3, **fields: object) -> Delivery:
+    from dataclasses import replace
+
+    return replace(
+        delivery(**fields),
+        media=None,
+        items=tuple(
+            Media(f"file_{n}", MediaKind.IMAGE, "image/jpeg", f"files/file_{n}")
+            for n in range(1, count + 1)
+        ),
+    )
+
+
+def test_a_carousel_pin_takes_its_images_by_signed_links_in_order(
+    pinterest: respx.MockRouter, driver: PinterestDriver, links: Links
+) -> None:
+    route = pinterest.post("/pins").respond(
+        201, json=pin("813744226420795999", "2026-11-25T12:00:02", title="Spring")
+    )
+    published = driver.publish(carousel_delivery(title="Spring"))
+    assert published.platform_post_id == "813744226420795999"
+    assert published.items == ()  # Pinterest gives a carousel's items no ids
+    assert links.asked == [(f"file_{n}", f"files/file_{n}", "image/jpeg") for n in (1, 2, 3)]
+    assert json.loads(route.calls.last.request.content) == {
+        "board_id": "549755885175",
+        "media_source": {
+            "source_type": "multiple_image_urls",
+            "items": [{"url": LINK}, {"url": LINK}, {"url": LINK}],
+        },
+        "title": "Spring",
+    }
+
+
+def test_the_contract_holds_a_carousel_pin_to_pinterests_two_to_five_images() -> None:
+    from tests.drivers.contracts.pinterest import check_pin
+
+    source = {"source_type": "multiple_image_urls", "items": [{"url": LINK}] * 6}
+    with pytest.raises(AssertionError, match="carousel"):
+        check_pin({"board_id": "549755885175", "media_source": source})
+    check_pin({"board_id": "549755885175", "media_source": source | {"items": [{"url": LINK}] * 5}})
+
+
+# --- metrics (GET /v5/pins/{pin_id}/analytics,
+# https://developers.pinterest.com/docs/api/v5/pins-analytics) ---
+
+
+def test_metrics_are_the_pins_lifetime_analytics(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    read = pinterest.get("/pins/813744226420795884/analytics").respond(
+        200,
+        json={
+            "all": {
+                "daily_metrics": [
+                    {
+                        "data_status": "READY",
+                        "date": "2026-11-24",
+                        "metrics": {"IMPRESSION": 40, "SAVE": 2, "PIN_CLICK": 5},
+                    }
+                ],
+                "summary_metrics": {"IMPRESSION": 40.0, "SAVE": 2.0, "PIN_CLICK": 5.0},
+                "lifetime_metrics": {"IMPRESSION": 1210, "SAVE": 31, "PIN_CLICK": 77},
+            }
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "pressroomhq"), "813744226420795884")
+    assert metrics == PostMetrics(impressions=1210, saves=31, clicks=77)
+    sent = read.calls.last.request.url.params
+    assert sent["metric_types"] == "IMPRESSION,SAVE,PIN_CLICK"
+    assert read.calls.last.request.headers["Authorization"] == "Bearer pina_token"
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_without_lifetime_figures_are_the_last_90_days(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/pins/813744226420795884/analytics").respond(
+        200,
+        json={"all": {"summary_metrics": {"IMPRESSION": 40.0, "SAVE": 2.0}, "daily_metrics": []}},
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "pressroomhq"), "813744226420795884")
+    assert metrics == PostMetrics(impressions=40, saves=2)
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/pins/813744226420795884/analytics").respond(
+        401, json={"code": 2, "message": "Authentication failed."}
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), "813744226420795884")
+
+
+def test_metrics_of_a_pin_deleted_on_pinterest_are_unsupported(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/pins/813744226420795884/analytics").respond(
+        404, json={"code": 50, "message": "Pin not found."}
+    )
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), "813744226420795884")
+
+
+def test_metrics_of_a_rate_limited_read_are_rate_limited(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    pinterest.get("/pins/813744226420795884/analytics").respond(
+        429, json={"code": 8, "message": "Rate limit exceeded."}, headers={"Retry-After": "60"}
+    )
+    with pytest.raises(PlatformRateLimited):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), "813744226420795884")

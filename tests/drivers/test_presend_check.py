@@ -137,3 +137,45 @@ def test_a_thumbnail_rule_is_checked_before_the_thumbnail_is_sent(
     with pytest.raises(PlatformRefused) as refused:
         driver_for(Platform.VIDEO_SHARING).set_thumbnail(change)  # type: ignore[attr-defined]
     assert refused.value.rule == rule and network.calls.call_count == 0
+
+
+@pytest.mark.parametrize(
+    ("platform", "facts", "rule"),
+    [
+        (Platform.PHOTO_SHARING, {"content_type": "image/png"}, "photo_sharing.image_format"),
+        (Platform.SHORT_VIDEO, {"frame_rate": 15.0}, "short_video.video_frame_rate"),
+        (Platform.SHORT_VIDEO, {"video_codec": "mpeg4"}, "short_video.video_codec"),
+    ],
+)
+def test_media_the_network_takes_only_converted_is_refused_when_it_arrives_unconverted(
+    platform: Platform, facts: dict[str, object], rule: str, network: respx.MockRouter
+) -> None:
+    """The API hands drivers the file fitted for the network (``media.fitting``); one
+    that still breaks a rule conversion would meet never leaves, as the network would
+    refuse it."""
+    kind = MEDIA[platform]
+    fitting = {"width": 720, "height": 1280, "frame_rate": 30.0} if kind is MediaKind.VIDEO else {}
+    delivery = Delivery(
+        platform=platform,
+        account=Account("conn_1", "@acme"),
+        fields={"caption": "hi"},
+        media=replace(media_of(kind, **fitting), **facts),  # type: ignore[arg-type]
+        reference="post_1",
+    )
+    with pytest.raises(PlatformRefused) as refused:
+        driver_for(platform).publish(delivery)  # type: ignore[attr-defined]
+    assert refused.value.rule is not None and refused.value.rule.id == rule
+    assert refused.value.field == "fileId" and network.calls.call_count == 0
+
+
+def test_a_gif_thumbnail_never_reaches_youtube_unconverted(network: respx.MockRouter) -> None:
+    change = ThumbnailChange(
+        Account("conn_1", "Acme"),
+        "vid",
+        replace(media_of(MediaKind.IMAGE), content_type="image/gif"),
+    )
+    with pytest.raises(PlatformRefused) as refused:
+        driver_for(Platform.VIDEO_SHARING).set_thumbnail(change)  # type: ignore[attr-defined]
+    assert refused.value.rule is not None
+    assert refused.value.rule.id == "video_sharing.thumbnail_format"
+    assert refused.value.field == "thumbnailFileId" and network.calls.call_count == 0

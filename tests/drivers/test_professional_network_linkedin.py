@@ -21,16 +21,19 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 import respx
 
 from pressroom.platforms import Platform
-from pressroom.service.drivers import linkedin_versions
+from pressroom.service.drivers import inspection, linkedin_versions
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
     LookupUnsupported,
+    MetricsDriver,
+    MetricsUnsupported,
     NetworkMisconfigured,
     PlatformRateLimited,
     PlatformRefused,
@@ -42,7 +45,7 @@ from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.linkedin_versions import Standing
 from pressroom.service.drivers.professional_network import LinkedInDriver, little_text
 from pressroom.settings import NetworkSettings
-from tests.drivers.contract import Contract, held_to
+from tests.drivers.contract import Contract, calls_read_as, held_to
 from tests.drivers.contracts import linkedin as documented
 
 CLIENT_ID, CLIENT_SECRET = "78abcdef", "linkedin-secret"
@@ -217,6 +220,57 @@ def test_a_post_is_sent_versioned_as_the_member_with_escaped_text(
         "lifecycleState": "PUBLISHED",
         "isReshareDisabledByAuthor": False,
     }
+
+
+COMMENTS = (
+    "https://api.linkedin.com/rest/socialActions/urn%3Ali%3Ashare%3A6844785523593134080/comments"
+)
+COMMENT_URN = "urn:li:comment:(urn:li:activity:6844785523593134080,6844791203287937024)"
+
+
+def comment(text: str = "Apply at acme.example/jobs") -> Delivery:
+    """A first comment on the member's post ``URN``."""
+    return Delivery(
+        platform=Platform.PROFESSIONAL_NETWORK,
+        account=Account("conn_1", "Ada Lovelace"),
+        fields={"text": text},
+        media=None,
+        reference="post_1.1",
+        comment_on=URN,
+    )
+
+
+def test_a_first_comment_goes_on_the_post_as_the_member(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    route = linkedin.post(COMMENTS).respond(
+        201, json={"commentUrn": COMMENT_URN, "id": "6844791203287937024", "object": URN}
+    )
+    published = driver.publish(comment())
+    assert (published.platform_post_id, published.url) == (
+        COMMENT_URN,
+        f"https://www.linkedin.com/feed/update/{URN}/",
+    )
+    request = route.calls.last.request
+    assert request.headers["LinkedIn-Version"] == SHIPPED
+    assert json.loads(request.content) == {
+        "actor": "urn:li:person:782bbtaQ",
+        "object": URN,
+        "message": {"text": "Apply at acme.example/jobs"},
+    }
+
+
+def test_a_refused_comment_names_its_text_and_an_unknown_one_is_not_looked_up(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    linkedin.post(COMMENTS).respond(422, json={"message": "Invalid comment", "status": 422})
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(comment())
+    assert refused.value.field == "text"
+    with pytest.raises(LookupUnsupported):  # listing comments needs r_member_social
+        driver.find_delivery(comment(), SENT_AT)
 
 
 @pytest.mark.parametrize(
@@ -437,3 +491,330 @@ def test_the_shipped_version_is_still_served_today() -> None:
     every install that keeps it refuses to post; set a newer default in settings.py."""
     check = linkedin_versions.check(SHIPPED, datetime.now(UTC).date())
     assert check.standing is not Standing.UNSERVED, check.message
+
+
+# --- drivers check: what LinkedIn says, read without posting ---------------------------
+
+
+def introspection(scope: str, **answer: object) -> dict[str, object]:
+    """INTROSPECTION's sample response, for a three-legged token with ``scope``."""
+    return {
+        "active": True,
+        "client_id": CLIENT_ID,
+        "authorized_at": 1764000000,
+        "created_at": 1764000000,
+        "status": "active",
+        "expires_at": 1769000000,
+        "scope": scope,
+        "auth_type": "3L",
+        **answer,
+    }
+
+
+def test_inspect_reads_the_grant_by_introspection_posting_nothing(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    asked = linkedin.post("https://www.linkedin.com/oauth/v2/introspectToken").respond(
+        200, json=introspection("openid,profile,w_member_social")
+    )
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+
+    report = driver.inspect(Account("conn_1", "Ada Lovelace"))
+
+    assert calls_read_as(linkedin) == {
+        ("POST", "www.linkedin.com/oauth/v2/introspectToken"),
+        ("GET", "api.linkedin.com/v2/userinfo"),
+    }
+    sent = parse_qs(asked.calls.last.request.content.decode())
+    assert sent == {
+        "client_id": [CLIENT_ID],
+        "client_secret": [CLIENT_SECRET],
+        "token": ["AQV-token"],
+    }
+    assert report.scopes == {
+        "openid": inspection.ScopeState.GRANTED,
+        "profile": inspection.ScopeState.GRANTED,
+        "w_member_social": inspection.ScopeState.GRANTED,
+    }
+    assert (report.account, report.account_type) == ("Ada Lovelace", "member")
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is inspection.Standing.OK
+    assert lines["api version"].standing is inspection.Standing.OK
+    assert lines["api version"].says == f"LinkedIn-Version {SHIPPED} is 3 months old; served"
+
+
+def test_inspect_sees_posting_not_granted_and_a_revoked_token(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    linkedin.post("https://www.linkedin.com/oauth/v2/introspectToken").mock(
+        side_effect=[
+            httpx.Response(200, json=introspection("openid,profile")),
+            httpx.Response(200, json=introspection("", active=False, status="revoked")),
+        ]
+    )
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+
+    report = driver.inspect(Account("conn_1", "Ada Lovelace"))
+    assert report.missing == ("w_member_social",)
+    assert report.can_publish is False
+    with pytest.raises(AccessRevoked, match="revoked"):
+        driver.inspect(Account("conn_1", "Ada Lovelace"))
+
+
+class Stored:
+    """The service's stored files: each image's bytes, read back for the upload."""
+
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        raise AssertionError("LinkedIn takes images as uploads, not links")
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        yield f"jpeg bytes of {storage_key}".encode()[start:stop]
+
+
+def multi_image(text: str = "Our new office") -> Delivery:
+    from dataclasses import replace
+
+    from pressroom.platforms import MediaKind
+    from pressroom.service.drivers.base import Media
+
+    key = "files/file_{}"
+    return replace(
+        delivery(text),
+        items=tuple(
+            Media(f"file_{n}", MediaKind.IMAGE, "image/jpeg", key.format(n), None, 26)
+            for n in (1, 2)
+        ),
+    )
+
+
+UPLOAD = "https://www.linkedin.com/dms-uploads/C5522AQHn46pwH96hxQ/uploadedImage/0"
+
+
+def test_a_multi_image_post_uploads_each_image_then_posts_them_in_order(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    driver.media = Stored()
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    initialized = linkedin.post("https://api.linkedin.com/rest/images")
+    initialized.side_effect = [
+        httpx.Response(
+            200,
+            json={
+                "value": {
+                    "uploadUrlExpiresAt": 1650567510704,
+                    "uploadUrl": f"{UPLOAD}?ca=vector_feedshare&cn=uploads&m=AQ{n}&sync=0",
+                    "image": f"urn:li:image:C4E10AQFoyyAjHPMQ{n}",
+                }
+            },
+        )
+        for n in (1, 2)
+    ]
+    uploaded = linkedin.put(UPLOAD).respond(201)
+    posted = linkedin.post("https://api.linkedin.com/rest/posts").respond(
+        201, headers={"x-restli-id": URN}
+    )
+
+    post = driver.publish(multi_image())
+
+    assert [json.loads(c.request.content) for c in initialized.calls] == [
+        {"initializeUploadRequest": {"owner": "urn:li:person:782bbtaQ"}}
+    ] * 2
+    assert [c.request.url.params["action"] for c in initialized.calls] == ["initializeUpload"] * 2
+    assert [c.request.content for c in uploaded.calls] == [
+        b"jpeg bytes of files/file_1",
+        b"jpeg bytes of files/file_2",
+    ]
+    assert [c.request.url.params["m"] for c in uploaded.calls] == ["AQ1", "AQ2"]
+    body = json.loads(posted.calls.last.request.content)
+    assert body["content"] == {
+        "multiImage": {
+            "images": [
+                {"id": "urn:li:image:C4E10AQFoyyAjHPMQ1"},
+                {"id": "urn:li:image:C4E10AQFoyyAjHPMQ2"},
+            ]
+        }
+    }
+    assert post.platform_post_id == URN
+    assert [(i.platform_post_id, i.url) for i in post.items] == [
+        ("urn:li:image:C4E10AQFoyyAjHPMQ1", post.url),
+        ("urn:li:image:C4E10AQFoyyAjHPMQ2", post.url),
+    ]
+
+
+def test_an_image_linkedin_refuses_names_its_place_and_posts_nothing(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    driver.media = Stored()
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    linkedin.post("https://api.linkedin.com/rest/images").respond(
+        200,
+        json={"value": {"uploadUrl": f"{UPLOAD}?m=AQ1", "image": "urn:li:image:C4E10AQ1"}},
+    )
+    linkedin.put(UPLOAD).respond(400, json={"message": "Invalid image"})
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(multi_image())
+    assert refused.value.field == "fileIds[0]"
+
+
+# --- format: document ---------------------------------------------------------------
+
+DOCUMENT = "urn:li:document:D5F10AQH4p3GpiIwq7Q"
+DOCUMENT_UPLOAD = "https://www.linkedin.com/dms-uploads/sp/D5F10AQH4p3GpiIwq7Q/uploadedDocument/0"
+
+
+class StoredPdf:
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        raise AssertionError("LinkedIn takes documents as uploads, not links")
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        yield b"%PDF-1.7 deck"[start:stop]
+
+
+def document(title: str | None = "Q3 report") -> Delivery:
+    from dataclasses import replace
+
+    from pressroom.platforms import MediaKind
+    from pressroom.service.drivers.base import Media
+
+    fields: dict[str, object] = {"text": "Our quarter", "format": "document"}
+    if title is not None:
+        fields["documentTitle"] = title
+    pdf = Media("file_9", MediaKind.IMAGE, "application/pdf", "files/file_9", None, 13)
+    return replace(delivery(), fields=fields, media=pdf)
+
+
+def uploads_document(linkedin: respx.MockRouter, *statuses: str) -> tuple[respx.Route, ...]:
+    """The member, the document's upload initialized and taken, its status reads."""
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    initialized = linkedin.post("https://api.linkedin.com/rest/documents").respond(
+        200,
+        json={
+            "value": {
+                "uploadUrlExpiresAt": 1650567510704,
+                "uploadUrl": f"{DOCUMENT_UPLOAD}?ca=vector_feedshare&cn=uploads&m=AQ9",
+                "document": DOCUMENT,
+            }
+        },
+    )
+    uploaded = linkedin.put(DOCUMENT_UPLOAD).respond(201)
+    read = linkedin.get(f"https://api.linkedin.com/rest/documents/{DOCUMENT}")
+    read.side_effect = [
+        httpx.Response(200, json={"id": DOCUMENT, "owner": "urn:li:person:782bbtaQ", "status": s})
+        for s in statuses
+    ]
+    return initialized, uploaded, read
+
+
+def test_a_document_post_uploads_the_pdf_waits_for_it_and_posts_it_titled(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    driver.media = StoredPdf()
+    slept: list[float] = []
+    driver._sleep = slept.append
+    initialized, uploaded, read = uploads_document(linkedin, "PROCESSING", "AVAILABLE")
+    posted = linkedin.post("https://api.linkedin.com/rest/posts").respond(
+        201, headers={"x-restli-id": URN}
+    )
+
+    post = driver.publish(document())
+
+    assert json.loads(initialized.calls.last.request.content) == {
+        "initializeUploadRequest": {"owner": "urn:li:person:782bbtaQ"}
+    }
+    assert initialized.calls.last.request.url.params["action"] == "initializeUpload"
+    assert uploaded.calls.last.request.content == b"%PDF-1.7 deck"
+    assert read.call_count == 2 and len(slept) == 2  # posted once AVAILABLE
+    body = json.loads(posted.calls.last.request.content)
+    assert body["content"] == {"media": {"id": DOCUMENT, "title": "Q3 report"}}
+    assert body["commentary"] == "Our quarter"
+    assert (post.platform_post_id, post.url) == (
+        URN,
+        f"https://www.linkedin.com/feed/update/{URN}/",
+    )
+
+
+def test_a_document_linkedin_cannot_process_is_refused_naming_the_file_posting_nothing(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    driver.media = StoredPdf()
+    driver._sleep = lambda _: None
+    uploads_document(linkedin, "PROCESSING_FAILED")
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(document())
+    assert refused.value.field == "fileId"
+    assert not [c for c in linkedin.calls if c.request.url.path == "/rest/posts"]
+
+
+def test_a_document_post_whose_answer_is_lost_is_an_unknown_outcome(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    driver.media = StoredPdf()
+    driver._sleep = lambda _: None
+    uploads_document(linkedin, "AVAILABLE")
+    linkedin.post("https://api.linkedin.com/rest/posts").mock(
+        side_effect=httpx.ReadTimeout("no answer")
+    )
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(document(title=None))
+    assert caught.value.sent is True
+
+
+def test_the_contract_refuses_document_calls_linkedin_would_not_take() -> None:
+    """A document post naming an image-less URN shape, an upload initialized without
+    its owner, a document read without the version headers."""
+    held = documented.contract(TODAY.date(), None)
+    headers = {
+        "Authorization": "Bearer AQV-token",
+        "LinkedIn-Version": SHIPPED,
+        "X-Restli-Protocol-Version": "2.0.0",
+    }
+    post = {
+        "author": "urn:li:person:782bbtaQ",
+        "commentary": "x",
+        "visibility": "PUBLIC",
+        "distribution": {"feedDistribution": "MAIN_FEED"},
+        "lifecycleState": "PUBLISHED",
+        "content": {"media": {"id": "D5F10AQH4p3GpiIwq7Q", "title": "Q3"}},
+    }
+    for request in (
+        httpx.Request("POST", "https://api.linkedin.com/rest/posts", headers=headers, json=post),
+        httpx.Request(
+            "POST",
+            "https://api.linkedin.com/rest/documents?action=initializeUpload",
+            headers=headers,
+            json={"initializeUploadRequest": {}},
+        ),
+        httpx.Request(
+            "GET",
+            "https://api.linkedin.com/rest/documents/urn%3Ali%3Adocument%3AD5F10",
+            headers={"Authorization": "Bearer AQV-token"},
+        ),
+    ):
+        with pytest.raises(AssertionError):
+            held.check(request)
+
+
+# --- metrics: not available to this app (professional_network's module docstring) ---
+
+
+def test_metrics_are_unavailable_without_the_restricted_permissions_and_ask_nothing(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    with pytest.raises(MetricsUnsupported, match="r_member_social"):
+        driver.fetch_metrics(Account("conn_1", "Ada"), "urn:li:share:7012345678901234567")
+    assert not linkedin.calls
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_the_reads_of_a_posts_figures_need_scopes_the_consent_does_not_ask_for(
+    driver: LinkedInDriver,
+) -> None:
+    """Why metrics are unsupported: held to LinkedIn's contract with what this app asks
+    for at consent, each documented read of a post's figures is refused for its scope."""
+    held = documented.contract(TODAY.date(), consented(driver))
+    for path in (
+        "/rest/socialActions/urn:li:share:7012345678901234567",
+        "/rest/memberCreatorPostAnalytics",
+    ):
+        with pytest.raises(AssertionError, match="needs the scopes"):
+            held.check(httpx.Request("GET", f"https://api.linkedin.com{path}"))

@@ -28,21 +28,26 @@ import pytest
 import respx
 
 from pressroom.platforms import MediaKind, Platform
+from pressroom.service.drivers import short_video
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
     LookupUnsupported,
     Media,
+    MetricsDriver,
+    MetricsUnsupported,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.short_video import MIN_CHUNK, TikTokDriver, chunk_plan
-from tests.drivers.contract import Contract, held_to
+from tests.drivers.contract import Contract, calls_read_as, held_to
 from tests.drivers.contracts import tiktok as tiktok_contract
 
 API = "https://open.tiktokapis.com/v2"
@@ -166,7 +171,7 @@ def test_the_consent_url_and_the_token_calls(tiktok: respx.MockRouter) -> None:
     assert f"{url.scheme}://{url.netloc}{url.path}" == "https://www.tiktok.com/v2/auth/authorize/"
     assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
         "client_key": "awkey123",
-        "scope": "user.info.basic,video.publish",
+        "scope": "user.info.basic,video.publish,video.list",
         "response_type": "code",
         "redirect_uri": CALLBACK,
         "state": "st",
@@ -181,7 +186,7 @@ def test_the_consent_url_and_the_token_calls(tiktok: respx.MockRouter) -> None:
                 "open_id": "afd97af1-b87b-48b9-ac98-410aghda5344",
                 "refresh_expires_in": 31536000,
                 "refresh_token": "rft.new",
-                "scope": "user.info.basic,video.publish",
+                "scope": "user.info.basic,video.publish,video.list",
                 "token_type": "Bearer",
             },
         ),
@@ -565,3 +570,313 @@ def test_the_contract_catches_a_wrong_request() -> None:
             held.check(init)
     with pytest.raises(AssertionError, match="documents no"):
         held.check(httpx.Request("POST", f"{API}/post/publish/inbox/video/init/", headers=headers))
+
+
+# --- drivers check: what TikTok says, read without posting -----------------------------
+
+
+def test_inspect_reads_the_creator_and_says_the_audit_cannot_be_read(
+    tiktok: respx.MockRouter,
+) -> None:
+    creator = tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        200, json=ok({**CREATOR, "duet_disabled": True, "max_video_post_duration_sec": 300})
+    )
+    user = tiktok.get(f"{API}/user/info/").respond(
+        200, json=ok({"user": {"open_id": "723f24d7", "display_name": "Pressroom HQ"}})
+    )
+    driver, _, _ = make(1)
+
+    report = driver.inspect(Account("conn_1", "pressroomhq"))
+
+    assert calls_read_as(tiktok) == {
+        ("POST", "open.tiktokapis.com/v2/post/publish/creator_info/query/"),
+        ("GET", "open.tiktokapis.com/v2/user/info/"),
+    }
+    assert creator.called and user.calls.last.request.url.params["fields"] == "open_id,display_name"
+    assert report.scopes == {
+        "user.info.basic": ScopeState.GRANTED,
+        "video.publish": ScopeState.GRANTED,
+        "video.list": ScopeState.UNKNOWN,  # asked for the metrics; no inspect read shows it
+    }
+    assert (report.account, report.account_type) == ("pressroomhq", "public")
+    lines = {f.topic: f for f in report.findings}
+    assert "PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in lines["account type"].meaning
+    assert (lines["interactions"].says, lines["interactions"].standing) == (
+        "turned off by the account: Duets, Stitches",
+        Standing.WARNING,
+    )
+    assert lines["longest video"].says == "300 s (max_video_post_duration_sec)"
+    audit = lines["audit"]
+    assert audit.standing is Standing.UNKNOWN and "no API says" in audit.says
+    assert "SELF_ONLY" in audit.meaning and "unaudited_client_can_only_post" in audit.meaning
+    assert "this account is public" in audit.meaning
+    assert report.audit == "not readable: TikTok has no API for an app's audit"
+
+
+def test_inspect_sees_video_publish_missing_when_only_creator_info_is_refused(
+    tiktok: respx.MockRouter,
+) -> None:
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        401, json=failed("scope_not_authorized", "The user did not authorize the scope")
+    )
+    tiktok.get(f"{API}/user/info/").respond(
+        200, json=ok({"user": {"open_id": "723f24d7", "display_name": "Pressroom HQ"}})
+    )
+    driver, _, _ = make(1)
+
+    report = driver.inspect(Account("conn_1", "pressroomhq"))
+
+    assert report.scopes["video.publish"] is ScopeState.MISSING
+    assert report.missing == ("video.publish",)
+    assert report.can_publish is False
+
+
+# --- format: photo ------------------------------------------------------------------
+
+PHOTO_LINK = "https://press.example/storage/files/{}?expires=1&signature=s"
+
+
+class Links(Stored):
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        return PHOTO_LINK.format(file_id)
+
+
+@pytest.fixture
+def photo_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule table's rows for a photo post (which files, how many) are the table's,
+    not this driver's, and the shared pre-send check does not read ``format`` yet: here
+    it is set aside so these tests hold the driver's requests alone."""
+    monkeypatch.setattr(short_video, "check_before_sending", lambda delivery: None)
+
+
+def photo_driver() -> TikTokDriver:
+    http = NetworkClient(Platform.SHORT_VIDEO, timeout_seconds=5, backoff_seconds=0)
+    return TikTokDriver("awkey123", "tiktok-secret", Tokens(), http, Links(0), sleep=lambda _: None)
+
+
+def photos(count: int = 2, **choices: object) -> Delivery:
+    images = tuple(
+        Media(f"file_{n}", MediaKind.IMAGE, "image/jpeg", f"files/file_{n}", None, 1000)
+        for n in range(1, count + 1)
+    )
+    base = delivery(1, **choices)
+    return replace(
+        base,
+        fields={**base.fields, "format": "photo"},
+        media=images[0] if count == 1 else None,
+        items=images if count > 1 else (),
+    )
+
+
+def photo_init(tiktok: respx.MockRouter, answer: httpx.Response) -> respx.Route:
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    init = tiktok.post(f"{API}/post/publish/content/init/")
+    init.side_effect = [answer]
+    return init
+
+
+def test_a_photo_post_is_pulled_from_links_and_awaited_until_published(
+    tiktok: respx.MockRouter,
+    photo_rules: None,
+) -> None:
+    init = photo_init(tiktok, httpx.Response(200, json=ok({"publish_id": "p_pub_url~v2.1"})))
+    status = tiktok.post(f"{API}/post/publish/status/fetch/")
+    status.side_effect = [
+        httpx.Response(200, json=ok({"status": "PROCESSING_DOWNLOAD"})),
+        httpx.Response(
+            200,
+            json=ok(
+                {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [7312345678901234599]}
+            ),
+        ),
+    ]
+    published = photo_driver().publish(
+        photos(privacyLevel="PUBLIC_TO_EVERYONE", allowComments=True)
+    )
+    assert json.loads(init.calls.last.request.content) == {
+        "media_type": "PHOTO",
+        "post_mode": "DIRECT_POST",
+        "post_info": {
+            "privacy_level": "PUBLIC_TO_EVERYONE",
+            "disable_comment": False,
+            "brand_content_toggle": False,
+            "description": "Behind the scenes #launch",
+        },
+        "source_info": {
+            "source": "PULL_FROM_URL",
+            "photo_images": [PHOTO_LINK.format("file_1"), PHOTO_LINK.format("file_2")],
+            "photo_cover_index": 0,
+        },
+    }
+    assert [json.loads(c.request.content) for c in status.calls] == [
+        {"publish_id": "p_pub_url~v2.1"}
+    ] * 2
+    assert published.platform_post_id == "7312345678901234599"
+    assert published.url == "https://www.tiktok.com/@pressroomhq/video/7312345678901234599"
+
+
+def test_a_single_photo_post_takes_the_one_file(
+    tiktok: respx.MockRouter, photo_rules: None
+) -> None:
+    init = photo_init(tiktok, httpx.Response(200, json=ok({"publish_id": "p_pub_url~v2.2"})))
+    tiktok.post(f"{API}/post/publish/status/fetch/").respond(
+        200, json=ok({"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": []})
+    )
+    published = photo_driver().publish(photos(1))
+    sent = json.loads(init.calls.last.request.content)["source_info"]["photo_images"]
+    assert sent == [PHOTO_LINK.format("file_1")]
+    assert published.platform_post_id == "p_pub_url~v2.2"  # private: the publish_id
+
+
+def test_a_photo_post_from_an_unverified_domain_is_the_operators_setting(
+    tiktok: respx.MockRouter,
+    photo_rules: None,
+) -> None:
+    from pressroom.service.drivers.base import NetworkMisconfigured
+
+    photo_init(
+        tiktok,
+        httpx.Response(403, json=failed("url_ownership_unverified", "Please verify the URL")),
+    )
+    with pytest.raises(NetworkMisconfigured, match="verify the domain"):
+        photo_driver().publish(photos())
+
+
+def test_a_photo_post_allowing_duets_is_refused_before_anything_is_sent(
+    tiktok: respx.MockRouter,
+    photo_rules: None,
+) -> None:
+    with pytest.raises(PlatformRefused) as refused:
+        photo_driver().publish(photos(allowDuet=True))
+    assert refused.value.field == "allowDuet"
+
+
+def test_a_photo_init_without_an_answer_is_an_unknown_outcome(
+    tiktok: respx.MockRouter, photo_rules: None
+) -> None:
+    """The init starts the post (TikTok pulls the photos itself): a lost answer may
+    mean a post, so it is never resent; with no publish_id it cannot be asked about."""
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    tiktok.post(f"{API}/post/publish/content/init/").mock(
+        side_effect=httpx.ReadTimeout("no answer")
+    )
+    driver = photo_driver()
+    with pytest.raises(PlatformUnavailable) as caught:
+        driver.publish(photos())
+    assert caught.value.sent is True
+    with pytest.raises(LookupUnsupported):
+        driver.find_delivery(photos(), SENT_AT)
+
+
+def test_the_contract_refuses_a_photo_init_tiktok_would_not_take() -> None:
+    """The photo model is not a rubber stamp: a video's interaction flag, no privacy on
+    a direct post, a cover outside the images, a link TikTok cannot pull."""
+    held = tiktok_contract.contract(consented())
+    headers = {"Authorization": "Bearer act", "Content-Type": "application/json; charset=UTF-8"}
+    good_source = {
+        "source": "PULL_FROM_URL",
+        "photo_images": [PHOTO_LINK.format("a")],
+        "photo_cover_index": 0,
+    }
+    for post_info, source in (
+        ({"privacy_level": "SELF_ONLY", "disable_duet": True}, good_source),
+        ({"disable_comment": True}, good_source),
+        ({"privacy_level": "SELF_ONLY"}, {**good_source, "photo_cover_index": 1}),
+        ({"privacy_level": "SELF_ONLY"}, {**good_source, "source": "FILE_UPLOAD"}),
+        ({"privacy_level": "SELF_ONLY"}, {**good_source, "photo_images": ["files/a.jpg"]}),
+    ):
+        init = httpx.Request(
+            "POST",
+            f"{API}/post/publish/content/init/",
+            headers=headers,
+            json={
+                "media_type": "PHOTO",
+                "post_mode": "DIRECT_POST",
+                "post_info": post_info,
+                "source_info": source,
+            },
+        )
+        with pytest.raises(ValueError):  # pydantic's ValidationError
+            held.check(init)
+
+
+# --- metrics (POST /v2/video/query/, https://developers.tiktok.com/doc/tiktok-api-v2-video-query) ---
+
+VIDEO_ID = "7298765432109876543"
+
+
+def test_metrics_are_the_videos_counts(tiktok: respx.MockRouter) -> None:
+    query = tiktok.post(f"{API}/video/query/").respond(
+        200,
+        json=ok(
+            {
+                "videos": [
+                    {
+                        "id": VIDEO_ID,
+                        "like_count": 120,
+                        "comment_count": 8,
+                        "share_count": 5,
+                        "view_count": 4321,
+                    }
+                ]
+            }
+        ),
+    )
+    driver, _, _ = make(1)
+    metrics = driver.fetch_metrics(Account("conn_1", "pressroomhq"), VIDEO_ID)
+    assert metrics == PostMetrics(views=4321, likes=120, comments=8, shares=5)
+    sent = query.calls.last.request
+    assert sent.url.params["fields"] == "id,like_count,comment_count,share_count,view_count"
+    assert json.loads(sent.content) == {"filters": {"video_ids": [VIDEO_ID]}}
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(tiktok: respx.MockRouter) -> None:
+    tiktok.post(f"{API}/video/query/").respond(
+        401, json=failed("access_token_invalid", "The access token is invalid or not found")
+    )
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(
+        401, json=failed("access_token_invalid", "The access token is invalid or not found")
+    )
+    driver, _, _ = make(1)
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), VIDEO_ID)
+
+
+def test_metrics_without_video_list_granted_are_unsupported_not_revoked(
+    tiktok: respx.MockRouter,
+) -> None:
+    """A connection made before video.list was asked for still posts: a metrics round
+    must not turn it inactive."""
+    tiktok.post(f"{API}/video/query/").respond(
+        401, json=failed("scope_not_authorized", "The user did not authorize the scope")
+    )
+    tiktok.post(f"{API}/post/publish/creator_info/query/").respond(200, json=ok(CREATOR))
+    driver, _, _ = make(1)
+    with pytest.raises(MetricsUnsupported, match=r"video\.list"):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), VIDEO_ID)
+
+
+def test_metrics_of_a_video_deleted_on_tiktok_are_unsupported(tiktok: respx.MockRouter) -> None:
+    tiktok.post(f"{API}/video/query/").respond(200, json=ok({"videos": []}))
+    driver, _, _ = make(1)
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), VIDEO_ID)
+
+
+def test_metrics_of_a_post_known_by_its_publish_id_are_unsupported_unasked(
+    tiktok: respx.MockRouter,
+) -> None:
+    driver, _, _ = make(1)
+    with pytest.raises(MetricsUnsupported, match="publish_id"):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), "v_pub_file~v2-1.7298765432")
+    assert not tiktok.calls
+
+
+def test_metrics_of_a_rate_limited_query_are_rate_limited(tiktok: respx.MockRouter) -> None:
+    tiktok.post(f"{API}/video/query/").respond(
+        429, json=failed("rate_limit_exceeded", "API rate limit was exceeded")
+    )
+    driver, _, _ = make(1)
+    with pytest.raises(PlatformRateLimited):
+        driver.fetch_metrics(Account("conn_1", "pressroomhq"), VIDEO_ID)

@@ -17,6 +17,7 @@ POST body (a read as a POST with ``method=GET``), the scopes asked for at consen
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
@@ -29,15 +30,20 @@ from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
     Delivery,
+    LookupUnsupported,
+    MetricsDriver,
+    MetricsUnsupported,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     TokenRefused,
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.text_thread import ThreadsDriver
-from tests.drivers.contract import held_to
+from tests.drivers.contract import calls_read_as, held_to
 from tests.drivers.contracts import threads as threads_contract
 
 API = "https://graph.threads.net/v1.0"
@@ -122,7 +128,7 @@ def test_the_consent_asks_for_posting(driver: ThreadsDriver) -> None:
     assert {k: v[0] for k, v in parse_qs(url.query).items()} == {
         "client_id": "1234567",
         "redirect_uri": CALLBACK,
-        "scope": "threads_basic,threads_content_publish",
+        "scope": "threads_basic,threads_content_publish,threads_manage_insights,threads_read_replies",
         "response_type": "code",
         "state": "st",
     }
@@ -225,6 +231,100 @@ def test_a_text_post_waits_for_its_container_then_publishes(
     assert slept == [1.0, 2.0]
     order = [c.request for c in threads.calls]
     assert order.index(publish.calls.last.request) > order.index(status.calls.last.request)
+
+
+def test_a_thread_part_is_a_container_replying_to_the_part_before(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    made = ready_to_publish(threads)
+    read(threads, f"/{CONTAINER}").respond(200, json={"status": "FINISHED", "id": CONTAINER})
+    threads.post(f"{API}/{USER}/threads_publish").respond(200, json={"id": "1789012346"})
+    read(threads, "/1789012346").respond(
+        200,
+        json={
+            "permalink": "https://www.threads.net/@acme.bakery/post/C1a2B4",
+            "timestamp": "2026-11-25T12:00:04+0000",
+            "id": "1789012346",
+        },
+    )
+    part = replace(delivery("Rye on Fridays."), reply_to="1789012345")
+    assert driver.publish(part).platform_post_id == "1789012346"
+    assert form(made.calls.last.request) == {
+        "media_type": "TEXT",
+        "text": "Rye on Fridays.",
+        "reply_to_id": "1789012345",
+        "access_token": "THAAtoken",
+    }
+
+
+def test_a_thread_part_of_unknown_outcome_is_found_among_the_replies_of_the_part_before(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    """Its author and words, made since the send; someone else's reply with the same
+    words and the account's own older one are passed by."""
+    read(threads, "/me").respond(200, json={"username": "acme.bakery", "id": USER})
+    replies = read(threads, "/1789012345/replies").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": "1789012399",
+                    "text": "Rye on Fridays.",
+                    "username": "someone.else",
+                    "timestamp": "2026-11-25T12:00:09+0000",
+                    "permalink": "https://www.threads.net/@someone.else/post/X",
+                },
+                {
+                    "id": "1789012346",
+                    "text": "Rye on Fridays.",
+                    "username": "acme.bakery",
+                    "timestamp": "2026-11-25T12:00:04+0000",
+                    "permalink": "https://www.threads.net/@acme.bakery/post/C1a2B4",
+                },
+                {
+                    "id": "1789000001",
+                    "text": "Rye on Fridays.",
+                    "username": "acme.bakery",
+                    "timestamp": "2026-11-24T12:00:04+0000",
+                    "permalink": "https://www.threads.net/@acme.bakery/post/Old",
+                },
+            ]
+        },
+    )
+    part = replace(delivery("Rye on Fridays."), reply_to="1789012345")
+    found = driver.find_delivery(part, SENT_AT)
+    assert found is not None
+    assert (found.platform_post_id, found.url) == (
+        "1789012346",
+        "https://www.threads.net/@acme.bakery/post/C1a2B4",
+    )
+    assert form(replies.calls.last.request)["fields"] == (
+        "id,text,username,timestamp,permalink,media_type"
+    )
+
+
+def test_a_thread_part_not_among_the_replies_was_not_published(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, "/me").respond(200, json={"username": "acme.bakery", "id": USER})
+    read(threads, "/1789012345/replies").respond(200, json={"data": []})
+    part = replace(delivery("Rye on Fridays."), reply_to="1789012345")
+    assert driver.find_delivery(part, SENT_AT) is None
+
+
+def test_a_token_without_the_replies_permission_leaves_the_part_unknown(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    """A connection made before ``threads_read_replies`` was asked for: Threads refuses
+    the read, and the part stays unknown (never sent again) until it is reconnected."""
+    read(threads, "/me").respond(200, json={"username": "acme.bakery", "id": USER})
+    read(threads, "/1789012345/replies").respond(
+        403,
+        json={"error": {"message": "Application does not have permission", "code": 10}},
+    )
+    part = replace(delivery("Rye on Fridays."), reply_to="1789012345")
+    with pytest.raises(LookupUnsupported, match="threads_read_replies"):
+        driver.find_delivery(part, SENT_AT)
 
 
 @pytest.mark.parametrize(
@@ -352,3 +452,285 @@ def test_an_unknown_outcome_is_found_among_the_users_threads(
     params = form(listed.calls.last.request)
     assert params["fields"] == "id,text,timestamp,permalink"
     assert int(params["since"]) == int(SENT_AT.timestamp()) - 120
+
+
+# --- drivers check: what Threads says, read without posting ----------------------------
+
+
+def test_inspect_reports_the_profile_its_scopes_and_its_quota_posting_nothing(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    profile = read(threads, "/me").respond(
+        200, json={"id": USER, "username": "acme.bakery", "name": "Acme", "is_verified": True}
+    )
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        200,
+        json={
+            "data": [{"quota_usage": 250, "config": {"quota_total": 250, "quota_duration": 86400}}]
+        },
+    )
+
+    report = driver.inspect(Account("conn_twin", "acme.bakery"))
+
+    assert calls_read_as(threads) == {
+        ("GET", "graph.threads.net/v1.0/me"),
+        ("GET", f"graph.threads.net/v1.0/{USER}/threads_publishing_limit"),
+    }
+    assert "is_verified" in form(profile.calls.last.request)["fields"]
+    assert report.scopes == {
+        "threads_basic": ScopeState.GRANTED,
+        "threads_content_publish": ScopeState.GRANTED,
+        "threads_manage_insights": ScopeState.UNKNOWN,  # for metrics; no inspect read shows it
+        "threads_read_replies": ScopeState.UNKNOWN,  # only a reply's look-up shows it
+    }
+    lines = {f.topic: f for f in report.findings}
+    assert (report.audit, lines["verification"].says) == ("is_verified true", "is_verified true")
+    assert lines["audit"].standing is Standing.UNKNOWN
+    assert report.quota is not None and report.quota.left == 0
+    assert lines["quota"].standing is Standing.BLOCKED  # the 251st post would be refused
+    assert report.can_publish is False
+
+
+def test_inspect_sees_a_grant_without_publishing(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, "/me").respond(200, json={"id": USER, "username": "acme.bakery"})
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        400,
+        json={"error": {"message": "(#10) Application does not have permission", "code": 10}},
+    )
+
+    report = driver.inspect(Account("conn_twin", "acme.bakery"))
+
+    assert report.scopes["threads_content_publish"] is ScopeState.MISSING
+    assert report.quota is None
+    assert {f.topic: f.standing for f in report.findings}["scopes"] is Standing.BLOCKED
+
+
+LINK = "https://press.example/storage/files/file_1?expires=1&signature=s"
+
+
+class Links:
+    def url(self, file_id: str, storage_key: str, content_type: str) -> str:
+        return f"{LINK}&file={file_id}"
+
+    def read(self, storage_key: str, start: int, stop: int) -> Iterator[bytes]:
+        raise AssertionError("Threads fetches media by link")
+
+
+def carousel_delivery() -> Delivery:
+    """A carousel of an image and a video, with its text."""
+    from pressroom.platforms import MediaKind
+    from pressroom.service.drivers.base import Media
+
+    return replace(
+        delivery("Three loaves, three ways"),
+        items=(
+            Media("file_1", MediaKind.IMAGE, "image/jpeg", "files/file_1", None, 1000),
+            Media("file_2", MediaKind.VIDEO, "video/mp4", "files/file_2", 10.0, 1000),
+        ),
+    )
+
+
+def carousel_read_back(threads: respx.MockRouter, post_id: str = "1789099999") -> respx.Route:
+    return read(threads, f"/{post_id}").respond(
+        200,
+        json={
+            "permalink": "https://www.threads.net/@acme.bakery/post/Car1",
+            "timestamp": "2026-11-25T12:00:02+0000",
+            "children": {"data": [{"id": "1801"}, {"id": "1802"}]},
+            "id": post_id,
+        },
+    )
+
+
+def test_a_carousel_is_item_containers_then_a_carousel_container_then_publish(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    driver.media = Links()
+    read(threads, "/me").respond(200, json={"id": USER})
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        200, json={"data": [{"quota_usage": 1, "config": {"quota_total": 250}}]}
+    )
+    made = threads.post(f"{API}/{USER}/threads", data__contains={"access_token": "THAAtoken"})
+    made.side_effect = [httpx.Response(200, json={"id": c}) for c in ("501", "502", "510")]
+    for container in ("501", "502", "510"):
+        read(threads, f"/{container}").respond(200, json={"status": "FINISHED", "id": container})
+    publish = threads.post(f"{API}/{USER}/threads_publish").respond(200, json={"id": "1789099999"})
+    back = carousel_read_back(threads)
+
+    post = driver.publish(carousel_delivery())
+
+    forms = [form(call.request) for call in made.calls]
+    for sent in forms:
+        assert sent.pop("access_token") == "THAAtoken"
+    assert forms == [
+        {"media_type": "IMAGE", "image_url": f"{LINK}&file=file_1", "is_carousel_item": "true"},
+        {"media_type": "VIDEO", "video_url": f"{LINK}&file=file_2", "is_carousel_item": "true"},
+        {"media_type": "CAROUSEL", "children": "501,502", "text": "Three loaves, three ways"},
+    ]
+    assert form(publish.calls.last.request)["creation_id"] == "510"
+    assert form(back.calls.last.request)["fields"] == "permalink,timestamp,children"
+    assert post.platform_post_id == "1789099999"
+    assert [(item.platform_post_id, item.url) for item in post.items] == [
+        ("1801", "https://www.threads.net/@acme.bakery/post/Car1?img_index=1"),
+        ("1802", "https://www.threads.net/@acme.bakery/post/Car1?img_index=2"),
+    ]
+
+
+def test_a_thread_part_with_a_file_is_a_media_container_replying_to_the_part_before(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    """A later part with one file: an IMAGE container with its link, its text and
+    ``reply_to_id``, awaited FINISHED, then published."""
+    from pressroom.platforms import MediaKind
+    from pressroom.service.drivers.base import Media
+
+    driver.media = Links()
+    read(threads, "/me").respond(200, json={"id": USER})
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        200, json={"data": [{"quota_usage": 1, "config": {"quota_total": 250}}]}
+    )
+    made = threads.post(f"{API}/{USER}/threads").respond(200, json={"id": CONTAINER})
+    status = read(threads, f"/{CONTAINER}").respond(
+        200, json={"status": "FINISHED", "id": CONTAINER}
+    )
+    threads.post(f"{API}/{USER}/threads_publish").respond(200, json={"id": "1789012346"})
+    read(threads, "/1789012346").respond(
+        200,
+        json={
+            "permalink": "https://www.threads.net/@acme.bakery/post/C1a2B4",
+            "timestamp": "2026-11-25T12:00:04+0000",
+            "id": "1789012346",
+        },
+    )
+    image = Media("file_1", MediaKind.IMAGE, "image/jpeg", "files/file_1", None, 1000)
+    part = replace(delivery("Rye on Fridays."), reply_to="1789012345", media=image)
+    assert driver.publish(part).platform_post_id == "1789012346"
+    assert form(made.calls.last.request) == {
+        "media_type": "IMAGE",
+        "image_url": f"{LINK}&file=file_1",
+        "text": "Rye on Fridays.",
+        "reply_to_id": "1789012345",
+        "access_token": "THAAtoken",
+    }
+    assert status.called
+
+
+def test_an_unknown_carousel_is_found_with_its_items(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, "/me").respond(200, json={"id": USER})
+    listed = read(threads, f"/{USER}/threads").respond(
+        200,
+        json={
+            "data": [
+                {
+                    "id": "1789099999",
+                    "text": "Three loaves, three ways",
+                    "media_type": "CAROUSEL_ALBUM",
+                    "timestamp": "2026-11-25T12:00:02+0000",
+                    "permalink": "https://www.threads.net/@acme.bakery/post/Car1",
+                }
+            ]
+        },
+    )
+    carousel_read_back(threads)
+    found = driver.find_delivery(carousel_delivery(), SENT_AT)
+    assert found is not None and [i.platform_post_id for i in found.items] == ["1801", "1802"]
+    assert form(listed.calls.last.request)["fields"] == "id,text,timestamp,permalink,media_type"
+
+
+# --- metrics (GET /{media_id}/insights, https://developers.facebook.com/docs/threads/insights) ---
+
+POST_ID = "18031234567890123"
+
+
+def insight(name: str, value: int) -> dict[str, object]:
+    return {
+        "name": name,
+        "period": "lifetime",
+        "values": [{"value": value}],
+        "title": name.title(),
+        "description": f"The number of {name} of the post.",
+        "id": f"{POST_ID}/insights/{name}/lifetime",
+    }
+
+
+def test_metrics_are_the_posts_insights(threads: respx.MockRouter, driver: ThreadsDriver) -> None:
+    insights = read(threads, f"/{POST_ID}/insights").respond(
+        200,
+        json={
+            "data": [
+                insight("views", 812),
+                insight("likes", 40),
+                insight("replies", 6),
+                insight("reposts", 3),
+                insight("quotes", 1),
+                insight("shares", 2),
+            ]
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_twin", "acme.bakery"), POST_ID)
+    assert metrics == PostMetrics(impressions=812, likes=40, comments=6, shares=6)
+    sent = form(insights.calls.last.request)
+    assert sent["metric"] == "views,likes,replies,reposts,quotes,shares"
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, f"/{POST_ID}/insights").respond(
+        400,
+        json={
+            "error": {
+                "message": "Error validating access token: The session has been invalidated",
+                "type": "OAuthException",
+                "code": 190,
+            }
+        },
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_twin", "acme.bakery"), POST_ID)
+
+
+def test_metrics_without_the_insights_permission_are_unsupported_not_revoked(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, f"/{POST_ID}/insights").respond(
+        400,
+        json={"error": {"message": "(#10) Application does not have permission", "code": 10}},
+    )
+    with pytest.raises(MetricsUnsupported, match="threads_manage_insights"):
+        driver.fetch_metrics(Account("conn_twin", "acme.bakery"), POST_ID)
+
+
+def test_metrics_of_a_post_deleted_on_threads_are_unsupported(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, f"/{POST_ID}/insights").respond(
+        400,
+        json={
+            "error": {
+                "message": "Unsupported get request. Object with ID '18031234567890123' does "
+                "not exist, cannot be loaded due to missing permissions, or does not support "
+                "this operation.",
+                "type": "GraphMethodException",
+                "code": 100,
+                "error_subcode": 33,
+            }
+        },
+    )
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_twin", "acme.bakery"), POST_ID)
+
+
+def test_metrics_over_the_rate_limit_are_rate_limited(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    read(threads, f"/{POST_ID}/insights").respond(
+        400, json={"error": {"message": "(#4) Application request limit reached", "code": 4}}
+    )
+    with pytest.raises(PlatformRateLimited):
+        driver.fetch_metrics(Account("conn_twin", "acme.bakery"), POST_ID)

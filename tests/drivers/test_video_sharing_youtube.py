@@ -30,17 +30,21 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     Media,
+    MetricsDriver,
+    MetricsUnsupported,
     PermissionMissing,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     ThumbnailChange,
     TokenRefused,
     TokenSet,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import ScopeState, Standing
 from pressroom.service.drivers.video_sharing import UPLOAD_QUANTUM, YouTubeDriver
-from tests.drivers.contract import Contract, held_to
+from tests.drivers.contract import Contract, calls_read_as, held_to
 from tests.drivers.contracts import youtube
 
 CLIENT_ID = "1234-abc.apps.googleusercontent.com"
@@ -163,6 +167,7 @@ def test_the_consent_url_asks_for_upload_offline_with_pkce(driver: YouTubeDriver
     assert query["scope"].split() == [
         "https://www.googleapis.com/auth/youtube.upload",
         "https://www.googleapis.com/auth/youtube.readonly",
+        "https://www.googleapis.com/auth/youtube.force-ssl",  # a first comment's
     ]
     assert (query["access_type"], query["prompt"], query["response_type"]) == (
         "offline",
@@ -517,6 +522,94 @@ def test_a_long_video_still_processing_after_the_wait_counts_as_published(
     assert slow.publish(delivery()).url == "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
 
 
+def comment(text: str = "Chapters below") -> Delivery:
+    """A first comment on the channel's video ``dQw4w9WgXcQ``."""
+    return Delivery(
+        platform=Platform.VIDEO_SHARING,
+        account=Account("conn_1", "@pressroom"),
+        fields={"text": text},
+        media=None,
+        reference="post_1.1",
+        comment_on="dQw4w9WgXcQ",
+    )
+
+
+THREAD = {
+    "kind": "youtube#commentThread",
+    "id": "UgzThread1",
+    "snippet": {
+        "channelId": "UC1",
+        "videoId": "dQw4w9WgXcQ",
+        "topLevelComment": {
+            "id": "UgzThread1",
+            "snippet": {
+                "textOriginal": "Chapters below",
+                "publishedAt": "2026-11-25T12:00:05Z",
+            },
+        },
+    },
+}
+
+
+def test_a_first_comment_is_a_comment_thread_on_the_video(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json={"items": [{"id": "UC1"}]}
+    )
+    made = google.post("https://www.googleapis.com/youtube/v3/commentThreads").respond(
+        200, json=THREAD
+    )
+    published = driver.publish(comment())
+    assert (published.platform_post_id, published.url) == (
+        "UgzThread1",
+        "https://www.youtube.com/watch?v=dQw4w9WgXcQ&lc=UgzThread1",
+    )
+    request = made.calls.last.request
+    assert request.url.params["part"] == "snippet"
+    assert json.loads(request.content) == {
+        "snippet": {
+            "channelId": "UC1",
+            "videoId": "dQw4w9WgXcQ",
+            "topLevelComment": {"snippet": {"textOriginal": "Chapters below"}},
+        }
+    }
+
+
+def test_a_comment_youtube_finds_too_long_is_refused_naming_its_text(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json={"items": [{"id": "UC1"}]}
+    )
+    google.post("https://www.googleapis.com/youtube/v3/commentThreads").respond(
+        400,
+        json={
+            "error": {
+                "code": 400,
+                "message": "The comment is too long.",
+                "errors": [{"reason": "commentTextTooLong", "domain": "youtube.commentThread"}],
+            }
+        },
+    )
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(comment())
+    assert refused.value.field == "text"
+
+
+def test_a_comment_whose_answer_was_lost_is_found_among_the_videos_threads(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    listed = google.get("https://www.googleapis.com/youtube/v3/commentThreads").respond(
+        200, json={"items": [THREAD]}
+    )
+    found = driver.find_delivery(comment(), SENT_AT)
+    assert found is not None and found.platform_post_id == "UgzThread1"
+    params = listed.calls.last.request.url.params
+    assert (params["videoId"], params["order"]) == ("dQw4w9WgXcQ", "time")
+    assert driver.find_delivery(comment("never sent"), SENT_AT) is None
+
+
 def test_a_thumbnail_is_set_from_the_images_bytes(google: respx.MockRouter, stored: Stored) -> None:
     image = b"\x89PNG" + b"\0" * 100
     http = NetworkClient(Platform.VIDEO_SHARING, timeout_seconds=5)
@@ -697,3 +790,186 @@ def test_the_contract_catches_a_wrong_request() -> None:
         upload_only.check(listing)
     with pytest.raises(AssertionError, match="documents no"):
         upload_only.check(httpx.Request("GET", "https://www.googleapis.com/youtube/v3/search"))
+
+
+# --- drivers check: what YouTube says, read without posting ----------------------------
+
+UPLOAD = "https://www.googleapis.com/auth/youtube.upload"
+READONLY = "https://www.googleapis.com/auth/youtube.readonly"
+FORCE_SSL = "https://www.googleapis.com/auth/youtube.force-ssl"
+
+
+def channel_answer(long_uploads: str, *, for_kids: bool = False) -> dict[str, object]:
+    return {
+        "items": [
+            {
+                "id": "UC1",
+                "snippet": {"title": "Pressroom", "customUrl": "@pressroom"},
+                "status": {
+                    "privacyStatus": "public",
+                    "longUploadsStatus": long_uploads,
+                    "madeForKids": for_kids,
+                },
+            }
+        ]
+    }
+
+
+def test_inspect_reads_the_grant_and_the_channels_verification_posting_nothing(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    info = google.post("https://www.googleapis.com/oauth2/v2/tokeninfo").respond(
+        200,
+        json={
+            "issued_to": CLIENT_ID,
+            "audience": CLIENT_ID,
+            "scope": f"{UPLOAD} {READONLY} {FORCE_SSL}",
+            "expires_in": 3412,
+            "access_type": "offline",
+        },
+    )
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json=channel_answer("allowed")
+    )
+
+    report = driver.inspect(Account("conn_1", "@pressroom"))
+
+    assert calls_read_as(google) == {
+        ("POST", "www.googleapis.com/oauth2/v2/tokeninfo"),
+        ("GET", "www.googleapis.com/youtube/v3/channels"),
+    }
+    assert info.calls.last.request.url.params["access_token"] == "ya29.token"
+    assert report.scopes == {
+        UPLOAD: ScopeState.GRANTED,
+        READONLY: ScopeState.GRANTED,
+        FORCE_SSL: ScopeState.GRANTED,
+    }
+    assert (report.account, report.account_type, report.audit) == (
+        "@pressroom",
+        "channel",
+        "longUploadsStatus allowed",
+    )
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.OK
+    assert lines["verification"].standing is Standing.OK
+    assert lines["audit"].standing is Standing.UNKNOWN
+    assert "appliedPrivacyStatus" in lines["audit"].meaning
+
+
+def test_inspect_sees_an_upload_scope_withheld_and_an_unverified_channel(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.post("https://www.googleapis.com/oauth2/v2/tokeninfo").respond(
+        200, json={"scope": f"{READONLY} {FORCE_SSL}", "expires_in": 3412}
+    )
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json=channel_answer("eligible")
+    )
+
+    report = driver.inspect(Account("conn_1", "@pressroom"))
+
+    assert report.missing == (UPLOAD,)
+    lines = {f.topic: f for f in report.findings}
+    assert lines["scopes"].standing is Standing.BLOCKED
+    assert lines["verification"].standing is Standing.WARNING
+    assert "channel_not_verified" in lines["verification"].meaning
+    assert report.can_publish is False
+
+
+def test_inspect_warns_that_a_channel_made_for_kids_makes_every_video_so(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    """The channel's own setting outranks each video's ``madeForKids``: the report says
+    what YouTube then does to the videos, and publishing still goes."""
+    google.post("https://www.googleapis.com/oauth2/v2/tokeninfo").respond(
+        200, json={"scope": f"{UPLOAD} {READONLY} {FORCE_SSL}", "expires_in": 3412}
+    )
+    google.get("https://www.googleapis.com/youtube/v3/channels").respond(
+        200, json=channel_answer("allowed", for_kids=True)
+    )
+
+    report = driver.inspect(Account("conn_1", "@pressroom"))
+
+    assert report.account_type == "channel made for kids"
+    kind = {f.topic: f for f in report.findings}["account type"]
+    assert kind.standing is Standing.WARNING
+    assert "made for children" in kind.meaning and "no comments" in kind.meaning
+    assert report.can_publish is None  # a warning does not block; the audit is unsaid
+
+
+# --- metrics (videos.list part=statistics, https://developers.google.com/youtube/v3/docs/videos/list) ---
+
+VIDEOS = "https://www.googleapis.com/youtube/v3/videos"
+
+
+def test_metrics_are_the_videos_statistics(google: respx.MockRouter, driver: YouTubeDriver) -> None:
+    listed = google.get(VIDEOS).respond(
+        200,
+        json={
+            "kind": "youtube#videoListResponse",
+            "items": [
+                {
+                    "kind": "youtube#video",
+                    "id": "dQw4w9WgXcQ",
+                    "statistics": {
+                        "viewCount": "1520",
+                        "likeCount": "87",
+                        "favoriteCount": "0",
+                        "commentCount": "12",
+                    },
+                }
+            ],
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "Pressroom"), "dQw4w9WgXcQ")
+    assert metrics == PostMetrics(views=1520, likes=87, comments=12)
+    params = listed.calls.last.request.url.params
+    assert (params["part"], params["id"]) == ("statistics", "dQw4w9WgXcQ")
+    assert isinstance(driver, MetricsDriver)
+
+
+def test_metrics_with_likes_hidden_leave_likes_uncounted(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get(VIDEOS).respond(
+        200,
+        json={"items": [{"id": "dQw4w9WgXcQ", "statistics": {"viewCount": "9"}}]},
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "Pressroom"), "dQw4w9WgXcQ")
+    assert metrics == PostMetrics(views=9)
+
+
+def test_metrics_of_a_refused_token_are_access_revoked(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get(VIDEOS).respond(
+        401,
+        json={"error": {"code": 401, "message": "Invalid Credentials", "errors": []}},
+    )
+    with pytest.raises(AccessRevoked):
+        driver.fetch_metrics(Account("conn_1", "Pressroom"), "dQw4w9WgXcQ")
+
+
+def test_metrics_over_the_projects_quota_are_rate_limited(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get(VIDEOS).respond(
+        403,
+        json={
+            "error": {
+                "code": 403,
+                "message": "The request cannot be completed because you have exceeded your quota.",
+                "errors": [{"reason": "quotaExceeded", "domain": "youtube.quota"}],
+            }
+        },
+    )
+    with pytest.raises(PlatformRateLimited):
+        driver.fetch_metrics(Account("conn_1", "Pressroom"), "dQw4w9WgXcQ")
+
+
+def test_metrics_of_a_video_deleted_on_youtube_are_unsupported(
+    google: respx.MockRouter, driver: YouTubeDriver
+) -> None:
+    google.get(VIDEOS).respond(200, json={"kind": "youtube#videoListResponse", "items": []})
+    with pytest.raises(MetricsUnsupported, match="deleted on the network"):
+        driver.fetch_metrics(Account("conn_1", "Pressroom"), "dQw4w9WgXcQ")

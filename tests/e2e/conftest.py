@@ -4,7 +4,8 @@ One browser and one server per session; each test gets a fresh browser context (
 own cookies). Chromium comes from the system (``apt-get install chromium``), since
 Playwright cannot download its own builds here. Without it the tests skip and say how
 to install it, except under ``CI=true`` (``.ci/run`` installs it), where they fail.
-Set ``PRESSROOM_SCREENSHOTS=docs/screenshots`` to refresh the README's screenshots.
+Set ``PRESSROOM_SCREENSHOTS=docs/screenshots`` to refresh the documentation's screenshots
+(``bash scripts/docs generate`` does).
 """
 
 from __future__ import annotations
@@ -19,13 +20,16 @@ from typing import Any
 
 import pytest
 import uvicorn
+from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
+from pressroom.docs import screenshots
 from pressroom.service.app import create_app
 from pressroom.service.db.migrate import upgrade
 from pressroom.settings import DatabaseSettings, SandboxSettings, Settings, StorageSettings
 from tests.client.live import free_port
 
+ROOT = Path(__file__).resolve().parents[2]
 IN_CI = os.environ.get("CI", "").lower() == "true"
 CHROMIUM = os.environ.get("PRESSROOM_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -55,6 +59,8 @@ class LiveServer:
     address: str
     settings: Settings
     sessions: sessionmaker[Session]
+    app: FastAPI
+    """The served app itself, for a test to reach its platform drivers."""
 
 
 @pytest.fixture(scope="session")
@@ -80,7 +86,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     while not server.started and thread.is_alive():
         threading.Event().wait(0.02)
     assert server.started, "the service did not start"
-    yield LiveServer(address, settings, app.state.session_factory)
+    yield LiveServer(address, settings, app.state.session_factory, app)
     server.should_exit = True
     thread.join(timeout=10)
     app.state.engine.dispose()
@@ -127,6 +133,8 @@ def check_page(page: Any, axe: Any, name: str | None = None) -> None:
         if v["impact"] in ("serious", "critical")
     ]
     assert bad == [], f"{page.url}: {bad}"
-    if SCREENSHOTS and name:
-        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(SCREENSHOTS) / f"{name}.png"), full_page=True)
+    if SCREENSHOTS and name in screenshots.SHOTS:  # only the pictures the docs show
+        directory = Path(SCREENSHOTS)
+        directory.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(directory / f"{name}.png"), full_page=True)
+        screenshots.record(name, directory, ROOT)

@@ -49,7 +49,7 @@ def connect(
     check_page(page, axe, f"consent-{platform}")
     page.get_by_label("Account name (handle)").fill(name)
     for label in choices.values():
-        page.get_by_label(label).check()
+        page.get_by_label(label, exact=True).check()
     page.get_by_role("button", name="Allow" if allow else "Deny").click()
 
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import pytest
 import uvicorn
@@ -57,6 +57,8 @@ class LiveService:
     base_url: str
     settings: Settings
     sessions: sessionmaker[Session]
+    app: Any = None
+    """The app itself, in this process: its sandbox drivers can be made to refuse a part."""
     key: str = ""
     account_id: str = ""
     connections: dict[str, str] = field(default_factory=dict)
@@ -74,6 +76,10 @@ class LiveService:
     def deliveries(self) -> list[SandboxDelivery]:
         with transaction(self.sessions, write=False) as db:
             return list(db.scalars(select(SandboxDelivery).order_by(SandboxDelivery.id)))
+
+    def stored_path(self, key: str) -> Path:
+        """Where the service's local storage keeps the object ``key``."""
+        return self.settings.data_dir / "media" / key
 
     def posts(self) -> list[Post]:
         with transaction(self.sessions, write=False) as db:
@@ -105,7 +111,7 @@ def live_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Li
     while not server.started:
         assert thread.is_alive() and time.monotonic() < deadline, "service did not start"
         time.sleep(0.02)
-    live = LiveService(base_url, settings, app.state.session_factory)
+    live = LiveService(base_url, settings, app.state.session_factory, app)
     with transaction(live.sessions) as db:
         account, key = create_account(db, email="editor@example.com", plan=Plan.AGENCY)
         live.key, live.account_id = key, account.id

@@ -14,6 +14,7 @@ from prefect.client.schemas.filters import (
     FlowRunFilterId,
     LogFilter,
     LogFilterFlowRunId,
+    LogFilterTaskRunId,
 )
 
 
@@ -54,3 +55,11 @@ def flow_run_by_pid(pid: int) -> Any:
         runs = client.read_flow_runs()
     [held] = [r for r in runs if str(r.labels.get("pressroom.pid")) == str(pid)]
     return held
+
+
+def task_run_logs(flow_run_id: str, task_run_name: str) -> list[str]:
+    """The log lines of one task run of the flow run, read by its id."""
+    [run] = [r for r in task_runs(flow_run_id, expected=1) if r.name == task_run_name]
+    flt = LogFilter(task_run_id=LogFilterTaskRunId(any_=[run.id]))
+    with get_client(sync_client=True) as client:
+        return [line.message for line in client.read_logs(log_filter=flt)]

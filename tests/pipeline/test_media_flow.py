@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from pressroom.pipeline import progress
 from pressroom.pipeline.progress import Stage
@@ -34,7 +35,7 @@ class Recorder:
 
 def media_campaign(folder: Path) -> str:
     make_video(folder / "clip.mp4", 4)
-    make_image(folder / "still.png", size=(40, 60))
+    make_image(folder / "still.png", size=(40, 40))  # Instagram takes 4:5 to 1.91:1
     return """\
 name: with-media
 retries: {attempts: 3, backoff_seconds: 0.1, max_delay_seconds: 0.2}
@@ -47,11 +48,11 @@ posts:
     microblog: {text: "Coming soon."}
   - id: film
     media: clip
-    short_video: {caption: "Four seconds."}
+    short_video: {caption: "Four seconds.", privacy_level: SELF_ONLY}
     page_social: {message: "Watch this."}
   - id: film-again
     media: same-clip
-    short_video: {caption: "The same four seconds."}
+    short_video: {caption: "The same four seconds.", privacy_level: SELF_ONLY}
   - id: still
     media: still
     photo_sharing: {caption: "A still."}
@@ -83,6 +84,17 @@ def test_media_are_uploaded_once_per_content_and_posts_follow_readiness(
     assert Counter(r["status"] for r in outcome.rows) == {"published": 5}
     with_media = [d for d in live_service.deliveries() if d.payload["media"]]
     assert len({d.payload["media"]["fileId"] for d in with_media}) == 2, "one upload per content"
+    # Fitted for each network that would refuse the file as it is, once per profile: the
+    # PNG goes to photo_sharing as a JPEG, the 10 fps clip to short_video at 24 fps and
+    # 360 px high; page_social (no confirmed rules) gets the clip as it is.
+    sent = {d.platform: d.payload["media"] for d in with_media}
+    assert sent["photo_sharing"]["contentType"] == "image/jpeg"
+    with Image.open(live_service.stored_path(sent["photo_sharing"]["storageKey"])) as jpeg:
+        assert (jpeg.format, jpeg.size) == ("JPEG", (40, 40))
+    assert sent["short_video"]["storageKey"].startswith("derived/")
+    assert sent["page_social"]["storageKey"].startswith("files/")
+    short = {d.payload["media"]["storageKey"] for d in with_media if d.platform == "short_video"}
+    assert len(short) == 1, "both short_video posts of the clip send the one file made"
 
     runs = prefect_api.task_runs(outcome.flow_run_id or "", expected=8)
     assert {"upload · clip", "upload · still", "ready · clip"} <= {r.name for r in runs}

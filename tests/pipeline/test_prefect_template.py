@@ -76,12 +76,74 @@ def test_a_database_named_elsewhere_is_never_seeded(
     assert not (home / "prefect.db").exists()
 
 
-def test_without_a_template_prefect_migrates_as_usual(
+def test_the_install_ships_the_template_of_the_installed_prefects_migration_head(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(prefect_template, "template_path", lambda: tmp_path / "missing.db")
-    assert prefect_template.seed(tmp_path / "home") is False
-    assert not (tmp_path / "home").exists()
+    """A plain install has it: no build step, no cache; and the head is Prefect's own."""
+    import prefect
+    from alembic.script import ScriptDirectory
+
+    migrations = Path(prefect.__file__).parent / "server/database/_migrations"
+    script = ScriptDirectory(
+        str(migrations), version_locations=[str(migrations / "versions/sqlite")]
+    )
+    assert prefect_template.migration_head() == script.get_current_head()
+    shipped = prefect_template.packaged_path()
+    assert shipped.is_file(), "python -m pressroom.pipeline.prefect_template --package"
+
+    for name in (*prefect_template.DATABASE_SETTINGS, "PREFECT_PROFILE", "PREFECT_PROFILES_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    cache = tmp_path / "cache" / "prefect.db"
+    monkeypatch.setattr(prefect_template, "template_path", lambda: cache)
+    home = tmp_path / "home"
+    assert prefect_template.seed(home) is True
+    assert version_in(home / "prefect.db") == [(script.get_current_head(),)]
+    assert not cache.parent.exists()  # nothing written to the user's cache
+
+
+def test_each_shipped_template_is_the_database_its_name_promises(tmp_path: Path) -> None:
+    """A template is found by the migration head in its name: one whose database stopped
+    at another revision would start a Prefect on a schema it does not expect."""
+    import lzma
+
+    shipped = sorted(prefect_template.PACKAGED.glob("prefect-*.db.xz"))
+    assert prefect_template.packaged_path() in shipped
+    assert len(shipped) >= 2  # the pinned Prefect's and the newest release pyproject allows
+    for packed in shipped:
+        database = tmp_path / packed.name.removesuffix(".xz")
+        database.write_bytes(lzma.decompress(packed.read_bytes()))
+        head = packed.name.removeprefix("prefect-").removesuffix(".db.xz")
+        assert version_in(database) == [(head,)], packed.name
+        with sqlite3.connect(database) as db:
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        assert {"flow", "flow_run", "task_run", "deployment"} <= tables, packed.name
+
+
+def test_without_a_template_for_its_head_one_is_built_once_into_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Prefect newer than the shipped template: commands starting together on fresh
+    homes build it once, under the lock, and each home gets the built database."""
+    for name in (*prefect_template.DATABASE_SETTINGS, "PREFECT_PROFILE", "PREFECT_PROFILES_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    cache = tmp_path / "cache" / "prefect-head.db"
+    monkeypatch.setattr(prefect_template, "template_path", lambda: cache)
+    monkeypatch.setattr(prefect_template, "packaged_path", lambda: tmp_path / "none.db.xz")
+    builds: list[Path] = []
+    real_build = prefect_template.build
+
+    def counted_build(path: Path | None = None) -> Path:
+        builds.append(real_build(path))
+        return builds[-1]
+
+    monkeypatch.setattr(prefect_template, "build", counted_build)
+    homes = [tmp_path / f"home-{index}" for index in range(3)]
+    with ThreadPoolExecutor(3) as pool:
+        seeded = list(pool.map(prefect_template.seed, homes))
+    assert seeded == [True, True, True]
+    assert builds == [cache]
+    head = prefect_template.migration_head()
+    assert [version_in(home / "prefect.db") for home in homes] == [[(head,)]] * 3
 
 
 def test_a_run_on_a_home_started_from_the_built_template_is_recorded(

@@ -1,12 +1,57 @@
-"""Run logs leave the process for Prefect's API: keys never do."""
+"""Run logs leave the process for Prefect's API: pressroom's lines do, keys never do."""
 
 from __future__ import annotations
 
 import logging
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from pressroom.pipeline.run_logs import RedactSecrets
+from pressroom.pipeline.runner import run_campaign_file
+from tests.pipeline import prefect_api
+from tests.pipeline.conftest import LiveService, WriteCampaign
+from tests.support.media import make_image
+
+
+class _Collect(logging.Handler):
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@pytest.fixture
+def console() -> Iterator[list[str]]:
+    """The lines that reach the root logger, where Prefect's console handler prints a
+    run's lines. Prefect's logging is set up first: its set-up replaces the root's
+    handlers (so ``caplog`` sees nothing once a flow is imported)."""
+    import prefect.main  # noqa: F401
+
+    lines: list[str] = []
+    handler = _Collect(lines)
+    logging.getLogger().addHandler(handler)
+    yield lines
+    logging.getLogger().removeHandler(handler)
+
+
+QUERY = re.compile(r"\?[^\s?]*=")
+
+ONE_PHOTO = """\
+name: one-photo
+retries: {attempts: 8, backoff_seconds: 0.1, max_delay_seconds: 0.2}
+media:
+  still: {path: still.png}
+posts:
+  - id: still
+    media: still
+    photo_sharing: {caption: "A still."}
+"""
 
 
 def test_api_keys_are_masked_in_run_log_lines(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -22,3 +67,58 @@ def test_api_keys_are_masked_in_run_log_lines(monkeypatch: pytest.MonkeyPatch) -
     )
     assert RedactSecrets().filter(record)
     assert record.getMessage() == "sent with ***, then rotated to prk_***"
+
+
+def test_uploads_readiness_publish_results_and_retries_are_in_the_task_runs_logs(
+    live_service: LiveService,
+    write_campaign: WriteCampaign,
+    tmp_path: Path,
+    console: list[str],
+) -> None:
+    """Read back through Prefect's client, as the UI reads them: each line in the log of
+    the task run that did the work. The sandbox's seeded failures make the first publish
+    attempt fail (503, Retry-After 2 s), so the publish task also shows a retry.
+    """
+    live_service.connect("photo_sharing", "acme.photos", account_type="business")
+    live_service.settings.sandbox.sandbox_failure_rate = 0.25
+    make_image(tmp_path / "still.png", size=(40, 40))
+
+    outcome = run_campaign_file(write_campaign(ONE_PHOTO))
+
+    assert outcome.ok, outcome.message
+    [row] = outcome.rows
+    assert row["attempts"] > 1, "the failure knob caused no retry"
+    run_id = outcome.flow_run_id or ""
+    upload, ready, publish = (
+        _lines(run_id, name, expect)
+        for name, expect in (
+            ("upload · still", "uploaded"),
+            ("ready · still", "ready"),
+            ("photo_sharing · acme.photos · still", "published"),
+        )
+    )
+    assert any(re.search(r"still: uploaded still\.png \(.+\) as file_", m) for m in upload), upload
+    assert any("still: ready" in m for m in ready), ready
+    assert any("waiting 2 s (" in m for m in publish), publish
+    assert any(re.search(r"TransientFailure.*503.* - Retry 1/", m) for m in publish), publish
+    assert any(re.search(r"published as \S+ after \d+ attempts in ", m) for m in publish), publish
+
+    everything = [line.message for line in prefect_api.logs(run_id)]
+    assert not any(live_service.key in m for m in everything)
+    assert not any("prk_live_" in m or "prk_test_" in m for m in everything)
+    assert not any(QUERY.search(m) for m in everything), [m for m in everything if "?" in m]
+    # The console shows what it showed before: the new lines are the run log's only.
+    assert any("waiting 2 s (" in m for m in console), console
+    assert not any("uploaded still.png" in m or "still: ready" in m for m in console), console
+    assert not any(re.search(r"published as \S+ after", m) for m in console), console
+
+
+def _lines(flow_run_id: str, task_run_name: str, expected: str) -> list[str]:
+    """A task run's log lines, once one holding ``expected`` has arrived (logs are sent in
+    batches, a moment after the run ends)."""
+    deadline = time.monotonic() + 10
+    while True:
+        lines = prefect_api.task_run_logs(flow_run_id, task_run_name)
+        if any(expected in line for line in lines) or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.2)

@@ -9,10 +9,12 @@ here) the row is ``unconfirmed`` and nothing is sent again.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import httpx
 import pytest
+from PIL import Image
 
 from pressroom.campaign import PlannedPost, load, plan
 from pressroom.client import Client
@@ -20,6 +22,7 @@ from pressroom.pipeline.outcomes import PublishFailed, Status
 from pressroom.pipeline.retrying import TransientFailure
 from pressroom.pipeline.steps import IdempotencyEvidence, publish_post
 from tests.pipeline.conftest import LiveService
+from tests.support.media import make_image
 
 CAMPAIGN = "name: steps\nposts:\n  - id: hi\n    microblog: {text: 'Hello there.'}\n"
 CONNECTIONS = [{"id": "c1", "platform": "microblog", "name": "@acme"}]
@@ -179,3 +182,79 @@ def test_a_5xx_whose_record_is_unknown_is_looked_up_not_resent(tmp_path: Path) -
         )
     assert row.status is Status.PUBLISHED and row.url == "https://microblog.example/acme/status/1"
     assert len(publishes) == 1
+
+
+PNG_CAMPAIGN = """\
+name: fitted
+media:
+  cover: {path: cover.png}
+posts:
+  - id: cover
+    media: cover
+    photo_sharing: {caption: "New cover.", fit: crop}
+"""
+
+
+def fitted_post(live_service: LiveService, tmp_path: Path) -> tuple[PlannedPost, dict[str, str]]:
+    """A PNG banner to photo_sharing (Instagram takes JPEG only, and no shape wider than
+    1.91:1 unless cropped or padded: the campaign says crop), uploaded and ready."""
+    connection = live_service.connect("photo_sharing", "acme.photos", account_type="business")
+    make_image(tmp_path / "cover.png", size=(320, 100))
+    path = tmp_path / "fitted.yaml"
+    path.write_text(PNG_CAMPAIGN)
+    entry = {"id": connection, "platform": "photo_sharing", "name": "acme.photos"}
+    [planned] = plan(load(path), [entry]).posts
+    with Client() as client:
+        uploaded = client.upload(tmp_path / "cover.png")
+    return planned, {"cover": uploaded.file_id}
+
+
+def test_a_publish_waits_while_its_file_is_converted_for_the_network(
+    live_service: LiveService, tmp_path: Path
+) -> None:
+    """The service answers 409 file_not_ready (transient, Retry-After) while it makes a
+    JPEG of the PNG, cropped as the campaign asked; the step waits each Retry-After and
+    sends the same request again."""
+    planned, file_ids = fitted_post(live_service, tmp_path)
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        time.sleep(0.1)
+
+    with Client() as client:
+        row = publish_post(
+            client,
+            planned,
+            file_ids,
+            key="k-fit",
+            evidence=IdempotencyEvidence(),
+            attempt=1,
+            sleep=sleep,
+        )
+    assert row.status is Status.PUBLISHED and row.attempts == 1
+    assert waits and all(wait >= 1 for wait in waits)  # the service's Retry-After
+    [delivered] = live_service.deliveries()
+    assert delivered.payload["media"]["contentType"] == "image/jpeg"
+    assert planned.publish_body(file_ids)["fit"] == "crop"
+    with Image.open(live_service.stored_path(delivered.payload["media"]["storageKey"])) as sent:
+        assert (sent.format, sent.size) == ("JPEG", (191, 100))  # its centre at 1.91:1
+
+
+def test_a_file_not_converted_in_time_is_a_transient_failure_for_a_later_try(
+    live_service: LiveService, tmp_path: Path
+) -> None:
+    planned, file_ids = fitted_post(live_service, tmp_path)
+    live_service.settings.processing_delay_ms = 60_000  # the derive job is held
+    with Client() as client, pytest.raises(TransientFailure, match="file_not_ready"):
+        publish_post(
+            client,
+            planned,
+            file_ids,
+            key="k-slow",
+            evidence=IdempotencyEvidence(),
+            attempt=1,
+            media_wait=0.5,
+            sleep=lambda _: None,
+        )
+    assert live_service.deliveries() == []

@@ -1,4 +1,4 @@
-"""The README lists every network rule as the table holds it."""
+"""The documentation lists every network rule as the table holds it."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from pathlib import Path
 
 from pressroom.rules.docs import markdown_table
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "networks" / "rules.md"
 
 
-def test_the_readme_lists_the_rule_table() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_rules_page_lists_the_rule_table() -> None:
+    text = RULES_PAGE.read_text(encoding="utf-8")
     start = text.index("<!-- network rules:")
     end = text.index("<!-- end network rules -->")
     listed = [row for row in text[start:end].splitlines()[1:] if row]

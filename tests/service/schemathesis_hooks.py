@@ -67,7 +67,42 @@ def map_case(context: HookContext, case: schemathesis.Case) -> schemathesis.Case
             if not str(body[name]).strip():
                 body[name] = "x"  # what was dropped was all there was
 
-    # 3. Whether a webhook URL may be called depends on where its host is (a public
+    # 3. A post format's rules tie fields together (``pressroom.rules.formats``): a story
+    #    shows no text and takes no first comment, a story or a reel is one file, a
+    #    document is one PDF titled by `documentTitle` (and a title belongs to a document
+    #    alone), short_video's `fileIds` make a photo post. JSON Schema says which formats
+    #    a label offers; a positive body is made to meet the rest.
+    labelled = rules or next(
+        (r for r in RULES.values() if r.platform.value == body.get("platform")), None
+    )  # the spec's one route for every label names the label in the body
+    if labelled is not None:
+        chosen = body.get("format")
+        if chosen in ("story", "reel"):
+            for name in ("caption", "message", "text", "firstComment", "fileIds"):
+                body.pop(name, None)
+            body.setdefault("fileId", "0")
+        if chosen == "document":
+            body.pop("fileIds", None)
+            if not isinstance(body.get("fileId"), str):
+                body["fileId"] = "0"
+            if not str(body.get("documentTitle") or "").strip():
+                body["documentTitle"] = "x"
+        elif "documentTitle" in body:
+            del body["documentTitle"]
+        if labelled.platform.value == "professional_network" and chosen != "document":
+            body.pop("fileId", None)
+            if "fileIds" not in body and "text" not in body:
+                body["text"] = "x"
+        if labelled.platform.value == "short_video" and "fileIds" in body:
+            body["format"] = "photo"
+        # open_microblog's `fileAlts` names the post's own files by id, which JSON Schema
+        # cannot tie to `fileId` and `fileIds`: a positive body keeps only those.
+        alts = body.get("fileAlts")
+        if isinstance(alts, dict):
+            files = {body.get("fileId"), *(body.get("fileIds") or [])}
+            body["fileAlts"] = {name: alt for name, alt in alts.items() if name in files}
+
+    # 4. Whether a webhook URL may be called depends on where its host is (a public
     #    address): the network's answer, not the string's shape, which JSON Schema cannot
     #    know. Positive cases point at a public https host.
     if case.operation.path.startswith("/api/webhooks") and isinstance(body.get("url"), str):

@@ -119,7 +119,12 @@ def test_dedupe_by_client_token_can_be_turned_off(
     service.settings.sandbox.sandbox_dedupe = dedupe
     driver = build_drivers(service.settings, service.sessions)[Platform.MICROBLOG]
     tokened = Delivery(
-        Platform.MICROBLOG, Account("conn_1", "@acme"), {"text": "hi"}, None, "post_1", "tok"
+        Platform.MICROBLOG,
+        Account("conn_1", "@acme"),
+        {"text": "hi"},
+        None,
+        "post_1",
+        dedup_key="tok",
     )
     driver.publish(tokened)
     driver.publish(tokened)

@@ -247,13 +247,18 @@ def test_an_unexpected_end_after_sending_holds_the_key(
     account = service.account()
     body = valid_body(account, MICRO)
     sandbox = drivers_of(service.client.app)[MICRO]  # type: ignore[arg-type]
-    sent = sandbox.publish
+    sent, sent_on_loop = sandbox.publish, sandbox.publish_async  # type: ignore[attr-defined]
 
     def times_out(delivery: Any) -> Any:
         sent(delivery)
         raise TimeoutError("the platform did not answer")
 
+    async def times_out_on_loop(delivery: Any) -> Any:  # the path the API takes
+        await sent_on_loop(delivery)
+        raise TimeoutError("the platform did not answer")
+
     monkeypatch.setattr(sandbox, "publish", times_out)
+    monkeypatch.setattr(sandbox, "publish_async", times_out_on_loop)
     response = publish(account, MICRO, body, key="timeout")
     assert response.status_code == 500
     assert error_of(response)["recordStatus"] == "unknown"

@@ -35,7 +35,7 @@ def test_a_renewed_lease_keeps_the_job_from_other_workers(idle: Service) -> None
     file_id = make_file(idle.account(), "video", status="processing")
     with transaction(idle.sessions) as db:
         jobs.enqueue(db, file_id)
-    assert jobs.claim(idle.sessions, "worker-a", timedelta(seconds=-1)) == file_id
+    assert jobs.claim(idle.sessions, "worker-a", timedelta(seconds=-1)) == jobs.Job(file_id)
     assert jobs.renew(idle.sessions, "worker-a", MINUTE) == 1
     assert jobs.claim(idle.sessions, "worker-b", MINUTE) is None
     [(job, owner, lease_end, attempts)] = jobs.waiting(idle.sessions)

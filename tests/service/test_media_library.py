@@ -40,6 +40,7 @@ def test_status_has_the_documented_shape(library: Library, media_files: MediaFil
         "mediaFormat": None,
         "failureReason": None,
         "sha256": None,
+        "derivatives": [],  # our extension: files made from it for networks, none yet
     }
     assert status["createdAt"].endswith("Z")
 

@@ -25,6 +25,7 @@ from pressroom.plans import Plan
 from pressroom.service.accounts.service import create_account
 from pressroom.service.db.session import make_engine, make_session_factory, transaction
 from tests.support.media import make_video
+from tests.support.waiting import wait_until
 
 MIB = 1024 * 1024
 
@@ -285,7 +286,9 @@ def test_workers_share_the_jobs_and_take_over_a_killed_ones(
     data_dir = tmp_path / "data"
     knobs = {
         "PRESSROOM_JOB_LEASE_SECONDS": "2",
-        "PRESSROOM_PROCESSING_DELAY_MS": "1500",
+        # Long enough that a loaded machine still sees each claim before the job ends:
+        # the test watches the killed worker's job from claim to take-over by polling.
+        "PRESSROOM_PROCESSING_DELAY_MS": "3000",
         "PRESSROOM_PROCESSING_WORKERS": "1",
     }
     sessions = make_session_factory(make_engine(database_url))
@@ -328,7 +331,7 @@ def test_workers_share_the_jobs_and_take_over_a_killed_ones(
             while not (victims := held_by(doomed)):
                 assert time.monotonic() < deadline, "the first worker never claimed a job"
                 time.sleep(0.02)
-            os.killpg(doomed.pid, signal.SIGKILL)  # mid-job: it holds the file for 1.5 s
+            os.killpg(doomed.pid, signal.SIGKILL)  # mid-job: it holds the file for 3 s
             doomed.wait(10)
             [victim] = victims
             deadline = time.monotonic() + 30
@@ -387,3 +390,78 @@ def test_a_disk_that_refuses_the_bytes_is_a_503_that_keeps_nothing_and_the_url_w
         )
         assert retried.status_code == 200, retried.text
         assert wait_for(service, key, issued["fileId"], "ready", "failed")["status"] == "ready"
+
+
+def test_a_derived_file_is_made_by_a_worker_process_and_taken_over_when_it_dies(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A PNG posted to photo_sharing needs a JPEG made for Instagram: the derive job waits
+    on the queue for a ``pressroom worker`` (the API does not process here), a worker
+    killed while making it loses it to another once its lease runs out, and the post
+    then goes out as the JPEG. Until then every publish is a 409 with Retry-After."""
+    from PIL import Image
+
+    from pressroom.platforms import Platform
+    from pressroom.service.connections.service import NewConnection, connect
+    from pressroom.service.media import jobs
+
+    data_dir = tmp_path / "data"
+    knobs = {
+        "PRESSROOM_JOB_LEASE_SECONDS": "2",
+        "PRESSROOM_PROCESSING_DELAY_MS": "1500",
+        "PRESSROOM_PROCESSING_WORKERS": "1",
+    }
+    sessions = make_session_factory(make_engine(database_url))
+    with live_service(data_dir, database_url, PRESSROOM_PROCESS_IN_API="0") as service:
+        with transaction(sessions) as db:
+            account, key = create_account(db, email="fit@example.com", plan=Plan.AGENCY)
+            connection = connect(
+                db,
+                account,
+                NewConnection(
+                    platform=Platform.PHOTO_SHARING, name="@acme", account_type="business"
+                ),
+            ).id
+        image = tmp_path / "cover.png"
+        Image.new("RGB", (320, 240), (200, 30, 30)).save(image)
+        issued = presign(service, key, image.name, "image/png")
+        httpx.put(
+            issued["uploadUrl"], content=image.read_bytes(), headers={"Content-Type": "image/png"}
+        )
+        file_id = issued["fileId"]
+
+        def publish() -> httpx.Response:
+            return httpx.post(
+                f"{service.base_url}/api/v2/photo_sharing/publish",
+                json={"connectionId": connection, "fileId": file_id},
+                headers={"X-API-Key": key},
+            )
+
+        with live_worker(data_dir, database_url, **knobs) as doomed:
+            assert wait_for(service, key, file_id, "ready", "failed")["status"] == "ready"
+            first = publish()
+            assert first.status_code == 409 and first.headers["Retry-After"] == "1"
+            host = socket.gethostname()
+            deadline = time.monotonic() + 30
+            while not any(
+                (claimer or "").startswith(f"{host}:{doomed.pid}:")
+                for _, claimer, _, _ in jobs.waiting(sessions, jobs.DERIVE)
+            ):
+                assert time.monotonic() < deadline, "the worker never claimed the derive job"
+                time.sleep(0.02)
+            os.killpg(doomed.pid, signal.SIGKILL)  # mid-job: it holds the job for 1.5 s
+            doomed.wait(10)
+        assert publish().status_code == 409
+        with live_worker(data_dir, database_url, **knobs):
+            deadline = time.monotonic() + 60
+            while (answer := publish()).status_code == 409:
+                assert time.monotonic() < deadline, "the derived file was never made"
+                time.sleep(0.2)
+            assert answer.status_code == 200, answer.text
+            # deleted by the worker just after it records the derived file ready
+            wait_until(lambda: jobs.waiting(sessions, jobs.DERIVE) == [], "no derive job")
+        (derived,) = status(service, key, file_id)["derivatives"]
+        assert (derived["status"], derived["contentType"]) == ("ready", "image/jpeg")
+        # One derived file, however many workers took the job.
+        assert len(list((data_dir / "media" / "derived").iterdir())) == 1
+    sessions.kw["bind"].dispose()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlalchemy import update
@@ -15,6 +16,7 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import MediaJob
 from pressroom.service.db.session import transaction
 from tests.support.files import make_file
+from tests.support.waiting import wait_until
 
 if TYPE_CHECKING:
     from tests.support.library import Library, MediaFiles
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
 pytest_plugins = ("tests.support.library",)
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+
+MINUTE = timedelta(minutes=1)
 
 
 def test_videos_report_their_real_duration_and_size(
@@ -122,13 +126,29 @@ def test_processing_is_picked_up_again_after_a_restart(
 
 
 def test_a_job_held_by_a_live_worker_is_not_taken_until_its_lease_runs_out(
-    library_factory: Callable[..., Library], media_files: MediaFiles
+    library: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Another process's worker claimed the file (and keeps its lease): this one leaves
-    it. Once that lease runs out (the worker died), this one takes the job and finishes."""
+    """Another process's worker claimed the file (and keeps its lease): this one's workers
+    look for it and are refused, seen in their claims and the job row, not in how long the
+    test waited. Once that lease runs out (the worker died), this one takes the job and
+    finishes."""
     from pressroom.service.media import jobs
 
-    library = library_factory(job_lease_seconds=1)
+    worker, claim = library.media.processor.owner, jobs.claim
+    armed = threading.Event()
+    answers: list[jobs.Job | None] = []
+    lock = threading.Lock()
+
+    def watched(sessions: Any, owner: str, lease: timedelta) -> jobs.Job | None:
+        """The real claim; this worker's answers recorded once the held job is committed."""
+        counted = armed.is_set() and owner == worker
+        taken = claim(sessions, owner, lease)
+        if counted:
+            with lock:
+                answers.append(taken)
+        return taken
+
+    monkeypatch.setattr(jobs, "claim", watched)
     account = library.account()
     file_id = make_file(account, "video", status="processing")
     with transaction(library.service.sessions) as db:
@@ -136,16 +156,34 @@ def test_a_job_held_by_a_live_worker_is_not_taken_until_its_lease_runs_out(
         db.execute(
             update(MediaJob)
             .where(MediaJob.file_id == file_id)
-            .values(
-                claimed_by="another-host:1:dead", lease_expires_at=utcnow() + timedelta(seconds=2)
-            )
+            .values(claimed_by="another-host:1:dead", lease_expires_at=utcnow() + MINUTE)
+        )
+    armed.set()  # every claim counted from here began after the held job was committed
+    library.media.processor.wake()
+
+    def tries() -> list[jobs.Job | None]:
+        with lock:
+            return list(answers)
+
+    wait_until(lambda: len(tries()) >= 2, "two claims by this process's workers")
+    seen = tries()
+    assert seen == [None] * len(seen), "a worker took a job held under a live lease"
+    [(job, owner, _, attempts)] = jobs.waiting(library.service.sessions)
+    assert (job, owner, attempts) == (file_id, "another-host:1:dead", 0)
+    assert library.status(account, file_id)["status"] == "processing"  # still theirs
+
+    with transaction(library.service.sessions) as db:  # their minute passes: the worker died
+        db.execute(
+            update(MediaJob)
+            .where(MediaJob.file_id == file_id)
+            .values(lease_expires_at=utcnow() - timedelta(seconds=1))
         )
     library.media.processor.wake()
-    time.sleep(1.0)
-    assert library.status(account, file_id)["status"] == "processing"  # still theirs
     settled = library.wait(account, file_id)  # their lease ran out: taken and finished here
     assert settled["status"] == "failed"  # the record had no bytes behind it
-    assert jobs.waiting(library.service.sessions) == []
+    assert jobs.Job(file_id) in tries()
+    # the worker deletes its job just after recording the file's outcome
+    wait_until(lambda: jobs.waiting(library.service.sessions) == [], "no job left")
 
 
 @pytest.mark.parametrize("backend", ["local"], indirect=True)
@@ -169,7 +207,7 @@ def test_a_job_longer_than_its_lease_stays_with_the_worker_that_renews_it(
     while [(f, owner) for f, owner, _, _ in jobs.waiting(sessions)] != [(file_id, worker)]:
         assert time.monotonic() < deadline, jobs.waiting(sessions)
         time.sleep(0.02)
-    taken_by_rival: list[str] = []
+    taken_by_rival: list[jobs.Job] = []
     while library.status(account, file_id)["status"] == "processing":
         assert time.monotonic() < deadline, "the file never left processing"
         taken = jobs.claim(sessions, "rival-worker", lease)

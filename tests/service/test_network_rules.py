@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import textwrap
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,13 +17,22 @@ from pydantic.alias_generators import to_camel
 
 from pressroom.campaign import validate
 from pressroom.platforms import RULES, Platform, count_characters
-from pressroom.rules import TABLE, all_rules, measure, rule_by_id
+from pressroom.rules import all_rules, measure, rule_by_id
 from pressroom.rules.model import ForbiddenCharacters, Item, ItemCount, TextLength, TextRule
 from pressroom.service.db.models import File
 from pressroom.service.db.session import transaction
 from tests.conftest import AccountHandle, Service
 from tests.support.media import make_image, make_video
-from tests.support.publish import MEDIA_KIND, deliveries, error_of, post_count, publish, valid_body
+from tests.support.publish import (
+    MEDIA_KIND,
+    deliveries,
+    error_of,
+    post_count,
+    publish,
+    publish_when_fitted,
+    valid_body,
+)
+from tests.support.rules import patch_rule
 from tests.support.uploads import upload_file
 
 FILLERS = ("a", "é", "中", "😀", "e\u0301")
@@ -236,7 +245,8 @@ def test_an_image_instagram_cannot_show_in_its_shape_is_refused(
     service: Service, small_media: dict[str, Path]
 ) -> None:
     """4:5 to 1.91:1: a 320x100 banner is refused; a 320x240 PNG is published (Instagram
-    takes JPEG only, but that conversion is fitting's, not a refusal)."""
+    takes JPEG only, but that conversion is fitting's, not a refusal: a JPEG made from it
+    is sent)."""
     account = service.account()
     platform = Platform.PHOTO_SHARING
     banner = _ready(service, account, small_media["banner"])
@@ -249,8 +259,9 @@ def test_an_image_instagram_cannot_show_in_its_shape_is_refused(
     )
     assert "320x100" in error["message"] and deliveries(service) == []
     landscape = _ready(service, account, small_media["landscape"])
-    fits = publish(account, platform, valid_body(account, platform, fileId=landscape))
+    fits = publish_when_fitted(account, platform, valid_body(account, platform, fileId=landscape))
     assert fits.status_code == 200, fits.text
+    assert deliveries(service)[-1].payload["media"]["contentType"] == "image/jpeg"
 
 
 def test_probing_records_what_the_media_rules_read(
@@ -263,10 +274,3 @@ def test_probing_records_what_the_media_rules_read(
         assert file is not None
         assert (file.video_codec, file.audio_codec, file.frame_rate) == ("h264", None, 24.0)
         assert (file.width, file.height) == (320, 240)
-
-
-def patch_rule(monkeypatch: pytest.MonkeyPatch, rule_id: str, **changes: object) -> None:
-    """Change one rule in the table for this test, as an edit of its network's module would."""
-    rule = rule_by_id(rule_id)
-    rules = tuple(replace(r, **changes) if r.id == rule_id else r for r in TABLE[rule.platform])
-    monkeypatch.setitem(TABLE, rule.platform, rules)

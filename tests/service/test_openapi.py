@@ -89,7 +89,22 @@ def test_fixed_values_are_enums_and_limits_are_stated(service: Service) -> None:
         "published",
         "failed",
         "unknown",
+        "partial",
     ]
+    # Threads: the body's `thread`, and the parts of the result and the record.
+    assert "thread" in schemas["MicroblogPublish"]["properties"]
+    assert "thread" in schemas["TextThreadPublish"]["properties"]
+    part = schemas["MicroblogThreadPart"]["properties"]["text"]
+    assert (part["x-max-graphemes"], part["minLength"]) == (280, 1)
+    assert schemas["TextThreadThreadPart"]["properties"]["text"]["x-max-graphemes"] == 500
+    assert set(schemas["Part"]["properties"]) == {
+        "index",
+        "kind",
+        "platformPostId",
+        "url",
+        "status",
+    }
+    assert schemas["PartKind"]["enum"] == ["post", "reply", "item", "comment"]
     presign = schemas["PresignRequest"]["properties"]
     assert presign["filename"]["maxLength"] == 255
     assert "video/webm" in presign["contentType"]["enum"]
@@ -125,3 +140,17 @@ def test_a_text_over_its_code_point_cap_is_too_long_even_within_its_characters(
     error = error_of(response)
     assert (error["code"], error["field"]) == ("text_too_long", "text")
     assert error["message"].startswith("text is 6,200 code points; microblog allows at most 4,480")
+
+
+def test_publish_routes_document_their_key_and_idempotency_key_as_fastapi_would(
+    service: Service,
+) -> None:
+    """The publish routes declare them for the document only (``PUBLISH_DOCUMENTED``);
+    the thumbnail route declares them as FastAPI parameters: both read the same."""
+    paths = service.client.get("/openapi.json").json()["paths"]
+    thumbnail = next(p["post"] for name, p in paths.items() if "thumbnail" in name)
+    for name, operations in paths.items():
+        if name.endswith("/publish") or name == "/api/social/post":
+            publish = operations["post"]
+            assert publish["parameters"] == thumbnail["parameters"][-1:], name
+            assert publish["security"] == thumbnail["security"], name

@@ -78,6 +78,9 @@ def test_one_post_by_its_record_id(service: Service) -> None:
         "result": result,
         "createdAt": post["createdAt"],
         "publishedAt": result["publishedAt"],
+        "parts": [],  # a single post; a thread lists its parts
+        "campaign": None,  # the body said nothing of where it comes from
+        "format": "post",  # the body gave no format: a feed post
     }
     assert post["createdAt"] <= post["publishedAt"]
 

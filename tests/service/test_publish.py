@@ -8,6 +8,8 @@ import threading
 import pytest
 
 from pressroom.platforms import RULES, Platform
+from pressroom.service.db.models import File
+from pressroom.service.db.session import transaction
 from pressroom.service.drivers import build_drivers
 from pressroom.service.drivers.base import (
     Delivery,
@@ -28,6 +30,7 @@ ID_SHAPES = {
     Platform.PIN_BOARD: r"[1-9]\d{17}",
     Platform.TEXT_THREAD: r"[1-9]\d{16}",
     Platform.PROFESSIONAL_NETWORK: r"urn:li:share:[1-9]\d{18}",
+    Platform.OPEN_MICROBLOG: r"at://did:plc:[a-z2-7]{24}/app\.bsky\.feed\.post/[2-7a-z]{13}",
 }
 URL_SHAPES = {
     Platform.MICROBLOG: r"https://microblog\.example/[\w.-]+/status/{id}",
@@ -38,6 +41,7 @@ URL_SHAPES = {
     Platform.PIN_BOARD: r"https://pin-board\.example/pin/{id}/",
     Platform.TEXT_THREAD: r"https://text-thread\.example/@[\w.-]+/post/[\w-]{11}",
     Platform.PROFESSIONAL_NETWORK: r"https://professional-network\.example/feed/update/{id}/",
+    Platform.OPEN_MICROBLOG: r"https://open-microblog\.example/profile/[\w.-]+/post/[2-7a-z]{13}",
 }
 
 
@@ -71,6 +75,8 @@ def test_every_platform_publishes_with_its_result_shape(
         expected_keys |= {"publishId", "privacyLevel", "publiclyAvailable"}  # our extension
     if platform == Platform.PIN_BOARD:
         expected_keys.add("boardId")
+    if platform == Platform.OPEN_MICROBLOG:
+        expected_keys.add("cid")  # the record's content hash
     assert set(result) == expected_keys
 
     # The platform received exactly this post, with our record as its reference.
@@ -80,12 +86,15 @@ def test_every_platform_publishes_with_its_result_shape(
     assert delivered.payload["reference"] == result["recordId"]
     assert delivered.payload["media"] == (
         None
-        if RULES[platform].text_only
+        if RULES[platform].text_only or "fileId" not in body  # open_microblog: media optional
         else {
             "fileId": body["fileId"],
             "kind": delivered.payload["media"]["kind"],
             "contentType": delivered.payload["media"]["contentType"],
             "durationSeconds": delivered.payload["media"]["durationSeconds"],
+            # A file every network takes as it is goes as it is: its own bytes.
+            "storageKey": _stored_key(service, body["fileId"]),
+            "size": 1024,
         }
     )
 
@@ -214,3 +223,10 @@ def test_openapi_documents_the_publish_routes_and_limits(service: Service) -> No
     assert "Idempotency-Key" in {p["name"] for p in route["parameters"]}
     assert "text_too_long" in route["responses"]["400"]["description"]
     assert "platform_unavailable" in route["responses"]["503"]["description"]
+
+
+def _stored_key(service: Service, file_id: str) -> str:
+    with transaction(service.sessions, write=False) as db:
+        file = db.get(File, file_id)
+        assert file is not None
+        return file.storage_key

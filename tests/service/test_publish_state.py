@@ -167,6 +167,19 @@ def test_page_social_needs_the_pages_permission(service: Service) -> None:
     assert post_count(service) == 0 and deliveries(service) == []
 
 
+def test_the_caller_is_known_before_the_body_is_read(service: Service) -> None:
+    """A wrong key with a broken body is a 401, with or without an Idempotency-Key:
+    the body is nobody's business until the caller is known."""
+    broken = {"connectionId": 42}
+    for headers in ({}, {"Idempotency-Key": "k1"}):
+        wrong = service.client.post(
+            "/api/v2/microblog/publish",
+            json=broken,
+            headers={"X-API-Key": "prk_live_nope", **headers},
+        )
+        assert wrong.status_code == 401 and error_of(wrong)["code"] == "invalid_api_key"
+
+
 def test_publishing_needs_a_key_and_a_plan_with_api_access(service: Service) -> None:
     body = {"connectionId": "conn_x", "text": "hi"}
     missing = service.client.post("/api/v2/microblog/publish", json=body)

@@ -525,7 +525,7 @@ def test_a_private_tiktok_post_answers_its_publish_id_and_the_profile(
     library = library_factory(networks=NETWORKS)
     real = library.service
     account = library.account()
-    video = library.upload(account, media_files.video4)
+    video = library.upload(account, media_files.vertical)  # what TikTok takes as it is
     assert library.wait(account, video)["status"] == "ready"
     connection_id = tiktok_connected(real, account)
     publish_id = "v_pub_file~v2-1.78"
@@ -578,7 +578,7 @@ def test_a_tiktok_post_of_unknown_outcome_is_asked_for_by_its_publish_id_not_res
     library = library_factory(networks=NETWORKS)
     real = library.service
     account = library.account()
-    video = library.upload(account, media_files.video4)
+    video = library.upload(account, media_files.vertical)  # what TikTok takes as it is
     assert library.wait(account, video)["status"] == "ready"
     connection_id = tiktok_connected(real, account)
     body = {

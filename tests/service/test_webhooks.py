@@ -23,7 +23,9 @@ from pressroom.service.app import create_app
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Account, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from pressroom.service.db.session import transaction
-from pressroom.service.events.catalog import SUBSCRIBABLE
+from pressroom.service.drivers import drivers_of
+from pressroom.service.drivers.base import PlatformRefused
+from pressroom.service.events.catalog import BY_DEFAULT, SUBSCRIBABLE
 from pressroom.service.webhooks import queue
 from pressroom.service.webhooks.dispatcher import Dispatcher, schedule_of
 from pressroom.settings import Settings
@@ -95,7 +97,7 @@ def deliveries_of(service: Service, account: AccountHandle, webhook_id: str) -> 
 
 
 def test_every_event_is_delivered_signed_and_verified(
-    hooked: Service, receiver: Receiver, tmp_path: Path
+    hooked: Service, receiver: Receiver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     hooked.settings.sandbox.sandbox_dedupe = False
     account = hooked.account()
@@ -116,6 +118,19 @@ def test_every_event_is_delivered_signed_and_verified(
     hooked.settings.sandbox.sandbox_failure_rate = 0.0
     assert publish(account, MICRO, {**body, "text": "lost"}, key="lost").status_code == 200
 
+    sandbox = drivers_of(client.app)[MICRO]  # type: ignore[arg-type]
+    sent_on_loop = sandbox.publish_async  # type: ignore[attr-defined]
+
+    async def refuses_replies(delivery: Any) -> Any:
+        if delivery.reply_to is not None:
+            raise PlatformRefused("X refuses it: a duplicate", field="text")
+        return await sent_on_loop(delivery)
+
+    monkeypatch.setattr(sandbox, "publish_async", refuses_replies)
+    thread = {**body, "text": "cut", "thread": [{"text": "short"}]}
+    assert publish(account, MICRO, thread, key="cut").status_code == 400  # post.partial
+    monkeypatch.undo()
+
     photo = account.connect("photo_sharing", "acme.photos", account_type="business")
     twin = twin_of(account, photo)
     account.move("expire_token", body["connectionId"])
@@ -131,7 +146,9 @@ def test_every_event_is_delivered_signed_and_verified(
     for event in got:
         assert event.account_id == account.id
         by_type.setdefault(event.type, []).append(event.data)
-    assert set(by_type) == set(SUBSCRIBABLE), set(SUBSCRIBABLE) - set(by_type)
+    # An endpoint made without ``events`` gets every event on by default (``post.metrics``
+    # only goes to an endpoint that names it: test_metrics_api).
+    assert set(by_type) == set(BY_DEFAULT), set(BY_DEFAULT) - set(by_type)
 
     assert by_type["file.ready"] == [{k: v for k, v in ready.items() if k != "success"}]
     assert by_type["file.failed"][0]["fileId"] == failed["fileId"]
@@ -678,11 +695,12 @@ def test_the_openapi_document_lists_every_event(service: Service) -> None:
     assert {"id", "type", "timestamp", "accountId", "data"} <= set(schema["properties"])
 
 
-def test_the_readme_documents_every_event_and_setting() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("## Webhooks") : readme.index("## Benchmarks")]
+def test_the_docs_document_every_event_and_setting() -> None:
+    service_docs = Path(__file__).resolve().parents[2] / "docs" / "service"
+    catalogue = (service_docs / "events.md").read_text()
     for event in (*SUBSCRIBABLE, "webhook.test"):
-        assert f"| `{event}` |" in section, event
+        assert f"| `{event}` |" in catalogue, event
+    section = (service_docs / "webhooks.md").read_text()
     for name in Settings.model_fields:
         if name.startswith("webhook_"):
             assert f"PRESSROOM_{name.upper()}" in section, name
@@ -731,3 +749,77 @@ def test_old_settled_events_are_forgotten_and_pending_ones_kept(
         attempts = db.scalar(select(func.count()).select_from(WebhookAttempt))
         kept = db.scalar(select(func.count()).select_from(WebhookDelivery))
     assert kept == 2 and attempts >= 1  # the sent event's delivery and attempt went with it
+
+
+def test_post_events_carry_the_posts_campaign(
+    hooked: Service, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each post event says which campaign, edition, post and run it belongs to, as the
+    record does, whichever path settled it: a publish, a failure, a lookup of an unknown
+    outcome, a thread cut short and resumed."""
+    hooked.settings.sandbox.sandbox_dedupe = False
+    account = hooked.account()
+    subscribe(
+        account,
+        receiver,
+        ["post.published", "post.failed", "post.unknown", "post.resolved", "post.partial"],
+    )
+    run = "5f0c2a4e-1b3d-4c5e-8f70-9a1b2c3d4e5f"
+
+    def sent_by(post_id: str) -> dict[str, Any]:
+        return {"name": "spring-launch", "edition": "manual", "postId": post_id, "flowRunId": run}
+
+    body = valid_body(account, MICRO)
+    assert (
+        publish(account, MICRO, {**body, "campaign": sent_by("fine")}, key="fine").status_code
+        == 200
+    )
+    assert publish(account, MICRO, {**body, "text": "plain"}, key="plain").status_code == 200
+    hooked.settings.sandbox.sandbox_failure_rate = 1.0
+    hooked.settings.sandbox.sandbox_failure_mode = "before"
+    refused = {**body, "text": "refused", "campaign": sent_by("refused")}
+    assert publish(account, MICRO, refused, key="no").status_code == 503
+    hooked.settings.sandbox.sandbox_failure_mode = "after"
+    lost = {**body, "text": "lost", "campaign": sent_by("lost")}
+    assert publish(account, MICRO, lost, key="lost").status_code == 503
+    hooked.settings.sandbox.sandbox_failure_rate = 0.0
+    assert publish(account, MICRO, lost, key="lost").status_code == 200  # looked up
+
+    sandbox = drivers_of(hooked.client.app)[MICRO]  # type: ignore[arg-type]
+    sent_on_loop = sandbox.publish_async  # type: ignore[attr-defined]
+
+    async def refuses_replies(delivery: Any) -> Any:
+        if delivery.reply_to is not None:
+            raise PlatformRefused("X refuses it: a duplicate", field="text")
+        return await sent_on_loop(delivery)
+
+    monkeypatch.setattr(sandbox, "publish_async", refuses_replies)
+    thread = {**body, "text": "cut", "thread": [{"text": "short"}], "campaign": sent_by("cut")}
+    assert publish(account, MICRO, thread, key="cut").status_code == 400  # post.partial
+    monkeypatch.undo()
+    assert publish(account, MICRO, thread, key="cut").status_code == 200  # resumed
+
+    receiver.wait_for(7)
+    got = [(e.type, e.data["campaign"]) for e in receiver.events()]
+    records = hooked.client.get("/api/posts", headers=account.headers).json()["posts"]
+    assert sorted(got, key=str) == sorted(
+        [
+            ("post.published", sent_by("fine")),
+            ("post.published", None),
+            ("post.failed", sent_by("refused")),
+            ("post.unknown", sent_by("lost")),
+            ("post.resolved", sent_by("lost")),
+            ("post.partial", sent_by("cut")),
+            ("post.published", sent_by("cut")),
+        ],
+        key=str,
+    )
+    # The same shape as the record's own ``campaign`` on GET /api/posts.
+    assert sorted((r["campaign"] or {}).get("postId", "") for r in records) == [
+        "",
+        "cut",
+        "fine",
+        "lost",
+        "refused",
+    ]
+    assert all(r["campaign"] == sent_by(r["campaign"]["postId"]) for r in records if r["campaign"])

@@ -138,8 +138,9 @@ class Answering:
 def _hung_up_within(conn: socket.socket, seconds: float) -> bool:
     """Whether the sender closed the connection within ``seconds`` (it sends nothing
     after its request, so anything readable is its end of the stream)."""
-    readable, _, _ = select.select([conn], [], [], seconds)
-    if not readable:
+    watch = select.poll()  # not select(): it refuses descriptors past 1023
+    watch.register(conn, select.POLLIN)
+    if not watch.poll(seconds * 1000):
         return False
     try:
         return conn.recv(1) == b""

@@ -276,10 +276,11 @@ class LocalNetwork:
         records: list[dict[str, Any]] = listed["records"]
         return records
 
-    def kill_after_next_write(self) -> None:
-        """The next record write is committed, then the PDS dies before answering."""
+    def kill_after_next_write(self, skip: int = 0) -> None:
+        """The next record write (after ``skip`` more answered as usual) is committed,
+        then the PDS dies before answering."""
         request = urllib.request.Request(
-            f"{self.pds_url}/_test/kill-after-next-write", data=b"", method="POST"
+            f"{self.pds_url}/_test/kill-after-next-write?skip={skip}", data=b"", method="POST"
         )
         with urllib.request.urlopen(request, timeout=10):
             pass

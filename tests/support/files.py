@@ -1,7 +1,10 @@
 """``files`` rows made straight in the database, for tests of what consumes them.
 
-Publishing only reads a file's owner, status, kind and duration; uploads and processing
-are the media library's, tested there.
+Publishing reads a file's owner, status, kind and probed facts; uploads and processing
+are the media library's, tested there. The facts meet every network's media rules (a
+JPEG image, an H.264 video at 30 frames a second, sizes every network takes), so a
+post of such a file goes as it is: fitting a file for a network is tested on real
+uploads (``tests/service/test_media_fitting.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from pressroom.service.db.models import File
 from pressroom.service.db.session import transaction
 from tests.conftest import AccountHandle
 
-CONTENT_TYPES = {"image": "image/png", "video": "video/mp4"}
+CONTENT_TYPES = {"image": "image/jpeg", "video": "video/mp4"}
+SIZES = {"image": (1080, 1080), "video": (1280, 720)}
 
 
 def make_file(
@@ -29,7 +33,8 @@ def make_file(
         duration = 30.0
     now = utcnow()
     file_id = new_id("file")
-    extension = "png" if kind == "image" else "mp4"
+    extension = "jpg" if kind == "image" else "mp4"
+    width, height = SIZES[kind]
     with transaction(account.service.sessions) as db:
         db.add(
             File(
@@ -46,8 +51,10 @@ def make_file(
                 uploaded_at=now if status != "pending_upload" else None,
                 processed_at=now if status in ("ready", "failed") else None,
                 duration_seconds=duration if kind == "video" else None,
-                width=64,
-                height=48,
+                width=width,
+                height=height,
+                video_codec="h264" if kind == "video" else None,
+                frame_rate=30.0 if kind == "video" else None,
                 failure_reason=failure_reason
                 or ("the video stream could not be decoded" if status == "failed" else None),
             )

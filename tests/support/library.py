@@ -49,6 +49,9 @@ class MediaFiles:
     png: Path
     jpeg: Path
     fake_mp4: Path
+    vertical: Path
+    """A video every network takes as it is (H.264, 24 fps, 360x640): what tests of a
+    driver send, so that nothing is converted for the network first."""
 
 
 @pytest.fixture(scope="session")
@@ -62,6 +65,7 @@ def media_files(tmp_path_factory: pytest.TempPathFactory) -> MediaFiles:
         png=make_image(directory / "image.png", size=(32, 24)),
         jpeg=make_image(directory / "photo.jpg", size=(40, 30), fmt="JPEG"),
         fake_mp4=make_fake_video(directory / "fake.mp4"),
+        vertical=make_video(directory / "vertical.mp4", 4, width=360, height=640, fps=24),
     )
 
 

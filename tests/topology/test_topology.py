@@ -44,6 +44,7 @@ from pressroom.platforms import Platform
 from pressroom.service.accounts.service import create_account
 from pressroom.service.connections.service import NewConnection, connect
 from pressroom.service.db.models import (
+    Derivative,
     File,
     IdempotencyRecord,
     SandboxDelivery,
@@ -363,7 +364,7 @@ def test_a_campaign_survives_kills_of_a_replica_a_media_worker_and_a_task_worker
         # The campaign, deployed to a process work pool as scripts/deploy does, and a
         # Prefect worker of that pool.
         for i in range(IMAGES):
-            make_image(tmp_path / f"photo{i}.png", size=(40 + i, 60))
+            make_image(tmp_path / f"photo{i}.png", size=(60 + i, 60))  # shapes Instagram takes
         campaign = tmp_path / "topology-week.yaml"
         campaign.write_text(campaign_text())
         [report] = validate_files([campaign])
@@ -471,12 +472,24 @@ def test_a_campaign_survives_kills_of_a_replica_a_media_worker_and_a_task_worker
             per_target.values()
         )
         assert len(files) == IMAGES and {f.status for f in files} == {"ready"}
+        media_logs = [log.read_text(errors="replace") for log in logs.glob("media-*.log")]
         ready_lines = Counter(
             match
-            for log in logs.glob("media-*.log")
-            for match in re.findall(r"file (\S+) is ready", log.read_text(errors="replace"))
+            for text in media_logs
+            for match in re.findall(r"(?<!derived )file (\S+) is ready", text)
         )
         assert ready_lines == {f.id: 1 for f in files}, ready_lines  # each processed once
+        # Each PNG fitted into the JPEG Instagram takes: one derived file each, recorded
+        # ready once whichever media worker made it.
+        with transaction(sessions, write=False) as db:
+            derived = list(db.scalars(select(Derivative)))
+        made_lines = Counter(
+            match
+            for text in media_logs
+            for match in re.findall(r"derived file (\S+) is ready", text)
+        )
+        assert len(derived) == IMAGES and {d.status for d in derived} == {"ready"}
+        assert made_lines == {d.id: 1 for d in derived}, made_lines
         # The publishes the killed replica was sending were given up once it stopped
         # beating, looked up, and settled: each delivered once (above), none left claimed.
         with transaction(sessions, write=False) as db:
@@ -493,7 +506,7 @@ def test_a_campaign_survives_kills_of_a_replica_a_media_worker_and_a_task_worker
                 .where(IdempotencyRecord.state != "completed")
             )
         assert set(settled.values()) == {"completed"} and claimed == 0, settled
-        assert jobs.waiting(sessions) == []
+        assert jobs.waiting(sessions) == [] and jobs.waiting(sessions, jobs.DERIVE) == []
         left_running = prefect_api(
             prefect_url,
             "/flow_runs/filter",

@@ -10,6 +10,9 @@ Contracts
 - ``plan(campaign, connections) -> Plan`` is pure: the connection list in (dicts or
   models with ``id``, ``platform``, ``name``, optional ``status``), the exact publish
   calls out. It never talks HTTP.
+- ``preview.build(report)`` shows a validated file's posts as each network will (its
+  counts, media, next runs and findings), also when the file has errors: it reads
+  ``Report.draft``, the campaign as far as it could be read, never planned or run.
 - Content rules come only from ``pressroom.platforms`` and media facts only from
   ``pressroom.probe``: no limit is written here.
 
@@ -21,7 +24,7 @@ Pitfalls
   (``pipelines/campaign.schema.json``); change one, regenerate the other with
   ``pressroom campaign schema -o pipelines/campaign.schema.json``.
 
-The format itself is documented for editors in ``pipelines/README.md``.
+The format itself is documented for editors in ``docs/campaigns/writing.md``.
 """
 
 from pressroom.campaign.issues import Issue, Severity

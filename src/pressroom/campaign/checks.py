@@ -22,12 +22,22 @@ from pressroom.campaign.fields import (
     BOARD,
     CHOICES,
     CONNECTIONS,
+    FIT,
+    FORMAT,
     PRIVACY,
     PRIVACY_LEVEL,
     THUMBNAIL,
     content_fields,
 )
-from pressroom.campaign.format import MEDIA_NAME, SLUG, Block
+from pressroom.campaign.format import (
+    CAROUSEL,
+    FIRST_COMMENT_KEY,
+    MEDIA_NAME,
+    SLUG,
+    THREAD,
+    Block,
+    ThreadEntry,
+)
 from pressroom.campaign.format import Post as PostSpec
 from pressroom.campaign.issues import Reporter, did_you_mean
 from pressroom.campaign.selectors import parse_selector
@@ -40,10 +50,15 @@ from pressroom.platforms import (
     RULES,
     SHORT_VIDEO_RECOMMENDATION,
     THUMBNAIL_RECOMMENDATION,
+    Excess,
     MediaKind,
     Platform,
+    PostFormat,
     Recommendation,
 )
+from pressroom.post_campaign import MAX_CHARS as CAMPAIGN_MAX_CHARS
+from pressroom.rules import formats
+from pressroom.rules.formats import DOCUMENT_TITLE
 from pressroom.statuses import ShortVideoPrivacyLevel
 
 PRIVACY_LEVELS: tuple[str, ...] = tuple(ShortVideoPrivacyLevel)
@@ -68,14 +83,16 @@ _ADVICE = {
 def check_values(
     shape: Shape, report: Reporter, base_dir: Path, file: Path
 ) -> model.Campaign | None:
-    """Check every value; the campaign, when the file has no error at all."""
+    """Check every value; the campaign as far as it could be read (None without a
+    readable header). It may hold values the report calls errors: only ``validate``
+    decides whether it may be planned and run; the preview shows it beside them."""
     checker = _Checker(shape, report, base_dir)
     checker.check_header()
     checker.check_media()
     posts = checker.check_posts()
     checker.report_unused_media()
     header = shape.header
-    if report.has_errors or header is None:
+    if header is None:
         return None
     schedule = header.schedule
     return model.Campaign(
@@ -221,15 +238,43 @@ class _Checker:
                 fields[name] = value
                 origins[name] = origin
         raw, origin = _pick_raw(CONNECTIONS, own, fallback, path, ("defaults", platform.value))
+        thread, thread_origin = _pick_raw(THREAD, own, fallback, path, ("defaults", platform.value))
+        if thread is not None:
+            origins[THREAD] = thread_origin
+        comment, comment_origin = _pick_raw(
+            FIRST_COMMENT_KEY, own, fallback, path, ("defaults", platform.value)
+        )
+        if comment is not None:
+            origins[FIRST_COMMENT_KEY] = comment_origin
+        carousel, carousel_origin = _pick_raw(
+            CAROUSEL, own, fallback, path, ("defaults", platform.value)
+        )
+        if carousel is not None:
+            origins[CAROUSEL] = carousel_origin
         content = model.Content(
             platform,
             fields,
             parse_selector(raw, origin if raw is not None else path, self.report),
             path,
             origins,
+            tuple(_part_text(part).rstrip() for part in thread or ()),
+            comment.rstrip() if isinstance(comment, str) else None,
+            carousel=tuple(name.strip() for name in carousel or ()),
+            thread_media=tuple(_part_media(part) for part in thread or ())
+            if any(_part_media(part) for part in thread or ())
+            else (),
         )
         self._check_text(content)
-        self._check_media(content, media, post.media)
+        self._check_format(content)
+        if thread is not None:
+            self._check_thread(content)
+            self._check_thread_media(content)
+        if content.first_comment is not None:
+            self._check_first_comment(content)
+        if carousel is not None:
+            self._check_carousel(content)  # instead of the post's media, on this network
+        else:
+            self._check_media(content, media, post.media)
         return content
 
     def _check_text(self, content: model.Content) -> None:
@@ -252,11 +297,7 @@ class _Checker:
             over = rule.excess(value)
             if over is not None:
                 spec_broken.add(rule.name)
-                self.report.error(
-                    content.origins[rule.name],
-                    f"{rule.name} is {over.length:,} {over.unit}; {platform} allows at most "
-                    f"{over.limit:,} ({over.length - over.limit:,} too many)",
-                )
+                self.report.error(content.origins[rule.name], _too_long(rule.name, over, platform))
         texts = {
             rule.name: content.text(rule.name)
             for rule in rules.text_fields
@@ -271,13 +312,218 @@ class _Checker:
             )
         if rules.requires_board and BOARD not in content.fields:
             self._missing(content, BOARD)
-        for name, known in ((PRIVACY, PRIVACY_STATUSES), (PRIVACY_LEVEL, PRIVACY_LEVELS)):
+        for name, known in (
+            (PRIVACY, PRIVACY_STATUSES),
+            (PRIVACY_LEVEL, PRIVACY_LEVELS),
+            (FIT, FITS),
+        ):
             chosen = content.text(name)
             if chosen is not None and chosen not in known:
                 self.report.error(
                     content.origins[name],
                     f"{name} '{chosen}' is not known; {did_you_mean(chosen, known)}",
                 )
+
+    def _check_format(self, content: model.Content) -> None:
+        """``format`` at its line: one the label offers, then what the format refuses
+        that the file shows without probing (a story's text); ``document_title`` goes
+        with ``document`` alone (the rule table's ``formats``)."""
+        chosen = content.text(FORMAT)
+        title = content.text(DOCUMENT_TITLE)
+        if chosen is not None and chosen not in set(PostFormat):
+            self.report.error(
+                content.origins[FORMAT],
+                f"format '{chosen}' is not known; "
+                f"{did_you_mean(chosen, [str(f) for f in PostFormat])}",
+            )
+            return
+        post_format = PostFormat(chosen) if chosen is not None else PostFormat.POST
+        if title is not None and post_format is not PostFormat.DOCUMENT:
+            self.report.error(
+                content.origins[DOCUMENT_TITLE],
+                "document_title titles a document post: add 'format: document' or remove it",
+            )
+        if not formats.offers(content.platform, post_format):
+            offer = formats.offered_rule(content.platform)
+            self.report.error(
+                content.origins[FORMAT],
+                f"{offer.network} makes no {post_format} through its API: "
+                f"{content.platform.value} offers format "
+                f"{', '.join(formats.offered(content.platform))}",
+                rule=offer,
+            )
+            return
+        rule = formats.format_rule(content.platform, post_format)
+        if rule is None:
+            return
+        if not rule.takes_text:
+            for text in RULES[content.platform].text_fields:
+                if content.text(text.name) is not None:
+                    self.report.error(
+                        content.origins[text.name],
+                        f"{rule.network}'s {rule.format} shows no text: remove {text.name}",
+                        rule=rule,
+                    )
+            if content.first_comment is not None:
+                self.report.error(
+                    content.origins[FIRST_COMMENT_KEY],
+                    f"{rule.network}'s {rule.format} takes no comment: remove first_comment",
+                    rule=rule,
+                )
+        if rule.format is PostFormat.DOCUMENT and title is None:
+            self.report.error(
+                content.origins[FORMAT],
+                "format: document needs its title: add 'document_title: <title>'",
+            )
+
+    def _check_thread(self, content: model.Content) -> None:
+        """A thread's follow-up parts, each at its own line: blank, then the spec's limit
+        of ``text``, then the network's text rules (the checks the first text gets), and
+        how many parts the network takes in one thread (its ``thread_parts`` rule)."""
+        origin = content.origins[THREAD]
+        platform = content.platform.value
+        if not content.thread:
+            self.report.error(
+                origin,
+                "thread lists the parts after the first text: give at least one, or leave "
+                "'thread:' out for a single post",
+            )
+            return
+        rule = RULES[content.platform].text_rule("text")
+        assert rule is not None  # every label that takes threads has a text
+        for index, text in enumerate(content.thread):
+            where = (*origin, index)
+            part = f"part {index + 2} of the thread"
+            comment = self.report.source.comments.get(where)
+            if comment is not None:
+                self.report.warning(
+                    where,
+                    f"{part} stops before '{comment}': after a space, '#' starts a YAML "
+                    "comment; put the whole text in quotes to send it",
+                )
+            if not text.strip():
+                self.report.error(where, f"{part} is blank: write its text or remove the line")
+                continue
+            over = rule.excess(text)
+            if over is not None:
+                self.report.error(where, f"{part}: {_too_long('its text', over, platform)}")
+                continue
+            for violation in network.check_text(content.platform, {rule.name: text}):
+                self.report.error(
+                    where,
+                    f"{part}: {violation.rule.network} would refuse it: "
+                    f"{violation.message.rstrip('.')}",
+                    rule=violation.rule,
+                )
+        too_many = network.check_thread(content.platform, 1 + len(content.thread))
+        if too_many is not None:
+            self.report.error(
+                origin,
+                f"{too_many.rule.network} would refuse it: {too_many.message.rstrip('.')}",
+                at_key=True,
+                rule=too_many.rule,
+            )
+
+    def _check_first_comment(self, content: model.Content) -> None:
+        """A first comment at its own line: blank, then the network's comment rules
+        where it documents any (``FIRST_COMMENT`` in the rule table)."""
+        text = content.first_comment
+        assert text is not None
+        where = content.origins[FIRST_COMMENT_KEY]
+        comment = self.report.source.comments.get(where)
+        if comment is not None:
+            self.report.warning(
+                where,
+                f"the first comment stops before '{comment}': after a space, '#' starts a "
+                "YAML comment; put the whole text in quotes to send it",
+            )
+        if not text.strip():
+            self.report.error(where, "first_comment is blank: write the comment or remove the line")
+            return
+        for violation in network.check_text(content.platform, {FIRST_COMMENT_KEY: text}):
+            self.report.error(
+                where,
+                f"the first comment: {violation.rule.network} would refuse it: "
+                f"{violation.message.rstrip('.')}",
+                rule=violation.rule,
+            )
+
+    def _check_carousel(self, content: model.Content) -> None:
+        """A carousel's media list: its count at the key (the network's ``ItemsPerPost``
+        rule, as the API checks ``fileIds``, else pressroom's floor of two), then each
+        item at its own line as the API checks ``fileIds[i]``: a known media name, a
+        kind the network's carousels take, the spec's video length, the network's media
+        rules."""
+        origin = content.origins[CAROUSEL]
+        platform = content.platform
+        count = len(content.carousel)
+        wrong_count = network.check_carousel(platform, count)
+        if wrong_count is not None:
+            self.report.error(
+                origin,
+                f"{wrong_count.rule.network} would refuse it: {wrong_count.message.rstrip('.')}",
+                at_key=True,
+                rule=wrong_count.rule,
+            )
+        elif count < network.MIN_CAROUSEL_ITEMS:
+            self.report.error(
+                origin,
+                f"a carousel lists at least {network.MIN_CAROUSEL_ITEMS} media; this one "
+                f"lists {count}: add more, or write 'media: <name>' on the post for one file",
+                at_key=True,
+            )
+        self._check_items(content, content.carousel, origin)
+
+    def _check_thread_media(self, content: model.Content) -> None:
+        """Each thread part's ``media`` as the API checks ``thread[i].fileIds``: one
+        file, or a carousel as many as the network's ``ItemsPerPost`` rule allows, each
+        item at its own line checked as a carousel's."""
+        origin = content.origins[THREAD]
+        for index, names in enumerate(content.thread_media):
+            if not names:
+                continue
+            where = (*origin, index, "media")
+            too_many = (
+                network.check_carousel(content.platform, len(names)) if len(names) > 1 else None
+            )
+            if too_many is not None:
+                self.report.error(
+                    where,
+                    f"{too_many.rule.network} would refuse it: {too_many.message.rstrip('.')}",
+                    at_key=True,
+                    rule=too_many.rule,
+                )
+            self._check_items(content, names, where)
+
+    def _check_items(
+        self, content: model.Content, names: tuple[str, ...], origin: FieldPath
+    ) -> None:
+        """Each file of a carousel (or a thread part's), at its own line."""
+        platform = content.platform
+        carousel = network.CAROUSELS[platform]
+        for index, name in enumerate(names):
+            where = (*origin, index)
+            self.used_media.add(name)
+            media = self.media.get(name)
+            if media is None:
+                if name not in self.unusable_media:
+                    known = set(self.shape.media) | self.unusable_media
+                    hint = did_you_mean(name, known) if known else "add it under 'media:' first"
+                    self.report.error(where, f"no media named '{name}'; {hint}")
+                continue
+            if media.kind not in carousel.kinds:
+                kinds = " or ".join(_ARTICLE[kind] for kind in sorted(carousel.kinds))
+                self.report.error(
+                    where,
+                    f"{carousel.network}'s carousels on {platform.value} take {kinds} per "
+                    f"item, but media '{name}' is {_ARTICLE[media.kind]}",
+                )
+                continue
+            self._check_duration(platform, media, where, at_key=False)
+            self._check_network_media(platform, media, where, at_key=False, fit=_fit_of(content))
+            advice = _ADVICE.get(platform)
+            if advice is not None:
+                self._advise(advice, media, where, at_key=False)
 
     def _missing(self, content: model.Content, name: str) -> None:
         if (*content.path, name) in self.shape.set_aside:
@@ -325,6 +571,26 @@ class _Checker:
     def _check_kind(self, content: model.Content, media: model.Media) -> None:
         rules = RULES[content.platform]
         platform = content.platform.value
+        chosen = content.text(FORMAT)
+        rule = (
+            formats.format_rule(content.platform, PostFormat(chosen))
+            if chosen in set(PostFormat)
+            else None
+        )
+        if rule is not None:
+            problem = formats.check_format_file(rule, _facts(media), media.content_type)
+            if problem is not None:
+                self.report.error(
+                    content.path,
+                    f"{rule.network} would refuse it: {problem.rstrip('.')}",
+                    at_key=True,
+                    rule=rule,
+                )
+            elif media.kind in rules.media_kinds:
+                self._check_network_media(
+                    content.platform, media, content.path, at_key=True, fit=_fit_of(content)
+                )
+            return
         if media.kind not in rules.media_kinds:
             kinds = " or ".join(_ARTICLE[kind] for kind in sorted(rules.media_kinds))
             self.report.error(
@@ -333,21 +599,30 @@ class _Checker:
                 at_key=True,
             )
             return
+        self._check_duration(content.platform, media, content.path, at_key=True)
+        self._check_network_media(
+            content.platform, media, content.path, at_key=True, fit=_fit_of(content)
+        )
+        advice = _ADVICE.get(content.platform)
+        if advice is not None:
+            self._advise(advice, media, content.path, at_key=True)
+
+    def _check_duration(
+        self, platform: Platform, media: model.Media, path: FieldPath, *, at_key: bool
+    ) -> None:
+        """A video against the spec's length for the label."""
+        rules = RULES[platform]
         duration = media.info.duration_seconds
         low, high = rules.min_video_seconds, rules.max_video_seconds
         too_short = duration is not None and low is not None and duration < low
         too_long = duration is not None and high is not None and duration > high
         if media.kind is MediaKind.VIDEO and duration is not None and (too_short or too_long):
             self.report.error(
-                content.path,
-                f"{platform} takes videos of {_span(low, high)}; media '{media.name}' is "
-                f"{_seconds(duration)} long",
-                at_key=True,
+                path,
+                f"{platform.value} takes videos of {_span(low, high)}; media '{media.name}' "
+                f"is {_seconds(duration)} long",
+                at_key=at_key,
             )
-        self._check_network_media(content.platform, media, content.path, at_key=True)
-        advice = _ADVICE.get(content.platform)
-        if advice is not None:
-            self._advise(advice, media, content.path, at_key=True)
 
     def _check_network_media(
         self,
@@ -357,10 +632,12 @@ class _Checker:
         *,
         at_key: bool,
         subject: network.Subject = network.Subject.MEDIA,
+        fit: network.Fit | None = None,
     ) -> None:
         """The network's media rules on the probed file: what conversion cannot meet is
-        an error, what it can is a warning (the file will be converted for the network)."""
-        verdict = network.check_media(platform, _facts(media), subject=subject)
+        an error, what it can is a warning (the file will be converted for the network;
+        a shape it does not take only with ``fit: pad`` or ``fit: crop``)."""
+        verdict = network.check_media(platform, _facts(media), subject=subject, fit=fit)
         for violation in verdict.refused:
             self.report.error(
                 path,
@@ -412,7 +689,16 @@ class _Checker:
 
     def _slug(self, path: FieldPath, value: str, what: str) -> bool:
         if _SLUG.match(value):
-            return True
+            if len(value) <= CAMPAIGN_MAX_CHARS:
+                return True
+            # Each post goes out with its campaign's name and its own id, which the
+            # service refuses past this length: the run would fail at every publish.
+            self.report.error(
+                path,
+                f"{what} are at most {CAMPAIGN_MAX_CHARS} characters (the service keeps no "
+                f"longer one), got {len(value)}",
+            )
+            return False
         suggestion = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
         hint = f"; e.g. '{suggestion}'" if suggestion else ""
         self.report.error(
@@ -428,6 +714,16 @@ def _pick(
     return (value if isinstance(value, str | bool) else None), origin
 
 
+def _part_text(part: str | ThreadEntry) -> str:
+    """A thread part's text: the entry itself, or a ``{text, media}`` entry's."""
+    return part if isinstance(part, str) else part.text
+
+
+def _part_media(part: str | ThreadEntry) -> tuple[str, ...]:
+    """A thread part's media names; none for a bare text."""
+    return () if isinstance(part, str) else tuple(name.strip() for name in part.media)
+
+
 def _pick_raw(
     name: str, own: Block, fallback: Block | None, path: FieldPath, fallback_path: FieldPath
 ) -> tuple[Any, FieldPath]:
@@ -438,6 +734,13 @@ def _pick_raw(
     if fallback is not None and getattr(fallback, name, None) is not None:
         return getattr(fallback, name), (*fallback_path, name)
     return None, (*path, name)
+
+
+def _too_long(subject: str, over: Excess, platform: str) -> str:
+    return (
+        f"{subject} is {over.length:,} {over.unit}; {platform} allows at most "
+        f"{over.limit:,} ({over.length - over.limit:,} too many)"
+    )
 
 
 def _span(low: float | None, high: float | None) -> str:
@@ -452,6 +755,14 @@ def _seconds(value: float) -> str:
     if value >= 60 and value % 60 == 0:
         return f"{value / 60:g} min"
     return f"{value:.1f} s".replace(".0 s", " s")
+
+
+FITS: tuple[str, ...] = tuple(network.Fit)
+
+
+def _fit_of(content: model.Content) -> network.Fit | None:
+    value = content.text(FIT)
+    return network.Fit(value) if value is not None and value in FITS else None
 
 
 def _facts(media: model.Media) -> network.MediaFacts:

@@ -6,22 +6,28 @@ Text fields keep the API's names (``text``, ``title``, ``description``, ``captio
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pressroom.platforms import RULES, Platform
+from pressroom.rules.formats import DOCUMENT_TITLE, FORMATS
 
 CONNECTIONS = "connections"
 PRIVACY = "privacy"
 PRIVACY_LEVEL = "privacy_level"
 BOARD = "board"
 THUMBNAIL = "thumbnail"
+FIT = "fit"
+"""``refuse`` (the default), ``pad`` or ``crop``: what may be done to a picture whose
+shape the network does not take."""
 MADE_FOR_KIDS = "made_for_kids"
+FORMAT = "format"
+"""``post`` (the default) or a format the label offers (``pressroom.rules.formats``)."""
 ALT_TEXT = "alt_text"
 """open_microblog's description of the post's image or video, for people who cannot see it."""
 INTERACTIONS = ("allow_comments", "allow_duet", "allow_stitch")
 """short_video's yes/no choices, each turning one interaction on (pressroom's extension)."""
-CHOICES = (PRIVACY, PRIVACY_LEVEL, BOARD, THUMBNAIL)
+CHOICES = (PRIVACY, PRIVACY_LEVEL, BOARD, THUMBNAIL, FIT, FORMAT)
 """Fields that name a value rather than carry text: surrounding spaces are dropped."""
 
 BODY_FIELDS: Mapping[str, str] = {
@@ -34,6 +40,7 @@ BODY_FIELDS: Mapping[str, str] = {
     "allow_duet": "allowDuet",
     "allow_stitch": "allowStitch",
     MADE_FOR_KIDS: "madeForKids",
+    DOCUMENT_TITLE: "documentTitle",
     ALT_TEXT: "altText",
 }
 """Campaign name → API body name, where they differ."""
@@ -60,6 +67,12 @@ def content_fields(platform: Platform) -> tuple[str, ...]:
         names.extend((PRIVACY_LEVEL, *INTERACTIONS))
     if rules.supports_thumbnail:
         names.append(THUMBNAIL)
+    if not rules.text_only:
+        names.append(FIT)
+    if FORMATS[platform]:
+        names.append(FORMAT)
+    if any(rule.name == "document" for rule in FORMATS[platform].values()):
+        names.append(DOCUMENT_TITLE)
     if platform is Platform.OPEN_MICROBLOG:
         names.append(ALT_TEXT)
     return tuple(names)
@@ -70,14 +83,22 @@ def publish_body(
     fields: Mapping[str, str | bool],
     connection_id: str,
     file_id: str | None = None,
+    thread: Sequence[str] = (),
+    first_comment: str | None = None,
 ) -> dict[str, Any]:
-    """The exact JSON body of the platform's publish call (the thumbnail is a later step)."""
+    """The exact JSON body of the platform's publish call (the thumbnail is a later step);
+    a thread's follow-up parts go in ``thread`` as ``{text}`` parts, after the first's
+    fields, and a first comment in ``firstComment``."""
     body: dict[str, Any] = {**BODY_CONSTANTS.get(platform, {}), "connectionId": connection_id}
     if file_id is not None:
         body[body_name("media")] = file_id
     for name in content_fields(platform):
         if name != THUMBNAIL and fields.get(name) is not None:
             body[body_name(name)] = fields[name]
+    if thread:
+        body["thread"] = [{"text": text} for text in thread]
+    if first_comment is not None:
+        body["firstComment"] = first_comment
     return body
 
 

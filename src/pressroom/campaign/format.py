@@ -9,11 +9,14 @@ supply them. Descriptions carry the limits, read from ``pressroom.platforms``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from pressroom.platforms import PRIVACY_STATUSES, RULES, Platform
+from pressroom.rules import CAROUSELS, FIRST_COMMENT, MIN_CAROUSEL_ITEMS, carousel_rule, formats
+from pressroom.rules.model import Fit, PartsPerThread, TextLength
+from pressroom.rules.table import NETWORKS, rules_of
 from pressroom.statuses import ShortVideoPrivacyLevel
 
 SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -81,8 +84,91 @@ def _text_field(platform: Platform, name: str, what: str) -> Any:
     return Field(None, description=" ".join(parts))
 
 
+def _thread(platform: Platform, more: str = "") -> Any:
+    """The follow-up parts of a thread, on the labels whose network has a thread rule;
+    how many it takes is read from that rule."""
+    [rule] = [rule for rule in rules_of(platform) if isinstance(rule, PartsPerThread)]
+    text = RULES[platform].text_rule("text")
+    assert text is not None
+    limit = f"at most {text.max_chars:,} characters, then " if text.max_chars else ""
+    return Field(
+        None,
+        description=(
+            "Makes the post a thread: the texts of the parts after the first, in order, "
+            "each sent as a reply to the one before. Each is held to the rules of `text` "
+            f"({limit}{rule.network}'s own count); "
+            f"{rule.network} takes at most {rule.max_parts:,} parts in one thread, the "
+            f"first included{more}."
+        ),
+    )
+
+
+def _first_comment(platform: Platform) -> Any:
+    """A first comment, on the labels whose network takes one; its limit from the rule
+    table, where the network documents one."""
+    limits = [
+        f"at most {rule.limit:,} {rule.unit.value} ({rule.network}'s count)"
+        for rule in rules_of(platform)
+        if isinstance(rule, TextLength) and FIRST_COMMENT in rule.fields
+    ]
+    limit = (
+        "; ".join(limits).capitalize() + "."
+        if limits
+        else f"{NETWORKS[platform]} documents no length limit for a comment."
+    )
+    return Field(
+        None,
+        description=(
+            "A comment the account adds under its own post once the post is published "
+            "(a second part, `comment`, in the run's result). A comment the network "
+            "refuses leaves the post partial; the next run sends only the comment. " + limit
+        ),
+    )
+
+
+def _carousel(platform: Platform) -> Any:
+    """A carousel's media, on the labels whose network publishes several files as one
+    post; how many it takes is read from its ``ItemsPerPost`` rule, where it has one."""
+    carousel = CAROUSELS[platform]
+    rule = carousel_rule(platform)
+    count = (
+        f"{rule.network} takes {rule.min_items:,} to {rule.max_items:,}"
+        if rule is not None
+        else f"At least {MIN_CAROUSEL_ITEMS:,}; {carousel.network} documents no upper bound"
+    )
+    kinds = " or ".join(f"{kind}s" for kind in sorted(carousel.kinds))
+    items = (
+        "as `post`, then one `item` part per file"
+        if carousel.item_ids
+        else f"as one `post` part: {carousel.network} gives its items no ids"
+    )
+    return Field(
+        None,
+        description=(
+            "Makes the post a carousel: names of entries under `media` ("
+            f"{kinds}), in the order shown, published as {carousel.how}. {count}. Used "
+            "instead of the post's `media` on this network; each file is held to the "
+            f"network's media rules. The run's result lists the carousel {items}."
+        ),
+    )
+
+
 def _connections() -> Any:
     return Field(None, json_schema_extra=CONNECTIONS_SCHEMA)
+
+
+def _fit() -> Any:
+    return Field(
+        None,
+        description=(
+            "What to do when the network does not take the picture's shape (its "
+            "width:height): `refuse` (the default: the post is refused, naming the rule), "
+            "`pad` (letterboxed to the nearest shape it takes) or `crop` (cut to it, keeping "
+            "the centre). Done to a copy made for the network; the media file is never "
+            "changed."
+        ),
+        json_schema_extra={"enum": [fit.value for fit in Fit]},
+    )
 
 
 class _Strict(BaseModel):
@@ -128,12 +214,51 @@ class MediaEntry(_Strict):
     folder: str | None = Field(None, description="Media library folder to file it in.")
 
 
+class ThreadEntry(_Strict):
+    """A thread's part after the first with files of its own (text_thread), in place of
+    its bare text."""
+
+    text: str = Field(description="The part's text, held to the rules of `text`.")
+    media: list[str] = Field(
+        min_length=1,
+        description=(
+            "Names of entries under `media`: one file (an image or a video), or several "
+            "in order for a carousel, held to the rules of the block's own `media` list; "
+            "sent with the part's reply."
+        ),
+    )
+
+
+THREAD_PART_TAGS = ("thread-text", "thread-entry")
+"""How a thread part is read: a bare text, or a ``{text, media}`` entry. Only the one
+that fits is tried, so a wrong part gets one error; ``structure`` leaves the tag out of
+where the error is placed."""
+
+ThreadPartSpec = Annotated[
+    Annotated[str, Tag(THREAD_PART_TAGS[0])] | Annotated[ThreadEntry, Tag(THREAD_PART_TAGS[1])],
+    Discriminator(lambda part: THREAD_PART_TAGS[isinstance(part, (dict, ThreadEntry))]),
+]
+
+
+def _post_format(platform: Platform) -> Any:
+    offered = [str(f) for f in formats.offered(platform)]
+    return Field(
+        None,
+        description="What the network makes of the post: "
+        + ", ".join(f"`{f}`" for f in offered)
+        + " (`post`, a feed post, when left out); each format's media and limits are the "
+        "rule table's, checked at this line.",
+        json_schema_extra={"enum": list[Any](offered)},
+    )
+
+
 class Block(_Strict):
     connections: Any = _connections()
 
 
 class MicroblogBlock(Block):
     text: str | None = _text_field(Platform.MICROBLOG, "text", "The post's text.")
+    thread: list[str] | None = _thread(Platform.MICROBLOG)
 
 
 class VideoSharingBlock(Block):
@@ -146,6 +271,7 @@ class VideoSharingBlock(Block):
         description="Who can see the video; the service's default is public. Use unlisted while testing.",
         json_schema_extra={"enum": list(PRIVACY_STATUSES)},
     )
+    first_comment: str | None = _first_comment(Platform.VIDEO_SHARING)
     made_for_kids: bool | None = Field(
         None,
         description=(
@@ -161,6 +287,7 @@ class VideoSharingBlock(Block):
             "(best 1280x720, 16:9, under 2 MB, JPG, GIF or PNG; verified channels only)."
         ),
     )
+    fit: str | None = _fit()
 
 
 def _interaction(what: str) -> Any:
@@ -191,14 +318,24 @@ class ShortVideoBlock(Block):
     allow_comments: bool | None = _interaction("comment on the video")
     allow_duet: bool | None = _interaction("make Duets with it")
     allow_stitch: bool | None = _interaction("make Stitches with it")
+    fit: str | None = _fit()
+    format: str | None = _post_format(Platform.SHORT_VIDEO)
 
 
 class PhotoSharingBlock(Block):
     caption: str | None = _text_field(Platform.PHOTO_SHARING, "caption", "The caption.")
+    media: list[str] | None = _carousel(Platform.PHOTO_SHARING)
+    first_comment: str | None = _first_comment(Platform.PHOTO_SHARING)
+    fit: str | None = _fit()
+    format: str | None = _post_format(Platform.PHOTO_SHARING)
 
 
 class PageSocialBlock(Block):
     message: str | None = _text_field(Platform.PAGE_SOCIAL, "message", "The page post's text.")
+    media: list[str] | None = _carousel(Platform.PAGE_SOCIAL)
+    first_comment: str | None = _first_comment(Platform.PAGE_SOCIAL)
+    fit: str | None = _fit()
+    format: str | None = _post_format(Platform.PAGE_SOCIAL)
 
 
 class PinBoardBlock(Block):
@@ -209,14 +346,28 @@ class PinBoardBlock(Block):
     description: str | None = _text_field(
         Platform.PIN_BOARD, "description", "The pin's description."
     )
+    media: list[str] | None = _carousel(Platform.PIN_BOARD)
+    fit: str | None = _fit()
 
 
 class TextThreadBlock(Block):
     text: str | None = _text_field(Platform.TEXT_THREAD, "text", "The post's text.")
+    thread: list[ThreadPartSpec] | None = _thread(
+        Platform.TEXT_THREAD, "; a part may be `{text, media}` to carry files"
+    )
+    media: list[str] | None = _carousel(Platform.TEXT_THREAD)
 
 
 class ProfessionalNetworkBlock(Block):
     text: str | None = _text_field(Platform.PROFESSIONAL_NETWORK, "text", "The post's text.")
+    first_comment: str | None = _first_comment(Platform.PROFESSIONAL_NETWORK)
+    media: list[str] | None = _carousel(Platform.PROFESSIONAL_NETWORK)
+    format: str | None = _post_format(Platform.PROFESSIONAL_NETWORK)
+    document_title: str | None = Field(
+        None,
+        description="A document post's title: required with `format: document`, refused "
+        "without it.",
+    )
 
 
 class OpenMicroblogBlock(Block):
@@ -230,7 +381,18 @@ class OpenMicroblogBlock(Block):
         description="Describes the post's image or video for people who cannot see it "
         "(only with `media`).",
     )
+    fit: str | None = _fit()
+    thread: list[str] | None = _thread(Platform.OPEN_MICROBLOG)
+    media: list[str] | None = _carousel(Platform.OPEN_MICROBLOG)
 
+
+THREAD = "thread"
+"""The key of a thread's follow-up parts, on the blocks whose network chains replies."""
+FIRST_COMMENT_KEY = FIRST_COMMENT
+"""The key of a first comment, on the blocks whose network takes one."""
+CAROUSEL = "media"
+"""The key of a carousel's media names, on the blocks whose network takes carousels; the
+post's ``media`` names its one file."""
 
 BLOCKS: dict[Platform, type[Block]] = {
     Platform.MICROBLOG: MicroblogBlock,

@@ -16,6 +16,7 @@ from pressroom.campaign.source import Path as FieldPath
 from pressroom.campaign.source import SourceMap
 from pressroom.platforms import MediaKind, Platform
 from pressroom.probe import MediaInfo
+from pressroom.rules import CAROUSELS
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,30 @@ class Content:
     selector: Selector
     path: FieldPath
     origins: Mapping[str, FieldPath] = field(default_factory=dict)
-    """Where each field was written: in the post's block or under ``defaults``."""
+    """Where each field was written: in the post's block or under ``defaults``; for a
+    thread, where its list was written (part i after the first at ``(*origin, i)``)."""
+    thread: tuple[str, ...] = ()
+    """A thread's parts after the first (``text`` is the first); empty for a single post."""
+    first_comment: str | None = None
+    """The comment under the post, sent once the post stands; None for none."""
+    carousel: tuple[str, ...] = ()
+    """A carousel's media names in order, used instead of the post's media; empty for
+    none. Where it was written is ``origins["media"]`` (item i at ``(*origin, i)``)."""
+    thread_media: tuple[tuple[str, ...], ...] = ()
+    """Each of ``thread``'s parts' media names (``{text, media}`` entries), in order;
+    empty where a part has none, or for no thread. Part i's item j was written at
+    ``(*origins["thread"], i, "media", j)``."""
+
+    @property
+    def parts(self) -> int:
+        """How many parts this block makes: the post, a carousel's items where the
+        network gives them ids, a thread's later parts, and its first comment."""
+        return (
+            1
+            + item_parts(self.platform, len(self.carousel))
+            + len(self.thread)
+            + (self.first_comment is not None)
+        )
 
     @property
     def thumbnail(self) -> str | None:
@@ -125,3 +149,10 @@ class Campaign:
     media: Mapping[str, Media]
     posts: tuple[Post, ...]
     source: SourceMap = field(default_factory=SourceMap, compare=False, repr=False)
+
+
+def item_parts(platform: Platform, items: int) -> int:
+    """The ``item`` parts a carousel of ``items`` files adds to the result: one per file
+    where the network gives each an id of its own, none where it does not (Pinterest)."""
+    carousel = CAROUSELS.get(platform)
+    return items if carousel is not None and carousel.item_ids else 0

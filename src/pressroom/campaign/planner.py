@@ -13,7 +13,7 @@ may omit it). Inactive connections are skipped and reported, never posted to.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -29,6 +29,7 @@ from pressroom.campaign.model import (
     Schedule,
     SelectBy,
     Selector,
+    item_parts,
 )
 from pressroom.campaign.source import Path as FieldPath
 from pressroom.platforms import RULES, THUMBNAIL_PATH, MediaKind, Platform
@@ -108,6 +109,31 @@ class PlannedPost:
     """The exact publish body, except ``fileId`` (known after upload): see ``publish_body``."""
     media: str | None
     thumbnail: ThumbnailStep | None
+    carousel: tuple[str, ...] = ()
+    """A carousel's media names in order (sent as ``fileIds``); empty for none."""
+    thread_media: tuple[tuple[str, ...], ...] = ()
+    """Each thread part's media names (sent as its ``fileIds``); empty for none."""
+
+    @property
+    def parts(self) -> int:
+        """The parts this call makes: the post, a carousel's items where the network
+        gives them ids, a thread's later parts, a first comment."""
+        return (
+            1
+            + item_parts(self.platform, len(self.carousel))
+            + len(self.body.get("thread") or ())
+            + ("firstComment" in self.body)
+        )
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """Every media name this call waits for, in order: its file or its carousel's
+        files, then a thumbnail."""
+        names = [self.media] if self.media else [*self.carousel]
+        if self.thumbnail is not None:
+            names.append(self.thumbnail.media)
+        names += [name for part in self.thread_media for name in part]
+        return tuple(dict.fromkeys(names))
 
     @property
     def key(self) -> str:
@@ -115,10 +141,14 @@ class PlannedPost:
         return f"{self.campaign}/{self.post_id}/{self.platform.value}/{self.connection.id}"
 
     def publish_body(self, file_ids: Mapping[str, str]) -> dict[str, Any]:
-        """The body to send, with ``fileId`` from the uploads (media name → file id)."""
+        """The body to send, with ``fileId`` (or a carousel's ``fileIds``) from the
+        uploads (media name → file id)."""
+        body = with_thread_files(self.body, self.thread_media, lambda name: file_ids[name])
+        if self.carousel:
+            return publish_body_with_files(body, [file_ids[n] for n in self.carousel])
         if self.media is None:
-            return dict(self.body)
-        return publish_body_with_file(self.body, file_ids[self.media])
+            return body
+        return publish_body_with_file(body, file_ids[self.media])
 
     def idempotency_key(self, edition: str) -> str:
         """The same for every retry and re-run of one edition; new for the next one."""
@@ -196,7 +226,9 @@ class Plan:
                     "connection": {"id": p.connection.id, "name": p.connection.name},
                     "endpoint": p.endpoint,
                     "body": dict(p.body),
+                    "parts": p.parts,
                     "media": p.media,
+                    "carousel": list(p.carousel),
                     "thumbnail": p.thumbnail.media if p.thumbnail else None,
                 }
                 for p in self.posts
@@ -216,6 +248,20 @@ class Plan:
         }
 
 
+def with_thread_files(
+    body: Mapping[str, Any], thread_media: Sequence[Sequence[str]], file_id: Callable[[str], str]
+) -> dict[str, Any]:
+    """The body with each thread part's ``fileIds`` (its media names as ``file_id`` gives
+    them), beside the part's text."""
+    result = dict(body)
+    if any(thread_media):
+        result["thread"] = [
+            {**part, "fileIds": [file_id(n) for n in names]} if names else part
+            for part, names in zip(body["thread"], thread_media, strict=True)
+        ]
+    return result
+
+
 def publish_body_with_file(body: Mapping[str, Any], file_id: str) -> dict[str, Any]:
     """Insert ``fileId`` after ``connectionId``, where the spec lists it."""
     result: dict[str, Any] = {}
@@ -223,6 +269,16 @@ def publish_body_with_file(body: Mapping[str, Any], file_id: str) -> dict[str, A
         result[name] = value
         if name == "connectionId":
             result["fileId"] = file_id
+    return result
+
+
+def publish_body_with_files(body: Mapping[str, Any], file_ids: Sequence[str]) -> dict[str, Any]:
+    """Insert a carousel's ``fileIds`` after ``connectionId``, where ``fileId`` would be."""
+    result: dict[str, Any] = {}
+    for name, value in body.items():
+        result[name] = value
+        if name == "connectionId":
+            result["fileIds"] = list(file_ids)
     return result
 
 
@@ -238,8 +294,8 @@ def plan(campaign: Campaign, connections: Iterable[Mapping[str, Any] | object]) 
             skipped.extend(misses)
             for connection in targets:
                 planned.append(_planned(campaign.name, post, content, connection))
-                for name in (post.media, content.thumbnail):
-                    if name is not None and name not in used_media:
+                for name in planned[-1].needs:
+                    if name not in used_media:
                         used_media.append(name)
     hashes = _Hashes()
     uploads = tuple(_upload(campaign.media[name], hashes) for name in used_media)
@@ -254,8 +310,18 @@ def plan(campaign: Campaign, connections: Iterable[Mapping[str, Any] | object]) 
 
 
 def offline_body(content: Content, media: str | None) -> dict[str, Any]:
-    """The publish body with placeholders for what only the API knows."""
-    body = publish_body(content.platform, content.fields, "<connection id>")
+    """The publish body with placeholders for what only the API knows; a carousel's
+    ``fileIds`` instead of ``media``'s ``fileId``."""
+    body = publish_body(
+        content.platform,
+        content.fields,
+        "<connection id>",
+        thread=content.thread,
+        first_comment=content.first_comment,
+    )
+    body = with_thread_files(body, content.thread_media, lambda name: f"<file id of {name}>")
+    if content.carousel:
+        return publish_body_with_files(body, [f"<file id of {n}>" for n in content.carousel])
     return publish_body_with_file(body, f"<file id of {media}>") if media else body
 
 
@@ -267,9 +333,17 @@ def _planned(campaign: str, post: Post, content: Content, connection: Connection
         platform=content.platform,
         connection=connection,
         endpoint=rules.publish_path,
-        body=publish_body(content.platform, content.fields, connection.id),
-        media=None if rules.text_only else post.media,
+        body=publish_body(
+            content.platform,
+            content.fields,
+            connection.id,
+            thread=content.thread,
+            first_comment=content.first_comment,
+        ),
+        media=None if rules.text_only or content.carousel else post.media,
         thumbnail=ThumbnailStep(content.thumbnail) if content.thumbnail else None,
+        carousel=content.carousel,
+        thread_media=content.thread_media,
     )
 
 

@@ -21,7 +21,11 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from pressroom.campaign.format import (
+    CAROUSEL,
     EXTENSION_PREFIX,
+    FIRST_COMMENT_KEY,
+    THREAD,
+    THREAD_PART_TAGS,
     CampaignFile,
     Defaults,
     MediaEntry,
@@ -29,9 +33,17 @@ from pressroom.campaign.format import (
 )
 from pressroom.campaign.issues import Reporter, did_you_mean
 from pressroom.campaign.source import Path
+from pressroom.platforms import RULES, Platform
+from pressroom.rules import CAROUSELS, COMMENTED, takes_threads
 
 M = TypeVar("M", bound=BaseModel)
 _PARTS = {"media": dict, "defaults": dict, "posts": list}
+_THREADED = [platform.value for platform in Platform if takes_threads(platform)]
+_UNTHREADED = {platform.value for platform in Platform if not takes_threads(platform)}
+_COMMENTED = [platform.value for platform in COMMENTED]
+_UNCOMMENTED = {platform.value for platform in Platform if platform not in COMMENTED}
+_CAROUSELS = [platform.value for platform in CAROUSELS]
+_NO_CAROUSELS = {platform.value for platform in Platform if platform not in CAROUSELS}
 
 
 @dataclass
@@ -102,7 +114,7 @@ def _validate(
         try:
             return model.model_validate(work)
         except ValidationError as exc:
-            errors = exc.errors(include_url=False)
+            errors = [_untagged(error) for error in exc.errors(include_url=False)]
         renames = _renames(model, work, errors)
         for error in errors:
             loc = tuple(error["loc"])
@@ -123,6 +135,13 @@ def _validate(
         if not changed:
             return None
     return None  # pragma: no cover - every round sets something aside or stops
+
+
+def _untagged(error: ErrorDetails) -> ErrorDetails:
+    """The error placed where it is written: without the tag of the way a thread part is
+    read (``THREAD_PART_TAGS``), which is no key of the file."""
+    loc = tuple(part for part in error["loc"] if part not in THREAD_PART_TAGS)
+    return {**error, "loc": loc}
 
 
 def _read_part_near_misses(data: dict[str, Any], report: Reporter) -> dict[str, Any]:
@@ -169,6 +188,8 @@ def _renamed_into(loc: Path, renames: dict[Path, str]) -> bool:
 def _set_aside(work: Any, loc: Path, kind: str, renames: dict[Path, str]) -> bool:
     """Remove (or rename) what failed so the rest can be checked; False if impossible."""
     target = loc[:-1] if kind == "missing" else loc
+    while target and isinstance(target[-1], int):
+        target = target[:-1]  # an item of a list (a thread's part): the list goes
     if not target:
         return False
     parent = _at(work, target[:-1])
@@ -209,8 +230,38 @@ def _report(
         hint = f"did you mean '{rename}'?" if rename else did_you_mean(name, fields)
         if model is CampaignFile and len(loc) == 1 and hint.startswith("expected"):
             hint += f" (keys starting with '{EXTENSION_PREFIX}' are ignored: keep anchors there)"
+        if name == FIRST_COMMENT_KEY and len(loc) >= 2 and str(loc[-2]) in _UNCOMMENTED:
+            hint = (
+                f"{loc[-2]} takes no first comment; only {', '.join(_COMMENTED)} add one "
+                "under the post"
+            )
+        if name == THREAD and len(loc) >= 2 and str(loc[-2]) in _UNTHREADED:
+            hint = (
+                f"{loc[-2]} takes no thread; only {', '.join(_THREADED[:-1])} and "
+                f"{_THREADED[-1]} post one, as a chain of replies"
+            )
+        if name == CAROUSEL and len(loc) >= 2 and str(loc[-2]) in _NO_CAROUSELS:
+            hint = (
+                f"{loc[-2]} takes no carousel; only {', '.join(_CAROUSELS)} publish a "
+                "list of media as one post"
+            )
+            if not RULES[Platform(str(loc[-2]))].text_only:
+                hint += " (for one file, write 'media: <name>' on the post)"
         report.error(path, f"unknown key '{name}'; {hint}", at_key=True)
         report.unknown_keys.add(path)
+        return
+    if kind == "list_type" and name == CAROUSEL and len(loc) >= 2:
+        one = error.get("input")
+        report.error(
+            path,
+            _expected("a list of media names (lines starting with '- ')", one)
+            + f": media in a {loc[-2]} block lists a carousel's files; for one file, "
+            + (
+                f"write 'media: {one}' on the post"
+                if isinstance(one, str)
+                else "write 'media:' on the post"
+            ),
+        )
         return
     report.error(path, _message(model, error, loc))
 

@@ -110,3 +110,24 @@ def _timezones() -> frozenset[str]:
     from zoneinfo import available_timezones
 
     return frozenset(available_timezones())
+
+
+def next_runs(cron: str, timezone: str, after: datetime, count: int) -> list[datetime]:
+    """The next ``count`` times the schedule fires after ``after``, in its timezone.
+
+    Read as the scheduler reads it: the cron's fields are wall-clock times of the
+    campaign's zone (09:00 in Berlin stays 09:00 across a change of clocks); ``after``
+    may be in any zone. An expression or zone ``cron_problem`` / ``timezone_problem``
+    refuses gives no runs rather than an error: the validator reports those.
+    """
+    from zoneinfo import ZoneInfo
+
+    from cronsim import CronSim
+
+    if cron_problem(cron) is not None or timezone_problem(timezone) is not None:
+        return []
+    zone = ZoneInfo(timezone)
+    start = after.astimezone(zone) if after.tzinfo else after.replace(tzinfo=zone)
+    expression = NICKNAMES.get(cron.strip().lower(), cron.strip())
+    runs = CronSim(expression, start.replace(second=0, microsecond=0))
+    return [next(runs) for _ in range(count)]

@@ -20,6 +20,10 @@ class Report:
     file: Path
     campaign: Campaign | None
     issues: list[Issue] = field(default_factory=list)
+    draft: Campaign | None = None
+    """The campaign as far as it could be read, errors and all (None when not even its
+    header could be): what ``campaign preview`` shows beside the errors. Never planned
+    or run: that is ``campaign``, set only when there is no error."""
 
     @property
     def errors(self) -> list[Issue]:
@@ -67,7 +71,7 @@ def validate(file: str | Path) -> Report:
     shape = check_shape(parsed.data, report)
     campaign = check_values(shape, report, path.resolve().parent, path)
     issues = unique(report.issues)
-    return Report(path, campaign if not report.has_errors else None, issues)
+    return Report(path, campaign if not report.has_errors else None, issues, draft=campaign)
 
 
 def validate_files(files: Iterable[str | Path]) -> list[Report]:

@@ -166,10 +166,19 @@ def connect(
     verified: Annotated[
         bool, typer.Option("--verified", help="video_sharing: a verified channel.")
     ] = False,
+    withhold: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--withhold",
+            help="A scope to leave unticked on the consent page (repeatable): a post "
+            "that needs it is refused as the network refuses it.",
+        ),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Link a social account to an account, as the dashboard's Connect button does: the
-    sandbox platform's authorization runs programmatically, and its tokens are stored."""
+    sandbox platform's authorization runs programmatically, and its tokens are stored.
+    Every scope the real network is asked for is granted, unless withheld."""
     from pressroom.service.admin import admin_session, connect_through_sandbox
     from pressroom.service.connections.service import ConnectionRuleError
     from pressroom.service.oauth.service import OAuthFailure
@@ -184,6 +193,7 @@ def connect(
             page_kind="profile" if profile else "page",
             pages_permission=not no_pages_permission,
             verified=verified,
+            withheld=tuple(withhold or ()),
         )
         with admin_session() as db:
             from pressroom.service.connections.repository import ConnectionRepository
@@ -211,7 +221,11 @@ def _move(action: str, connection_id: str, as_json: bool) -> None:
             from pressroom.service.oauth.service import expire_at_platform, flow_for
             from pressroom.settings import get_settings
 
-            expire_at_platform(flow_for(get_settings()), connection_id)
+            flow = flow_for(get_settings())
+            try:
+                expire_at_platform(flow, connection_id)
+            finally:  # run in process too (tests, scripts): its connections go with it
+                flow.sessions.kw["bind"].dispose()
         with admin_session() as db:
             connection = (
                 service.owned_anywhere(db, connection_id)

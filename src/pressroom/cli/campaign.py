@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -21,11 +21,15 @@ from pressroom.cli.errors import debugging, expected_errors, fail
 from pressroom.cli.options import ApiKey, BaseUrl, service_address, service_key
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     import httpx
 
     from pressroom.campaign import Campaign, Issue, Plan, Skipped
 
-app = typer.Typer(help="Campaign files: validate, schema, plan, run.", no_args_is_help=True)
+app = typer.Typer(
+    help="Campaign files: validate, preview, schema, plan, run.", no_args_is_help=True
+)
 
 
 class OutputFormat(StrEnum):
@@ -130,6 +134,91 @@ def plan(
         raise typer.Exit(1)
 
 
+class PreviewFormat(StrEnum):
+    MARKDOWN = "markdown"
+    HTML = "html"
+
+
+@app.command()
+def preview(
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="Campaign files, or folders whose *.yaml / *.yml files to show."),
+    ],
+    output_format: Annotated[
+        PreviewFormat,
+        typer.Option(
+            "--format",
+            help="markdown (a pull request's job summary: no images, at most 1 MiB) or "
+            "html (with thumbnails; needs -o).",
+        ),
+    ] = PreviewFormat.MARKDOWN,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write to this file, not stdout; html writes its thumbnails into "
+            "<name>_files/ beside it.",
+        ),
+    ] = None,
+    now: Annotated[
+        str | None,
+        typer.Option(
+            help="Count the next runs from this moment (ISO 8601, e.g. "
+            "2026-03-20T12:00:00+01:00; without a zone, UTC) \\[default: now]."
+        ),
+    ] = None,
+) -> None:
+    """Show every post as each network will show it, before it is merged.
+
+    Each post's text with the spec's and the network's counts (X's weighted count and
+    each network's own unit, from the rule table), its media in order, its format,
+    validate's errors and warnings beside it, and the campaign's next runs in its time
+    zone. Nothing is sent and no service is asked. Exits 0 once the preview is written,
+    whatever it shows: `validate` is the check that fails.
+    """
+    from pressroom.campaign import validate_files
+    from pressroom.campaign.preview import build, markdown
+    from pressroom.campaign.preview import html as html_page
+
+    if output_format is PreviewFormat.HTML and output is None:
+        raise typer.BadParameter(
+            "html needs -o PATH: its thumbnails are written beside it", param_hint="'--format'"
+        )
+    moment = _moment(now)
+    paths = list(_expand(files))
+    if not paths:
+        fail("no campaign files to preview")
+    previews = [build(report, now=moment) for report in validate_files(paths)]
+    if output_format is PreviewFormat.HTML:
+        assert output is not None
+        html_page.write(previews, output)
+        typer.echo(f"wrote {output} and {html_page.files_folder(output)}/", err=True)
+        return
+    text = markdown.render(previews)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {output}", err=True)
+
+
+def _moment(text: str | None) -> datetime | None:
+    from datetime import UTC, datetime
+
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise typer.BadParameter(
+            f"'{text}' is not an ISO 8601 time (e.g. 2026-03-20T12:00:00+01:00)",
+            param_hint="'--now'",
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 @contextmanager
 def http_client(base_url: str) -> Iterator[httpx.Client]:
     """The client ``plan`` calls the service with (tests put the app in process here)."""
@@ -214,10 +303,11 @@ def _print_plan(result: Plan) -> None:
     for post in result.posts:
         typer.echo(
             f"  {post.post_id}  {post.platform.value}  {post.connection}  POST {post.endpoint}"
+            + _parts_note(post.parts, post.body, len(post.carousel))
         )
         body = dict(post.body)
-        if post.media:
-            body = post.publish_body({post.media: f"<file id of {post.media}>"})
+        if post.media or post.carousel:
+            body = post.publish_body({name: f"<file id of {name}>" for name in post.needs})
         typer.echo(f"      {json.dumps(body, ensure_ascii=False)}")
         if post.thumbnail:
             thumb = post.thumbnail
@@ -231,7 +321,7 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
     from pressroom.campaign.planner import offline_body
     from pressroom.platforms import RULES
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for post in campaign.posts:
         for content in post.contents:
             rows.append(
@@ -243,6 +333,7 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
                     "body": offline_body(
                         content, None if RULES[content.platform].text_only else post.media
                     ),
+                    "parts": content.parts,
                     "thumbnail": content.thumbnail,
                 }
             )
@@ -252,6 +343,7 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
         )
         return
     used = {row["thumbnail"] for row in rows} | {p.media for p in campaign.posts}
+    used |= {name for p in campaign.posts for content in p.contents for name in content.carousel}
     uploads = [m for name, m in campaign.media.items() if name in used]
     typer.echo(
         f"campaign {campaign.name} (offline): {_plural(len(rows), 'post block')}, "
@@ -264,10 +356,30 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
     for row in rows:
         typer.echo(
             f"  {row['post']}  {row['platform']}  to {row['connections']}  POST {row['endpoint']}"
+            + _parts_note(row["parts"], row["body"], len(row["body"].get("fileIds") or ()))
         )
         typer.echo(f"      {json.dumps(row['body'], ensure_ascii=False)}")
         if row["thumbnail"]:
             typer.echo(f"      then set thumbnail '{row['thumbnail']}' on the new video")
+
+
+def _parts_note(parts: int, body: Mapping[str, Any], items: int) -> str:
+    """What a publish call makes, after it: ``  (a thread of 3 parts)``, ``  (a post and
+    its first comment, 2 parts)``, ``  (a carousel of 3 items, 4 parts)``; nothing for
+    a post of one part."""
+    posts = 1 + len(body.get("thread") or ())
+    first_comment = "firstComment" in body
+    if posts == 1 and not items and not first_comment:
+        return ""
+    made = f"a thread of {posts} parts" if posts > 1 else "a post"
+    if items:
+        carousel = f"a carousel of {items} items"
+        made = f"{made}, the first {carousel}" if posts > 1 else carousel
+    if first_comment:
+        made += " and its first comment"
+    elif posts > 1 and not items:
+        return f"  ({made})"
+    return f"  ({made}, {_plural(parts, 'part')})"
 
 
 def _print_uploads(rows: Iterable[tuple[str, str, str, int, str | None, str | None]]) -> None:
@@ -322,7 +434,7 @@ def run(
     The file is validated and planned first, so a mistake, a wrong key or an unreachable
     service is reported at once, before Prefect starts. Every post goes out exactly once
     per edition: run it again and what was published is skipped. Exits 1 if any post
-    failed or is unconfirmed.
+    failed, is unconfirmed or is partial (a thread cut short: the next run resumes it).
     """
     preflight(file, service_address(base_url), service_key(api_key))
     from pressroom.pipeline import prefect_api

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -46,7 +46,7 @@ from pressroom.client.upload import (
     UploadSource,
     bytes_reporter,
 )
-from pressroom.platforms import THUMBNAIL_PATH, Platform
+from pressroom.platforms import THUMBNAIL_PATH, Platform, PostFormat
 
 T = TypeVar("T")
 log = logging.getLogger("pressroom.client")
@@ -525,9 +525,11 @@ class AsyncClient(ClientCore):
         *,
         connection_id: str,
         idempotency_key: str | None = None,
-        **fields: str | bool | None,
+        **fields: models.PublishField,
     ) -> models.PublishResult:
-        """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...).
+        """Publish to any platform with its snake_case fields (``text``, ``file_id``, ...;
+        ``thread``, the texts of a thread's later parts, on microblog and text_thread;
+        ``file_ids``, a carousel's files in order, where the label takes carousels).
 
         A field the platform does not take raises ``ValueError`` before anything is sent.
         """
@@ -535,13 +537,23 @@ class AsyncClient(ClientCore):
         return await self.publish_request(request, idempotency_key=idempotency_key)
 
     async def publish_microblog(
-        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+        self,
+        *,
+        connection_id: str,
+        text: str,
+        thread: Sequence[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``thread`` (pressroom's extension) makes the post a thread: the texts of the
+        parts after the first, each a reply to the one before; the result's ``parts``
+        lists them. A later part refused raises with ``.parts`` and ``.partial``; the
+        same call with the same ``idempotency_key`` resumes after the parts that stand."""
         return await self.publish(
             Platform.MICROBLOG,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             text=text,
+            thread=thread,
         )
 
     async def publish_video_sharing(
@@ -584,21 +596,27 @@ class AsyncClient(ClientCore):
         self,
         *,
         connection_id: str,
-        file_id: str,
+        file_id: str | None = None,
         caption: str | None = None,
         privacy_level: str | None = None,
         allow_comments: bool | None = None,
         allow_duet: bool | None = None,
         allow_stitch: bool | None = None,
+        format: PostFormat | None = None,
+        file_ids: Sequence[str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``privacy_level`` and the ``allow_*`` choices are pressroom's extensions (TikTok
-        has the owner make them; the hosted service may not take them)."""
+        has the owner make them; the hosted service may not take them). ``format``
+        ``photo`` (pressroom's extension) makes a photo post of the image ``file_id`` or
+        the images ``file_ids``, in order."""
         return await self.publish(
             Platform.SHORT_VIDEO,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_ids=file_ids,
+            format=format,
             caption=caption,
             privacy_level=privacy_level,
             allow_comments=allow_comments,
@@ -610,72 +628,125 @@ class AsyncClient(ClientCore):
         self,
         *,
         connection_id: str,
-        file_id: str,
+        file_id: str | None = None,
+        file_ids: Sequence[str] | None = None,
         caption: str | None = None,
+        format: PostFormat | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
+        order, in place of ``file_id``; the result's ``parts`` lists the carousel, then
+        its items where the network names them. ``format`` (pressroom's extension)
+        ``story`` or ``reel`` makes a story (one file, no caption) or a reel (one video)."""
         return await self.publish(
             Platform.PHOTO_SHARING,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_ids=file_ids,
             caption=caption,
+            format=format,
         )
 
     async def publish_page_social(
         self,
         *,
         connection_id: str,
-        file_id: str,
+        file_id: str | None = None,
+        file_ids: Sequence[str] | None = None,
         message: str | None = None,
+        format: PostFormat | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
+        order, in place of ``file_id``; the result's ``parts`` lists the carousel, then
+        its items where the network names them. ``format`` (pressroom's extension)
+        ``story`` or ``reel`` makes a story (one file, no message) or a reel (one video)."""
         return await self.publish(
             Platform.PAGE_SOCIAL,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_ids=file_ids,
             message=message,
+            format=format,
         )
 
     async def publish_pin_board(
         self,
         *,
         connection_id: str,
-        file_id: str,
+        file_id: str | None = None,
+        file_ids: Sequence[str] | None = None,
         board_id: str,
         title: str | None = None,
         description: str | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
+        order, in place of ``file_id``; the result's ``parts`` lists the carousel, then
+        its items where the network names them."""
         return await self.publish(
             Platform.PIN_BOARD,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_ids=file_ids,
             board_id=board_id,
             title=title,
             description=description,
         )
 
     async def publish_text_thread(
-        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+        self,
+        *,
+        connection_id: str,
+        text: str,
+        thread: Sequence[str | models.TextThreadPart] | None = None,
+        file_ids: Sequence[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``thread`` (pressroom's extension) makes the post a thread: the texts of the
+        parts after the first, each a reply to the one before; the result's ``parts``
+        lists them. A later part refused raises with ``.parts`` and ``.partial``; the
+        same call with the same ``idempotency_key`` resumes after the parts that stand.
+        ``file_ids`` (pressroom's extension) makes the first part a carousel of those
+        files, in order; a later part given as ``TextThreadPart`` carries its own
+        ``file_ids`` (one file, or a carousel)."""
         return await self.publish(
             Platform.TEXT_THREAD,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             text=text,
+            thread=thread,
+            file_ids=file_ids,
         )
 
     async def publish_professional_network(
-        self, *, connection_id: str, text: str, idempotency_key: str | None = None
+        self,
+        *,
+        connection_id: str,
+        text: str,
+        file_ids: Sequence[str] | None = None,
+        format: PostFormat | None = None,
+        file_id: str | None = None,
+        document_title: str | None = None,
+        idempotency_key: str | None = None,
     ) -> models.PublishResult:
+        """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
+        order, in place of ``file_id``; the result's ``parts`` lists the carousel, then
+        its items where the network names them. ``format`` ``document`` (pressroom's
+        extension) makes a document post of the PDF ``file_id``, titled
+        ``document_title``."""
         return await self.publish(
             Platform.PROFESSIONAL_NETWORK,
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             text=text,
+            file_ids=file_ids,
+            format=format,
+            file_id=file_id,
+            document_title=document_title,
         )
 
     async def publish_open_microblog(
@@ -685,10 +756,15 @@ class AsyncClient(ClientCore):
         text: str,
         file_id: str | None = None,
         alt_text: str | None = None,
+        file_ids: Sequence[str] | None = None,
+        file_alts: Mapping[str, str] | None = None,
+        thread: Sequence[str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """pressroom's extension (not on the hosted service): a Bluesky post, with one
-        optional image or video and its alt text."""
+        optional image or video and its alt text, or two to four images (``file_ids``)
+        each with its alt text by id (``file_alts``); ``thread`` makes it a thread of
+        replies, resumed after the parts that stand by the same ``idempotency_key``."""
         return await self.publish(
             Platform.OPEN_MICROBLOG,
             connection_id=connection_id,
@@ -696,6 +772,9 @@ class AsyncClient(ClientCore):
             text=text,
             file_id=file_id,
             alt_text=alt_text,
+            file_ids=file_ids,
+            file_alts=file_alts,
+            thread=thread,
         )
 
     # --- posts read-back (pressroom's extension) ---------------------------------------
@@ -706,10 +785,14 @@ class AsyncClient(ClientCore):
         connection_id: str | None = None,
         platform: Platform | str | None = None,
         idempotency_key: str | None = None,
+        campaign: str | None = None,
+        edition: str | None = None,
+        flow_run_id: str | None = None,
         limit: int | None = None,
         cursor: str | None = None,
     ) -> models.PostPage:
-        """pressroom's record of published posts, newest first.
+        """pressroom's record of published posts, newest first; ``campaign``, ``edition``
+        and ``flow_run_id`` find the posts whose publish body's ``campaign`` said so.
 
         The hosted service has no such route: expect ``NotFoundError`` there.
         """
@@ -717,6 +800,9 @@ class AsyncClient(ClientCore):
             connection_id=connection_id,
             platform=Platform(platform).value if platform is not None else None,
             idempotency_key=idempotency_key,
+            campaign=campaign,
+            edition=edition,
+            flow_run_id=flow_run_id,
             limit=limit,
             cursor=cursor,
         )
@@ -727,11 +813,20 @@ class AsyncClient(ClientCore):
         *,
         connection_id: str | None = None,
         platform: Platform | str | None = None,
+        campaign: str | None = None,
+        edition: str | None = None,
+        flow_run_id: str | None = None,
         page_size: int | None = None,
     ) -> AsyncIterator[models.Post]:
         return self._pages(
             lambda cursor: self.list_posts(
-                connection_id=connection_id, platform=platform, limit=page_size, cursor=cursor
+                connection_id=connection_id,
+                platform=platform,
+                campaign=campaign,
+                edition=edition,
+                flow_run_id=flow_run_id,
+                limit=page_size,
+                cursor=cursor,
             ),
             lambda page: (page.posts, page.next_cursor),
         )
@@ -760,6 +855,64 @@ class AsyncClient(ClientCore):
             idempotency_key=idempotency_key, connection_id=connection_id, platform=platform, limit=1
         )
         return page.posts[0] if page.posts else None
+
+    # --- metrics (pressroom's extension) ----------------------------------------------
+
+    async def refresh_metrics(
+        self,
+        *,
+        since_days: int | None = None,
+        record_ids: Sequence[str] | None = None,
+        campaign: str | None = None,
+    ) -> models.MetricsRound:
+        """Start a metrics round for the account's published posts (or answer with the
+        one running: ``running_already``); the service asks the networks itself, within
+        each network's budget per round. Wait for it with ``wait_for_metrics_round``."""
+        body = models.RefreshMetrics(
+            since_days=since_days,
+            record_ids=list(record_ids) if record_ids is not None else None,
+            campaign=campaign,
+        ).body()
+        return await self._call(
+            "POST",
+            "/api/posts/metrics/refresh",
+            model_parser(models.MetricsRound, key="round"),
+            json=body,
+        )
+
+    async def metrics_round(self, round_id: str) -> models.MetricsRound:
+        return await self._call(
+            "GET",
+            f"/api/posts/metrics/rounds/{segment(round_id)}",
+            model_parser(models.MetricsRound, key="round"),
+        )
+
+    async def wait_for_metrics_round(
+        self, round_id: str, *, timeout: float = 600.0, interval: float = 1.0
+    ) -> models.MetricsRound:
+        """The round once it is no longer running; ``TimeoutError`` after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = await self.metrics_round(round_id)
+            if not found.running:
+                return found
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"metrics round {round_id} still running after {timeout} s")
+            await anyio.sleep(interval)
+
+    async def post_metrics(self, record_id: str) -> models.PostMetrics:
+        return await self._call(
+            "GET",
+            f"/api/posts/{segment(record_id)}/metrics",
+            model_parser(models.PostMetrics),
+        )
+
+    async def campaign_metrics(self, name: str) -> models.CampaignMetrics:
+        return await self._call(
+            "GET",
+            f"/api/campaigns/{segment(name)}/metrics",
+            model_parser(models.CampaignMetrics),
+        )
 
     # --- events and redelivery (pressroom's extension) --------------------------------
 

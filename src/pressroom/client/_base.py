@@ -384,7 +384,10 @@ class ClientCore:
 
 
 RETRY_BASE_SECONDS = 0.5
-_NOTHING_DONE = frozenset({"rate_limited", "database_busy", "idempotency_request_in_progress"})
+_NOTHING_DONE = frozenset(
+    {"rate_limited", "database_busy", "idempotency_request_in_progress", "file_not_ready"}
+)
+"""Answers that say nothing was done, so sending the request again is safe without a key."""
 
 
 def _safe_to_resend(error: errors.PressroomError, request: httpx.Request) -> bool:

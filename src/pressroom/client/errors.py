@@ -38,12 +38,15 @@ Messages never contain the API key.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from pressroom import error_codes
 from pressroom.portable import PortableError
+
+if TYPE_CHECKING:
+    from pressroom.client.models import Part
 
 __all__ = [
     "APIError",
@@ -131,6 +134,23 @@ class APIError(PressroomError):
     @property
     def transient(self) -> bool:
         return error_codes.is_transient(self.status, self.code)
+
+    @property
+    def parts(self) -> list[Part]:
+        """A thread's parts as the refusal lists them (pressroom's extension): those that
+        stand, then the one refused; empty when the answer has none."""
+        from pressroom.client.models import Part
+
+        found = self.body.get("parts") if isinstance(self.body, dict) else None
+        if not isinstance(found, list):
+            return []
+        return [Part.model_validate(part) for part in found if isinstance(part, dict)]
+
+    @property
+    def partial(self) -> bool:
+        """Some parts of a thread stand and a later one was refused: the post is
+        ``partial``, and a publish with the same Idempotency-Key resumes after them."""
+        return any(part.stands for part in self.parts)
 
     def __str__(self) -> str:
         where = f" ({self.method} {self.url})" if self.method and self.url else ""

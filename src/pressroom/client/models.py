@@ -8,9 +8,9 @@ strict: a field a platform does not take is refused before anything is sent.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
     AliasChoices,
@@ -22,12 +22,19 @@ from pydantic import (
     SecretStr,
     ValidatorFunctionWrapHandler,
     WrapValidator,
+    model_validator,
 )
 from pydantic import ValidationError as PydanticValidationError
 from pydantic.alias_generators import to_camel
 
-from pressroom.platforms import RULES, Platform, rules_for
-from pressroom.statuses import ConnectionStatus, FileState, ShortVideoPrivacyLevel
+from pressroom.platforms import RULES, Platform, PostFormat, rules_for
+from pressroom.statuses import (
+    ConnectionStatus,
+    FileState,
+    PartStatus,
+    PostStatus,
+    ShortVideoPrivacyLevel,
+)
 
 READY_STATUSES: frozenset[str] = frozenset({FileState.READY.value, "completed", "uploaded"})
 """File statuses that mean the file can be published: ours, and the hosted service's."""
@@ -86,6 +93,21 @@ class PresignedUpload(Response):
     expires_at: Timestamp = None
 
 
+class DerivedFile(Response):
+    """A file converted for one network (pressroom's extension)."""
+
+    network: str | None = None
+    profile: str | None = None
+    status: str | None = None
+    """``pending`` (a publish answers 409 ``file_not_ready`` meanwhile), ``ready`` or
+    ``failed`` (``failure_reason`` says why)."""
+    content_type: str | None = None
+    size: int | None = None
+    width: int | None = None
+    height: int | None = None
+    failure_reason: str | None = None
+
+
 class FileStatus(Response):
     """A stored file: its processing status and, once probed, its media facts."""
 
@@ -107,6 +129,9 @@ class FileStatus(Response):
     failure_reason: str | None = None
     sha256: str | None = None
     """Hex SHA-256 of the bytes (pressroom's extension; the hosted service may omit it)."""
+    derivatives: list[DerivedFile] = []
+    """The file converted for networks that would refuse it as it is (pressroom's
+    extension): one per network profile, made by the first post that needs it."""
 
     @property
     def is_ready(self) -> bool:
@@ -196,20 +221,74 @@ class MicroblogConnections(Response):
 # --- publishing ----------------------------------------------------------------------
 
 
+Fit = Literal["refuse", "pad", "crop"]
+"""What a post may do to a picture whose shape the network does not take (pressroom's
+extension): refuse (default), pad or crop a copy made for the network."""
+
+
+class Campaign(Request):
+    """Where a post comes from (pressroom's extension, the body's ``campaign``): kept on
+    the post record, where ``list_posts`` finds it by ``campaign``, ``edition`` and
+    ``flow_run_id``; no part of the Idempotency-Key fingerprint, so a re-run with a new
+    ``flow_run_id`` under the same key gets the first answer. The service checks the
+    values' lengths."""
+
+    name: str
+    edition: str | None = None
+    post_id: str | None = None
+    """The post's id in the campaign file."""
+    flow_run_id: str | None = None
+    """The Prefect flow run that sent it."""
+
+
 class PublishRequest(Request):
     """A publish body; each platform's subclass names its endpoint through ``platform``."""
 
     platform_label: ClassVar[Platform]
     connection_id: str
+    campaign: Campaign | None = None
+    """pressroom's extension: where the post comes from (set by pressroom's pipeline)."""
+    format: PostFormat | None = None
+    """pressroom's extension: ``post`` (left out: the same), or a format the label offers
+    (``story``, ``reel``, ``photo``, ``document``; ``pressroom.rules.formats``)."""
+
+    @model_validator(mode="after")
+    def _one_file_or_a_carousel(self) -> Self:
+        """``file_id`` or ``file_ids`` where a label takes both, never both; a label
+        with media needs one of them (checked here, before anything is sent)."""
+        fields = type(self).model_fields
+        if "file_ids" not in fields or "file_id" not in fields:
+            return self
+        one, many = getattr(self, "file_id", None), getattr(self, "file_ids", None)
+        if one is not None and many is not None:
+            raise ValueError("give file_id for one file or file_ids for a carousel, not both")
+        if one is None and many is None and not RULES[self.platform_label].text_only:
+            raise ValueError("file_id is required (or file_ids, for a carousel)")
+        return self
 
     @property
     def path(self) -> str:
         return RULES[self.platform_label].publish_path
 
 
+class ThreadPart(Request):
+    """One part of a thread after the first (pressroom's extension): its text."""
+
+    text: str
+
+
+class TextThreadPart(ThreadPart):
+    """One part of a text_thread thread after the first: its text, and its files
+    (pressroom's extension: one file, or several in order for a carousel)."""
+
+    file_ids: list[str] | None = None
+
+
 class MicroblogPublish(PublishRequest):
     platform_label = Platform.MICROBLOG
     text: str
+    thread: list[ThreadPart] | None = None
+    """pressroom's extension: the parts after the first, each a reply to the one before."""
 
 
 class VideoSharingPublish(PublishRequest):
@@ -220,48 +299,79 @@ class VideoSharingPublish(PublishRequest):
     privacy_status: Literal["public", "unlisted", "private"] | None = None
     made_for_kids: bool | None = None
     """pressroom's extension: the owner's made-for-children declaration (left out: none)."""
+    first_comment: str | None = None
+    """pressroom's extension: a comment under the post, sent once the post stands."""
+    fit: Fit | None = None
 
 
 class ShortVideoPublish(PublishRequest):
     platform_label = Platform.SHORT_VIDEO
     platform: Literal["short_video"] = "short_video"
-    file_id: str
+    file_id: str | None = None
+    file_ids: list[str] | None = None
+    """pressroom's extension: a photo post's images, in order (with ``format`` ``photo``)."""
     caption: str | None = None
     privacy_level: ShortVideoPrivacyLevel | None = None
     """pressroom's extension: TikTok's privacy level, the owner's choice (required there)."""
     allow_comments: bool | None = None
     allow_duet: bool | None = None
     allow_stitch: bool | None = None
+    fit: Fit | None = None
 
 
 class PhotoSharingPublish(PublishRequest):
     platform_label = Platform.PHOTO_SHARING
-    file_id: str
+    file_id: str | None = None
+    file_ids: list[str] | None = None
+    """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     caption: str | None = None
+    first_comment: str | None = None
+    """pressroom's extension: a comment under the post, sent once the post stands."""
+    fit: Fit | None = None
 
 
 class PageSocialPublish(PublishRequest):
     platform_label = Platform.PAGE_SOCIAL
-    file_id: str
+    file_id: str | None = None
+    file_ids: list[str] | None = None
+    """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     message: str | None = None
+    first_comment: str | None = None
+    """pressroom's extension: a comment under the post, sent once the post stands."""
+    fit: Fit | None = None
 
 
 class PinBoardPublish(PublishRequest):
     platform_label = Platform.PIN_BOARD
-    file_id: str
+    file_id: str | None = None
+    file_ids: list[str] | None = None
+    """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     board_id: str
     title: str | None = None
     description: str | None = None
+    fit: Fit | None = None
 
 
 class TextThreadPublish(PublishRequest):
     platform_label = Platform.TEXT_THREAD
     text: str
+    file_ids: list[str] | None = None
+    """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
+    thread: list[TextThreadPart] | None = None
+    """pressroom's extension: the parts after the first, each a reply to the one before."""
 
 
 class ProfessionalNetworkPublish(PublishRequest):
     platform_label = Platform.PROFESSIONAL_NETWORK
     text: str
+    file_id: str | None = None
+    """pressroom's extension: a document post's PDF (with ``format`` ``document``)."""
+    document_title: str | None = None
+    """pressroom's extension: a document post's title (required with ``document``)."""
+    file_ids: list[str] | None = None
+    """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
+    first_comment: str | None = None
+    """pressroom's extension: a comment under the post, sent once the post stands."""
 
 
 class OpenMicroblogPublish(PublishRequest):
@@ -271,6 +381,12 @@ class OpenMicroblogPublish(PublishRequest):
     text: str
     file_id: str | None = None
     alt_text: str | None = None
+    file_ids: list[str] | None = None
+    """Two to four images in one post, in order (not with ``file_id``)."""
+    file_alts: dict[str, str] | None = None
+    """Each file's alt text, by its id."""
+    thread: list[ThreadPart] | None = None
+    """The parts after the first, each a reply to the one before."""
 
 
 PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
@@ -289,17 +405,33 @@ PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
 }
 
 
+PublishField = str | bool | Sequence[str | ThreadPart] | Mapping[str, str] | Campaign | None
+"""A publish field's value: text, a yes/no choice, a thread's parts (``thread``: texts,
+or ``TextThreadPart`` with files), or where the post comes from (``campaign``)."""
+
+
 def build_publish_request(
-    platform: Platform | str, *, connection_id: str, **fields: str | bool | None
+    platform: Platform | str, *, connection_id: str, **fields: PublishField
 ) -> PublishRequest:
     """The body for ``platform`` from snake_case fields; fields left None are not sent.
+    ``thread`` is the texts of a thread's parts after the first (microblog, text_thread).
 
     Raises ``ValueError`` for an unknown platform, and pydantic's ``ValidationError`` (a
     ``ValueError`` too) for a field the platform does not take or a required one that is
     missing, before anything is sent.
     """
     model = PUBLISH_REQUESTS[rules_for(platform).platform]
-    given = {name: value for name, value in fields.items() if value is not None}
+    given: dict[str, Any] = {name: value for name, value in fields.items() if value is not None}
+    thread = given.get("thread")
+    if isinstance(thread, Sequence) and not isinstance(thread, str):
+        given["thread"] = [
+            {"text": part}
+            if isinstance(part, str)
+            else part.model_dump(exclude_none=True)
+            if isinstance(part, ThreadPart)
+            else part
+            for part in thread
+        ]
     return model.model_validate({"connection_id": connection_id, **given})
 
 
@@ -354,6 +486,23 @@ class WithMeta(Response):
         return dict(self._meta.headers) if self._meta else {}
 
 
+class Part(Response):
+    """One part of a post made of several (pressroom's extension): a thread is its
+    ``post`` then a ``reply`` per later part; a carousel its ``post`` then an ``item``
+    per file (where the network names them); a first comment a ``comment``; in order."""
+
+    index: int
+    kind: str | None = None
+    platform_post_id: Id | None = None
+    url: str | None = None
+    status: str | None = None
+    """``published``, ``failed`` (refused: nothing of it is live) or ``unknown``."""
+
+    @property
+    def stands(self) -> bool:
+        return self.status == PartStatus.PUBLISHED
+
+
 class PublishResult(WithMeta):
     """The publish result of spec section 2; ``item_id`` is the platform's id whatever its name."""
 
@@ -368,6 +517,8 @@ class PublishResult(WithMeta):
     post_id: Id | None = None
     pin_id: Id | None = None
     privacy_status: str | None = None
+    format: PostFormat | None = None
+    """pressroom's extension: the format the body gave (None: a feed post)."""
     board_id: Id | None = None
     applied_privacy_status: str | None = None
     """video_sharing on pressroom: the privacy YouTube reports having applied."""
@@ -380,6 +531,8 @@ class PublishResult(WithMeta):
     is then the ``publish_id`` and ``url`` the profile)."""
     record_id: Id | None = None
     """pressroom's own record of the post (``GET /api/posts/{recordId}``); not on the hosted service."""
+    parts: list[Part] | None = None
+    """A thread's parts in order (pressroom's extension); None for a single post."""
 
     @property
     def item_id(self) -> str | None:
@@ -415,12 +568,21 @@ class ThumbnailResult(WithMeta):
     updated_at: Timestamp = None
 
 
+class PostCampaign(Response):
+    """A post record's ``campaign`` (pressroom's extension)."""
+
+    name: str | None = None
+    edition: str | None = None
+    post_id: str | None = None
+    flow_run_id: str | None = None
+
+
 class Post(Response):
     """pressroom's record of one publish attempt (our extension, for read-back).
 
     ``status`` is ``published``, ``sending`` (still on its way), ``failed`` (it never
-    reached the platform) or ``unknown`` (the platform failed after receiving it: it
-    may be live).
+    reached the platform), ``unknown`` (the platform failed after receiving it: it
+    may be live) or ``partial`` (a thread whose later part was refused).
     """
 
     record_id: Id = Field(validation_alias=AliasChoices("recordId", "id", "record_id"))
@@ -438,12 +600,110 @@ class Post(Response):
     """The publish body as sent."""
     result: dict[str, Any] | None = None
     """The answer given: the publish result, or the error body."""
+    parts: list[Part] = []
+    """A thread's parts in order (pressroom's extension); empty for a single post."""
+    campaign: PostCampaign | None = None
+    """Where the post comes from, as its publish body's ``campaign`` said."""
+    format: PostFormat = PostFormat.POST
+    """The post's format (pressroom's extension; ``post`` from a server that says none)."""
+
+    @property
+    def partial(self) -> bool:
+        """A thread some of whose parts stand while the network refused a later one: a
+        publish with the same Idempotency-Key resumes after the parts that stand."""
+        return self.status == PostStatus.PARTIAL
 
 
 class PostPage(Response):
     success: bool = True
     posts: list[Post] = []
     next_cursor: str | None = None
+
+
+# --- metrics (pressroom's extension) --------------------------------------------------
+
+
+class RefreshMetrics(Request):
+    """Which published posts a metrics round asks about; every filter given must hold."""
+
+    since_days: int | None = None
+    record_ids: list[str] | None = None
+    campaign: str | None = None
+
+
+class NetworkRound(Response):
+    refreshed: int = 0
+    unavailable: int = 0
+    failed: int = 0
+    budget: int = 0
+    asked: int = 0
+    stopped: str | None = None
+
+
+class MetricsRound(Response):
+    """A metrics round the service runs (``running``, then ``done`` or ``failed``)."""
+
+    round_id: Id
+    status: str
+    running_already: bool = False
+    filters: dict[str, Any] = {}
+    networks: dict[str, NetworkRound] = {}
+    started_at: Timestamp = None
+    finished_at: Timestamp = None
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+
+class Figures(Response):
+    """What a network counts of a post; None where it does not count the figure."""
+
+    impressions: int | None = None
+    views: int | None = None
+    likes: int | None = None
+    comments: int | None = None
+    shares: int | None = None
+    saves: int | None = None
+    clicks: int | None = None
+
+
+class MetricSnapshot(Figures):
+    taken_at: Timestamp = None
+    part_index: int = 0
+
+
+class PostMetrics(Response):
+    """A post's figures over time, or why its network gives none (``available``)."""
+
+    record_id: Id
+    platform: str | None = None
+    available: bool = True
+    unavailable_reason: str | None = None
+    refreshed_at: Timestamp = None
+    latest: MetricSnapshot | None = None
+    series: list[MetricSnapshot] = []
+
+
+class NetworkTotals(Response):
+    platform: str
+    posts: int = 0
+    totals: Figures = Figures()
+
+
+class EditionTotals(Response):
+    edition: str | None = None
+    networks: list[NetworkTotals] = []
+
+
+class CampaignMetrics(Response):
+    """A campaign's figures, each post by its latest snapshot, per network and edition."""
+
+    campaign: str
+    posts: int = 0
+    measured: int = 0
+    networks: list[NetworkTotals] = []
+    editions: list[EditionTotals] = []
 
 
 # --- events and redelivery (pressroom's extension) ------------------------------------

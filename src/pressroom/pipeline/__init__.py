@@ -1,7 +1,8 @@
 """What a campaign run does, as plain Python: Prefect's flows and tasks only call it.
 
 - ``outcomes``: what each publish ended as (``published | skipped | failed |
-  unconfirmed``), the result rows, their JSON-lines log, their tables and summary.
+  unconfirmed | partial``), the result rows (a thread's with its parts), their
+  JSON-lines log, their tables and summary.
 - ``retrying``: which failures are retried (transient ones only), and how long to wait
   (exponential backoff with jitter that never shortens the base delay, and at least what
   the service's ``Retry-After`` asked for).

@@ -36,6 +36,9 @@ class PipelineSettings(BaseSettings):
     poll_seconds: float = Field(5.0, gt=0)
     """How often a video's readiness is polled."""
     ready_timeout_seconds: float = Field(900.0, gt=0)
+    """How long a file may take to be ready: processed after its upload, and converted
+    for a network when a post needs it (the publish waits that long on 409
+    ``file_not_ready`` before its task is retried)."""
     concurrency: int = Field(16, ge=1)
     """Requests in flight at once, all platforms together."""
     platform_concurrency: int = Field(4, ge=1)

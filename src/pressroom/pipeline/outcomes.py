@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -20,6 +20,10 @@ class Status(StrEnum):
     FAILED = "failed"
     UNCONFIRMED = "unconfirmed"
     """Sent, then no answer, and the service cannot say whether it went out: check by hand."""
+    PARTIAL = "partial"
+    """A thread some of whose parts stand while the network refused a later one: not
+    published. A later run of the edition sends it under the same Idempotency-Key, and
+    the service resumes after the parts that stand."""
 
 
 class Kind(StrEnum):
@@ -34,6 +38,21 @@ class Kind(StrEnum):
 ALREADY_PUBLISHED = "already published"
 """Why a post was skipped when an earlier run (or attempt) had published it already: the
 exactly-once record had it, or the service replayed its answer (``Idempotent-Replayed``)."""
+
+
+@dataclass(frozen=True)
+class PartRow:
+    """One part of a post as the service answered: ``published``, ``failed``, ``unknown``."""
+
+    index: int
+    status: str
+    url: str | None = None
+    kind: str | None = None
+    """``post``, ``reply``, ``item`` or ``comment``, as the service names it."""
+
+    @property
+    def stands(self) -> bool:
+        return self.status == Status.PUBLISHED.value
 
 
 @dataclass(frozen=True)
@@ -52,18 +71,41 @@ class ResultRow:
     reason: str | None = None
     """Why it was skipped (``already published``), when it was."""
     kind: Kind = Kind.POST
+    parts: tuple[PartRow, ...] = ()
+    """A post's parts in order (a thread's, a carousel's items, a first comment; the
+    first is what ``url`` points at); empty for a post of one part."""
 
     @property
     def status_text(self) -> str:
+        if self.status is Status.PARTIAL and self.parts:
+            return f"{self.status.value} ({self.parts_text} parts stand)"
         return f"{self.status.value} ({self.reason})" if self.reason else self.status.value
 
+    @property
+    def parts_text(self) -> str:
+        """``2/3``: the parts that stand of a thread's parts; empty for a single post."""
+        if not self.parts:
+            return ""
+        return f"{sum(part.stands for part in self.parts)}/{len(self.parts)}"
+
     def with_status(self, status: Status, **changes: Any) -> ResultRow:
-        values = {**asdict(self), "status": status, **changes}
-        return ResultRow(**values)
+        return replace(self, status=status, **changes)
 
     @property
     def detail(self) -> str:
+        if self.status is Status.PARTIAL and self.error:
+            standing = " ".join(part.url for part in self.parts if part.stands and part.url)
+            return f"{self.error} (standing: {standing})" if standing else self.error
         return self.url or self.error or ""
+
+    @property
+    def log_line(self) -> str:
+        """``published as 1844… after 2 attempts in 2.31 s``: the row in its task run's
+        log (the platform's id, since a URL there is cut to its host, as on every line)."""
+        attempts = f"{self.attempts} attempt{'' if self.attempts == 1 else 's'}"
+        line = self.status_text + (f" as {self.item_id}" if self.item_id else "")
+        line += f" after {attempts} in {self.duration_seconds:.2f} s"
+        return f"{line}: {self.detail}" if self.error else line
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -80,7 +122,16 @@ class PublishFailed(PortableError):
         super().__init__(f"{row.platform} · {row.connection} · {row.post}: {row.error}")
 
 
-COLUMNS = ("post", "platform", "connection", "status", "url or error", "attempts", "duration")
+COLUMNS = (
+    "post",
+    "platform",
+    "connection",
+    "status",
+    "parts",
+    "url or error",
+    "attempts",
+    "duration",
+)
 ARTIFACT_COLUMNS = (*COLUMNS, "idempotency key")
 
 
@@ -91,6 +142,7 @@ def table_rows(rows: Iterable[ResultRow], *, with_key: bool = False) -> list[lis
             r.platform,
             r.connection,
             r.status_text,
+            r.parts_text,
             r.detail,
             str(r.attempts),
             f"{r.duration_seconds:.2f} s",
@@ -98,6 +150,10 @@ def table_rows(rows: Iterable[ResultRow], *, with_key: bool = False) -> list[lis
         ]
         for r in rows
     ]
+
+
+NEEDS_ATTENTION = (Status.FAILED, Status.UNCONFIRMED, Status.PARTIAL)
+"""Rows that fail a run: nothing (or not all) of the post went out, or no one knows."""
 
 
 def counts(rows: Sequence[ResultRow]) -> dict[str, int]:
@@ -131,10 +187,14 @@ def markdown_summary(campaign: str, edition: str, rows: Sequence[ResultRow]) -> 
         summary_message(rows) if rows else "nothing to do",
         "",
     ]
-    problems = [r for r in rows if r.status in (Status.FAILED, Status.UNCONFIRMED)]
+    problems = [r for r in rows if r.status in NEEDS_ATTENTION]
     if problems:
         lines += ["## Needs attention", ""]
-        lines += [f"- `{r.platform}` · {r.connection} · {r.post}: {r.error}" for r in problems]
+        lines += [
+            f"- `{r.platform}` · {r.connection} · {r.post}: "
+            + (f"partial, {r.parts_text} parts stand: {r.detail}" if r.parts else str(r.error))
+            for r in problems
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -153,7 +213,13 @@ def print_table(title: str, rows: Sequence[ResultRow]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    styles = {"published": "green", "skipped": "cyan", "failed": "red", "unconfirmed": "yellow"}
+    styles = {
+        "published": "green",
+        "skipped": "cyan",
+        "failed": "red",
+        "unconfirmed": "yellow",
+        "partial": "magenta",
+    }
     table = Table(title=title)
     for column in COLUMNS:
         table.add_column(column, overflow="fold")

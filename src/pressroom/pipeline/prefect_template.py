@@ -3,30 +3,46 @@
 A Prefect server on a fresh ``PREFECT_HOME`` spends most of its start migrating an empty
 SQLite database: about 9 s to its first answer on a 2-core machine, against 3.4 s once
 the database exists (``benchmarks/``, first result). The migrations end in the same
-database every time for one Prefect version, so ``scripts/setup`` builds it once, beside
-the installed packages (``python -m pressroom.pipeline.prefect_template``), and every
-server pressroom starts (a run's temporary one, ``pressroom serve``'s) copies it in first
-when the home has no database. Prefect then finds its migrations applied and starts as
-on a home it used before; it still registers its block types, as on any new database
-path.
+database every time for one migration head, so pressroom ships that database in the
+package (``prefect_templates/prefect-<head>.db.xz``, 42 KB compressed), and every server
+pressroom starts (a run's temporary one, ``pressroom serve``'s) copies it in first when
+the home has no database. Prefect then finds its migrations applied and starts as on a
+home it used before; it still registers its block types, as on any new database path.
+A plain ``pip install`` therefore starts fast on its first run, with no step of its own.
+
+Templates are keyed by the installed Prefect's migration head (the newest file name among
+its SQLite migrations, which are named by date), not by its version, so a Prefect release
+without new migrations still finds the shipped one. When none matches (a Prefect newer than
+the one pressroom was released with), the first command builds it once with Prefect's own
+server start into the user's cache directory, under a file lock so that commands starting
+together build it once, and every later fresh home is copied from there.
+``python -m pressroom.pipeline.prefect_template --package`` rebuilds the shipped one for the
+installed Prefect (a test fails while it is missing for the pinned version).
+
+Two are shipped: one for the Prefect of ``constraints.txt`` (3.8.8, what ``scripts/setup``
+installs) and one for the newest release pyproject's range allowed when pressroom was
+released (3.9.1, what a plain ``pip install`` picks; without it that install's first run
+built the template, 21 s to the first published row against 10 s on the second). To add
+the next release's, install pressroom beside it in a scratch venv, run ``--package`` there
+and copy the file in.
 
 Nothing is copied when Prefect is told to use another database (any
-``PREFECT_*_DATABASE_*`` connection setting in the environment or the active profile),
-when the home already has a database, or when no template was built for the installed
-Prefect version: Prefect then migrates as usual.
+``PREFECT_*_DATABASE_*`` connection setting in the environment or the active profile) or
+when the home already has a database: Prefect then does as it always does.
 """
 
 from __future__ import annotations
 
 import logging
+import lzma
 import os
 import shutil
 import sqlite3
 import sys
 import tempfile
 from contextlib import suppress
-from importlib.metadata import version
 from pathlib import Path
+from typing import IO
 
 from pressroom.pipeline import prefect_settings
 from pressroom.pipeline.prefect_home import prefect_home, profile_settings
@@ -45,9 +61,32 @@ DATABASE_SETTINGS = tuple(
 """Any of these moves Prefect's database away from ``$PREFECT_HOME/prefect.db``."""
 
 
+PACKAGED = Path(__file__).with_name("prefect_templates")
+"""Where the shipped templates live, one per Prefect migration head."""
+
+
+def migration_head() -> str:
+    """The installed Prefect's newest SQLite migration, read from its file names
+    (``<date>_<revision>_<what>.py``) without importing Prefect or alembic."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("prefect")
+    assert spec is not None and spec.origin is not None, "Prefect is not installed"
+    versions = Path(spec.origin).parent / "server/database/_migrations/versions/sqlite"
+    newest = max(p.name for p in versions.glob("[0-9]*_*.py"))
+    return newest.split("_")[4]
+
+
+def packaged_path(head: str | None = None) -> Path:
+    """The shipped template for a migration head (it may not exist)."""
+    return PACKAGED / f"prefect-{head or migration_head()}.db.xz"
+
+
 def template_path() -> Path:
-    """Where the template for the installed Prefect lives: beside the packages."""
-    return Path(sys.prefix) / "share" / "pressroom" / f"prefect-{version('prefect')}.db"
+    """Where a template built on this machine lives: the user's cache directory."""
+    from platformdirs import user_cache_path
+
+    return user_cache_path("pressroom") / f"prefect-{migration_head()}.db"
 
 
 def default_database_in_use() -> bool:
@@ -66,14 +105,14 @@ def seed(home: Path | None = None) -> bool:
     target = home / DATABASE
     if target.exists():  # the usual case, and the cheapest check first
         return False
-    template = template_path()
-    if not template.is_file() or not default_database_in_use():
+    if not default_database_in_use():
         return False
     home.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=home, prefix=".prefect-", delete=False) as scratch:
         partial = Path(scratch.name)
     try:
-        shutil.copyfile(template, partial)
+        with _open_template() as template, partial.open("wb") as copy:
+            shutil.copyfileobj(template, copy)
         try:
             os.link(partial, target)  # only if still absent: never over a database in use
         except FileExistsError:
@@ -81,8 +120,27 @@ def seed(home: Path | None = None) -> bool:
     finally:
         with suppress(FileNotFoundError):
             partial.unlink()
-    logger.debug("started Prefect's database from %s", template)
+    logger.debug("started Prefect's database from its template")
     return True
+
+
+def _open_template() -> IO[bytes]:
+    """The template's bytes: a copy built on this machine, else the shipped one, else one
+    built now into the cache (once, whichever command gets the lock first)."""
+    built = template_path()
+    if built.is_file():
+        return built.open("rb")
+    packaged = packaged_path()
+    if packaged.is_file():
+        return lzma.open(packaged)
+    from filelock import FileLock
+
+    built.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(built.with_suffix(".lock")):
+        if not built.is_file():  # not built by the command that held the lock before
+            logger.info("building Prefect's database template (once): %s", built)
+            build(built)
+    return built.open("rb")
 
 
 def build(path: Path | None = None) -> Path:
@@ -114,7 +172,25 @@ def build(path: Path | None = None) -> Path:
     return path
 
 
+def package() -> Path:
+    """Build the template for the installed Prefect and ship it, compressed."""
+    target = packaged_path()
+    with tempfile.TemporaryDirectory(prefix="pressroom-prefect-") as scratch:
+        built = build(Path(scratch) / "template.db")
+        with sqlite3.connect(built) as db:
+            [(revision,)] = db.execute("SELECT version_num FROM alembic_version").fetchall()
+        if revision != migration_head():
+            raise SystemExit(f"Prefect migrated to {revision}, not {migration_head()}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with built.open("rb") as source, lzma.open(target, "wb", preset=9) as packed:
+            shutil.copyfileobj(source, packed)
+    return target
+
+
 def main() -> None:
+    if "--package" in sys.argv[1:]:
+        print(f"Prefect database template shipped: {package()}")
+        return
     path = template_path()
     if path.is_file() and "--force" not in sys.argv[1:]:
         print(f"Prefect database template already built: {path}")

@@ -3,8 +3,19 @@
 Prefect sends the loggers named in ``PREFECT_LOGGING_EXTRA_LOGGERS`` (set by
 ``prefect_settings.CLIENT``: ``pressroom.pipeline`` and ``pressroom.client``) to its API,
 tied to the flow or task run that logged them, but gives them only its handlers, not a
-level: ``attach`` lets their INFO lines (uploads, waits, look-ups, retries with their
-reasons) through, and masks anything that looks like an API key on the way out.
+level: ``attach`` lets their INFO lines (waits, look-ups, the client's retries) through,
+and masks anything that looks like an API key on the way out. Those lines go to the
+console too, through Prefect's console handler on the root logger.
+
+``RUN_LOG`` carries the lines a run's log needs and the console never showed: each
+upload, each readiness wait and each publish result. It sends to Prefect's API handler
+only, so the console keeps its one line per task and the results table. A retry needs no
+line of ours: Prefect logs each one in the task run with the failure that caused it, and
+the wait a ``Retry-After`` asked for is a ``pressroom.pipeline`` line.
+
+``attach`` runs wherever a task runs (``tasks.common`` calls it on import: the flow's
+process, and each Dask worker that unpickles a task); without it a worker's pressroom
+loggers keep Python's default WARNING and drop every INFO line.
 """
 
 from __future__ import annotations
@@ -16,6 +27,8 @@ import re
 from pressroom import log_safety
 
 RUN_LOGGERS = ("pressroom.pipeline", "pressroom.client")
+RUN_LOG = logging.getLogger(__name__)
+"""Lines for the run's logs in Prefect alone, not the console."""
 _KEY = re.compile(r"\bprk_(?:live|test)_[A-Za-z0-9_\-]+")
 
 
@@ -40,14 +53,37 @@ def redact(text: str) -> str:
 def attach() -> None:
     """Let the run loggers' INFO lines reach Prefect's run logs, with keys masked, and
     keep URLs' paths and queries out of every line of the process (``log_safety``: our
-    httpx client's request lines would show presigned upload URLs whole)."""
+    httpx client's request lines would show presigned upload URLs whole).
+
+    Called after Prefect is imported (which sets its logging up); calling it again
+    changes nothing."""
+    from prefect.logging.handlers import APILogHandler
+
     log_safety.install()
+    # Prefect's API handler, as Prefect gives it to its extra loggers.
+    api = [h for h in logging.getLogger("prefect.extra").handlers if isinstance(h, APILogHandler)]
     for name in RUN_LOGGERS:
         logger = logging.getLogger(name)
         if logger.level == logging.NOTSET:
             logger.setLevel(logging.INFO)
-        # On the handlers (Prefect's, attached to these loggers), so the records of child
-        # loggers (pressroom.pipeline.steps) pass through it too.
+        if not any(isinstance(h, APILogHandler) for h in logger.handlers):
+            # Prefect's logging was set up before PREFECT_LOGGING_EXTRA_LOGGERS named
+            # this logger (a process that imported Prefect first, a worker started
+            # without the setting): the lines would stay on the console.
+            for api_handler in api:
+                logger.addHandler(api_handler)
         for handler in logger.handlers:
-            if not any(isinstance(f, RedactSecrets) for f in handler.filters):
-                handler.addFilter(RedactSecrets())
+            _mask(handler)
+    RUN_LOG.setLevel(logging.INFO)
+    RUN_LOG.propagate = False  # the console handler is the root's
+    for api_handler in api:
+        _mask(api_handler)
+        if api_handler not in RUN_LOG.handlers:
+            RUN_LOG.addHandler(api_handler)
+
+
+def _mask(handler: logging.Handler) -> None:
+    """On the handlers (Prefect's), not the loggers, so the records of child loggers
+    (``pressroom.pipeline.steps``) pass through it too."""
+    if not any(isinstance(f, RedactSecrets) for f in handler.filters):
+        handler.addFilter(RedactSecrets())

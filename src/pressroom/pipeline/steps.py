@@ -19,10 +19,12 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from threading import Lock
+from typing import TypeVar
 
 from pressroom.campaign import MediaUpload, PlannedPost
 from pressroom.client import (
     APIError,
+    Campaign,
     Client,
     FileStatus,
     NotFoundError,
@@ -30,13 +32,22 @@ from pressroom.client import (
     PublishResult,
     TransportError,
 )
-from pressroom.client.models import PUBLISH_REQUESTS
+from pressroom.client.models import PUBLISH_REQUESTS, Part
 from pressroom.pipeline import progress
 from pressroom.pipeline.media_memory import MediaMemory
-from pressroom.pipeline.outcomes import ALREADY_PUBLISHED, Kind, PublishFailed, ResultRow, Status
+from pressroom.pipeline.outcomes import (
+    ALREADY_PUBLISHED,
+    Kind,
+    PartRow,
+    PublishFailed,
+    ResultRow,
+    Status,
+)
 from pressroom.pipeline.retrying import TransientFailure, is_transient, retry_after
+from pressroom.pipeline.run_logs import RUN_LOG
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -54,6 +65,9 @@ class IdempotencyEvidence:
 
 LONG_WAIT_SECONDS = 10.0
 """A ``Retry-After`` wait this long is shown on the console, not only logged."""
+MEDIA_WAIT_SECONDS = 900.0
+"""How long a publish waits, by default, for its file to be converted for the network."""
+FILE_NOT_READY = "file_not_ready"
 
 
 def transient_or_final(
@@ -145,7 +159,9 @@ def upload_medium(
     """Upload once per content, service and account: returns (fileId, reused)."""
     known = known_file_id(client, upload.sha256, memory, upload.name)
     if known is not None:
+        log.info("%s: already uploaded as %s, not uploaded again", upload.name, known)
         return known, True
+    started = time.monotonic()
     try:
         status = client.upload(
             upload.path,
@@ -157,12 +173,60 @@ def upload_medium(
     except PressroomError as exc:
         raise transient_or_final(exc, f"uploading {upload.name}") from exc
     memory.remember(upload.sha256, status.file_id)
+    RUN_LOG.info(
+        "%s: uploaded %s (%s, %d bytes) as %s in %.2f s",
+        upload.name,
+        upload.filename,
+        upload.content_type,
+        upload.size,
+        status.file_id,
+        time.monotonic() - started,
+    )
     return status.file_id, False
 
 
-def wait_ready(client: Client, file_id: str, *, poll_interval: float, timeout: float) -> FileStatus:
+def until_media_ready(
+    send: Callable[[], T],
+    what: str,
+    *,
+    wait_seconds: float,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """``send()``, again after each 409 ``file_not_ready`` (the service is converting the
+    file for the network, or still processing it) once its ``Retry-After`` has passed,
+    for up to ``wait_seconds`` in all; past that the last answer is raised (transient: the
+    task is retried)."""
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            return send()
+        except APIError as exc:
+            if exc.code != FILE_NOT_READY:
+                raise
+            pause = retry_after(exc) or 1.0
+            if time.monotonic() + pause > deadline:
+                raise
+            log.info(
+                "%s: the file is being made ready for the network; again in %.0f s", what, pause
+            )
+            sleep(pause)
+
+
+def wait_ready(
+    client: Client, name: str, file_id: str, *, poll_interval: float, timeout: float
+) -> FileStatus:
     """Until the service has processed the file; a failure or time-out is final for its posts."""
-    return client.wait_until_ready(file_id, poll_interval=poll_interval, timeout=timeout)
+    RUN_LOG.info(
+        "%s: waiting for %s to be processed (a look every %.1f s, for up to %.0f s)",
+        name,
+        file_id,
+        poll_interval,
+        timeout,
+    )
+    started = time.monotonic()
+    status = client.wait_until_ready(file_id, poll_interval=poll_interval, timeout=timeout)
+    RUN_LOG.info("%s: ready after %.2f s", name, time.monotonic() - started)
+    return status
 
 
 # --- publishing --------------------------------------------------------------------------
@@ -179,6 +243,26 @@ def row_for(planned: PlannedPost, key: str, status: Status, **values: object) ->
     )
 
 
+def _what(planned: PlannedPost) -> str:
+    return f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
+
+
+def _thumbnail_what(planned: PlannedPost) -> str:
+    return f"thumbnail · {planned.connection.name} · {planned.post_id}"
+
+
+def reported(step: Callable[[], ResultRow], what: str) -> ResultRow:
+    """``step()``'s row, or the row its ``PublishFailed`` carries, said in the run's log
+    (a ``TransientFailure`` is said by the retry that follows it)."""
+    try:
+        row = step()
+    except PublishFailed as exc:
+        RUN_LOG.info("%s: %s", what, exc.row.log_line)
+        raise
+    RUN_LOG.info("%s: %s", what, row.log_line)
+    return row
+
+
 def publish_post(
     client: Client,
     planned: PlannedPost,
@@ -188,26 +272,86 @@ def publish_post(
     evidence: IdempotencyEvidence,
     attempt: int,
     started: float | None = None,
+    media_wait: float = MEDIA_WAIT_SECONDS,
+    sleep: Callable[[float], None] = time.sleep,
+    campaign: Campaign | None = None,
+) -> ResultRow:
+    """Publish one post × connection, its result said in the run's log (``_publish``),
+    with ``campaign`` (``campaign_of``) as the body's ``campaign``."""
+    return reported(
+        lambda: _publish(
+            client,
+            planned,
+            file_ids,
+            key=key,
+            evidence=evidence,
+            attempt=attempt,
+            started=started,
+            media_wait=media_wait,
+            sleep=sleep,
+            campaign=campaign,
+        ),
+        _what(planned),
+    )
+
+
+def campaign_of(planned: PlannedPost, edition: str, flow_run_id: str | None) -> Campaign:
+    """Where the post comes from, as its publish body's ``campaign``: the campaign's name,
+    the edition, the post's id in the file and the flow run sending it. It is no part of
+    the Idempotency-Key fingerprint, so a re-run's new flow run id still replays."""
+    return Campaign(
+        name=planned.campaign, edition=edition, post_id=planned.post_id, flow_run_id=flow_run_id
+    )
+
+
+def _publish(
+    client: Client,
+    planned: PlannedPost,
+    file_ids: Mapping[str, str],
+    *,
+    key: str,
+    evidence: IdempotencyEvidence,
+    attempt: int,
+    started: float | None,
+    media_wait: float,
+    sleep: Callable[[float], None],
+    campaign: Campaign | None,
 ) -> ResultRow:
     """Publish one post × connection. Raises ``TransientFailure`` to be retried, or
     ``PublishFailed`` carrying the row of a final failure or an unconfirmed outcome.
 
     ``started`` is when the first attempt began (``time.monotonic()``), so a row's
-    duration covers every attempt; by default, this one's start."""
+    duration covers every attempt; by default, this one's start. While the service is
+    making the file fit for the network (409 ``file_not_ready``), the same request is sent
+    again after each ``Retry-After``, for up to ``media_wait`` seconds."""
     started = time.monotonic() if started is None else started
     request = PUBLISH_REQUESTS[planned.platform].model_validate(planned.publish_body(file_ids))
-    what = f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
+    if campaign is not None:
+        request = request.model_copy(update={"campaign": campaign})
+    what = _what(planned)
 
     def took() -> float:
         return round(time.monotonic() - started, 3)
 
     try:
-        result = client.publish_request(request, idempotency_key=key)
+        result = until_media_ready(
+            lambda: client.publish_request(request, idempotency_key=key),
+            what,
+            wait_seconds=media_wait,
+            sleep=sleep,
+        )
     except TransportError as exc:
         if not exc.request_sent:
             raise TransientFailure(f"{what}: {exc}", cause=exc) from exc
         return _resolve_unknown(client, planned, key, evidence, exc, attempt, took())
     except APIError as exc:
+        if exc.partial and not exc.transient:
+            # A later part refused for good: the parts that stand are live. Not
+            # retried in this run; a later run of the edition sends the same key and
+            # the service resumes after them.
+            raise PublishFailed(
+                partial_row(planned, key, exc, attempts=attempt, took=took())
+            ) from exc
         if record_status(exc) in ("unknown", "published"):
             # The platform got the request and may have the post: look, then decide.
             return _resolve_unknown(client, planned, key, evidence, exc, attempt, took())
@@ -238,6 +382,7 @@ def publish_post(
             item_id=result.item_id,
             attempts=attempt,
             duration_seconds=took(),
+            parts=part_rows(result.parts or []),
         )
     return row_for(
         planned,
@@ -247,6 +392,30 @@ def publish_post(
         item_id=result.item_id,
         attempts=attempt,
         duration_seconds=took(),
+        parts=part_rows(result.parts or []),
+    )
+
+
+def part_rows(parts: list[Part]) -> tuple[PartRow, ...]:
+    return tuple(
+        PartRow(part.index, part.status or "unknown", part.url, part.kind) for part in parts
+    )
+
+
+def partial_row(
+    planned: PlannedPost, key: str, error: APIError, *, attempts: int, took: float
+) -> ResultRow:
+    """The row of a thread whose later part was refused: ``partial``, with its parts."""
+    parts = part_rows(error.parts)
+    return row_for(
+        planned,
+        key,
+        Status.PARTIAL,
+        url=parts[0].url if parts else None,
+        error=_describe(error),
+        attempts=attempts,
+        duration_seconds=took,
+        parts=parts,
     )
 
 
@@ -268,7 +437,7 @@ def _resolve_unknown(
     attempt: int,
     duration: float,
 ) -> ResultRow:
-    what = f"{planned.platform.value} · {planned.connection.name} · {planned.post_id}"
+    what = _what(planned)
     try:
         found = client.find_post(
             idempotency_key=key, connection_id=planned.connection.id, platform=planned.platform
@@ -315,14 +484,51 @@ def set_thumbnail(
     key: str,
     attempt: int,
     started: float | None = None,
+    media_wait: float = MEDIA_WAIT_SECONDS,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ResultRow:
+    """Set a video's thumbnail, its result said in the run's log."""
+    return reported(
+        lambda: _set_thumbnail(
+            client,
+            planned,
+            video_id,
+            file_ids,
+            key=key,
+            attempt=attempt,
+            started=started,
+            media_wait=media_wait,
+            sleep=sleep,
+        ),
+        _thumbnail_what(planned),
+    )
+
+
+def _set_thumbnail(
+    client: Client,
+    planned: PlannedPost,
+    video_id: str,
+    file_ids: Mapping[str, str],
+    *,
+    key: str,
+    attempt: int,
+    started: float | None,
+    media_wait: float,
+    sleep: Callable[[float], None],
 ) -> ResultRow:
     assert planned.thumbnail is not None
     started = time.monotonic() if started is None else started
-    what = f"thumbnail · {planned.connection.name} · {planned.post_id}"
+    what = _thumbnail_what(planned)
     row = thumbnail_row(planned, key, Status.PUBLISHED, attempts=attempt)
     try:
-        result = client.set_video_thumbnail(
-            video_id, thumbnail_file_id=file_ids[planned.thumbnail.media], idempotency_key=key
+        thumbnail_file_id = file_ids[planned.thumbnail.media]
+        result = until_media_ready(
+            lambda: client.set_video_thumbnail(
+                video_id, thumbnail_file_id=thumbnail_file_id, idempotency_key=key
+            ),
+            what,
+            wait_seconds=media_wait,
+            sleep=sleep,
         )
     except TransportError as exc:
         # Setting a thumbnail twice sets the same picture: resending is harmless.

@@ -21,7 +21,7 @@ first request.
 ``threads.py``, ``linkedin.py``, ``bluesky.py`` for open_microblog): one of the kinds of ``model`` (``TextLength``,
 ``ForbiddenCharacters``, ``ItemCount``, ``MediaFormat``, ``MaxBytes``, ``Dimensions``,
 ``AspectRatio``, ``Duration``, ``VideoCodec``, ``AudioCodec``, ``FrameRate``,
-``ItemsPerPost``, ``PostsPerDay``) with its name, its limit and ``doc_url``; a media rule
+``ItemsPerPost``, ``PartsPerThread``, ``PostsPerDay``, ``SeeMore``) with its name, its limit and ``doc_url``; a media rule
 says what conversion meets it (``fix``) or None when nothing does. The tests go over the
 table, so a new text rule is tried through the API just inside and just outside its
 limit without a test written for it. A figure that could not be confirmed on the
@@ -40,8 +40,12 @@ divided by height; frame rates are frames a second; durations are seconds.
 **Media rules and fitting**: a file breaking a rule that conversion can meet is not
 refused; the check reports it as needing fitting (``MediaVerdict.needs_fitting``). A
 rule nothing but the editor's choice can meet (a duration; an aspect ratio, unless the
-campaign says ``fit: pad`` or ``fit: crop``) refuses the post. Item counts per post and
-posts per day are data for carousels and quotas, not checked yet.
+campaign says ``fit: pad`` or ``fit: crop``) refuses the post. Item counts per post
+(``ItemsPerPost``) bound a carousel's ``fileIds``, whose labels and kinds of file are
+``CAROUSELS``; posts per day are the sandbox's daily quotas.
+``SeeMore`` (how much of a text an app shows before its "more" link) refuses nothing:
+the preview shows the cut. No network documents one for the posts pressroom sends, so
+the table holds none yet (``pressroom.campaign.preview`` says what was looked for).
 
 This package imports nothing of the service (no FastAPI, SQLAlchemy or boto3), so the
 campaign validator and the client stay light.
@@ -50,35 +54,58 @@ campaign validator and the client stay light.
 from __future__ import annotations
 
 from pressroom.rules.check import (
+    CAROUSELS,
+    COMMENTED,
+    FIRST_COMMENT,
+    MIN_CAROUSEL_ITEMS,
+    Carousel,
     MediaFacts,
     MediaVerdict,
     Violation,
+    carousel_rule,
+    check_carousel,
     check_media,
     check_text,
+    check_thread,
     media_rules,
+    takes_carousels,
+    takes_first_comment,
+    takes_threads,
     text_rules,
 )
 from pressroom.rules.counting import Unit, measure
-from pressroom.rules.model import Fit, Fix, Rule, Subject
+from pressroom.rules.model import Fit, Fix, Rule, SeeMore, Subject
 from pressroom.rules.table import NETWORKS, TABLE, all_rules, rule_by_id, rules_of
 
 __all__ = [
+    "CAROUSELS",
+    "COMMENTED",
+    "FIRST_COMMENT",
+    "MIN_CAROUSEL_ITEMS",
     "NETWORKS",
     "TABLE",
+    "Carousel",
     "Fit",
     "Fix",
     "MediaFacts",
     "MediaVerdict",
     "Rule",
+    "SeeMore",
     "Subject",
     "Unit",
     "Violation",
     "all_rules",
+    "carousel_rule",
+    "check_carousel",
     "check_media",
     "check_text",
+    "check_thread",
     "measure",
     "media_rules",
     "rule_by_id",
     "rules_of",
+    "takes_carousels",
+    "takes_first_comment",
+    "takes_threads",
     "text_rules",
 ]

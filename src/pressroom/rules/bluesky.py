@@ -19,7 +19,15 @@ from __future__ import annotations
 
 from pressroom.platforms import MediaKind, Platform
 from pressroom.rules.counting import Unit
-from pressroom.rules.model import Fix, ItemsPerPost, MaxBytes, MediaFormat, Rule, TextLength
+from pressroom.rules.model import (
+    Fix,
+    ItemsPerPost,
+    MaxBytes,
+    MediaFormat,
+    PartsPerThread,
+    Rule,
+    TextLength,
+)
 
 PLATFORM = Platform.OPEN_MICROBLOG
 NETWORK = "Bluesky"
@@ -27,6 +35,11 @@ LEXICONS = "https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsk
 POST = f"{LEXICONS}/feed/post.json"
 IMAGES = f"{LEXICONS}/embed/images.json"
 VIDEO = f"{LEXICONS}/embed/video.json"
+RATE_LIMITS = "https://docs.bsky.app/docs/advanced-guides/rate-limits"
+WRITE_POINTS_PER_HOUR = 5000
+"""A Bluesky PDS's hourly budget of record writes per account (the rate limits page)."""
+CREATE_POINTS = 3
+"""What creating one record costs of it (the same page)."""
 
 RULES: tuple[Rule, ...] = (
     TextLength(
@@ -74,6 +87,16 @@ RULES: tuple[Rule, ...] = (
         limit=300_000_000,
         fix=Fix.TRANSCODE,
     ),
+    # Bluesky documents no length for a thread (a reply chain of posts); the PDS's write
+    # limit does bound one: 5,000 points an hour at 3 per created record is 1,666 posts,
+    # and a longer thread would be stopped part way by a 429.
+    PartsPerThread(
+        platform=PLATFORM,
+        network=NETWORK,
+        name="thread_parts",
+        doc_url=RATE_LIMITS,
+        max_parts=WRITE_POINTS_PER_HOUR // CREATE_POINTS,
+    ),
     ItemsPerPost(
         platform=PLATFORM,
         network=NETWORK,
@@ -81,13 +104,5 @@ RULES: tuple[Rule, ...] = (
         doc_url=IMAGES,
         min_items=1,
         max_items=4,
-    ),
-    ItemsPerPost(
-        platform=PLATFORM,
-        network=NETWORK,
-        name="videos_per_post",
-        doc_url=VIDEO,
-        min_items=1,
-        max_items=1,
     ),
 )

@@ -31,9 +31,11 @@ from pressroom.rules.model import (
     FrameRate,
     Item,
     ItemCount,
+    ItemsPerPost,
     MaxBytes,
     MediaFormat,
     MediaRule,
+    PartsPerThread,
     Rule,
     Subject,
     TextLength,
@@ -65,7 +67,142 @@ class Violation:
         return f"{self.rule.id}, {self.rule.doc_url}"
 
 
+# -- threads ------------------------------------------------------------------
+
+
+def check_thread(platform: Platform, parts: int) -> Violation | None:
+    """A thread of ``parts`` parts (the first post included) against the network's
+    ``PartsPerThread``; None when it fits or the network has no thread rule."""
+    for rule in rules_of(platform):
+        if isinstance(rule, PartsPerThread) and parts > rule.max_parts:
+            return Violation(
+                rule,
+                f"the thread has {parts:,} parts; {rule.network} takes at most "
+                f"{rule.max_parts:,} in one thread: split it in two.",
+                field="thread",
+            )
+    return None
+
+
+def takes_threads(platform: Platform) -> bool:
+    """Whether the label's network chains replies into threads (it has a thread rule)."""
+    return any(isinstance(rule, PartsPerThread) for rule in rules_of(platform))
+
+
+# -- carousels ----------------------------------------------------------------
+
+MIN_CAROUSEL_ITEMS = 2
+"""pressroom's own floor for ``fileIds``: a single file goes in ``fileId``. A network's
+``ItemsPerPost`` rule, where its pages give one, is checked after it."""
+
+
+@dataclass(frozen=True)
+class Carousel:
+    """How a label's network takes several media in one post."""
+
+    network: str
+    kinds: frozenset[MediaKind]
+    """The kinds of file it takes as a carousel's items."""
+    item_ids: bool
+    """Whether it gives each item an id of its own (the result's ``item`` parts)."""
+    how: str
+    """The network's name for it, for messages and the docs."""
+
+
+_IMAGES = frozenset({MediaKind.IMAGE})
+_IMAGES_AND_VIDEOS = frozenset({MediaKind.IMAGE, MediaKind.VIDEO})
+
+CAROUSELS: dict[Platform, Carousel] = {
+    Platform.PHOTO_SHARING: Carousel(
+        "Instagram",
+        _IMAGES_AND_VIDEOS,
+        True,
+        "Instagram's carousel (a CAROUSEL container of item containers)",
+    ),
+    Platform.PAGE_SOCIAL: Carousel(
+        "Facebook",
+        _IMAGES,
+        True,
+        "Facebook's multi-photo post (unpublished photos attached to one post)",
+    ),
+    Platform.TEXT_THREAD: Carousel(
+        "Threads",
+        _IMAGES_AND_VIDEOS,
+        True,
+        "Threads' carousel (a CAROUSEL container of item containers)",
+    ),
+    Platform.PROFESSIONAL_NETWORK: Carousel(
+        "LinkedIn", _IMAGES, True, "LinkedIn's MultiImage post (images uploaded, then one post)"
+    ),
+    Platform.PIN_BOARD: Carousel(
+        "Pinterest", _IMAGES, False, "Pinterest's carousel Pin (media_source multiple_image_urls)"
+    ),
+    Platform.OPEN_MICROBLOG: Carousel(
+        "Bluesky",
+        _IMAGES,
+        False,
+        "Bluesky's post of several images (one app.bsky.embed.images, each image with its "
+        "alt text)",
+    ),
+}
+"""The labels whose network publishes several files as one post through the API, and
+how (Instagram's and Threads' carousels take images and videos; Facebook's multi-photo
+posts, LinkedIn's MultiImage posts, Pinterest's carousel Pins and Bluesky's image embeds
+take images). Pinterest and Bluesky give the carousel's items no ids of their own (a
+Bluesky post's images are blobs of the one record), so their results list no ``item``
+parts."""
+
+
+def takes_carousels(platform: Platform) -> bool:
+    return platform in CAROUSELS
+
+
+def carousel_rule(platform: Platform) -> ItemsPerPost | None:
+    """The network's ``ItemsPerPost`` rule, where its pages give one."""
+    for rule in rules_of(platform):
+        if isinstance(rule, ItemsPerPost):
+            return rule
+    return None
+
+
+def check_carousel(platform: Platform, items: int) -> Violation | None:
+    """A carousel of ``items`` files against the network's ``ItemsPerPost``; None when
+    it fits or the network documents no count."""
+    rule = carousel_rule(platform)
+    if rule is None or rule.min_items <= items <= rule.max_items:
+        return None
+    change = (
+        f"add {rule.min_items - items:,}"
+        if items < rule.min_items
+        else f"remove {items - rule.max_items:,}"
+    )
+    return Violation(
+        rule,
+        f"the carousel has {items:,} files; {rule.network} takes {rule.min_items:,} to "
+        f"{rule.max_items:,} in one carousel: {change}.",
+        field="file_ids",
+    )
+
+
 # -- text ---------------------------------------------------------------------
+
+FIRST_COMMENT = "first_comment"
+"""The field a network's comment rules name (``TextLength.fields``): a post's first
+comment, checked as the post's own texts are."""
+
+COMMENTED = (
+    Platform.VIDEO_SHARING,
+    Platform.PHOTO_SHARING,
+    Platform.PAGE_SOCIAL,
+    Platform.PROFESSIONAL_NETWORK,
+)
+"""The labels whose network lets the account comment on its own post through the API
+(YouTube's commentThreads, Instagram's and Facebook's comments edges, LinkedIn's
+Comments API), and so take a first comment."""
+
+
+def takes_first_comment(platform: Platform) -> bool:
+    return platform in COMMENTED
 
 
 def text_rules(platform: Platform) -> list[TextRule]:

@@ -1,11 +1,24 @@
-"""The rule table as the README shows it: one row per rule, written from the table, so
-the documentation and the rules cannot drift apart (a test compares them)."""
+"""The rule table as the documentation shows it: one row per rule, written from the table,
+so the documentation and the rules cannot drift apart (a test compares them).
+
+``python -m pressroom.docs`` rewrites the table on the rules page and on each
+network's page (``docs/networks/``) with every other generated page; this module only makes
+the rows, so the documentation package depends on the rules and never the other way."""
 
 from __future__ import annotations
 
-from pressroom.platforms import RULES
+from pressroom.platforms import RULES, Platform
+from pressroom.rules.check import CAROUSELS
 from pressroom.rules.counting import Unit
-from pressroom.rules.model import ItemsPerPost, MediaRule, PostsPerDay, Rule, TextLength
+from pressroom.rules.model import (
+    ItemsPerPost,
+    MediaRule,
+    PartsPerThread,
+    PostsPerDay,
+    Rule,
+    SeeMore,
+    TextLength,
+)
 from pressroom.rules.table import all_rules
 
 
@@ -13,7 +26,10 @@ def never_reached(rule: Rule) -> str | None:
     """Why the spec refuses first whatever this rule would, or None when it can be reached."""
     spec = RULES[rule.platform]
     if isinstance(rule, MediaRule) and spec.text_only:
-        return f"not reached: the spec's {rule.platform.value} posts text only"
+        carousel = CAROUSELS.get(rule.platform)
+        if carousel is None or (rule.kind is not None and rule.kind not in carousel.kinds):
+            return f"not reached: the spec's {rule.platform.value} posts text only"
+        return None  # a carousel's files (``fileIds``) are held to it
     if isinstance(rule, TextLength) and rule.unit is Unit.GRAPHEMES:
         limits = [spec.text_rule(field) for field in rule.fields]
         if all(
@@ -28,9 +44,13 @@ def _what_happens(rule: Rule) -> str:
     if unreachable is not None:
         return unreachable
     if isinstance(rule, PostsPerDay):
-        return "data for quotas; not checked yet"
+        return "the sandbox's quota (the real driver reads the network's own count)"
+    if isinstance(rule, PartsPerThread):
+        return "refused before any part is sent (`error.field`: `thread`)"
     if isinstance(rule, ItemsPerPost):
-        return "data for carousels; not checked yet"
+        return "refused before anything is sent (`error.field`: `fileIds`)"
+    if isinstance(rule, SeeMore):
+        return "never refused: `campaign preview` shows the cut"
     if isinstance(rule, MediaRule):
         if rule.fix is None:
             return "refused"
@@ -40,15 +60,14 @@ def _what_happens(rule: Rule) -> str:
     return "refused"
 
 
-def markdown_table() -> list[str]:
+def markdown_table(platform: Platform | None = None) -> list[str]:
+    """Every rule, or one label's only (its network's page shows those)."""
     rows = ["| rule | network | limit | when broken | page |", "|---|---|---|---|---|"]
     for rule in all_rules():
+        if platform is not None and rule.platform is not platform:
+            continue
         rows.append(
             f"| `{rule.id}` | {rule.network} | {rule.describe()} | {_what_happens(rule)} "
             f"| [{rule.doc_url.split('://', 1)[1].split('/', 1)[0]}]({rule.doc_url}) |"
         )
     return rows
-
-
-if __name__ == "__main__":
-    print("\n".join(markdown_table()))

@@ -9,6 +9,12 @@ Not in the table: image widths of 320 to 1440 px (Instagram scales such images, 
 not refuse them); the colour space (converted by Instagram). The Reels file size is the
 current page's 1 GB; earlier copies said 300 MB, and when it changed is not confirmed.
 The carousel limit is the API's 10 (the app allows 20).
+
+No comment rule: the IG Media comments edge (POST /{ig-media-id}/comments, ``message``,
+https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments)
+names no length limit for a comment (none was found on its page); the 2,200 characters
+quoted for comments are the caption's, and a first comment is held to no figure before
+sending.
 """
 
 from __future__ import annotations

@@ -120,6 +120,26 @@ class ItemCount(TextRule):
         return f"{self.field_names}: at most {self.limit:,} {self.item}"
 
 
+@dataclass(frozen=True, kw_only=True)
+class SeeMore(Rule):
+    """How much of a text the network's app shows before hiding the rest behind a link
+    (Instagram's "more", LinkedIn's "see more"). Not a refusal: nothing checks it; the
+    preview (``pressroom campaign preview``) shows the cut. Kept apart from ``TextRule``
+    so that no check ever mistakes it for a limit."""
+
+    fields: tuple[str, ...]
+    limit: int
+    unit: Unit
+    link: str = "more"
+    """The words of the link the rest hides behind, as the app writes them."""
+
+    def describe(self) -> str:
+        return (
+            f"{' and '.join(self.fields)}: the first {self.limit:,} {self.unit} shown, "
+            f"the rest behind '{self.link}'"
+        )
+
+
 # -- media --------------------------------------------------------------------
 
 
@@ -240,7 +260,8 @@ class FrameRate(MediaRule):
 
 @dataclass(frozen=True, kw_only=True)
 class ItemsPerPost(Rule):
-    """Media items in one post (a carousel). Data for carousels; not checked yet."""
+    """Media items in one carousel (the body's ``fileIds``): fewer or more are refused
+    before anything is sent, naming ``fileIds``."""
 
     subject: Subject = Subject.POST
     min_items: int
@@ -251,9 +272,23 @@ class ItemsPerPost(Rule):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PartsPerThread(Rule):
+    """Parts in one thread (the first post and its replies): a longer chain is refused
+    before any part is sent, since the network would stop it part way."""
+
+    subject: Subject = Subject.POST
+    max_parts: int
+
+    def describe(self) -> str:
+        return f"thread: at most {self.max_parts:,} parts"
+
+
+@dataclass(frozen=True, kw_only=True)
 class PostsPerDay(Rule):
-    """Posts the account may publish through the API in a moving window. Data for the
-    sandbox's and the drivers' quotas; not checked yet."""
+    """Posts the account may publish through the API in a moving window: the sandbox
+    counts them per connection and refuses one more as the network does; the real
+    drivers read the network's own count (Instagram's ``content_publishing_limit``,
+    Threads' ``threads_publishing_limit``)."""
 
     subject: Subject = Subject.ACCOUNT
     limit: int

@@ -1,6 +1,7 @@
 """Pinterest (pin_board): the Pin's title and description as Pinterest's published API
 description limits them (``PinCreate``: ``title`` maxLength 100, ``description``
-maxLength 800).
+maxLength 800), and the images of a carousel Pin (``PinMediaSourceImagesURL``:
+``items`` minItems 2, maxItems 5).
 
 A JSON Schema ``maxLength`` counts code points, so a title of 100 characters with
 accents written as two code points is over Pinterest's limit while within the spec's.
@@ -14,12 +15,13 @@ from __future__ import annotations
 
 from pressroom.platforms import Platform
 from pressroom.rules.counting import Unit
-from pressroom.rules.model import Rule, TextLength
+from pressroom.rules.model import ItemsPerPost, Rule, TextLength
 
 PLATFORM = Platform.PIN_BOARD
 NETWORK = "Pinterest"
 PIN_CREATE = "https://github.com/pinterest/api-description/blob/main/v5/openapi.yaml"
-"""Pinterest's OpenAPI description of API v5, schema ``PinCreate``."""
+"""Pinterest's OpenAPI description of API v5, schemas ``PinCreate`` and
+``PinMediaSourceImagesURL``."""
 
 RULES: tuple[Rule, ...] = (
     TextLength(
@@ -39,5 +41,13 @@ RULES: tuple[Rule, ...] = (
         fields=("description",),
         limit=800,
         unit=Unit.CODE_POINTS,
+    ),
+    ItemsPerPost(
+        platform=PLATFORM,
+        network=NETWORK,
+        name="carousel_items",
+        doc_url=PIN_CREATE,
+        min_items=2,
+        max_items=5,
     ),
 )

@@ -22,6 +22,7 @@ from pressroom.rules.model import (
     ItemsPerPost,
     MaxBytes,
     MediaFormat,
+    PartsPerThread,
     PostsPerDay,
     Rule,
     TextLength,
@@ -32,6 +33,10 @@ PLATFORM = Platform.TEXT_THREAD
 NETWORK = "Threads"
 POSTS = "https://developers.facebook.com/docs/threads/posts"
 OVERVIEW = "https://developers.facebook.com/docs/threads/overview"
+REPLIES = "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies"
+REPLIES_PER_DAY = 1000
+"""Threads' quota of API-published replies in a moving 24 hours: every part of a thread
+after the first is a reply, so a longer thread could never be finished."""
 MB = 1_000_000
 GB = 1_000_000_000
 
@@ -51,6 +56,13 @@ RULES: tuple[Rule, ...] = (
         name="posts_per_day",
         doc_url=OVERVIEW,
         limit=250,
+    ),
+    PartsPerThread(
+        platform=PLATFORM,
+        network=NETWORK,
+        name="thread_parts",
+        doc_url=REPLIES,
+        max_parts=1 + REPLIES_PER_DAY,
     ),
     MediaFormat(
         platform=PLATFORM,

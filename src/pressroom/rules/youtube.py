@@ -10,7 +10,11 @@ Not in the table: the 15-minute cap of unverified channels (it depends on the ac
 https://support.google.com/youtube/answer/71673; the API reports it as
 ``status.longUploadsStatus``); the 2 MB thumbnail figure of the Help Center (the API's
 discovery document says 50 MB, which is the rule here); the upload quota in units (the
-cost of ``videos.insert`` is not confirmed).
+cost of ``videos.insert`` is not confirmed); a comment's length:
+``commentThreads.insert`` names the refusal (``commentTextTooLong``,
+https://developers.google.com/youtube/v3/docs/commentThreads/insert) but no figure, and
+the 10,000 characters quoted by integrations is not on a Google page, so a first comment
+has no rule.
 """
 
 from __future__ import annotations

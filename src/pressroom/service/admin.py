@@ -40,9 +40,11 @@ def connect_through_sandbox(
     page_kind: str = "page",
     pages_permission: bool = True,
     verified: bool = False,
+    withheld: tuple[str, ...] = (),
     settings: Settings | None = None,
 ) -> str:
-    """``admin connect``: the dashboard's OAuth flow with the consent given in code.
+    """``admin connect``: the dashboard's OAuth flow with the consent given in code,
+    every permission granted but those ``withheld`` (unticked on the consent page).
 
     The same ``oauth.service`` calls as the dashboard: a state and PKCE verifier are
     recorded, the sandbox platform approves (as its consent page's Allow does), and the
@@ -53,6 +55,7 @@ def connect_through_sandbox(
     from pressroom.platforms import Platform
     from pressroom.service.accounts.service import find_by_email
     from pressroom.service.connections.service import ConnectionRuleError
+    from pressroom.service.drivers.sandbox_oauth import SCOPES
     from pressroom.service.drivers.sandbox_pages import approve_profile
     from pressroom.service.oauth import service as oauth
 
@@ -65,27 +68,41 @@ def connect_through_sandbox(
         account_id = owner.id
     if account_type is not None and account_type not in ("business", "creator", "personal"):
         raise ConnectionRuleError("account type must be one of business, creator, personal")
-    flow = oauth.flow_for(settings)
-    url = oauth.start(flow, account_id, chosen)
-    query = {k: v[0] for k, v in parse_qs(urlparse(url).query).items()}
-    with transaction(flow.sessions) as db:
-        code = approve_profile(
-            db,
-            chosen,
-            query["redirect_uri"],
-            query["code_challenge"],
-            {
-                "name": name,
-                "display_name": display_name,
-                "account_type": account_type,
-                "page_kind": page_kind,
-                "pages_permission": pages_permission,
-                "verified": verified,
-            },
+    asked = SCOPES.get(chosen, ())
+    unknown = [scope for scope in withheld if scope not in asked]
+    if unknown:
+        raise ConnectionRuleError(
+            f"{chosen.value} asks for no scope {unknown[0]!r}; it asks for {' '.join(asked)}"
         )
-    connection = oauth.finish(
-        flow, account_id, chosen.value, {"state": query["state"], "code": code}
-    )
+    flow = oauth.flow_for(settings)
+    try:
+        url = oauth.start(flow, account_id, chosen)
+        query = {k: v[0] for k, v in parse_qs(urlparse(url).query).items()}
+        with transaction(flow.sessions) as db:
+            code = approve_profile(
+                db,
+                chosen,
+                query["redirect_uri"],
+                query["code_challenge"],
+                {
+                    "name": name,
+                    "display_name": display_name,
+                    "account_type": account_type,
+                    "page_kind": page_kind,
+                    "pages_permission": pages_permission,
+                    "verified": verified,
+                    **(
+                        {"granted": tuple(s for s in asked if s not in withheld)}
+                        if withheld
+                        else {}
+                    ),
+                },
+            )
+        connection = oauth.finish(
+            flow, account_id, chosen.value, {"state": query["state"], "code": code}
+        )
+    finally:
+        flow.sessions.kw["bind"].dispose()  # the demo and tests call this in process
     # The sandbox's consent names one account: never a choice of Pages.
     assert not isinstance(connection, oauth.PageChoice)
     return connection.id

@@ -15,12 +15,12 @@ How a request uses the database, and why:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request, Security
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import APIKeyHeader
-from sqlalchemy import Connection
 from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom import error_codes
@@ -29,6 +29,7 @@ from pressroom.service.accounts import keys
 from pressroom.service.accounts.repository import account_by_key_hash
 from pressroom.service.db import reads
 from pressroom.service.db.models import Account
+from pressroom.service.db.prepared import Link
 from pressroom.service.db.session import writing_session
 from pressroom.service.errors import ServiceError
 from pressroom.settings import Settings
@@ -47,7 +48,23 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
     does no I/O, so this runs on the event loop and costs no thread hand-off; it only
     finishes on a worker thread a transaction a route left open, should one."""
     factory: sessionmaker[Session] = request.app.state.session_factory
-    session = factory() if request.method in READ_METHODS else writing_session(factory)
+    writes = request.method not in READ_METHODS
+    async with _unit_of_work(writing_session(factory) if writes else factory()) as session:
+        yield session
+
+
+async def get_writing_db(request: Request) -> AsyncIterator[Session]:
+    """The unit of work of a page that writes although it is fetched with GET (a key
+    shown once is cleared as it is shown). On SQLite a read transaction that turns
+    into a write fails at once if anyone committed since it began (SQLITE_BUSY_SNAPSHOT),
+    so such a route declares it writes, and waits its turn for the lock instead."""
+    factory: sessionmaker[Session] = request.app.state.session_factory
+    async with _unit_of_work(writing_session(factory)) as session:
+        yield session
+
+
+@asynccontextmanager
+async def _unit_of_work(session: Session) -> AsyncIterator[Session]:
     try:
         yield session
         if session.in_transaction():
@@ -61,10 +78,11 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
 
 
 DbSession = Annotated[Session, Depends(get_db, scope="function")]
+WritingDbSession = Annotated[Session, Depends(get_writing_db, scope="function")]
 AppSettings = Annotated[Settings, Depends(get_settings_dep)]
 
 
-def authenticate(connection: Connection, x_api_key: str | None) -> Account:
+def authenticate(link: Link, x_api_key: str | None) -> Account:
     """401 for a missing or unknown key, 403 for a plan without API access.
 
     One indexed read per request, never a cache: a rotated key is refused on the very
@@ -73,7 +91,7 @@ def authenticate(connection: Connection, x_api_key: str | None) -> Account:
         raise ServiceError(
             error_codes.MISSING_API_KEY, "Send your API key in the X-API-Key header."
         )
-    account = account_by_key_hash(connection, keys.hash_key(x_api_key))
+    account = account_by_key_hash(link, keys.hash_key(x_api_key))
     if account is None or not keys.matches(x_api_key, account.api_key_hash):
         raise ServiceError(
             error_codes.INVALID_API_KEY, "The API key is unknown or was rotated out."
@@ -105,6 +123,10 @@ API_KEY = APIKeyHeader(
     description="Your API key, from the dashboard (Settings, API Keys).",
 )
 """The OpenAPI security scheme: ``/docs`` gets its Authorize button from it."""
+
+KEY_REQUIRED: dict[str, Any] = {"security": [{API_KEY.scheme_name: []}]}
+"""``openapi_extra`` of a route that authenticates by itself (``authenticate_request``)
+rather than through ``CurrentAccount``: the same security requirement in the docs."""
 
 
 async def current_account(

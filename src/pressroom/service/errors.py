@@ -49,6 +49,7 @@ class ServiceError(Exception):
         record_status: str | None = None,
         rule: str | None = None,
         doc_url: str | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> None:
         self.error = error
         self.message = message or error.summary
@@ -60,6 +61,8 @@ class ServiceError(Exception):
         """A network's rule the request breaks (``pressroom.rules``): its id."""
         self.doc_url = doc_url
         """The network's page that rule comes from."""
+        self.extra = dict(extra or {})
+        """Fields of the answer beside ``error`` (a thread's ``parts``)."""
         super().__init__(self.message)
 
     @property
@@ -73,7 +76,7 @@ class ServiceError(Exception):
         if self.rule is not None:
             body["error"]["rule"] = self.rule
             body["error"]["docUrl"] = self.doc_url
-        return body
+        return body | self.extra
 
 
 def error_body(code: str, message: str, field: str | None = None) -> dict[str, Any]:

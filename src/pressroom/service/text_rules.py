@@ -13,8 +13,10 @@ NUL_FREE = r"^[^\u0000]*$"
 """Any text without a NUL (PostgreSQL cannot store one; lone surrogates cannot appear in
 a pattern and are refused by ``guard``)."""
 
-SOME_TEXT = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
-"""Required text: at least one character that is not a space."""
+SOME_TEXT = r"^[^\u0000]*[^\s\u0000\u001c-\u001f\u0085][^\u0000]*$"
+"""Required text: at least one character that is not a space, as Python's ``str.strip``
+(which the service's check uses) counts spaces: also the separators U+001C to U+001F and
+U+0085, which a JSON Schema pattern's space class does not match."""
 
 NAME = r"^[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f][^\u0000-\u001f\u007f]*$"
 """A name: no control characters, at least one that is not a space."""

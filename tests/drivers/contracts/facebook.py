@@ -17,11 +17,14 @@ deprecated (VIDEO_OVERVIEW), so that host is not in this contract.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+import json
+import re
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+import httpx
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
-from tests.drivers.contract import Contract
+from tests.drivers.contract import Contract, Endpoint, query
 from tests.drivers.contracts.meta_graph import GRAPH_PAGES, Read, Request, edge, token_endpoint
 
 HOST = "graph.facebook.com"
@@ -40,11 +43,28 @@ VIDEO_PUBLISHING = "https://developers.facebook.com/docs/video-api/guides/publis
 VIDEO = "https://developers.facebook.com/docs/graph-api/reference/video"
 FEED = "https://developers.facebook.com/docs/graph-api/reference/page/feed"
 PUBLISHED_POSTS = "https://developers.facebook.com/docs/graph-api/reference/page/published_posts"
+DEBUG_TOKEN = "https://developers.facebook.com/docs/graph-api/reference/debug_token"
+COMMENTS_GUIDE = "https://developers.facebook.com/docs/pages-api/comments-mentions"
+COMMENTS = "https://developers.facebook.com/docs/graph-api/reference/object/comments"
+ATTACHMENTS = "https://developers.facebook.com/docs/graph-api/reference/page-post/attachments"
+COMMENT = "https://developers.facebook.com/docs/graph-api/reference/comment"
+REELS = "https://developers.facebook.com/docs/video-api/guides/reels-publishing"
+STORIES = "https://developers.facebook.com/docs/page-stories-api"
+RUPLOAD = "rupload.facebook.com"
+POST = "https://developers.facebook.com/docs/graph-api/reference/post/"
+REACTIONS = "https://developers.facebook.com/docs/graph-api/reference/object/reactions"
+FIELD_EXPANSION = "https://developers.facebook.com/docs/graph-api/guides/field-expansion"
+POST_ID = r"[0-9]+(_[0-9]+)?"
+"""A Page post's id (``{page-id}_{story-id}``) or a video's (digits)."""
+COMMENT_ID = r"[0-9]+_[0-9]+"
 ID = r"[0-9]+"
 VERSION = r"/v[0-9]+\.[0-9]+"
 SHOW = frozenset({"pages_show_list"})
 POSTING = frozenset({"pages_show_list", "pages_manage_posts", "pages_read_engagement"})
 READING = frozenset({"pages_show_list", "pages_read_engagement"})
+COMMENTING = frozenset({"pages_manage_engagement", "pages_read_engagement"})
+"""COMMENTS_GUIDE, "Permissions": a comment as the Page (``pages_read_user_engagement``,
+also listed there, is for reading people's comments and @mentions)."""
 BOOL = Literal["true", "false"]
 
 
@@ -84,6 +104,12 @@ class MeRead(Read):
     FIELDS: ClassVar[frozenset[str]] = frozenset({"id", "name"})  # USER (or PAGE for a Page)
 
 
+class DebugTokenRead(Request):
+    """GET /debug_token (DEBUG_TOKEN, "Reading"), asked with the app's token."""
+
+    input_token: str = Field(min_length=1)  # DEBUG_TOKEN, "Parameters": the token to inspect
+
+
 class PhotoCreate(Request):
     """POST /{page-id}/photos (PHOTOS, "Creating")."""
 
@@ -120,6 +146,37 @@ class FeedCreate(Request):
     link: str | None = None  # FEED
     published: BOOL | None = None  # FEED
     scheduled_publish_time: str | None = None  # FEED
+    attached_media: list[AttachedMedia] | None = None  # FEED: "attached_media[i]" fields
+
+    @model_validator(mode="before")
+    @classmethod
+    def _attached_media(cls, data: Any) -> Any:
+        """``attached_media[0]``, ``attached_media[1]`` …: each a JSON object with the
+        ``media_fbid`` of a photo uploaded unpublished (FEED, "attached_media"; PHOTOS,
+        "published"), numbered from 0 without a gap."""
+        if not isinstance(data, dict):
+            return data
+        keys = [k for k in data if re.fullmatch(r"attached_media\[[0-9]+\]", k)]
+        if not keys:
+            return data
+        assert keys == [f"attached_media[{i}]" for i in range(len(keys))], (
+            f"attached_media numbered from 0 in order (FEED): {keys}"
+        )
+        rest = {k: v for k, v in data.items() if k not in keys}
+        return rest | {"attached_media": [json.loads(data[k]) for k in keys]}
+
+
+class AttachedMedia(Request):
+    media_fbid: str = Field(pattern=r"^[0-9]+$")  # FEED, "attached_media"
+
+
+class AttachmentsRead(Read):
+    """GET /{page-post-id}/attachments (ATTACHMENTS): the post's story attachments."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"description", "media", "media_type", "subattachments", "target", "title", "type"}
+        | {"url", "unshimmed_url", "description_tags"}
+    )  # ATTACHMENTS, a StoryAttachment's fields
 
 
 class VideoRead(Read):
@@ -149,6 +206,139 @@ class VideosRead(Read):
     limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
 
 
+class ReelSession(Request):
+    """POST /{page-id}/video_reels (REELS): "Step 1: Initialize an upload session"
+    (``upload_phase=start``) and "Step 3: Publish the reel" (``upload_phase=finish``)."""
+
+    upload_phase: Literal["start", "finish"]  # REELS
+    video_id: str | None = Field(None, pattern=r"^[0-9]+$")  # REELS, finish: the session's
+    video_state: Literal["DRAFT", "PUBLISHED", "SCHEDULED"] | None = None  # REELS, finish
+    description: str | None = None  # REELS, finish
+    title: str | None = None  # REELS, finish
+    scheduled_publish_time: str | None = None  # REELS, finish with SCHEDULED
+    place: str | None = None  # REELS, finish
+
+    @model_validator(mode="after")
+    def _phase(self) -> ReelSession:
+        if self.upload_phase == "start":
+            assert self.model_fields_set == {"upload_phase"}, (
+                "a reel's session starts with upload_phase alone (REELS, step 1)"
+            )
+        else:
+            assert self.video_id and self.video_state, (
+                "a reel is published with its video_id and video_state (REELS, step 3)"
+            )
+        return self
+
+
+class ReelsRead(Read):
+    """GET /{page-id}/video_reels (REELS, "Get a list of reels"), time-paged."""
+
+    FIELDS: ClassVar[frozenset[str]] = VideoRead.FIELDS
+    since: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    until: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+
+
+class PhotoStory(Request):
+    """POST /{page-id}/photo_stories (STORIES, "Publish a photo story")."""
+
+    photo_id: str = Field(pattern=r"^[0-9]+$")  # STORIES: a photo uploaded published=false
+
+
+class VideoStorySession(Request):
+    """POST /{page-id}/video_stories (STORIES, "Publish a video story"): start, then
+    finish with the session's ``video_id``."""
+
+    upload_phase: Literal["start", "finish"]  # STORIES
+    video_id: str | None = Field(None, pattern=r"^[0-9]+$")  # STORIES, finish
+
+    @model_validator(mode="after")
+    def _phase(self) -> VideoStorySession:
+        assert (self.upload_phase == "finish") == (self.video_id is not None), (
+            "video_id goes with the finish, not the start (STORIES)"
+        )
+        return self
+
+
+def _rupload(request: httpx.Request) -> None:
+    """REELS, "Step 2: Upload the video", a hosted file: ``Authorization: OAuth
+    <token>`` and the file's ``file_url`` header, no body and no query."""
+    authorization = request.headers.get("authorization", "")
+    assert authorization.startswith("OAuth ") and len(authorization) > 6, (
+        f"the upload host takes Authorization: OAuth <token> ({REELS})"
+    )
+    assert request.headers.get("file_url", "").startswith("https://"), (
+        f"a hosted video is named by its file_url header ({REELS})"
+    )
+    assert not query(request) and not request.content, f"the link is all it takes ({REELS})"
+
+
+class CommentCreate(Request):
+    """POST /{object-id}/comments (COMMENTS, "Publishing"; COMMENTS_GUIDE, "Comments")."""
+
+    message: str = Field(min_length=1)  # COMMENTS
+    attachment_id: str | None = None  # COMMENTS
+    attachment_share_url: str | None = None  # COMMENTS
+    attachment_url: str | None = None  # COMMENTS
+    source: str | None = None  # COMMENTS
+
+
+class CommentRead(Read):
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "attachment", "can_comment", "can_remove", "can_hide", "can_like"}
+        | {"can_reply_privately", "comment_count", "created_time", "from", "like_count"}
+        | {"message", "message_tags", "object", "parent", "permalink_url", "user_likes"}
+    )  # COMMENT, "Fields"
+
+
+class CommentsRead(Read):
+    """GET /{object-id}/comments (COMMENTS, "Reading")."""
+
+    FIELDS: ClassVar[frozenset[str]] = CommentRead.FIELDS
+    filter: Literal["toplevel", "stream"] | None = None  # COMMENTS
+    order: Literal["chronological", "reverse_chronological"] | None = None  # COMMENTS
+    summary: BOOL | None = None  # COMMENTS
+    limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    after: str | None = None  # GRAPH_PAGES
+
+
+class CountsRead(Read):
+    """GET /{post-id} (or a video's id) for a post's counts: its ``shares`` (POST, a Page
+    Post's field) and its reactions and comments counted with field expansion, limit 0
+    and a summary (FIELD_EXPANSION; REACTIONS ``summary=total_count``; COMMENTS
+    ``summary``, a bool)."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "shares"}
+        | {"reactions.limit(0).summary(total_count)", "comments.limit(0).summary(true)"}
+    )
+
+
+def _or_counts(model: type[Request]) -> type[Request]:
+    """A node edge's read (``model``) that also takes a read of a post's counts: a Page
+    post's id has the shape of a comment's, a video's that of any node's."""
+
+    class NodeOrCounts(Request):
+        model_config = ConfigDict(title=f"{model.__name__}OrCounts")
+
+        fields: str | None = None
+
+        @model_validator(mode="before")
+        @classmethod
+        def _one_of(cls, values: Any) -> Any:
+            asked = str((values or {}).get("fields") or "")
+            chosen = CountsRead if ".summary(" in asked else model
+            try:
+                chosen.model_validate(values)
+            except ValidationError as exc:
+                raise ValueError(f"{chosen.__name__}: {exc}") from None
+            return {"fields": asked or None}
+
+    NodeOrCounts.__name__ = NodeOrCounts.__qualname__ = f"{model.__name__}OrCounts"
+    return NodeOrCounts
+
+
 def contract(granted: frozenset[str] | None = None) -> Contract:
     """Facebook's documented endpoints; ``granted``: the scopes asked for at consent."""
     return Contract(
@@ -166,6 +356,7 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
             ),
             *edge(HOST, f"{VERSION}/me/permissions", PERMISSIONS, "parameter", get=PermissionsRead),
             *edge(HOST, f"{VERSION}/me", USER, "parameter", get=MeRead),
+            *edge(HOST, f"{VERSION}/debug_token", DEBUG_TOKEN, "parameter", get=DebugTokenRead),
             *edge(
                 HOST,
                 f"{VERSION}/{ID}/photos",
@@ -186,13 +377,72 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
             *edge(HOST, f"{VERSION}/{ID}/feed", FEED, "parameter", post=FeedCreate, scopes=POSTING),
             *edge(
                 HOST,
+                f"{VERSION}/{ID}/video_reels",
+                REELS,
+                "parameter",
+                get=ReelsRead,
+                post=ReelSession,
+                # REELS, "Before You Start": these three, and CREATE_CONTENT on the Page.
+                scopes=POSTING,
+            ),
+            Endpoint("POST", RUPLOAD, rf"/video-upload{VERSION}/{ID}", REELS, _rupload, POSTING),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/photo_stories",
+                STORIES,
+                "parameter",
+                post=PhotoStory,
+                scopes=POSTING,  # STORIES, "Requirements"
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/video_stories",
+                STORIES,
+                "parameter",
+                post=VideoStorySession,
+                scopes=POSTING,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{POST_ID}/attachments",
+                ATTACHMENTS,
+                "parameter",
+                get=AttachmentsRead,
+                scopes=READING,
+            ),
+            *edge(
+                HOST,
                 f"{VERSION}/{ID}/published_posts",
                 PUBLISHED_POSTS,
                 "parameter",
                 get=PostsRead,
                 scopes=READING,
             ),
-            *edge(HOST, f"{VERSION}/{ID}", VIDEO, "parameter", get=VideoRead, scopes=READING),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}",
+                f"{VIDEO}; {POST}; {REACTIONS}; {FIELD_EXPANSION}",
+                "parameter",
+                get=_or_counts(VideoRead),
+                scopes=READING,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{POST_ID}/comments",
+                f"{COMMENTS}; {COMMENTS_GUIDE}",
+                "parameter",
+                get=CommentsRead,
+                post=CommentCreate,
+                scopes=COMMENTING,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{COMMENT_ID}",
+                f"{COMMENT}; {POST}; {REACTIONS}; {FIELD_EXPANSION}",
+                "parameter",
+                get=_or_counts(CommentRead),
+                scopes=READING,
+            ),
         ),
         granted=granted,
     )

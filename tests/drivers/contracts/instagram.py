@@ -18,6 +18,7 @@ as a parameter. Token endpoints, each as chosen:
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
@@ -42,10 +43,21 @@ CONTAINER = "https://developers.facebook.com/docs/instagram-platform/reference/i
 LIMIT = "https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/content_publishing_limit"
 MEDIA = "https://developers.facebook.com/docs/instagram-platform/reference/instagram-media"
 ME = "https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/get-started"
+COMMENTS = "https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments"
+CHILDREN = "https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/children"
+INSIGHTS = (
+    "https://developers.facebook.com/docs/instagram-platform/reference/instagram-media/insights"
+)
+CAROUSEL_ITEMS = 10
+"""PUBLISHING, "Carousel posts": up to 10 images, videos, or a mix."""
 ID = r"[0-9]+"
 VERSION = r"/v[0-9]+\.[0-9]+"
 BASIC = frozenset({"instagram_business_basic"})
 PUBLISH = frozenset({"instagram_business_basic", "instagram_business_content_publish"})
+COMMENT = frozenset({"instagram_business_basic", "instagram_business_manage_comments"})
+READ_INSIGHTS = frozenset({"instagram_business_basic", "instagram_business_manage_insights"})
+"""INSIGHTS, "Requirements", Instagram API with Instagram Login."""
+"""COMMENTS, "Requirements", Instagram API with Instagram Login."""
 
 
 class CodeExchange(Request):
@@ -71,7 +83,7 @@ class MediaCreate(Request):
 
     image_url: str | None = None  # USER_MEDIA: a JPEG on a public server (PUBLISHING)
     video_url: str | None = None  # USER_MEDIA
-    media_type: Literal["CAROUSEL", "REELS", "STORIES"] | None = None  # USER_MEDIA
+    media_type: Literal["CAROUSEL", "REELS", "STORIES", "VIDEO"] | None = None  # USER_MEDIA
     caption: str | None = None  # USER_MEDIA
     alt_text: str | None = None  # USER_MEDIA
     children: str | None = None  # USER_MEDIA (carousel)
@@ -87,15 +99,48 @@ class MediaCreate(Request):
 
     @model_validator(mode="after")
     def _one_medium(self) -> MediaCreate:
-        if self.media_type != "CAROUSEL":
+        item = self.is_carousel_item == "true"
+        if self.media_type == "CAROUSEL":
+            assert self.image_url is None and self.video_url is None, (
+                "a carousel container carries no media of its own, only children (PUBLISHING)"
+            )
+            children = (self.children or "").split(",")
+            assert all(re.fullmatch(ID, c) for c in children), (
+                "children: the item containers' ids, comma-separated (PUBLISHING)"
+            )
+            assert 2 <= len(children) <= CAROUSEL_ITEMS, (
+                f"a carousel has 2 to {CAROUSEL_ITEMS} children (PUBLISHING)"
+            )
+        else:
+            assert self.children is None, "children belong to a CAROUSEL container"
             assert (self.image_url is None) != (self.video_url is None), (
                 "a container has an image_url or a video_url (USER_MEDIA)"
             )
+        if item:
+            assert self.caption is None, "a carousel item carries no caption (PUBLISHING)"
         if self.video_url is not None:
-            assert self.media_type in ("REELS", "STORIES"), (
-                "a video container is media_type=REELS (USER_MEDIA: VIDEO was retired)"
+            allowed = ("VIDEO",) if item else ("REELS", "STORIES")
+            assert self.media_type in allowed, (
+                "a carousel's video item is media_type=VIDEO (PUBLISHING, carousel posts); "
+                "any other video container is REELS or STORIES (USER_MEDIA: VIDEO was "
+                "retired for single videos)"
             )
+        elif self.media_type == "VIDEO":
+            raise AssertionError("media_type=VIDEO goes with a video_url (PUBLISHING)")
+        if self.media_type == "REELS":
+            assert self.video_url is not None, "a reel is a video_url (USER_MEDIA, reels)"
+        if self.share_to_feed is not None:
+            assert self.media_type == "REELS", "share_to_feed is a reel's (USER_MEDIA)"
         return self
+
+
+class ChildrenRead(Read):
+    """GET /{ig-media-id}/children (CHILDREN): a carousel's media, in order."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "media_type", "media_url", "permalink", "thumbnail_url", "timestamp"}
+        | {"username", "shortcode"}
+    )  # CHILDREN, and the IG Media fields it links to
 
 
 class MediaPublish(Request):
@@ -119,6 +164,47 @@ class NodeRead(Read):
             "a container's status and a media object's fields are different nodes"
         )
         return self
+
+
+class MediaInsightsRead(Request):
+    """GET /{instagram-media-id}/insights (INSIGHTS): ``metric``, a comma-separated list
+    of the metrics of the media's kind; ``impressions``, ``plays``,
+    ``clips_replays_count``, ``ig_reels_aggregated_all_plays_count`` and ``video_views``
+    are deprecated and refused here."""
+
+    METRICS: ClassVar[frozenset[str]] = frozenset(
+        {"comments", "follows", "likes", "profile_activity", "profile_visits", "reach"}
+        | {"saved", "shares", "total_interactions", "views", "navigation", "replies"}
+        | {"ig_reels_avg_watch_time", "ig_reels_video_view_total_time"}
+    )  # INSIGHTS, "Metrics" (FEED, REELS, STORY)
+
+    metric: str
+    period: str | None = None  # INSIGHTS
+    breakdown: str | None = None  # INSIGHTS
+
+    @model_validator(mode="after")
+    def _known_metrics(self) -> MediaInsightsRead:
+        unknown = set(self.metric.split(",")) - self.METRICS
+        assert not unknown, f"Instagram media insights have no metric {sorted(unknown)}"
+        return self
+
+
+class CommentCreate(Request):
+    """POST /{ig-media-id}/comments (COMMENTS, "Creating")."""
+
+    message: str = Field(min_length=1)  # COMMENTS: required, the comment's text
+
+
+class CommentList(Read):
+    """GET /{ig-media-id}/comments (COMMENTS, "Reading": a list of IG Comments)."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "from", "hidden", "like_count", "media", "parent_id", "replies", "text"}
+        | {"timestamp", "user", "username"}
+    )  # COMMENTS, and the IG Comment's fields it links to
+    limit: str | None = Field(None, pattern=r"^[0-9]+$")  # GRAPH_PAGES
+    after: str | None = None  # GRAPH_PAGES
+    before: str | None = None  # GRAPH_PAGES
 
 
 class PublishingLimitRead(Read):
@@ -181,6 +267,26 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 post=MediaPublish,
                 scopes=PUBLISH,
                 then=order.published,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/comments",
+                COMMENTS,
+                "bearer",
+                get=CommentList,
+                post=CommentCreate,
+                scopes=COMMENT,
+            ),
+            *edge(
+                HOST, f"{VERSION}/{ID}/children", CHILDREN, "bearer", get=ChildrenRead, scopes=BASIC
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/insights",
+                INSIGHTS,
+                "bearer",
+                get=MediaInsightsRead,
+                scopes=READ_INSIGHTS,
             ),
             *edge(
                 HOST,

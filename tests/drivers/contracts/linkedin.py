@@ -22,12 +22,22 @@ from tests.drivers.contract import Contract, Endpoint, bearer, form_body, json_b
 _LEARN = "https://learn.microsoft.com/en-us/linkedin"
 POSTS_API = f"{_LEARN}/marketing/community-management/shares/posts-api"
 POST_SCHEMA = f"{_LEARN}/marketing/community-management/shares/post-api-schema"
+COMMENTS_API = f"{_LEARN}/marketing/community-management/shares/comments-api"
+IMAGES_API = f"{_LEARN}/marketing/community-management/shares/images-api"
+MULTI_IMAGE_API = f"{_LEARN}/marketing/community-management/shares/multiimage-post-api"
+DOCUMENTS_API = f"{_LEARN}/marketing/community-management/shares/documents-api"
 VERSIONING = f"{_LEARN}/marketing/versioning"
 MIGRATIONS = f"{_LEARN}/marketing/integrations/migrations"
 RECENT_CHANGES = f"{_LEARN}/marketing/integrations/recent-changes"
 AUTH_CODE_FLOW = f"{_LEARN}/shared/authentication/authorization-code-flow"
 REFRESH_TOKENS = f"{_LEARN}/shared/authentication/programmatic-refresh-tokens"
 SIGN_IN_V2 = f"{_LEARN}/consumer/integrations/self-serve/sign-in-with-linkedin-v2"
+INTROSPECTION = f"{_LEARN}/shared/authentication/token-introspection"
+SOCIAL_ACTIONS = f"{_LEARN}/marketing/community-management/shares/network-update-social-actions"
+MEMBER_POST_ANALYTICS = f"{_LEARN}/marketing/community-management/members/post-statistics"
+"""The Member Post Analytics API (``memberCreatorPostAnalytics``, 2025), scope
+``r_member_postAnalytics`` of the Community Management API product: the page's exact
+address is not confirmed here."""
 
 SUNSETS = {
     "202510": date(2026, 10, 15),
@@ -54,6 +64,54 @@ class Distribution(_Forbid):
     thirdPartyDistributionChannels: list[str] | None = None  # POST_SCHEMA, optional
 
 
+class MultiImageItem(_Forbid):
+    id: str = Field(pattern=r"^urn:li:image:[^:\s]+$")  # MULTI_IMAGE_API: an image URN
+    altText: str | None = None  # MULTI_IMAGE_API: optional
+
+
+class MultiImage(_Forbid):
+    # MULTI_IMAGE_API: "minimum of 2 images and maximum of 20 images".
+    images: list[MultiImageItem] = Field(min_length=2, max_length=20)
+
+
+class PostMedia(_Forbid):
+    """``content.media`` (POST_SCHEMA, "Media"): one image, video or document."""
+
+    # POST_SCHEMA: required, the media's URN; DOCUMENTS_API "Create a Document Post".
+    id: str = Field(pattern=r"^urn:li:(image|video|document):[^:\s]+$")
+    title: str | None = None  # POST_SCHEMA: optional; DOCUMENTS_API's example sets it
+    altText: str | None = None  # POST_SCHEMA: optional
+
+
+class PostContent(_Forbid):
+    """``content`` of a post (POST_SCHEMA); the kinds pressroom sends are typed."""
+
+    multiImage: MultiImage | None = None  # MULTI_IMAGE_API
+    media: PostMedia | None = None  # POST_SCHEMA: one image, video or document
+    article: dict[str, Any] | None = None  # POST_SCHEMA
+    poll: dict[str, Any] | None = None  # POST_SCHEMA
+    reference: dict[str, Any] | None = None  # POST_SCHEMA
+
+
+class ImageUploadRequest(_Forbid):
+    # IMAGES_API, "Initialize Image Upload": the owner, a person or organization URN.
+    owner: str = Field(pattern=r"^urn:li:(person|organization):[^:\s]+$")
+    mediaLibraryMetadata: dict[str, Any] | None = None  # IMAGES_API, optional
+
+
+class ImageUpload(_Forbid):
+    initializeUploadRequest: ImageUploadRequest  # IMAGES_API
+
+
+class DocumentUploadRequest(_Forbid):
+    # DOCUMENTS_API, "Initialize Document Upload": the owner, a person or organization.
+    owner: str = Field(pattern=r"^urn:li:(person|organization):[^:\s]+$")
+
+
+class DocumentUpload(_Forbid):
+    initializeUploadRequest: DocumentUploadRequest  # DOCUMENTS_API
+
+
 class PostCreate(_Forbid):
     """The body of ``POST /rest/posts`` (POSTS_API "Create a Post", fields per POST_SCHEMA)."""
 
@@ -69,8 +127,8 @@ class PostCreate(_Forbid):
     lifecycleState: Literal["DRAFT", "PUBLISHED", "PUBLISH_REQUESTED", "PUBLISH_FAILED"]
     # POST_SCHEMA: optional boolean.
     isReshareDisabledByAuthor: bool | None = None
-    # POST_SCHEMA, optional; not sent by a text post, typed loosely here.
-    content: dict[str, Any] | None = None
+    # POST_SCHEMA, optional: a MultiImage post's images (MULTI_IMAGE_API).
+    content: PostContent | None = None
     container: str | None = None
     contentLandingPage: str | None = None
     contentCallToActionLabel: str | None = None
@@ -88,6 +146,22 @@ class PostsByAuthor(_Forbid):
     start: int | None = Field(None, ge=0)
     sortBy: Literal["LAST_MODIFIED", "CREATED"] | None = None
     viewContext: Literal["READER", "AUTHOR"] | None = None
+
+
+class CommentMessage(_Forbid):
+    text: str = Field(min_length=1)  # COMMENTS_API, "Create a Comment": message.text
+    attributes: list[dict[str, Any]] | None = None  # COMMENTS_API: mentions in the text
+
+
+class CommentCreate(_Forbid):
+    """The body of ``POST /rest/socialActions/{shareUrn}/comments`` (COMMENTS_API,
+    "Create a Comment")."""
+
+    actor: str = Field(pattern=r"^urn:li:(person|organization):[^:\s]+$")  # COMMENTS_API
+    object: str  # COMMENTS_API: the post commented on, as in the path
+    message: CommentMessage  # COMMENTS_API
+    parentComment: str | None = None  # COMMENTS_API: a reply to a comment only
+    content: list[dict[str, Any]] | None = None  # COMMENTS_API: an image
 
 
 class CodeExchange(_Forbid):
@@ -158,6 +232,78 @@ def _create_post(on: date) -> Any:
     return check
 
 
+def _create_comment(on: date) -> Any:
+    versioned = _versioned(on)
+
+    def check(request: httpx.Request) -> None:
+        versioned(request)
+        assert not query(request), "creating a comment takes no query"
+        body = json_body(request)
+        _valid(CommentCreate, body, "the comment")
+        raw = request.url.raw_path.decode()
+        # COMMENTS_API: the URN in the path is URL-encoded, and is the body's object.
+        assert "urn:li:" not in raw, f"the URN in {raw} is not URL-encoded ({COMMENTS_API})"
+        target = request.url.path.split("/")[3]
+        assert target == body["object"], (
+            f"the path's URN {target} is not the comment's object {body['object']}"
+        )
+
+    return check
+
+
+def _initialize_upload(on: date) -> Any:
+    versioned = _versioned(on)
+
+    def check(request: httpx.Request) -> None:
+        versioned(request)
+        assert query(request) == {"action": "initializeUpload"}, (
+            f"an image upload is initialized with ?action=initializeUpload ({IMAGES_API})"
+        )
+        _valid(ImageUpload, json_body(request), "the image upload")
+
+    return check
+
+
+def _initialize_document(on: date) -> Any:
+    versioned = _versioned(on)
+
+    def check(request: httpx.Request) -> None:
+        versioned(request)
+        assert query(request) == {"action": "initializeUpload"}, (
+            f"a document upload is initialized with ?action=initializeUpload ({DOCUMENTS_API})"
+        )
+        _valid(DocumentUpload, json_body(request), "the document upload")
+
+    return check
+
+
+def _read_document(on: date) -> Any:
+    versioned = _versioned(on)
+
+    def check(request: httpx.Request) -> None:
+        # DOCUMENTS_API, "Get a Document": the URN, URL-encoded, in the path; no query.
+        versioned(request)
+        assert not query(request), f"reading a document takes no query ({DOCUMENTS_API})"
+        assert "urn:li:" not in request.url.raw_path.decode(), (
+            f"the document's URN in the path is URL-encoded ({DOCUMENTS_API})"
+        )
+
+    return check
+
+
+def _upload_document(request: httpx.Request) -> None:
+    # DOCUMENTS_API, "Upload the Document": the file PUT (``--upload-file``) to uploadUrl
+    # with the bearer token.
+    bearer(request)
+    assert request.content, f"a document upload carries the file's bytes ({DOCUMENTS_API})"
+
+
+def _upload_bytes(request: httpx.Request) -> None:
+    # IMAGES_API, "Upload the Image": the bytes PUT to uploadUrl with the bearer token.
+    bearer(request)
+    assert request.content, f"an image upload carries the image's bytes ({IMAGES_API})"
+
+
 def _find_posts(on: date) -> Any:
     versioned = _versioned(on)
 
@@ -186,6 +332,24 @@ def _token(request: httpx.Request) -> None:
     )
 
 
+class Introspection(BaseModel):
+    """``POST /oauth/v2/introspectToken``, a form body (INTROSPECTION, "Request Body")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    client_id: str = Field(min_length=1)  # INTROSPECTION: "Required. Application client id"
+    client_secret: str = Field(min_length=1)  # INTROSPECTION: "Required."
+    token: str = Field(min_length=1)  # INTROSPECTION: "Required. The string value of the token"
+
+
+def _introspection(request: httpx.Request) -> None:
+    assert request.headers.get("content-type", "").startswith(
+        "application/x-www-form-urlencoded"
+    ), f"introspection takes a form body ({INTROSPECTION})"
+    assert not query(request), f"introspection's fields go in its body ({INTROSPECTION})"
+    _valid(Introspection, form_body(request), "the introspection request")
+
+
 def contract(on: date, granted: frozenset[str] | None) -> Contract:
     """LinkedIn as documented, with the versions it serves on ``on``."""
     return Contract(
@@ -197,6 +361,13 @@ def contract(on: date, granted: frozenset[str] | None) -> Contract:
                 "/oauth/v2/accessToken",
                 f"{AUTH_CODE_FLOW}; {REFRESH_TOKENS}",
                 _token,
+            ),
+            Endpoint(
+                "POST",
+                "www.linkedin.com",
+                "/oauth/v2/introspectToken",
+                INTROSPECTION,
+                _introspection,
             ),
             Endpoint(
                 "GET",
@@ -217,6 +388,58 @@ def contract(on: date, granted: frozenset[str] | None) -> Contract:
                 frozenset({"w_member_social"}),
             ),
             Endpoint(
+                "POST",
+                "api.linkedin.com",
+                r"/rest/socialActions/urn:li:(share|ugcPost):[0-9]+/comments",
+                COMMENTS_API,
+                _create_comment(on),
+                # COMMENTS_API, "Permissions": w_member_social comments as the member.
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "POST",
+                "api.linkedin.com",
+                "/rest/images",
+                IMAGES_API,
+                _initialize_upload(on),
+                # IMAGES_API, "Permissions": w_member_social for a member's images.
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "PUT",
+                "www.linkedin.com",
+                r"/dms-uploads/[^/]+/uploadedImage/[0-9]+",
+                IMAGES_API,
+                _upload_bytes,
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "POST",
+                "api.linkedin.com",
+                "/rest/documents",
+                DOCUMENTS_API,
+                _initialize_document(on),
+                # DOCUMENTS_API, "Permissions": w_member_social for a member's documents.
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "GET",
+                "api.linkedin.com",
+                r"/rest/documents/urn:li:document:[^/]+",
+                DOCUMENTS_API,
+                _read_document(on),
+                # DOCUMENTS_API: a member's document is read by its owner.
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
+                "PUT",
+                "www.linkedin.com",
+                r"/dms-uploads/.+",  # DOCUMENTS_API: whatever uploadUrl LinkedIn answers
+                DOCUMENTS_API,
+                _upload_document,
+                frozenset({"w_member_social"}),
+            ),
+            Endpoint(
                 "GET",
                 "api.linkedin.com",
                 "/rest/posts",
@@ -224,6 +447,25 @@ def contract(on: date, granted: frozenset[str] | None) -> Contract:
                 _find_posts(on),
                 # POSTS_API, "Permissions": r_member_social (restricted) reads them.
                 frozenset({"r_member_social"}),
+            ),
+            Endpoint(
+                "GET",
+                "api.linkedin.com",
+                r"/rest/socialActions/urn:li:(share|ugcPost):[0-9]+",
+                SOCIAL_ACTIONS,
+                # A post's likesSummary and commentsSummary; no query is documented for it.
+                None,
+                # SOCIAL_ACTIONS, "Permissions": r_member_social, "Restricted ... granted
+                # to select developers only".
+                frozenset({"r_member_social"}),
+            ),
+            Endpoint(
+                "GET",
+                "api.linkedin.com",
+                "/rest/memberCreatorPostAnalytics",
+                MEMBER_POST_ANALYTICS,
+                None,
+                frozenset({"r_member_postAnalytics"}),
             ),
         ),
         granted=granted,

@@ -34,7 +34,7 @@ FIELDS_PAGE = "https://developers.facebook.com/docs/graph-api/overview#fields"
 """``fields``: a comma-separated list of the node's fields to return."""
 
 URL_SECRETS = frozenset(
-    {"access_token", "client_secret", "code", "fb_exchange_token", "appsecret_proof"}
+    {"access_token", "client_secret", "code", "fb_exchange_token", "appsecret_proof", "input_token"}
 )
 
 Access = Literal["bearer", "parameter"]

@@ -18,6 +18,7 @@ descriptions.
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 from typing import Any
 
 import httpx
@@ -37,6 +38,12 @@ from openapi_generated.pinterest_client.model.pin_create import PinCreate
 from openapi_generated.pinterest_client.model.pin_media_source_image_url import (
     PinMediaSourceImageURL,
 )
+from openapi_generated.pinterest_client.model.pin_media_source_images_url import (
+    PinMediaSourceImagesURL,
+)
+from openapi_generated.pinterest_client.model.pin_media_source_images_url_items import (
+    PinMediaSourceImagesURLItems,
+)
 
 from tests.drivers.contract import Check, Contract, Endpoint, bearer, form_body, json_body, query
 
@@ -50,6 +57,9 @@ SCOPES = {
     "pins_create": frozenset({"boards:read", "boards:write", "pins:read", "pins:write"}),
     "boards_list_pins": frozenset({"boards:read", "pins:read"}),
     "user_account_get": frozenset({"user_accounts:read"}),
+    "boards_list": frozenset({"boards:read"}),
+    "pins_list": frozenset({"boards:read", "pins:read"}),
+    "pins_analytics": frozenset({"boards:read", "pins:read"}),
 }
 """DESCRIPTION: ``security: pinterest_oauth2`` of each operation (by operation id)."""
 CONTINUOUS_REFRESH = "continuous_refresh"
@@ -62,6 +72,12 @@ _api = ApiClient()
 PINS_CREATE = PinsApi(_api).pins_create_endpoint
 BOARDS_LIST_PINS = BoardsApi(_api).boards_list_pins_endpoint
 USER_ACCOUNT_GET = UserAccountApi(_api).user_account_get_endpoint
+BOARDS_LIST = BoardsApi(_api).boards_list_endpoint
+PINS_LIST = PinsApi(_api).pins_list_endpoint
+PINS_ANALYTICS = PinsApi(_api).pins_analytics_endpoint
+ANALYTICS_PAGE = "https://developers.pinterest.com/docs/api/v5/pins-analytics"
+ANALYTICS_DAYS = 90
+"""ANALYTICS_PAGE: ``start_date`` and ``end_date`` within the last 90 days, no later than today."""
 
 
 def _fail(what: str, exc: Exception) -> AssertionError:
@@ -80,12 +96,34 @@ def check_pin(body: Any) -> None:
         raise _fail("the pin", exc) from None
     source = body.get("media_source")
     assert isinstance(source, dict), "the pin has no media_source"
+    if source.get("source_type") == "multiple_image_urls":
+        _check_carousel_source(source)
+        return
     unknown = set(source) - set(PinMediaSourceImageURL.openapi_types)
     assert not unknown, f"PinMediaSourceImageURL has no field {sorted(unknown)} ({CLIENT})"
     try:
         PinMediaSourceImageURL(**source)
     except (OpenApiException, TypeError) as exc:
         raise _fail("the media source", exc) from None
+
+
+def _check_carousel_source(source: dict[str, Any]) -> None:
+    """A carousel Pin's ``media_source``: ``PinMediaSourceImagesURL`` (2 to 5 items, each
+    a ``PinMediaSourceImagesURLItems``)."""
+    unknown = set(source) - set(PinMediaSourceImagesURL.openapi_types)
+    assert not unknown, f"PinMediaSourceImagesURL has no field {sorted(unknown)} ({CLIENT})"
+    raw = source.get("items")
+    assert isinstance(raw, list), "a carousel Pin's media_source has items"
+    try:
+        items = []
+        for item in raw:
+            assert isinstance(item, dict), f"an item is not an object: {item!r}"
+            extra = set(item) - set(PinMediaSourceImagesURLItems.openapi_types)
+            assert not extra, f"PinMediaSourceImagesURLItems has no field {sorted(extra)}"
+            items.append(PinMediaSourceImagesURLItems(**item))
+        PinMediaSourceImagesURL(**(source | {"items": items}))
+    except (OpenApiException, TypeError) as exc:
+        raise _fail("the carousel's media source", exc) from None
 
 
 def _query_of(endpoint: ClientEndpoint) -> Check:
@@ -121,6 +159,31 @@ def _path(endpoint: ClientEndpoint) -> str:
 def _create_pin(request: httpx.Request) -> None:
     _query_of(PINS_CREATE)(request)
     check_pin(json_body(request))
+
+
+def _pin_analytics(request: httpx.Request) -> None:
+    """The client's query for ``pins_analytics``, its required parameters all sent, the
+    dates as ANALYTICS_PAGE bounds them."""
+    _query_of(PINS_ANALYTICS)(request)
+    sent = query(request)
+    required = {
+        PINS_ANALYTICS.attribute_map[name]
+        for name in PINS_ANALYTICS.params_map["required"]
+        if PINS_ANALYTICS.location_map[name] == "query"
+    }
+    missing = required - set(sent)
+    assert not missing, f"pins_analytics requires {sorted(missing)} ({CLIENT})"
+    start, end = date.fromisoformat(sent["start_date"]), date.fromisoformat(sent["end_date"])
+    today = date.today()
+    assert start <= end <= today + timedelta(days=1), (
+        f"start_date {start} to end_date {end} ({ANALYTICS_PAGE})"
+    )
+    assert start >= today - timedelta(days=ANALYTICS_DAYS), (
+        f"start_date {start} is more than {ANALYTICS_DAYS} days back ({ANALYTICS_PAGE})"
+    )
+    assert all(re.fullmatch(r"[A-Z_0-9]+", kind) for kind in sent["metric_types"].split(",")), (
+        f"metric_types {sent['metric_types']!r} is not a comma-separated list of metric names"
+    )
 
 
 def _token(request: httpx.Request) -> None:
@@ -172,6 +235,30 @@ def contract(granted: frozenset[str] | None) -> Contract:
                 f"{CLIENT} UserAccountApi.user_account_get; scopes {DESCRIPTION}",
                 _query_of(USER_ACCOUNT_GET),
                 SCOPES["user_account_get"],
+            ),
+            Endpoint(
+                "GET",
+                "api.pinterest.com",
+                _path(BOARDS_LIST),
+                f"{CLIENT} BoardsApi.boards_list; scopes {DESCRIPTION}",
+                _query_of(BOARDS_LIST),
+                SCOPES["boards_list"],
+            ),
+            Endpoint(
+                "GET",
+                "api.pinterest.com",
+                _path(PINS_LIST),
+                f"{CLIENT} PinsApi.pins_list; scopes {DESCRIPTION}",
+                _query_of(PINS_LIST),
+                SCOPES["pins_list"],
+            ),
+            Endpoint(
+                "GET",
+                "api.pinterest.com",
+                _path(PINS_ANALYTICS),
+                f"{CLIENT} PinsApi.pins_analytics; {ANALYTICS_PAGE}; scopes {DESCRIPTION}",
+                _pin_analytics,
+                SCOPES["pins_analytics"],
             ),
         ),
         granted=granted,

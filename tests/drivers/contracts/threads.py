@@ -15,6 +15,7 @@ the body of a POST; a documented GET is sent as a POST with ``method=GET`` (see
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
@@ -40,10 +41,22 @@ TROUBLESHOOTING = "https://developers.facebook.com/docs/threads/troubleshooting"
 OVERVIEW = "https://developers.facebook.com/docs/threads/overview"
 PROFILES = "https://developers.facebook.com/docs/threads/threads-profiles"
 MEDIA = "https://developers.facebook.com/docs/threads/threads-media"
+INSIGHTS = "https://developers.facebook.com/docs/threads/insights"
+REPLIES = (
+    "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/"
+    "replies-and-conversations"
+)
+REPLIES_PERMISSION = "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies"
+CAROUSEL_ITEMS = 20
+"""POSTS, "Carousel posts": up to 20 images, videos, or a mix."""
 ID = r"[0-9]+"
 VERSION = r"/v1\.0"
 BASIC = frozenset({"threads_basic"})
 PUBLISH = frozenset({"threads_basic", "threads_content_publish"})
+READ_INSIGHTS = frozenset({"threads_basic", "threads_manage_insights"})
+"""INSIGHTS, "Permissions": threads_basic for every call, threads_manage_insights for the
+insights endpoints."""
+READ_REPLIES = frozenset({"threads_basic", "threads_read_replies"})  # REPLIES_PERMISSION
 
 
 class CodeExchange(Request):
@@ -91,6 +104,27 @@ class ContainerCreate(Request):
         if self.media_type == "TEXT":
             assert self.text, "a TEXT container needs text (POSTS, step 1)"
             assert not (self.image_url or self.video_url), "a TEXT container takes no media"
+        if self.media_type == "IMAGE":
+            assert self.image_url and not self.video_url, "an IMAGE container has image_url"
+        if self.media_type == "VIDEO":
+            assert self.video_url and not self.image_url, "a VIDEO container has video_url"
+        if self.media_type == "CAROUSEL":
+            assert not (self.image_url or self.video_url), (
+                "a CAROUSEL container carries no media of its own, only children (POSTS)"
+            )
+            children = (self.children or "").split(",")
+            assert all(re.fullmatch(ID, c) for c in children), (
+                "children: the item containers' ids, comma-separated (POSTS, carousel step 2)"
+            )
+            assert 2 <= len(children) <= CAROUSEL_ITEMS, (
+                f"a carousel has 2 to {CAROUSEL_ITEMS} children (POSTS)"
+            )
+        else:
+            assert self.children is None, "children belong to a CAROUSEL container"
+        if self.is_carousel_item == "true":
+            assert self.media_type in ("IMAGE", "VIDEO"), (
+                "a carousel item is an IMAGE or VIDEO container (POSTS, carousel step 1)"
+            )
         return self
 
 
@@ -128,10 +162,28 @@ class PublishingLimitRead(Read):
     )
 
 
+class MediaInsightsRead(Request):
+    """GET /{threads-media-id}/insights (INSIGHTS, "Media Insights"): ``metric``, a
+    comma-separated list of the available metrics."""
+
+    METRICS: ClassVar[frozenset[str]] = frozenset(
+        {"views", "likes", "replies", "reposts", "quotes", "shares"}  # "Available Metrics"
+    )
+
+    metric: str
+
+    @model_validator(mode="after")
+    def _known_metrics(self) -> MediaInsightsRead:
+        unknown = set(self.metric.split(",")) - self.METRICS
+        assert not unknown, f"Threads media insights have no metric {sorted(unknown)}"
+        return self
+
+
 class ProfileRead(Read):
     FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"id", "username", "name", "threads_profile_picture_url", "threads_biography"}
-    )  # PROFILES
+        | {"is_verified"}
+    )  # PROFILES, "Fields"
 
 
 class ThreadsList(Read):
@@ -143,6 +195,18 @@ class ThreadsList(Read):
     limit: str | None = Field(None, pattern=r"^[0-9]+$")  # MEDIA; GRAPH_PAGES
     after: str | None = None  # GRAPH_PAGES
     before: str | None = None  # GRAPH_PAGES
+
+
+class RepliesRead(Read):
+    """GET /{threads-media-id}/replies (REPLIES: "Parameters", "Fields")."""
+
+    FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"id", "text", "username", "permalink", "timestamp", "media_product_type"}
+        | {"media_type", "media_url", "shortcode", "thumbnail_url", "children"}
+        | {"is_quote_post", "quoted_post", "has_replies", "root_post", "replied_to", "is_reply"}
+        | {"is_reply_owned_by_me", "hide_status", "reply_audience"}
+    )
+    reverse: Literal["true", "false"] | None = None  # REPLIES, "Parameters"
 
 
 def contract(granted: frozenset[str] | None = None) -> Contract:
@@ -182,6 +246,22 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 "parameter",
                 get=PublishingLimitRead,
                 scopes=PUBLISH,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/insights",
+                INSIGHTS,
+                "parameter",
+                get=MediaInsightsRead,
+                scopes=READ_INSIGHTS,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/replies",
+                REPLIES,
+                "parameter",
+                get=RepliesRead,
+                scopes=READ_REPLIES,
             ),
             *edge(
                 HOST,

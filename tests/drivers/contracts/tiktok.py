@@ -10,9 +10,12 @@ pydantic model that forbids unknown fields, each field with the page it comes fr
   scope migration, https://developers.tiktok.com/bulletin/user-info-scope-migration
 - CREATOR_INFO: https://developers.tiktok.com/doc/content-posting-api-reference-query-creator-info
 - DIRECT_POST: https://developers.tiktok.com/doc/content-posting-api-reference-direct-post
+- PHOTO_POST: https://developers.tiktok.com/doc/content-posting-api-reference-photo-post
 - MEDIA_TRANSFER: https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide
 - POST_STATUS: https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status
 - VIDEO_LIST: https://developers.tiktok.com/doc/tiktok-api-v2-video-list
+- VIDEO_QUERY: https://developers.tiktok.com/doc/tiktok-api-v2-video-query and the
+  fields of https://developers.tiktok.com/doc/tiktok-api-v2-video-object
 """
 
 from __future__ import annotations
@@ -30,9 +33,32 @@ TOKEN = "https://developers.tiktok.com/doc/oauth-user-access-token-management"
 USER_INFO = "https://developers.tiktok.com/doc/tiktok-api-v2-get-user-info"
 CREATOR_INFO = "https://developers.tiktok.com/doc/content-posting-api-reference-query-creator-info"
 DIRECT_POST = "https://developers.tiktok.com/doc/content-posting-api-reference-direct-post"
+PHOTO_POST = "https://developers.tiktok.com/doc/content-posting-api-reference-photo-post"
 MEDIA_TRANSFER = "https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide"
 POST_STATUS = "https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status"
 VIDEO_LIST = "https://developers.tiktok.com/doc/tiktok-api-v2-video-list"
+VIDEO_QUERY = "https://developers.tiktok.com/doc/tiktok-api-v2-video-query"
+VIDEO_OBJECT = "https://developers.tiktok.com/doc/tiktok-api-v2-video-object"
+VIDEO_FIELDS = frozenset(
+    {
+        # VIDEO_OBJECT: every field of the Video Object.
+        "id",
+        "create_time",
+        "cover_image_url",
+        "share_url",
+        "video_description",
+        "duration",
+        "height",
+        "width",
+        "title",
+        "embed_html",
+        "embed_link",
+        "like_count",
+        "comment_count",
+        "share_count",
+        "view_count",
+    }
+)
 
 API_HOST = "open.tiktokapis.com"
 MB = 1024 * 1024
@@ -136,6 +162,49 @@ class VideoInit(_Strict):
     source_info: SourceInfo  # DIRECT_POST
 
 
+class PhotoPostInfo(_Strict):
+    """PHOTO_POST, request body, ``post_info`` (no Duet or Stitch flags for photos)."""
+
+    title: str | None = None  # PHOTO_POST: optional, "90 in UTF-16 runes"
+    description: str | None = None  # PHOTO_POST: optional, "4000 in UTF-16 runes"
+    privacy_level: PrivacyLevel | None = None  # PHOTO_POST: "Required for DIRECT POST"
+    disable_comment: bool | None = None  # PHOTO_POST: DIRECT_POST only
+    auto_add_music: bool | None = None  # PHOTO_POST: DIRECT_POST only
+    brand_content_toggle: bool | None = None  # PHOTO_POST
+    brand_organic_toggle: bool | None = None  # PHOTO_POST
+
+
+class PhotoSourceInfo(_Strict):
+    """PHOTO_POST, request body, ``source_info``."""
+
+    source: Literal["PULL_FROM_URL"]  # PHOTO_POST: "Only PULL_FROM_URL"
+    photo_images: list[str] = Field(min_length=1, max_length=35)  # PHOTO_POST: "up to 35"
+    photo_cover_index: int = Field(ge=0)  # PHOTO_POST: the index of the cover in photo_images
+
+    @model_validator(mode="after")
+    def _cover_is_an_image(self) -> PhotoSourceInfo:
+        assert self.photo_cover_index < len(self.photo_images), "the cover is one of the images"
+        assert all(u.startswith("https://") for u in self.photo_images), (
+            "photo_images are publicly accessible URLs TikTok pulls (PHOTO_POST)"
+        )
+        return self
+
+
+class ContentInit(_Strict):
+    """PHOTO_POST, ``POST /v2/post/publish/content/init/``."""
+
+    media_type: Literal["PHOTO"]  # PHOTO_POST: "Currently only PHOTO is allowed"
+    post_mode: Literal["DIRECT_POST", "MEDIA_UPLOAD"]  # PHOTO_POST
+    post_info: PhotoPostInfo  # PHOTO_POST
+    source_info: PhotoSourceInfo  # PHOTO_POST
+
+    @model_validator(mode="after")
+    def _direct_post_has_a_privacy(self) -> ContentInit:
+        if self.post_mode == "DIRECT_POST":
+            assert self.post_info.privacy_level, "privacy_level: required for DIRECT_POST"
+        return self
+
+
 class StatusFetch(_Strict):
     """POST_STATUS, ``POST /v2/post/publish/status/fetch/``."""
 
@@ -147,6 +216,29 @@ class VideoList(_Strict):
 
     cursor: int | None = None  # VIDEO_LIST
     max_count: int | None = Field(None, ge=1, le=20)  # VIDEO_LIST: "The maximum value is 20"
+
+
+class VideoIds(_Strict):
+    video_ids: list[str] = Field(min_length=1, max_length=20)
+    """VIDEO_QUERY, ``filters.video_ids``: "up to 20" video ids."""
+
+
+class VideoQuery(_Strict):
+    """VIDEO_QUERY's body: ``filters`` with ``video_ids``, nothing else."""
+
+    filters: VideoIds
+
+
+def _video_query(request: httpx.Request) -> None:
+    # VIDEO_QUERY: "Content-Type: application/json", the user's bearer token, the fields
+    # in the query.
+    bearer(request)
+    sent = query(request)
+    assert set(sent) == {"fields"}, f"video/query takes the query parameter fields only: {sent}"
+    unknown = set(sent["fields"].split(",")) - VIDEO_FIELDS
+    assert not unknown, f"the Video Object has no field {sorted(unknown)} ({VIDEO_OBJECT})"
+    assert request.headers.get("content-type", "").startswith("application/json")
+    VideoQuery.model_validate(json_body(request))
 
 
 def _json_header(request: httpx.Request) -> None:
@@ -229,6 +321,15 @@ def contract(granted: frozenset[str] | None) -> Contract:
                 check=_posting(VideoInit),
                 scopes=publish,
             ),
+            Endpoint(
+                "POST",
+                API_HOST,
+                r"/v2/post/publish/content/init/",
+                PHOTO_POST,
+                check=_posting(ContentInit),
+                # PHOTO_POST, "Scope": video.publish (a direct post) or video.upload.
+                scopes=publish,
+            ),
             # upload_url's host and path are TikTok's to choose (open-upload... in the
             # examples); the token is in its query, not a scope.
             Endpoint("PUT", r"open-upload.tiktokapis.com", r"/video/", DIRECT_POST, check=_chunk),
@@ -246,6 +347,14 @@ def contract(granted: frozenset[str] | None) -> Contract:
                 r"/v2/video/list/",
                 VIDEO_LIST,
                 check=video_list,
+                scopes=frozenset({"video.list"}),
+            ),
+            Endpoint(
+                "POST",
+                API_HOST,
+                r"/v2/video/query/",
+                VIDEO_QUERY,
+                check=_video_query,
                 scopes=frozenset({"video.list"}),
             ),
         ),

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import typing
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -24,6 +25,7 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel, ValidationError
 from xdk import schemas
+from xdk.posts import client as posts_client
 from xdk.users import client as users_client
 
 from tests.drivers.contract import Check, Contract, Endpoint, bearer, form_body, json_body, query
@@ -57,7 +59,8 @@ MAX_RESULTS = (5, 100)
 SCOPES_CREATE = frozenset({"tweet.write", "users.read", "tweet.read"})
 """OPENAPI ``POST /2/tweets`` security ``OAuth2UserToken``."""
 SCOPES_READ = frozenset({"tweet.read", "users.read"})
-"""OPENAPI ``GET /2/users/me`` and ``GET /2/users/{id}/tweets`` security ``OAuth2UserToken``."""
+"""OPENAPI ``GET /2/users/me``, ``GET /2/users/{id}/tweets`` and ``GET /2/tweets/{id}``
+security ``OAuth2UserToken``."""
 TWEET_FIELDS_ALIAS = {"tweet.fields": "post.fields"}
 """OPENAPI 2.167 names the parameter ``post.fields`` (earlier versions, to 2.159, and the
 TIMELINES_GUIDE still send ``tweet.fields``). Which of the two the live API takes is not
@@ -118,7 +121,8 @@ def check_post(body: Any) -> None:
 def sdk_query(method: Callable[..., Any]) -> dict[str, frozenset[str] | None]:
     """The query parameters an xdk method sends (``post_fields`` as ``post.fields``, as
     the SDK names them) and, for list parameters, the values its ``Literal`` allows."""
-    hints = typing.get_type_hints(method, {**vars(users_client), "Literal": Literal})
+    module = vars(sys.modules[method.__module__])
+    hints = typing.get_type_hints(method, {**module, "Literal": Literal})
     allowed: dict[str, frozenset[str] | None] = {}
     for name, hint in hints.items():
         if name in ("return", "id"):
@@ -185,6 +189,14 @@ def contract(granted: frozenset[str] | None) -> Contract:
                 "/2/users/me",
                 OPENAPI,
                 _query_of(users_client.UsersClient.get_me, bounded=False),
+                SCOPES_READ,
+            ),
+            Endpoint(
+                "GET",
+                "api.x.com",
+                f"/2/tweets/{ID}",
+                OPENAPI,
+                _query_of(posts_client.PostsClient.get_by_id, bounded=False),
                 SCOPES_READ,
             ),
             Endpoint(

@@ -9,7 +9,11 @@ to it through ``tests/drivers/contract.py``, so a misspelt parameter or body fie
 content type YouTube does not take or a scope the consent did not ask for fails here
 and not on YouTube.
 
-What the document does not describe is written from the page it comes from: the chunks
+The token's own information (``oauth2.tokeninfo``, which ``drivers check`` reads for the
+scopes granted) is held to the OAuth2 API's discovery document the same package ships
+(``oauth2.v2.json``).
+
+What the documents do not describe is written from the page it comes from: the chunks
 of a resumable upload (the resumable upload guide) and Google's token endpoint (OAuth
 2.0 for web server apps), as typed models that forbid unknown fields.
 """
@@ -31,15 +35,32 @@ UPLOAD_PREFIX = "upload/"
 HOST = "www.googleapis.com"
 """The host the reference pages give for every method (https://www.googleapis.com/...)."""
 DISCOVERY = "google-api-python-client youtube.v3.json"
+OAUTH2_DISCOVERY = "google-api-python-client oauth2.v2.json"
 RESUMABLE_GUIDE = "https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol"
 TOKEN_PAGE = "https://developers.google.com/identity/protocols/oauth2/web-server"
+COMMENT_PAGE = "https://developers.google.com/youtube/v3/docs/commentThreads/insert"
 
 
 @cache
-def document() -> dict[str, Any]:
-    path = resources.files("googleapiclient") / "discovery_cache/documents/youtube.v3.json"
+def document(name: str = "youtube.v3.json") -> dict[str, Any]:
+    path = resources.files("googleapiclient") / f"discovery_cache/documents/{name}"
     loaded: dict[str, Any] = json.loads(path.read_text())
     return loaded
+
+
+def _tokeninfo(request: httpx.Request) -> None:
+    """``oauth2.tokeninfo`` as OAUTH2_DISCOVERY describes it: its verb and path, and
+    only its parameters, all in the query (the description puts them nowhere else)."""
+    described = document("oauth2.v2.json")
+    spec = described["methods"]["tokeninfo"]
+    assert request.method == spec["httpMethod"], (request.method, spec["httpMethod"])
+    assert request.url.path.lstrip("/") == spec["path"], request.url.path
+    allowed = spec["parameters"] | described["parameters"]
+    sent = query(request)
+    unknown = set(sent) - set(allowed)
+    assert not unknown, f"oauth2.tokeninfo has no parameter {sorted(unknown)}"
+    assert sent.get("access_token"), "oauth2.tokeninfo: the token to describe, access_token"
+    assert request.content == b"", "oauth2.tokeninfo's parameters are in the query"
 
 
 def method(resource: str, name: str) -> dict[str, Any]:
@@ -123,6 +144,22 @@ def _chunk(request: httpx.Request) -> None:
     assert _CHUNK_RANGE.fullmatch(content_range), content_range
     if content_range.startswith("bytes */"):
         assert request.content == b"", "a status query has no body"
+
+
+def _comment_thread(request: httpx.Request) -> None:
+    """``commentThreads.insert``: a ``CommentThread`` whose parts are named in ``part``,
+    with the values its reference page requires (snippet.channelId, snippet.videoId,
+    snippet.topLevelComment.snippet.textOriginal); the document marks none required."""
+    check(request, "commentThreads", "insert")
+    body = json_body(request)
+    check_body(body, "CommentThread")
+    parts = set(query(request)["part"].split(","))
+    assert set(body) <= parts, f"the body has parts {sorted(set(body) - parts)} not in part"
+    snippet = body.get("snippet") or {}
+    text = ((snippet.get("topLevelComment") or {}).get("snippet") or {}).get("textOriginal")
+    assert snippet.get("videoId") and snippet.get("channelId") and text, (
+        f"commentThreads.insert needs channelId, videoId and the text ({COMMENT_PAGE})"
+    )
 
 
 def _thumbnail(request: httpx.Request) -> None:
@@ -209,12 +246,29 @@ def contract(granted: frozenset[str] | None) -> Contract:
             ),
             documented(
                 "POST",
+                r"/youtube/v3/commentThreads",
+                "commentThreads",
+                "insert",
+                check=_comment_thread,
+            ),
+            documented(
+                "GET",
+                r"/youtube/v3/commentThreads",
+                "commentThreads",
+                "list",
+                check=lambda r: check(r, "commentThreads", "list"),
+            ),
+            documented(
+                "POST",
                 r"/upload/youtube/v3/thumbnails/set",
                 "thumbnails",
                 "set",
                 check=_thumbnail,
             ),
             Endpoint("POST", "oauth2.googleapis.com", r"/token", TOKEN_PAGE, check=_token),
+            Endpoint(
+                "POST", HOST, r"/oauth2/v2/tokeninfo", f"{OAUTH2_DISCOVERY} tokeninfo", _tokeninfo
+            ),
         ),
         granted=granted,
     )

@@ -68,10 +68,22 @@ def other_browser(web_app: TestClient) -> Browser:
 HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
 
-def consent_fields(html: str) -> dict[str, str]:
+TICKED = re.compile(r'<input type="checkbox" id="[^"]*" name="([^"]+)" value="([^"]*)" checked>')
+
+
+def consent_fields(html: str) -> dict[str, str | list[str]]:
+    """What a browser sends from the consent page as shown: its hidden fields and the
+    boxes ticked (every permission, until one is unticked)."""
     import html as markup
 
-    return {name: markup.unescape(value) for name, value in HIDDEN.findall(html)}
+    fields: dict[str, str | list[str]] = {
+        name: markup.unescape(value) for name, value in HIDDEN.findall(html)
+    }
+    for name, value in TICKED.findall(html):
+        ticked = fields.setdefault(name, [])
+        assert isinstance(ticked, list)
+        ticked.append(markup.unescape(value))
+    return fields
 
 
 def connect(

@@ -75,7 +75,7 @@ def test_denied_consent_creates_nothing(browser: Browser) -> None:
     assert _unified(browser, key) == []
 
 
-def _consent(browser: Browser, platform: str = "microblog") -> dict[str, str]:
+def _consent(browser: Browser, platform: str = "microblog") -> dict[str, str | list[str]]:
     """Press Connect and return the consent page's fields (state, challenge, ...)."""
     page = browser.client.get("/connections").text
     started = browser.client.post(
@@ -88,7 +88,9 @@ def _consent(browser: Browser, platform: str = "microblog") -> dict[str, str]:
     return consent_fields(consent.text)
 
 
-def _allow(browser: Browser, fields: dict[str, str], name: str, platform: str = "microblog") -> str:
+def _allow(
+    browser: Browser, fields: dict[str, str | list[str]], name: str, platform: str = "microblog"
+) -> str:
     """Allow on the consent page; the callback URL it sends the browser to, not followed."""
     back = browser.client.post(
         f"/sandbox/{platform}/oauth/authorize",

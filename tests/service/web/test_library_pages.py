@@ -130,3 +130,37 @@ def test_posts_history_filters_detail_and_overview(browser: Browser) -> None:
     assert browser.client.get("/posts/nope").status_code == 404
     overview = browser.client.get("/").text
     assert "0 of 250" in overview and "1 of 15" in overview and "hello from the API" in overview
+
+
+def test_the_media_page_lists_the_copies_made_for_networks(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """A PNG posted to photo_sharing is converted to a JPEG for it; the library shows the
+    copy under the file: the network, its state, type, size and dimensions."""
+    import time
+
+    browser.sign_up()
+    key = browser.api_key_shown()
+    headers = {"X-API-Key": key}
+    image = upload_file(
+        browser.client, headers, make_image(tmp_path / "cover.png", size=(320, 240))
+    )
+    connect(browser, "photo_sharing", "acme.photos")
+    [photo] = [
+        c["id"]
+        for c in browser.client.get("/api/connections/unified", headers=headers).json()
+        if c["platform"] == "photo_sharing"
+    ]
+    body = {"connectionId": photo, "fileId": image["fileId"]}
+    first = browser.client.post("/api/v2/photo_sharing/publish", json=body, headers=headers)
+    assert first.status_code == 409
+    pending = browser.client.get("/media").text
+    assert "For photo_sharing" in pending
+    assert "data-refresh" in pending or "status-ready" in pending  # refreshed while made
+    deadline = time.monotonic() + 30
+    while "image/jpeg" not in (page := browser.client.get("/media").text):
+        assert time.monotonic() < deadline, page
+        time.sleep(0.1)
+    copy = page[page.index('data-profile="photo_sharing.image"') :]
+    copy = copy[: copy.index("</li>")]
+    assert 'status-ready">ready' in copy and "image/jpeg" in copy and "320x240" in copy

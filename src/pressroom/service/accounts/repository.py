@@ -4,26 +4,32 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Connection, bindparam, func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session, make_transient_to_detached
+from sqlalchemy.orm.base import manager_of_class
 
 from pressroom.service.db.models import Account
+from pressroom.service.db.prepared import Link, Prepared
 
-_BY_KEY_HASH = select(Account.__table__).where(
-    Account.__table__.c.api_key_hash == bindparam("key_hash")
+_ACCOUNTS = manager_of_class(Account)
+_BY_KEY_HASH = Prepared(
+    select(Account.__table__).where(Account.__table__.c.api_key_hash == bindparam("key_hash"))
 )
 
 
-def account_by_key_hash(connection: Connection, key_hash: str) -> Account | None:
-    """The key's account by one indexed read, on a plain connection (``db.reads``).
+def account_by_key_hash(link: Link, key_hash: str) -> Account | None:
+    """The key's account by one indexed read, on the driver's connection (``db.reads``).
 
     The object is detached, as an account loaded by a session that has closed: the
     same attributes, and a route's session writes it back by primary key if asked to.
     """
-    row = connection.execute(_BY_KEY_HASH, {"key_hash": key_hash}).mappings().first()
+    row = link.first(_BY_KEY_HASH, key_hash=key_hash)
     if row is None:
         return None
-    account = Account(**row)
+    # Made as a load makes it (the values set, no change recorded), not through the
+    # constructor, whose per-attribute events cost more than the read itself.
+    account: Account = _ACCOUNTS.new_instance()
+    account.__dict__.update(row._asdict())
     make_transient_to_detached(account)
     return account
 

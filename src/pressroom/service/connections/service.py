@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple, Protocol
 
-from sqlalchemy import Connection as DbConnection
 from sqlalchemy.orm import Session
 
 from pressroom import error_codes
 from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.platforms import Platform
-from pressroom.service.connections.repository import ConnectionRepository, visible_with_parents
+from pressroom.service.connections.repository import (
+    ConnectionRepository,
+    visible_for_publishing,
+    visible_with_parents,
+)
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, Connection
+from pressroom.service.db.prepared import Link, Row
 from pressroom.service.errors import ServiceError
 from pressroom.service.events import outbox
 from pressroom.service.events.catalog import EventType, InactiveReason
@@ -61,6 +66,15 @@ class ParentState(NamedTuple):
     removed_at: datetime | None
 
 
+class Unified(NamedTuple):
+    """A connection as the unified list shows it."""
+
+    id: str
+    platform: str
+    name: str
+    status: str
+
+
 @dataclass(frozen=True)
 class Listed:
     """A connection as the API lists it."""
@@ -105,12 +119,26 @@ def list_connections(db: Session, account: Account) -> list[tuple[Connection, st
     return with_status(db, ConnectionRepository(db).list_for_account(account.id))
 
 
-def listed_connections(db: DbConnection, account_id: str) -> list[Listed]:
-    """``list_connections`` in one statement on a plain connection, for the API's hot
-    reads (``db.reads``); the status rule is the same ``effective_status``."""
+def listed_connections(db: Link, account_id: str) -> list[Listed]:
+    """``list_connections`` in one statement on the driver's connection, for the API's
+    hot reads (``db.reads``); the status rule is the same ``effective_status``."""
+    return [
+        Listed(row.id, row.platform, row.name, row.display_name, row.connected_at, status)
+        for row, status in _with_status(visible_with_parents(db, account_id))
+    ]
+
+
+def connection_states(db: Link, account_id: str) -> list[Unified]:
+    """What ``GET /api/connections/unified`` lists, as ``listed_connections`` finds it."""
+    return [
+        Unified(row.id, row.platform, row.name, status)
+        for row, status in _with_status(visible_with_parents(db, account_id, described=False))
+    ]
+
+
+def _with_status(rows: Sequence[Row]) -> Iterator[tuple[Row, str]]:
     now = utcnow()
-    listed = []
-    for row in visible_with_parents(db, account_id):
+    for row in rows:
         parent = None
         if row.parent_found is not None:
             parent = ParentState(
@@ -119,11 +147,7 @@ def listed_connections(db: DbConnection, account_id: str) -> list[Listed]:
                 row.parent_token_expires_at,
                 row.parent_removed_at,
             )
-        status = effective_status(row, parent, now)
-        listed.append(
-            Listed(row.id, row.platform, row.name, row.display_name, row.connected_at, status)
-        )
-    return listed
+        yield row, effective_status(row, parent, now)
 
 
 def all_connections(db: Session, account: Account) -> list[Connection]:
@@ -140,7 +164,37 @@ def require_publishable(
     db: Session, account: Account, connection_id: str, platform: Platform
 ) -> Connection:
     """The caller's own, visible, active connection of this platform, or the error saying why."""
-    connection = ConnectionRepository(db).get_visible(account.id, connection_id)
+    repo = ConnectionRepository(db)
+    connection = repo.get_visible(account.id, connection_id)
+    parent = repo.get(connection.parent_id) if connection and connection.parent_id else None
+    check_publishable(connection, parent, connection_id, platform)
+    assert connection is not None
+    return connection
+
+
+def publishable(link: Link, account_id: str, connection_id: str, platform: Platform) -> Row:
+    """``require_publishable`` in one statement on the driver's connection, for the
+    publish path: the connection's row, with its parent's state and token beside it
+    (``parent_*``)."""
+    row = visible_for_publishing(link, account_id, connection_id)
+    parent = None
+    if row is not None and row.parent_found is not None:
+        parent = ParentState(
+            row.parent_platform,
+            row.parent_status,
+            row.parent_token_expires_at,
+            row.parent_removed_at,
+        )
+    check_publishable(row, parent, connection_id, platform)
+    return row
+
+
+def check_publishable(
+    connection: ConnectionState | None,
+    parent: ConnectionState | None,
+    connection_id: str,
+    platform: Platform,
+) -> None:
     if connection is None:
         raise ServiceError(
             error_codes.CONNECTION_NOT_FOUND,
@@ -154,7 +208,7 @@ def require_publishable(
             f"not {platform.value}.",
             field="connectionId",
         )
-    if status_of(db, connection) != ACTIVE:
+    if effective_status(connection, parent, utcnow()) != ACTIVE:
         if platform == Platform.TEXT_THREAD:
             hint = (
                 "its photo_sharing account is disconnected or its token expired; "
@@ -167,7 +221,6 @@ def require_publishable(
             f"Connection {connection_id!r} is inactive: {hint}",
             field="connectionId",
         )
-    return connection
 
 
 def inactive_reason(db: Session, connection: Connection) -> str | None:
@@ -354,6 +407,17 @@ def expire_token(
         _set_twin_status(db, connection, INACTIVE, InactiveReason.PARENT_INACTIVE)
     db.flush()
     return connection
+
+
+def access_revoked(db: Session, connection_id: str) -> None:
+    """A network refused the token behind the connection while publishing: it (or, for
+    a text_thread, the photo_sharing account whose token it uses) turns inactive, twin
+    included."""
+    connection = ConnectionRepository(db).get(connection_id)
+    if connection is None:
+        return
+    holder = connection.parent_id if connection.parent_id else connection.id
+    expire_token(db, holder, InactiveReason.ACCESS_REVOKED)
 
 
 def reconnect(db: Session, connection_id: str) -> Connection:

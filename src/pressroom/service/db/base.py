@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,6 +9,8 @@ from sqlalchemy import DateTime, MetaData
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.types import TypeDecorator
+
+from pressroom.service import randomness
 
 # Alembic and both databases see the same constraint names this way.
 NAMING_CONVENTION = {
@@ -52,4 +53,4 @@ def utcnow() -> datetime:
 
 def new_id(prefix: str) -> str:
     """Opaque ids with a readable prefix (``file_...``), unguessable across accounts."""
-    return f"{prefix}_{secrets.token_hex(12)}"
+    return f"{prefix}_{randomness.token_hex(12)}"

@@ -20,6 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pressroom.service.db.base import Base, UTCDateTime
+from pressroom.service.publishing.campaign import MAX_CHARS as CAMPAIGN_MAX_CHARS
 
 
 class Account(Base):
@@ -136,7 +137,19 @@ class Post(Base):
     """Every publish the service made, with what was asked and what came back."""
 
     __tablename__ = "posts"
-    __table_args__ = (Index("ix_posts_account_created", "account_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_posts_account_created", "account_id", "created_at"),
+        # GET /api/posts?campaign=&edition=&flowRunId=, each newest first.
+        Index(
+            "ix_posts_account_campaign",
+            "account_id",
+            "campaign_name",
+            "campaign_edition",
+            "created_at",
+        ),
+        Index("ix_posts_account_edition", "account_id", "campaign_edition", "created_at"),
+        Index("ix_posts_account_flow_run", "account_id", "campaign_flow_run_id", "created_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
@@ -149,6 +162,34 @@ class Post(Base):
     platform_post_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
     url: Mapped[str | None] = mapped_column(String(500), nullable=True)
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    published_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # The body's ``campaign`` (publishing.campaign), all null when it had none.
+    campaign_name: Mapped[str | None] = mapped_column(String(CAMPAIGN_MAX_CHARS), nullable=True)
+    campaign_edition: Mapped[str | None] = mapped_column(String(CAMPAIGN_MAX_CHARS), nullable=True)
+    campaign_post_id: Mapped[str | None] = mapped_column(String(CAMPAIGN_MAX_CHARS), nullable=True)
+    campaign_flow_run_id: Mapped[str | None] = mapped_column(
+        String(CAMPAIGN_MAX_CHARS), nullable=True
+    )
+
+
+class PostPart(Base):
+    """One part of a post made of several (a thread's post and replies), keyed by its
+    post record and its index from 0: each part is sent, and recorded, on its own, so a
+    retry resumes after the parts that stand and never sends one twice."""
+
+    __tablename__ = "post_parts"
+
+    post_id: Mapped[str] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    index: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    kind: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(20))
+    platform_post_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    url: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    reply_to: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """The network's id of the part this one replies to, as it was sent."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     published_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
@@ -296,9 +337,12 @@ class ServiceProcess(Base):
 
 
 class MediaJob(Base):
-    """A file waiting to be processed, or being processed (``media.jobs``): written in the
-    same transaction that moves the file to ``processing``, claimed by one worker under a
-    lease it renews, taken by another once the lease runs out, deleted when done."""
+    """Work on a file (``media.jobs``), waiting or under way: claimed by one worker under a
+    lease it renews, taken by another once the lease runs out, deleted when done.
+
+    Two kinds: ``process`` (written in the same transaction that moves the file to
+    ``processing``) and ``derive`` (a derived file for the network profile ``target``,
+    written with its ``media_derivatives`` row)."""
 
     __tablename__ = "media_jobs"
     __table_args__ = (Index("ix_media_jobs_available", "available_at"),)
@@ -306,12 +350,48 @@ class MediaJob(Base):
     file_id: Mapped[str] = mapped_column(
         ForeignKey("files.id", ondelete="CASCADE"), primary_key=True
     )
+    kind: Mapped[str] = mapped_column(
+        String(16), primary_key=True, default="process", server_default="process"
+    )
+    target: Mapped[str] = mapped_column(String(60), primary_key=True, default="", server_default="")
+    """The profile a ``derive`` job makes a file for; empty for ``process``."""
     available_at: Mapped[datetime] = mapped_column(UTCDateTime())
     """Not before: now for a new job, later for one that is retried after a failure."""
     claimed_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class Derivative(Base):
+    """A file converted for one network profile (``media.derivatives``): made once by a
+    ``derive`` job, stored beside the original (which never changes), and sent in its
+    place to that network by every post of the file there."""
+
+    __tablename__ = "media_derivatives"
+    __table_args__ = (UniqueConstraint("file_id", "profile"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    file_id: Mapped[str] = mapped_column(ForeignKey("files.id", ondelete="CASCADE"))
+    network: Mapped[str] = mapped_column(String(32))
+    """The label it is made for (``photo_sharing``)."""
+    profile: Mapped[str] = mapped_column(String(60))
+    """``pressroom.rules.targets``: ``photo_sharing.image``, ``video_sharing.thumbnail``,
+    ``photo_sharing.image.pad``."""
+    status: Mapped[str] = mapped_column(String(16))
+    """``pending`` (being made), ``ready`` or ``failed`` (with ``failure_reason``)."""
+    content_type: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    storage_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    size: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    width: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    height: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    duration_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    video_codec: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    audio_codec: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    frame_rate: Mapped[float | None] = mapped_column(Float, nullable=True)
+    failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class PeriodicLease(Base):
@@ -424,3 +504,62 @@ class WebhookAttempt(Base):
     latency_ms: Mapped[int] = mapped_column(Integer)
     excerpt: Mapped[str] = mapped_column(String(500), default="")
     """The start of the answer's body, or the error when there was none: never more."""
+
+
+class MetricSnapshot(Base):
+    """What a network reported of one part of a post at one moment
+    (``pressroom.service.metrics``): a series per post, newest last. None where the
+    network does not count the figure."""
+
+    __tablename__ = "metric_snapshots"
+    __table_args__ = (Index("ix_metric_snapshots_post_taken", "post_id", "part_index", "taken_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    post_id: Mapped[str] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"))
+    part_index: Mapped[int] = mapped_column(Integer)
+    """The part of a post of several the figures are for (0: the post the spec's fields
+    describe)."""
+    taken_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    impressions: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    views: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    likes: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    comments: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    shares: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    saves: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    clicks: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+class PostMetricsState(Base):
+    """When a post's metrics were last asked for (a round asks the oldest first), and
+    why the network gives none, when it does not."""
+
+    __tablename__ = "post_metrics_state"
+    __table_args__ = (Index("ix_post_metrics_state_refreshed", "refreshed_at"),)
+
+    post_id: Mapped[str] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    refreshed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    unavailable_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    unavailable_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    unavailable_final: Mapped[bool] = mapped_column(Boolean, default=False)
+    """The network will never give this post's figures (``MetricsUnsupported``): no
+    round asks again. A refused token is not final: a reconnect brings them back."""
+
+
+class MetricRound(Base):
+    """One metrics refresh an account started (``POST /api/posts/metrics/refresh``)."""
+
+    __tablename__ = "metric_rounds"
+    __table_args__ = (Index("ix_metric_rounds_account_started", "account_id", "started_at"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    status: Mapped[str] = mapped_column(String(16))
+    """``running`` | ``done`` | ``failed``."""
+    filters: Mapped[dict[str, Any]] = mapped_column(JSON)
+    networks: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """Per network label: the counts of the round (``refreshed``, ``unavailable``,
+    ``failed``, ``deferred``: left for a later round by the network's budget)."""
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

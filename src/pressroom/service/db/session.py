@@ -125,15 +125,20 @@ _BUSY_POSTGRES = frozenset({"55P03", "53300", "57014"})
 
 
 def is_busy(error: BaseException) -> bool:
-    """Whether ``error`` means the database was busy past its bound, not broken."""
+    """Whether ``error`` means the database was busy past its bound, not broken: as
+    SQLAlchemy raises it, or as the driver does under a prepared statement
+    (``db.prepared``)."""
     if isinstance(error, exc.TimeoutError):
         return True  # no pooled connection within the bound
-    if isinstance(error, exc.OperationalError | exc.DBAPIError):
-        original = error.orig
-        if any(text in str(original).lower() for text in _BUSY_SQLITE):
-            return True
-        return getattr(original, "sqlstate", None) in _BUSY_POSTGRES
-    return False
+    if isinstance(error, exc.DBAPIError):
+        original: object = error.orig
+    elif type(error).__module__.partition(".")[0] in ("sqlite3", "psycopg"):
+        original = error
+    else:
+        return False
+    if any(text in str(original).lower() for text in _BUSY_SQLITE):
+        return True
+    return getattr(original, "sqlstate", None) in _BUSY_POSTGRES
 
 
 WRITE_OPTIONS = {"pressroom_write": True}
@@ -142,16 +147,15 @@ BEGIN IMMEDIATE: a WAL reader that later writes after another writer committed f
 at once with SQLITE_BUSY_SNAPSHOT, while an immediate writer simply waits its turn."""
 
 
-SINGLE_STATEMENT_OPTIONS = {"pressroom_single_statement": True}
-"""Execution options for a read of one statement (``db.reads``). On SQLite it opens no
-transaction: a statement alone already reads one snapshot, and the BEGIN and ROLLBACK
-around it cost more than a short indexed read."""
+BEGINS_ITSELF = {"pressroom_begins_itself": True}
+"""Execution options of a connection whose owner sends BEGIN on the driver's connection
+itself (``db.writer``): SQLAlchemy's statement machinery costs three times the BEGIN."""
 
 
 def _sqlite_begin(conn: Any) -> None:
     options = conn.get_execution_options()
-    if options.get("pressroom_single_statement", False):
-        return  # the driver runs the statement in autocommit mode, on its own snapshot
+    if options.get("pressroom_begins_itself", False):
+        return
     conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("pressroom_write", False) else "BEGIN")
 
 

@@ -87,6 +87,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
             a.client_secret,
             a.tokens,
             a.http,
+            media=a.media,
             container_wait_seconds=a.settings.meta_container_wait_seconds,
         ),
     ),
@@ -98,6 +99,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
             a.tokens,
             a.http,
             api_version=a.settings.professional_network_api_version,
+            media=a.media,
         ),
     ),
     Platform.PHOTO_SHARING: RealNetwork(
@@ -210,7 +212,14 @@ def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Driver
             )
         else:
             drivers[platform] = SandboxDriver(
-                platform, knobs, sessions, rng, base_url=settings.public_base_url, secret=secret
+                platform,
+                knobs,
+                sessions,
+                rng,
+                base_url=settings.public_base_url,
+                secret=secret,
+                tokens=tokens,
+                container_wait_seconds=settings.networks.meta_container_wait_seconds,
             )
     return drivers
 

@@ -6,7 +6,8 @@ platform's consent page (OAuth 2.0 authorization code with PKCE and ``state``),
 reads the account the tokens belong to, ``refresh`` renews an expired access token
 (``TokenRefused`` when the platform will not: the connection turns inactive).
 Publish: ``publish`` sends a post, ``set_thumbnail`` replaces a
-video's thumbnail. Both are plain blocking calls: the publish routes run in FastAPI's
+video's thumbnail. ``inspect`` reads, without posting, what the network granted the
+connection and what that means for publishing (``pressroom drivers check``). Both are plain blocking calls: the publish routes run in FastAPI's
 threadpool, so a slow platform holds one worker thread and never the event loop.
 
 A transient failure is ``PlatformUnavailable``; ``sent`` says whether the request may
@@ -29,8 +30,27 @@ from typing import Any, NoReturn, Protocol, runtime_checkable
 from pydantic.alias_generators import to_camel
 
 from pressroom.error_codes import ErrorCode
-from pressroom.platforms import RULES, MediaKind, Platform
-from pressroom.rules import MediaFacts, Rule, Subject, Violation, check_media, check_text
+from pressroom.platforms import RULES, MediaKind, Platform, PostFormat
+from pressroom.rules import (
+    CAROUSELS,
+    FIRST_COMMENT,
+    MediaFacts,
+    Rule,
+    Subject,
+    Violation,
+    check_carousel,
+    check_media,
+    check_text,
+)
+from pressroom.rules.formats import (
+    check_format_count,
+    check_format_file,
+    format_rule,
+    offered,
+    offered_rule,
+    offers,
+)
+from pressroom.service.drivers.inspection import Inspection
 
 
 @dataclass(frozen=True)
@@ -55,6 +75,10 @@ class Media:
     video_codec: str | None = None
     audio_codec: str | None = None
     frame_rate: float | None = None
+    derivative_id: str | None = None
+    """Set when what is sent is the file fitted for this network (``media.fitting``): the
+    content type, storage key and facts above are then the derived file's, ``file_id``
+    still the file the post names."""
 
     def facts(self) -> MediaFacts:
         """What the network's media rules are judged on."""
@@ -82,13 +106,23 @@ class Delivery:
     media: Media | None
     reference: str
     """Our post record id: kept by the platform's record where it has room for one."""
-    platform_reference: str | None = None
-    """The network's own handle for an earlier attempt whose outcome is unknown (TikTok's
-    ``publish_id``), kept from its ``PlatformUnavailable.reference`` for the look-up."""
     dedup_key: str | None = None
     """Passed through from the caller's Idempotency-Key, for platforms that accept a
     client token. Never relied on: most networks take none, so an unknown outcome is
     settled by ``find_delivery``, not by resending with the token."""
+    platform_reference: str | None = None
+    """The network's own handle for an earlier attempt whose outcome is unknown (TikTok's
+    ``publish_id``), kept from its ``PlatformUnavailable.reference`` for the look-up."""
+    reply_to: str | None = None
+    """A thread's later part: the network's id of the part it replies to (X's
+    ``reply.in_reply_to_tweet_id``, Threads' ``reply_to_id``)."""
+    comment_on: str | None = None
+    """A first comment: the network's id of the post it comments on (part 0's); its
+    text is ``fields["text"]``, and it carries no media."""
+    items: tuple[Media, ...] = ()
+    """A carousel's files, in order (the body's ``fileIds``, each as the network gets
+    it); ``media`` is then None. Published as one post the network's own way
+    (``rules.CAROUSELS``)."""
     created_at: datetime | None = None
     """When our post record was made: the same for every attempt at it, so a network
     that takes the client's own record key (Bluesky) gets the same key each time."""
@@ -102,6 +136,10 @@ class Published:
     extra: dict[str, Any] = field(default_factory=dict)
     """What the network says it did beyond the id and the URL, under the names of the
     publish result's extension fields (``privacyLevel``, ``appliedPrivacyStatus``)."""
+    items: tuple[Published, ...] = ()
+    """A carousel's items as the network names them, in the order of
+    ``Delivery.items``, where it gives each an id (``Carousel.item_ids``); a look-up
+    (``find_delivery``) of a carousel gives them too."""
 
 
 @dataclass(frozen=True)
@@ -227,6 +265,47 @@ class DraftingDriver(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class PostMetrics:
+    """What a network counts for one post at the moment it is asked. None where the
+    network does not count that figure (or not for this kind of post), never 0: a
+    missing figure and a post nobody liked are different answers."""
+
+    impressions: int | None = None
+    """Times the post was shown (Instagram and Facebook "impressions"/"views", X
+    ``impression_count``, LinkedIn ``impressionCount``)."""
+    views: int | None = None
+    """Video plays where the network counts them apart from impressions."""
+    likes: int | None = None
+    comments: int | None = None
+    shares: int | None = None
+    """Reposts, retweets, reshares: the network's own word for passing it on."""
+    saves: int | None = None
+    clicks: int | None = None
+
+
+class MetricsUnsupported(Exception):
+    """The network will not give this app a post's figures (a scope it never grants, a
+    kind of post it keeps none for): the post is skipped by a metrics round, not retried."""
+
+
+@runtime_checkable
+class MetricsDriver(Protocol):
+    """A network that reports how a post did. ``fetch_metrics`` makes read-only calls
+    only; it raises ``AccessRevoked`` when the token is refused, ``PlatformUnavailable``
+    when the network cannot answer now (a round retries later), ``MetricsUnsupported``
+    when it never will for this post."""
+
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics: ...
+
+
+class AnswersOnLoop(Protocol):
+    """A driver that publishes without blocking (the sandbox, which has no network to
+    wait on): the service awaits it on the event loop instead of a worker thread."""
+
+    async def publish_async(self, delivery: Delivery) -> Published: ...
+
+
 class PlatformDriver(Protocol):
     platform: Platform
     refresh_ahead: timedelta
@@ -258,6 +337,14 @@ class PlatformDriver(Protocol):
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet: ...
 
+    def inspect(self, account: Account) -> Inspection:
+        """What the network says about the connection, with read-only calls: the scopes
+        it granted, the account's type, its audit or verification status and the
+        publishing quota left where the network says, each with what it means for
+        publishing. Nothing is posted. Raises ``AccessRevoked`` when the network refuses
+        the token, ``PlatformUnavailable`` when it cannot answer now."""
+        ...
+
 
 # The check every driver runs before its first request to the network.
 
@@ -268,9 +355,15 @@ def check_before_sending(delivery: Delivery) -> None:
     of a length it does not take. The API checks the same table first; this is the
     drivers' own guard, and what the sandbox answers with as the network would.
 
-    A media rule that conversion can meet is not refused here (the file is fitted for
-    the network before it is sent; until fitting exists it goes as it is, as before)."""
+    The media is the file as the network gets it: the API fits a file that breaks a rule
+    conversion can meet (``media.fitting``) and hands the derived file here, so a file
+    that still breaks any of the network's media rules is refused as the network would."""
     platform = delivery.platform
+    if delivery.comment_on is not None:
+        broken = check_text(platform, {FIRST_COMMENT: delivery.fields.get("text")})
+        if broken:
+            _refuse(broken[0], field=to_camel(FIRST_COMMENT))
+        return
     texts = {
         rule.name: value
         if isinstance(value := delivery.fields.get(to_camel(rule.name)), str)
@@ -280,8 +373,73 @@ def check_before_sending(delivery: Delivery) -> None:
     broken = check_text(platform, texts)
     if broken:
         _refuse(broken[0], field=to_camel(broken[0].field or ""))
+    if _refuse_format(delivery, texts):
+        return
     if delivery.media is not None:
         _refuse_media(platform, delivery.media, Subject.MEDIA, field="fileId")
+    if delivery.items:
+        _refuse_carousel(platform, delivery.items)
+
+
+def _refuse_format(delivery: Delivery, texts: dict[str, str | None]) -> bool:
+    """A post in a format other than ``post`` (``fields["format"]``), as the network
+    would refuse it: a format the label does not offer, text where the format shows
+    none, a count or kind of file it does not take (``pressroom.rules.formats``); then
+    each image or video against the network's media rules. True when it was judged
+    here (a ``post`` is left to the checks of a feed post)."""
+    platform = delivery.platform
+    value = delivery.fields.get("format") or PostFormat.POST
+    post_format = PostFormat(value) if value in set(PostFormat) else None
+    if post_format is None or not offers(platform, post_format):
+        offer = offered_rule(platform)
+        raise PlatformRefused(
+            f"{offer.network} refuses it: {platform.value} makes no {value} (it offers "
+            f"{', '.join(offered(platform))}).",
+            field="format",
+            rule=offer,
+        )
+    rule = format_rule(platform, post_format)
+    if rule is None:
+        return False
+    for name, text in texts.items():
+        if text is not None and not rule.takes_text:
+            _refuse(
+                Violation(rule, f"{rule.network}'s {rule.format} shows no text."),
+                field=to_camel(name),
+            )
+    files = delivery.items or ((delivery.media,) if delivery.media is not None else ())
+    many = check_format_count(rule, len(files))
+    if many is not None:
+        _refuse(many, field="fileIds" if delivery.items else "fileId")
+    for i, media in enumerate(files):
+        field = f"fileIds[{i}]" if delivery.items else "fileId"
+        facts = media.facts() if media.kind in set(MediaKind) else None
+        problem = check_format_file(rule, facts, media.content_type)
+        if problem is not None:
+            _refuse(Violation(rule, problem), field=field)
+        if facts is not None:
+            _refuse_media(platform, media, Subject.MEDIA, field=field)
+    return True
+
+
+def _refuse_carousel(platform: Platform, items: tuple[Media, ...]) -> None:
+    """A carousel as its network would refuse it: a label without carousels, a count
+    outside its ``ItemsPerPost``, a kind of file it does not take in one, a file
+    breaking a media rule."""
+    carousel = CAROUSELS.get(platform)
+    if carousel is None:
+        raise PlatformRefused(f"{platform.value} takes no carousels.", field="fileIds")
+    broken = check_carousel(platform, len(items))
+    if broken is not None:
+        _refuse(broken, field="fileIds")
+    for i, item in enumerate(items):
+        if item.kind not in carousel.kinds:
+            raise PlatformRefused(
+                f"{carousel.network} refuses it: a {item.kind} cannot be an item of "
+                f"{carousel.how}.",
+                field=f"fileIds[{i}]",
+            )
+        _refuse_media(platform, item, Subject.MEDIA, field=f"fileIds[{i}]")
 
 
 def check_thumbnail_before_sending(platform: Platform, change: ThumbnailChange) -> None:
@@ -290,9 +448,10 @@ def check_thumbnail_before_sending(platform: Platform, change: ThumbnailChange) 
 
 
 def _refuse_media(platform: Platform, media: Media, subject: Subject, *, field: str) -> None:
-    refused = check_media(platform, media.facts(), subject=subject).refused
-    if refused:
-        _refuse(refused[0], field=field)
+    verdict = check_media(platform, media.facts(), subject=subject)
+    broken = verdict.refused + verdict.needs_fitting
+    if broken:
+        _refuse(broken[0], field=field)
 
 
 def _refuse(violation: Violation, *, field: str) -> NoReturn:

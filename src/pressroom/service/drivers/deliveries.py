@@ -9,11 +9,52 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session
 
 from pressroom.service.db.models import SandboxDelivery
+from pressroom.service.db.prepared import Link, Prepared, Row
 from pressroom.service.schemas import iso_utc
+
+_TABLE = SandboxDelivery.__table__
+_BY_DEDUP_KEY = Prepared(
+    select(_TABLE.c.platform_post_id, _TABLE.c.url, _TABLE.c.created_at, _TABLE.c.payload)
+    .where(
+        _TABLE.c.platform == bindparam("platform"),
+        _TABLE.c.kind == "post",
+        _TABLE.c.dedup_key == bindparam("dedup_key"),
+        _TABLE.c.created_at >= bindparam("since"),
+    )
+    .order_by(_TABLE.c.id.desc())
+)
+_ADD = Prepared(
+    insert(SandboxDelivery).values(
+        {
+            c: bindparam(c)
+            for c in (
+                "platform",
+                "kind",
+                "connection_id",
+                "platform_post_id",
+                "url",
+                "payload",
+                "created_at",
+                "dedup_key",
+            )
+        }
+    )
+)
+
+
+def earlier_post(link: Link, platform: str, dedup_key: str, since: datetime) -> Row | None:
+    """The newest post delivered with this client token since ``since`` (one statement,
+    in the driver's unit of work: ``SandboxDriver.publish``)."""
+    return link.first(_BY_DEDUP_KEY, platform=platform, dedup_key=dedup_key, since=since)
+
+
+def add_delivery(link: Link, **values: Any) -> None:
+    """What ``DeliveryRepository.add`` records, on prepared statements."""
+    link.execute(_ADD, **values)
 
 
 class DeliveryRepository:
@@ -46,37 +87,50 @@ class DeliveryRepository:
         self.db.flush()
         return delivery
 
-    def by_dedup_key(
-        self, platform: str, dedup_key: str, since: datetime
-    ) -> SandboxDelivery | None:
-        return self.db.scalar(
-            select(SandboxDelivery)
-            .where(
-                SandboxDelivery.platform == platform,
-                SandboxDelivery.kind == "post",
-                SandboxDelivery.dedup_key == dedup_key,
-                SandboxDelivery.created_at >= since,
-            )
-            .order_by(SandboxDelivery.id.desc())
-            .limit(1)
-        )
-
     def posts_since(
-        self, platform: str, connection_id: str, since: datetime
+        self, platform: str, connection_id: str, since: datetime, *, kind: str = "post"
     ) -> list[SandboxDelivery]:
-        """An account's posts on a platform since a moment, oldest first."""
+        """An account's posts (or, with ``kind="comment"``, its comments) on a platform
+        since a moment, oldest first."""
         return list(
             self.db.scalars(
                 select(SandboxDelivery)
                 .where(
                     SandboxDelivery.platform == platform,
-                    SandboxDelivery.kind == "post",
+                    SandboxDelivery.kind == kind,
                     SandboxDelivery.connection_id == connection_id,
                     SandboxDelivery.created_at >= since,
                 )
                 .order_by(SandboxDelivery.id)
             )
         )
+
+    def find_post(self, platform: str, platform_post_id: str) -> SandboxDelivery | None:
+        """The post (or reply) the platform knows by this id, the first recorded."""
+        return self.db.scalar(
+            select(SandboxDelivery)
+            .where(
+                SandboxDelivery.platform == platform,
+                SandboxDelivery.platform_post_id == platform_post_id,
+            )
+            .order_by(SandboxDelivery.id)
+            .limit(1)
+        )
+
+    def count_posts_since(
+        self, platform: str, connection_id: str, since: datetime
+    ) -> tuple[int, datetime | None]:
+        """How many posts an account made on a platform since a moment, and when the
+        oldest of them was made (None when there is none)."""
+        count, oldest = self.db.execute(
+            select(func.count(SandboxDelivery.id), func.min(SandboxDelivery.created_at)).where(
+                SandboxDelivery.platform == platform,
+                SandboxDelivery.kind == "post",
+                SandboxDelivery.connection_id == connection_id,
+                SandboxDelivery.created_at >= since,
+            )
+        ).one()
+        return int(count), oldest
 
     def newest_first(
         self,

@@ -135,24 +135,32 @@ class NetworkClient:
         return response
 
     def _classify(self, response: httpx.Response, *, creates: bool) -> httpx.Response:
-        status = response.status_code
-        if status == 429:
-            raise PlatformRateLimited(
-                f"{self.platform.value} answered 429 (rate limit)",
-                retry_after=retry_after_of(response),
-            )
-        if status == 401:
-            raise AccessRevoked(f"{self.platform.value} answered 401")
-        if status >= 500:
-            raise PlatformUnavailable(
-                f"{self.platform.value} answered {status}",
-                retry_after=retry_after_of(response),
-                sent=creates,
-            )
-        return response
+        return classify(self.platform, response, creates=creates)
 
     def _pause(self, attempt: int) -> None:
         time.sleep(self.backoff_seconds * 2 ** (attempt - 1))
+
+
+def classify(platform: Platform, response: httpx.Response, *, creates: bool) -> httpx.Response:
+    """What any network's answer means before its driver reads it: 429 its rate limit,
+    401 a token it no longer accepts, 5xx a failure (``sent`` when the call creates).
+    Returns every other answer, for the driver; the sandbox reads the answers it stands
+    in for through here too, so it answers as a real driver hears the network."""
+    status = response.status_code
+    if status == 429:
+        raise PlatformRateLimited(
+            f"{platform.value} answered 429 (rate limit)",
+            retry_after=retry_after_of(response),
+        )
+    if status == 401:
+        raise AccessRevoked(f"{platform.value} answered 401")
+    if status >= 500:
+        raise PlatformUnavailable(
+            f"{platform.value} answered {status}",
+            retry_after=retry_after_of(response),
+            sent=creates,
+        )
+    return response
 
 
 def retry_after_of(response: httpx.Response, *, now: datetime | None = None) -> int:

@@ -56,6 +56,7 @@ from pressroom.service.drivers.base import (
     PlatformUnavailable,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import QuotaLeft
 
 TOKEN_CODES = frozenset({102, 190})
 RATE_CODES = frozenset({4, 9, 17, 32, 613, *range(80001, 80015)})
@@ -136,6 +137,37 @@ def quota_of(answer: dict[str, Any]) -> Quota | None:
     return Quota(used, total)
 
 
+def quota_window_of(answer: dict[str, Any]) -> int | None:
+    """The quota's window in seconds (``config.quota_duration``), where Meta says it."""
+    rows = answer.get("data")
+    if not isinstance(rows, list) or not rows or not isinstance(rows[0], dict):
+        return None
+    config = rows[0].get("config")
+    duration = config.get("quota_duration") if isinstance(config, dict) else None
+    return duration if isinstance(duration, int) else None
+
+
+def publishing_limit_of(response: httpx.Response, network: str) -> tuple[QuotaLeft | None, bool]:
+    """A ``*_publishing_limit`` read for ``drivers check``: the quota left where the answer
+    says it, and whether the token may publish (a permission refusal says it may not)."""
+    if response.status_code == 200:
+        answer = json_of(response)
+        used = quota_of(answer)
+        quota = QuotaLeft(used.used, used.total, quota_window_of(answer)) if used else None
+        return quota, True
+    if is_permission_refusal(response):
+        return None, False
+    raise failure(response, network, sent=False)
+
+
+def is_permission_refusal(response: httpx.Response) -> bool:
+    """Whether a Graph error is a permission the grant lacks (code 10 or 200-299)."""
+    if response.status_code == 200:
+        return False
+    code = int(error_of(response).get("code") or 0)
+    return code == 10 or 200 <= code <= 299
+
+
 def quota_exhausted(network: str, quota: Quota) -> PlatformRateLimited:
     return PlatformRateLimited(
         f"{network} allows {quota.total} API posts a day per account, and this account "
@@ -197,7 +229,7 @@ def failure(
         return PlatformRateLimited(message, retry_after=wait)
     if code == NOT_READY_CODE:
         return PlatformUnavailable(f"{message} (nothing was published)", retry_after=60, sent=False)
-    if code == 10 or 200 <= code <= 299:
+    if is_permission_refusal(response):
         return PermissionMissing(permission, message) if permission else AccessRevoked(message)
     if error.get("is_transient") or code in (1, 2) or response.status_code >= 500:
         return PlatformUnavailable(message, retry_after=60, sent=sent)

@@ -12,13 +12,24 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (https://docs.x.com/fundamentals/authentication/oauth-2-0/user-access-token);
 - profile: ``GET /2/users/me`` (https://docs.x.com/x-api/users/get-my-user);
 - publish: ``POST /2/tweets`` with ``{"text": ...}``, answered 201 with ``data.id``
-  (https://docs.x.com/x-api/posts/creation-of-a-post); text only, as the spec says;
+  (https://docs.x.com/x-api/posts/creation-of-a-post); text only, as the spec says; a
+  thread's later part with ``reply.in_reply_to_tweet_id``, the part before it;
 - rate limits: 429 with ``x-rate-limit-reset`` in epoch seconds
   (https://docs.x.com/fundamentals/rate-limits);
 - look-up of an unknown outcome: ``GET /2/users/{id}/tweets`` since the send, matched on
   the text as X shows it (links come back as t.co links with the original in
-  ``entities.urls``, ``&``, ``<`` and ``>`` HTML-escaped)
-  (https://docs.x.com/x-api/posts/get-posts-by-user).
+  ``entities.urls``, ``&``, ``<`` and ``>`` HTML-escaped) and, for a thread's part, on
+  the post it replies to (``expansions=referenced_posts``: its reference of type
+  ``replied_to``)
+  (https://docs.x.com/x-api/posts/get-posts-by-user);
+- metrics: ``GET /2/tweets/{id}?tweet.fields=public_metrics`` (``fetch_metrics``), which
+  needs ``tweet.read users.read``, already asked for at consent
+  (https://docs.x.com/x-api/posts/get-post-by-id). Only ``public_metrics``: it carries
+  ``impression_count`` since 2023, and ``non_public_metrics``/``organic_metrics`` are
+  answered only for posts of the last 30 days (https://docs.x.com/x-api/fundamentals/metrics),
+  so asking for them would turn every older post's figures into an error; a post X no
+  longer has (deleted) answers 200 with an ``errors`` entry of type
+  ``…/problems/resource-not-found`` and no ``data``: ``MetricsUnsupported``.
 
 A 403 means one of three things (https://docs.x.com/x-api/fundamentals/response-codes-and-errors,
 "Error types" and "403 Forbidden"), told apart by its problem body:
@@ -45,10 +56,13 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.drivers.answers import json_of, parse_time
 from pressroom.service.drivers.base import (
     AccessRevoked,
+    Account,
     Delivery,
+    MetricsUnsupported,
     NetworkMisconfigured,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -57,6 +71,14 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import code_challenge, consent_url, token_call
 from pressroom.service.drivers.tokens import TokenSource
 
@@ -64,11 +86,20 @@ AUTHORIZE_URL = "https://x.com/i/oauth2/authorize"
 TOKEN_URL = "https://api.x.com/2/oauth2/token"
 API = "https://api.x.com/2"
 SCOPES = ("tweet.read", "tweet.write", "users.read", "offline.access")
+PUBLISH_SCOPES = ("tweet.read", "tweet.write", "users.read")
+"""What ``POST /2/tweets`` requires of the token (its ``security`` in X's OpenAPI
+description); ``offline.access`` only brings the refresh token."""
+PROFILE_SCOPES = ("tweet.read", "users.read")
+"""What ``GET /2/users/me`` requires (its ``security``): its answer shows them granted."""
 LOOKUP_PAGES = 5
 """Pages of 100 posts read when looking a post up: far more than any account posts
 while one outcome is unknown."""
 CLOCK_SLACK = timedelta(minutes=2)
 """How far before our send time the look-up starts, for clocks that disagree."""
+METRICS_REQUESTS_PER_HOUR = 1800
+"""``GET /2/tweets/:id``: 450 requests per 15 minutes per app (900 per user), the app's
+being the one a metrics round across every connection meets first.
+Source: https://docs.x.com/x-api/fundamentals/rate-limits ("Tweets lookup")."""
 
 
 class XDriver:
@@ -120,19 +151,75 @@ class XDriver:
         me = self._me(tokens.access_token)
         return Profile(name=f"@{me['username']}", display_name=str(me.get("name") or ""))
 
+    def inspect(self, account: Account) -> Inspection:
+        """``GET /2/users/me`` with the account's verification and protection. X has no
+        token introspection: its answer shows the scopes it requires granted, and X says
+        whether ``tweet.write`` was granted only in the token answer at connect."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self.http.request(
+            "GET",
+            f"{API}/users/me",
+            token=token,
+            params={"user.fields": "verified,verified_type,protected"},
+        )
+        if response.status_code == 403:
+            raise _forbidden(response)
+        if response.status_code != 200:
+            raise PlatformUnavailable(
+                f"X could not read the account ({response.status_code}: {_problem(response)})",
+                retry_after=60,
+                sent=False,
+            )
+        me = json_of(response)["data"]
+        scopes = scope_states(SCOPES, granted=PROFILE_SCOPES)
+        source = "GET /2/users/me answered, which requires tweet.read and users.read"
+        kind = str(me.get("verified_type") or ("blue" if me.get("verified") else "none"))
+        protected = bool(me.get("protected"))
+        return Inspection(
+            network="X",
+            account=f"@{me['username']}",
+            scopes=scopes,
+            scopes_source=source,
+            account_type="protected" if protected else "public",
+            audit=f"verified_type {kind}",
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "account type",
+                    "protected" if protected else "public",
+                    "posts are seen by the account's approved followers only"
+                    if protected
+                    else "posts are public",
+                    Standing.WARNING if protected else Standing.OK,
+                ),
+                Finding(
+                    "verification",
+                    f"verified_type {kind}",
+                    "pressroom posts within X's 280 weighted characters whatever the "
+                    "account's verification",
+                    Standing.OK,
+                ),
+                Finding(
+                    "app access",
+                    "X does not tell an app its access level (Free, Basic, Pro, ...)",
+                    "how many posts the app may make follows it; over it, posts are "
+                    "answered 429 rate_limited",
+                    Standing.UNKNOWN,
+                ),
+                quota_finding("X", None),
+            ),
+        )
+
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
         token = self.tokens.access_token(delivery.account.connection_id)
-        response = self.http.request(
-            "POST",
-            f"{API}/tweets",
-            token=token,
-            creates=True,
-            json={"text": delivery.fields["text"]},
-        )
+        post: dict[str, Any] = {"text": delivery.fields["text"]}
+        if delivery.reply_to is not None:  # a thread's later part
+            post["reply"] = {"in_reply_to_tweet_id": delivery.reply_to}
+        response = self.http.request("POST", f"{API}/tweets", token=token, creates=True, json=post)
         if response.status_code != 201:
-            raise _refusal(response)
+            raise refusal_of(response)
         post_id = str(json_of(response)["data"]["id"])
         return Published(post_id, _post_url(delivery.account.name, post_id), utcnow())
 
@@ -144,6 +231,8 @@ class XDriver:
             "start_time": _x_time(sent_at - CLOCK_SLACK),
             "max_results": "100",
             "tweet.fields": "created_at,entities",
+            # X's OpenAPI (2.167) lists a post's references as an expansion, not a field.
+            "expansions": "referenced_posts",
         }
         for _ in range(LOOKUP_PAGES):
             response = self.http.request(
@@ -154,7 +243,10 @@ class XDriver:
             body = json_of(response)
             for post in body.get("data") or []:
                 links = (post.get("entities") or {}).get("urls") or []
-                if _comparable(str(post.get("text", "")), links) == wanted:
+                if (
+                    _comparable(str(post.get("text", "")), links) == wanted
+                    and _replied_to(post) == delivery.reply_to
+                ):
                     return Published(
                         str(post["id"]),
                         _post_url(delivery.account.name, str(post["id"])),
@@ -168,6 +260,43 @@ class XDriver:
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("microblog posts have no thumbnails")
+
+    # --- metrics ---------------------------------------------------------------
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """The post's ``public_metrics`` (module docstring): impressions, likes, replies
+        as comments, reposts and quotes as shares, bookmarks as saves; X counts no
+        views of a text post and no clicks publicly, so those stay None."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self.http.request(
+            "GET",
+            f"{API}/tweets/{platform_post_id}",
+            token=token,
+            params={"tweet.fields": "public_metrics"},
+        )
+        if response.status_code == 403:
+            raise _forbidden(response)
+        if response.status_code != 200:
+            raise PlatformUnavailable(
+                f"X could not read the post ({response.status_code}: {_problem(response)})",
+                retry_after=60,
+                sent=False,
+            )
+        body = json_of(response)
+        post = body.get("data")
+        if not isinstance(post, dict):
+            errors = body.get("errors") or [{}]
+            kind = str(errors[0].get("type") or "") if isinstance(errors[0], dict) else ""
+            if kind.endswith("/resource-not-found"):
+                raise MetricsUnsupported("deleted on the network: X no longer has the post")
+            raise MetricsUnsupported(f"X shows this app no such post ({_problem(response)})")
+        counts = post.get("public_metrics") or {}
+        return PostMetrics(
+            impressions=_count(counts, "impression_count"),
+            likes=_count(counts, "like_count"),
+            comments=_count(counts, "reply_count"),
+            shares=_sum(_count(counts, "retweet_count"), _count(counts, "quote_count")),
+            saves=_count(counts, "bookmark_count"),
+        )
 
     # --- helpers ---------------------------------------------------------------
     @property
@@ -201,7 +330,7 @@ APP_ACCESS_PROBLEMS = ("/problems/client-forbidden", "/problems/unsupported-auth
 """Problem types that refuse the app or how it authenticates, not the post or the token."""
 
 
-def _refusal(response: httpx.Response) -> Exception:
+def refusal_of(response: httpx.Response) -> Exception:
     if response.status_code == 403:
         return _forbidden(response)
     if response.status_code in (400, 422):
@@ -230,6 +359,17 @@ def _forbidden(response: httpx.Response) -> Exception:
     return PlatformRefused(f"X answered: {detail}", field="text")
 
 
+def _count(counts: dict[str, Any], name: str) -> int | None:
+    value = counts.get(name)
+    return int(value) if isinstance(value, int) else None
+
+
+def _sum(*values: int | None) -> int | None:
+    """The figures X counts, added; None when it counts none of them."""
+    counted = [value for value in values if value is not None]
+    return sum(counted) if counted else None
+
+
 def _cannot_tell(response: httpx.Response) -> PlatformUnavailable:
     return PlatformUnavailable(
         f"X could not list the account's posts ({response.status_code}: {_problem(response)})",
@@ -245,6 +385,17 @@ def _comparable(text: str, links: list[dict[str, Any]]) -> str:
         if short and original:
             text = text.replace(str(short), str(original))
     return html.unescape(text).strip()
+
+
+def _replied_to(post: dict[str, Any]) -> str | None:
+    """The id of the post ``post`` replies to (its reference of type ``replied_to``:
+    ``referenced_posts`` in X's OpenAPI 2.167, ``referenced_tweets`` in its pages and
+    earlier versions), or None for a post of its own."""
+    references = post.get("referenced_posts") or post.get("referenced_tweets") or []
+    for reference in references:
+        if reference.get("type") == "replied_to":
+            return str(reference.get("id"))
+    return None
 
 
 def _x_time(moment: datetime) -> str:

@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -44,12 +45,15 @@ from pressroom.service.drivers import atproto
 from pressroom.service.drivers.answers import json_of, parse_time
 from pressroom.service.drivers.base import (
     AccessRevoked,
+    Account,
     Delivery,
     Media,
     MediaSource,
+    MetricsUnsupported,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -59,12 +63,32 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.tokens import TokenSource
 
 POST = "app.bsky.feed.post"
 PROFILE = "app.bsky.actor.profile"
 WEB = "https://bsky.app"
 SESSION_GONE = frozenset({"ExpiredToken", "InvalidToken", "AccountTakedown"})
+APPVIEW = "did:web:api.bsky.app#bsky_appview"
+"""The service a PDS passes Bluesky's own reads (``app.bsky.*``) to."""
+SCOPES = ("atproto", "transition:generic")
+"""What an AT Protocol OAuth grant names (https://atproto.com/specs/oauth#authorization-scopes):
+``atproto`` for any session, ``transition:generic`` for an app password's powers (write
+records, upload blobs). An app-password session has exactly these powers; the sandbox's
+consent page asks for them."""
+PUBLISH_SCOPES = SCOPES
+METRICS_REQUESTS_PER_HOUR = 36_000
+"""Bluesky limits API requests to 3,000 per five minutes from one address (36,000 an
+hour), reads of a post's counts included; the AppView's own read limits are higher.
+Source: https://docs.bsky.app/docs/advanced-guides/rate-limits"""
 
 
 class SignInRefused(Exception):
@@ -182,7 +206,7 @@ class BlueskyDriver:
         found = self._at_key(session, rkey, None)
         if found is not None:
             return found
-        raise _refusal(response)
+        raise refusal_of(response)
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         session = self._session(delivery)
@@ -203,10 +227,77 @@ class BlueskyDriver:
             json={"repo": session.did, "collection": POST, "rkey": atproto.rkey_of(post_uri)},
         )
         if response.status_code != 200:
-            raise _refusal(response)
+            raise refusal_of(response)
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("open_microblog posts have no thumbnails")
+
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """``app.bsky.feed.getPosts`` for the post's AT URI, asked of the account's PDS,
+        which passes it to Bluesky's AppView (the ``atproto-proxy`` header,
+        https://docs.bsky.app/docs/advanced-guides/api-directory#service-proxying): its
+        ``likeCount``, ``replyCount``, and ``repostCount`` with ``quoteCount`` together as
+        shares (as Threads' reposts and quotes are). A post the AppView does not show (gone,
+        or taken down) has no figures to give."""
+        session = atproto.Session.loads(self.tokens.access_token(account.connection_id))
+        response = self.http.request(
+            "GET",
+            _xrpc(session.pds, "app.bsky.feed.getPosts"),
+            token=session.token,
+            read=True,
+            headers={"atproto-proxy": APPVIEW},
+            params={"uris": platform_post_id},
+        )
+        if response.status_code != 200:
+            raise refusal_of(response)
+        posts = json_of(response).get("posts")
+        post = posts[0] if isinstance(posts, list) and posts else None
+        if not isinstance(post, dict):
+            raise MetricsUnsupported(f"Bluesky shows no post {platform_post_id}")
+
+        def count(name: str) -> int | None:
+            value = post.get(name)
+            return value if isinstance(value, int) else None
+
+        reposts, quotes = count("repostCount"), count("quoteCount")
+        shares = None if reposts is None and quotes is None else (reposts or 0) + (quotes or 0)
+        return PostMetrics(likes=count("likeCount"), comments=count("replyCount"), shares=shares)
+
+    def inspect(self, account: Account) -> Inspection:
+        """``com.atproto.server.getSession`` (https://docs.bsky.app/docs/api/com-atproto-server-get-session):
+        the session's account, and whether the PDS holds it active. An app-password
+        session carries ``transition:generic``'s powers whole, so its scopes are granted
+        by the session answering at all."""
+        session = atproto.Session.loads(self.tokens.access_token(account.connection_id))
+        response = self.http.request(
+            "GET", _xrpc(session.pds, "com.atproto.server.getSession"), token=session.token
+        )
+        if response.status_code != 200:
+            raise refusal_of(response)
+        body = json_of(response)
+        active = body.get("active", True) is not False
+        status = str(body.get("status") or ("active" if active else "inactive"))
+        source = "com.atproto.server.getSession answered an app-password session"
+        scopes = scope_states(SCOPES, granted=SCOPES)
+        return Inspection(
+            network="Bluesky",
+            account=f"@{body.get('handle') or session.handle}",
+            scopes=scopes,
+            scopes_source=source,
+            account_type=status,
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "account",
+                    status,
+                    "posts are accepted"
+                    if active
+                    else "the PDS takes no posts from a deactivated or suspended account",
+                    Standing.OK if active else Standing.BLOCKED,
+                ),
+                quota_finding("Bluesky", None),
+            ),
+        )
 
     # --- identity --------------------------------------------------------------------
     def resolve_handle(self, identifier: str, *, at: str | None = None) -> str:
@@ -252,10 +343,46 @@ class BlueskyDriver:
         facets = self._facets(session, text)
         if facets:
             record["facets"] = facets
-        if delivery.media is not None:
-            alt = str(delivery.fields.get("altText") or "")
+        if delivery.reply_to is not None:  # a thread's later part
+            record["reply"] = self._reply_ref(session, delivery.reply_to)
+        alts = delivery.fields.get("fileAlts")
+        alts = alts if isinstance(alts, dict) else {}
+        if delivery.items:
+            images = [
+                self._image(session, item, str(alts.get(item.file_id) or ""))
+                for item in delivery.items
+            ]
+            record["embed"] = {"$type": "app.bsky.embed.images", "images": images}
+        elif delivery.media is not None:
+            alt = str(alts.get(delivery.media.file_id) or delivery.fields.get("altText") or "")
             record["embed"] = self._embed(session, delivery.media, alt)
+        elif (card := link_card(text)) is not None:
+            record["embed"] = card
         return record
+
+    def _reply_ref(self, session: atproto.Session, parent_uri: str) -> dict[str, Any]:
+        """``app.bsky.feed.post#replyRef``: strong references (URI and CID) to the post
+        replied to and to its thread's first post, which the parent's own ``reply``
+        names, or the parent itself when it starts the thread
+        (https://docs.bsky.app/docs/advanced-guides/posts#replies-quote-posts-and-embeds)."""
+        repo, collection, rkey = parent_uri.removeprefix("at://").split("/", 2)
+        response = self.http.request(
+            "GET",
+            _xrpc(session.pds, "com.atproto.repo.getRecord"),
+            params={"repo": repo, "collection": collection, "rkey": rkey},
+        )
+        if response.status_code != 200:
+            raise PlatformRefused(
+                f"Bluesky could not show the post this part replies to ({_words(response)})",
+                field="thread",
+            )
+        body = json_of(response)
+        parent = {"uri": str(body["uri"]), "cid": str(body["cid"])}
+        value = body.get("value")
+        reply = value.get("reply") if isinstance(value, dict) else None
+        root = reply.get("root") if isinstance(reply, dict) else None
+        root = root if isinstance(root, dict) else parent
+        return {"root": {"uri": str(root["uri"]), "cid": str(root["cid"])}, "parent": parent}
 
     def _facets(self, session: atproto.Session, text: str) -> list[dict[str, Any]]:
         found = []
@@ -271,18 +398,15 @@ class BlueskyDriver:
         return found
 
     def _embed(self, session: atproto.Session, media: Media, alt: str) -> dict[str, Any]:
-        blob = self._upload(session, media)
-        ratio = (
-            {"aspectRatio": {"width": media.width, "height": media.height}}
-            if media.width and media.height
-            else {}
-        )
         if media.kind is MediaKind.VIDEO:
-            return {"$type": "app.bsky.embed.video", "video": blob, "alt": alt, **ratio}
-        return {
-            "$type": "app.bsky.embed.images",
-            "images": [{"image": blob, "alt": alt, **ratio}],
-        }
+            blob = self._upload(session, media)
+            return {"$type": "app.bsky.embed.video", "video": blob, "alt": alt, **_ratio(media)}
+        return {"$type": "app.bsky.embed.images", "images": [self._image(session, media, alt)]}
+
+    def _image(self, session: atproto.Session, media: Media, alt: str) -> dict[str, Any]:
+        """One ``app.bsky.embed.images#image``: the uploaded blob, its alt text (required
+        by the lexicon, empty when none was given) and its shape."""
+        return {"image": self._upload(session, media), "alt": alt, **_ratio(media)}
 
     def _upload(self, session: atproto.Session, media: Media) -> dict[str, Any]:
         size = media.size or 0
@@ -295,7 +419,7 @@ class BlueskyDriver:
             content=_joined(self.media.read(media.storage_key, 0, size)),
         )
         if response.status_code != 200:
-            raise _refusal(response, field="fileId")
+            raise refusal_of(response, field="fileId")
         blob: dict[str, Any] = json_of(response)["blob"]
         return blob
 
@@ -336,6 +460,30 @@ class BlueskyDriver:
         return Published(uri, url, at or utcnow(), extra={"cid": cid or None})
 
 
+def link_card(text: str) -> dict[str, Any] | None:
+    """``app.bsky.embed.external`` for the text's first link, so Bluesky shows it as a
+    card (https://docs.bsky.app/docs/advanced-guides/posts#website-card-embeds): its
+    address, its host as the title and the post's text around it as the description,
+    all from the text itself. The page is not fetched: reading an address a user gave
+    from the service would reach whatever it names (an address on the service's own
+    network included), so no page title, description or picture is read."""
+    link = next((span for span in atproto.spans(text) if span.kind == "link"), None)
+    if link is None:
+        return None
+    host = urlsplit(link.value).hostname or link.value
+    around = " ".join(text.replace(link.value, " ").split())
+    return {
+        "$type": "app.bsky.embed.external",
+        "external": {"uri": link.value, "title": host, "description": around},
+    }
+
+
+def _ratio(media: Media) -> dict[str, Any]:
+    if media.width and media.height:
+        return {"aspectRatio": {"width": media.width, "height": media.height}}
+    return {}
+
+
 def _xrpc(base: str, nsid: str) -> str:
     return f"{base.rstrip('/')}/xrpc/{nsid}"
 
@@ -355,7 +503,9 @@ def _words(response: httpx.Response) -> str:
     return f"{name}: {message}" if message else name
 
 
-def _refusal(response: httpx.Response, *, field: str = "text") -> Exception:
+def refusal_of(response: httpx.Response, *, field: str = "text") -> Exception:
+    """What a refusal of the PDS means: the session gone (``AccessRevoked``), or the
+    post refused, naming the field."""
     error = str(json_of(response).get("error") or "")
     if error in SESSION_GONE or response.status_code in (401, 403):
         return AccessRevoked(f"Bluesky refused the connection's session ({_words(response)})")

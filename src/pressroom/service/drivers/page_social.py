@@ -7,7 +7,8 @@ as a valid OAuth redirect URI, and the permissions below approved for it.
 What the driver does, and the pages it follows (read 2026-11-25):
 
 - consent at ``https://www.facebook.com/{version}/dialog/oauth`` asking for
-  ``pages_show_list,pages_manage_posts,pages_read_engagement``; the code is exchanged at
+  ``pages_show_list,pages_manage_posts,pages_read_engagement,pages_manage_engagement``
+  (the last for a first comment only); the code is exchanged at
   ``/oauth/access_token`` (its secrets in a POST body: ``meta.token_form``), then for a
   long-lived user token (``fb_exchange_token``)
   (https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow,
@@ -36,8 +37,51 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (https://developers.facebook.com/docs/video-api/overview,
   https://developers.facebook.com/docs/graph-api/reference/page/videos/,
   https://developers.facebook.com/docs/video-api/guides/publishing);
+- a multi-photo post (``Delivery.items``): each photo ``POST /{page-id}/photos`` with
+  ``url`` and ``published=false`` (unpublished: nothing shows yet), then ``POST
+  /{page-id}/feed`` with the ``message`` and ``attached_media[i]={"media_fbid": …}`` in
+  order; the items are the photos' ids, each at its photo page; an unknown one is found
+  among ``published_posts`` by its message, its photos read from the post's
+  ``attachments`` (``subattachments``)
+  (https://developers.facebook.com/docs/graph-api/reference/page/feed, "attached_media";
+  https://developers.facebook.com/docs/graph-api/reference/page/photos, "published";
+  https://developers.facebook.com/docs/graph-api/reference/page-post/attachments);
+- a reel (the body's ``format``): the Reels Publishing API's session on ``POST
+  /{page-id}/video_reels`` (``upload_phase=start``), the video fetched by Facebook from
+  its signed link at the ``upload_url`` on rupload.facebook.com (``file_url`` header),
+  then ``upload_phase=finish`` with ``video_state=PUBLISHED`` and the message as
+  ``description``, its status awaited as a video's; an unknown one is found among the
+  Page's ``video_reels`` by its description
+  (https://developers.facebook.com/docs/video-api/guides/reels-publishing);
+- a story: a photo uploaded unpublished then ``POST /{page-id}/photo_stories`` with its
+  ``photo_id``, or a video through a session on ``/{page-id}/video_stories`` as a reel's;
+  the story's ``post_id`` as answered. A story's unknown outcome is not looked up (its
+  listing has nothing to tell it from another) (https://developers.facebook.com/docs/page-stories-api);
+- a first comment (``Delivery.comment_on``): ``POST /{post-id}/comments`` with
+  ``message``, as the Page, which needs ``pages_manage_engagement`` (and
+  ``pages_read_engagement``); its URL the comment's ``permalink_url``
+  (https://developers.facebook.com/docs/pages-api/comments-mentions,
+  https://developers.facebook.com/docs/graph-api/reference/object/comments,
+  https://developers.facebook.com/docs/graph-api/reference/comment);
 - look-up of an unknown outcome: ``GET /{page-id}/published_posts`` (photos) or
-  ``/{page-id}/videos`` since the send, matched on the message;
+  ``/{page-id}/videos`` since the send, matched on the message; a comment among the
+  post's ``comments``, matched on its message;
+- metrics (``fetch_metrics``): the post's own counts in one read with field expansion,
+  ``GET /{post-id}?fields=shares,reactions.limit(0).summary(total_count),
+  comments.limit(0).summary(true)`` (a video: no ``shares``, which is a Page Post
+  field), under ``pages_read_engagement``, already asked for at consent
+  (https://developers.facebook.com/docs/graph-api/reference/post/,
+  https://developers.facebook.com/docs/graph-api/reference/object/reactions,
+  https://developers.facebook.com/docs/graph-api/reference/object/comments,
+  https://developers.facebook.com/docs/graph-api/guides/field-expansion). Post insights
+  are not read: they need ``read_insights`` and a Page of 100 likes or more, and Meta
+  deprecated ``post_impressions`` and the other impressions metrics on 2025-11-15 for
+  "views" metrics whose post-level names its pages read here do not confirm
+  (https://developers.facebook.com/docs/platforminsights/page/deprecated-metrics), so
+  impressions stay None rather than a guessed metric failing every read. Facebook
+  leaves ``shares`` out of a post nobody shared; the Post reference does not say so, so
+  it stays None too. A post Facebook no longer has is ``MetricsUnsupported``
+  (``meta_insights``);
 - errors: ``meta.failure``.
 
 The Page has no refresh token and needs none: a Page token lasts until the person
@@ -47,6 +91,7 @@ connection turns inactive.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,16 +101,20 @@ from typing import Any
 import httpx
 
 from pressroom import error_codes
-from pressroom.platforms import MediaKind, Platform
+from pressroom.platforms import MediaKind, Platform, PostFormat
 from pressroom.service.db.base import utcnow
-from pressroom.service.drivers import meta
+from pressroom.service.drivers import meta, meta_insights
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
+    AccessRevoked,
     Account,
     Delivery,
+    LookupUnsupported,
+    Media,
     MediaSource,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -75,10 +124,36 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import consent_url, token_set_of
 from pressroom.service.drivers.tokens import TokenSource
 
-SCOPES = ("pages_show_list", "pages_manage_posts", "pages_read_engagement")
+PAGES_PERMISSION_SCOPE = "pages_manage_posts"
+"""The spec's "Pages permission": a Page granted without it is connected without it."""
+PUBLISH_SCOPES = ("pages_show_list", PAGES_PERMISSION_SCOPE, "pages_read_engagement")
+"""All three: a Page's photos and videos are published with ``pages_manage_posts`` and
+``pages_read_engagement``, on a Page listed by ``pages_show_list``
+(https://developers.facebook.com/docs/graph-api/reference/page/photos/)."""
+COMMENT_SCOPES = ("pages_manage_engagement", "pages_read_engagement")
+"""A comment as the Page (https://developers.facebook.com/docs/pages-api/comments-mentions);
+``pages_read_user_engagement``, which that page lists for reading people's comments and
+mentions, is not needed to write one and is not asked for."""
+SCOPES = (*PUBLISH_SCOPES, COMMENT_SCOPES[0])
+METRICS_REQUESTS_PER_HOUR = 200
+"""Calls within one hour = 200 times the number of users (the Graph API's platform rate
+limit, the floor: a Page token's own business use case limit, 4800 times the Page's
+engaged users a day, can be lower for a Page nobody engages with, which Meta answers
+code 32 or 80001, a rate limit).
+Source: https://developers.facebook.com/docs/graph-api/overview/rate-limiting"""
+COUNTS = ("reactions.limit(0).summary(total_count)", "comments.limit(0).summary(true)")
+"""A post's reactions and comments, counted without listing them (field expansion)."""
 VIDEO_WAIT_SECONDS = 120.0
 POLL_SECONDS = 3.0
 CLOCK_SLACK = timedelta(minutes=2)
@@ -199,7 +274,7 @@ class FacebookPagesDriver:
             name=page.name,
             display_name=page.name,
             page_kind="page",
-            pages_permission="pages_manage_posts" in granted,
+            pages_permission=PAGES_PERMISSION_SCOPE in granted,
             page_token=page.token,
         )
 
@@ -219,13 +294,82 @@ class FacebookPagesDriver:
         pages = self.granted_pages(tokens)
         return self.page_profile(tokens, pages[0]) if pages else self.person_profile(tokens)
 
+    def inspect(self, account: Account) -> Inspection:
+        """The Page token as Facebook's token debugger sees it (``/debug_token``, asked
+        with the app's own token, ``{app-id}|{app-secret}``, both in the POST body): the
+        scopes granted, each narrowed to the Pages it was granted for
+        (``granular_scopes``), and whether it is a Page's token at all."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self._call(
+            "GET", "/debug_token", f"{self.app_id}|{self._app_secret}", {"input_token": token}
+        )
+        if response.status_code != 200:
+            raise meta.failure(response, "Facebook", sent=False)
+        data = json_of(response).get("data") or {}
+        if not data.get("is_valid"):
+            raise AccessRevoked("Facebook says the Page's token is no longer valid")
+        page_id = str(data.get("profile_id") or "")
+        granted = {str(s) for s in data.get("scopes") or []}
+        for narrowed in data.get("granular_scopes") or []:
+            targets = narrowed.get("target_ids")
+            if targets is not None and page_id and page_id not in {str(t) for t in targets}:
+                granted.discard(str(narrowed.get("scope")))  # granted for other Pages only
+        scopes = scope_states(SCOPES, granted=granted, missing=set(SCOPES) - granted)
+        source = "Facebook's debug_token"
+        is_page = str(data.get("type") or "").upper() == "PAGE"
+        name = str(self._get(token, "/me", {"fields": "id,name"}).get("name") or account.name)
+        return Inspection(
+            network="Facebook",
+            account=name,
+            scopes=scopes,
+            scopes_source=source,
+            account_type="page" if is_page else "profile",
+            audit="not readable with a Page's token (Meta's App Review)",
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "account type",
+                    "a Page's token" if is_page else f"a {data.get('type') or 'non-Page'} token",
+                    "pressroom publishes to this Page"
+                    if is_page
+                    else "only a Page can be published to (403 not_a_page): reconnect and "
+                    "grant a Page",
+                    Standing.OK if is_page else Standing.BLOCKED,
+                ),
+                Finding(
+                    "Page role",
+                    "not readable with a Page's token",
+                    "the person who connected the Page needs its CREATE_CONTENT task; "
+                    "without it Facebook refuses the post",
+                    Standing.UNKNOWN,
+                ),
+                Finding(
+                    "audit",
+                    "Meta does not tell a Page's token whether the app passed App Review",
+                    "without Advanced Access to pages_manage_posts, only people with a role "
+                    "on the app can publish through it",
+                    Standing.UNKNOWN,
+                ),
+                quota_finding("Facebook", None),
+            ),
+        )
+
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
-        media = delivery.media
-        assert media is not None
+        if delivery.comment_on is not None:
+            return self._comment(delivery, delivery.comment_on)
         token = self.tokens.access_token(delivery.account.connection_id)
         page_id = self._page_id(delivery.account.connection_id, token)
+        if delivery.items:
+            return self._multi_photo(delivery, token, page_id)
+        media = delivery.media
+        assert media is not None
+        post_format = delivery.fields.get("format")
+        if post_format == PostFormat.REEL:
+            return self._reel(delivery, media, token, page_id)
+        if post_format == PostFormat.STORY:
+            return self._story(media, token, page_id)
         link = self.media.url(media.file_id, media.storage_key, media.content_type)
         message = delivery.fields.get("message")
         if media.kind is MediaKind.IMAGE:
@@ -257,6 +401,152 @@ class FacebookPagesDriver:
         return Published(
             video_id, f"https://www.facebook.com/{page_id}/videos/{video_id}/", utcnow()
         )
+
+    def _multi_photo(self, delivery: Delivery, token: str, page_id: str) -> Published:
+        """A multi-photo post: each photo uploaded unpublished (``published=false``:
+        nothing shows until the post does), then one Page post with the message and the
+        photos as ``attached_media``, in order; the items are the photos."""
+        photos = []
+        for i, item in enumerate(delivery.items):
+            link = self.media.url(item.file_id, item.storage_key, item.content_type)
+            form = {"url": link, "published": "false"}
+            response = self._call("POST", f"/{page_id}/photos", token, form)
+            if response.status_code != 200:
+                raise meta.failure(
+                    response,
+                    "Facebook",
+                    sent=False,
+                    field=f"fileIds[{i}]",
+                    permission=error_codes.PAGES_PERMISSION,
+                )
+            photos.append(str(json_of(response)["id"]))
+        form = {
+            f"attached_media[{i}]": json.dumps({"media_fbid": photo}, separators=(",", ":"))
+            for i, photo in enumerate(photos)
+        }
+        message = delivery.fields.get("message")
+        if message:
+            form["message"] = str(message)
+        response = self._call("POST", f"/{page_id}/feed", token, form, creates=True)
+        if response.status_code != 200:
+            raise meta.failure(
+                response,
+                "Facebook",
+                sent=True,
+                field="fileIds",
+                permission=error_codes.PAGES_PERMISSION,
+            )
+        post_id = str(json_of(response)["id"])
+        now = utcnow()
+        return Published(
+            post_id, f"https://www.facebook.com/{post_id}", now, items=_photos(photos, now)
+        )
+
+    def _reel(self, delivery: Delivery, media: Media, token: str, page_id: str) -> Published:
+        """A reel, by the Reels Publishing API: an upload session (``POST
+        /{page-id}/video_reels`` ``upload_phase=start``, answering ``video_id`` and
+        ``upload_url``), the video fetched by Facebook from its signed link
+        (``rupload.facebook.com``, the link in the ``file_url`` header), then ``upload_phase
+        =finish`` with ``video_state=PUBLISHED`` and the message as ``description``, and
+        the video's status awaited as for a video. Nothing shows before the finish, so
+        only its failure may have published
+        (https://developers.facebook.com/docs/video-api/guides/reels-publishing)."""
+        video_id = self._video_session(f"/{page_id}/video_reels", media, token)
+        form = {"upload_phase": "finish", "video_id": video_id, "video_state": "PUBLISHED"}
+        if delivery.fields.get("message"):
+            form["description"] = str(delivery.fields["message"])
+        response = self._call("POST", f"/{page_id}/video_reels", token, form, creates=True)
+        if response.status_code != 200:
+            raise meta.failure(
+                response,
+                "Facebook",
+                sent=True,
+                field="fileId",
+                permission=error_codes.PAGES_PERMISSION,
+            )
+        self._await_video(token, video_id)
+        return Published(video_id, f"https://www.facebook.com/reel/{video_id}", utcnow())
+
+    def _story(self, media: Media, token: str, page_id: str) -> Published:
+        """A Page story (https://developers.facebook.com/docs/page-stories-api): a photo
+        uploaded unpublished (``POST /{page-id}/photos`` ``published=false``), then
+        ``POST /{page-id}/photo_stories`` with its ``photo_id``; a video through an
+        upload session on ``/{page-id}/video_stories`` (start, Facebook fetching the
+        signed link, finish). Either answers the story's ``post_id``. A story carries no
+        message (neither edge takes one)."""
+        if media.kind is MediaKind.IMAGE:
+            link = self.media.url(media.file_id, media.storage_key, media.content_type)
+            response = self._call(
+                "POST", f"/{page_id}/photos", token, {"url": link, "published": "false"}
+            )
+            if response.status_code != 200:
+                raise meta.failure(
+                    response,
+                    "Facebook",
+                    sent=False,
+                    field="fileId",
+                    permission=error_codes.PAGES_PERMISSION,
+                )
+            photo_id = str(json_of(response)["id"])
+            edge, form = "photo_stories", {"photo_id": photo_id}
+        else:
+            video_id = self._video_session(f"/{page_id}/video_stories", media, token)
+            edge, form = "video_stories", {"upload_phase": "finish", "video_id": video_id}
+        response = self._call("POST", f"/{page_id}/{edge}", token, form, creates=True)
+        if response.status_code != 200:
+            raise meta.failure(
+                response,
+                "Facebook",
+                sent=True,
+                field="fileId",
+                permission=error_codes.PAGES_PERMISSION,
+            )
+        answer = json_of(response)
+        post_id = str(answer.get("post_id") or "")
+        if not post_id:
+            raise PlatformUnavailable(
+                "Facebook took the story but did not say its post_id",
+                retry_after=60,
+                sent=True,
+            )
+        # The story's post_id opens it as any Page post does; Meta's stories page names
+        # no other URL for a story (not confirmed beyond that).
+        return Published(post_id, f"https://www.facebook.com/{post_id}", utcnow())
+
+    def _video_session(self, edge: str, media: Media, token: str) -> str:
+        """An upload session on ``edge`` (``video_reels`` or ``video_stories``) and the
+        video fetched into it by Facebook from its signed link: the session's
+        ``video_id``. Nothing is published yet (the finish publishes), so a failure here
+        is ``sent=False``. The upload host takes the token as ``Authorization: OAuth``
+        and a hosted file's link as the ``file_url`` header (Reels Publishing API,
+        "Upload a hosted file")."""
+        response = self._call("POST", edge, token, {"upload_phase": "start"})
+        if response.status_code != 200:
+            raise meta.failure(
+                response,
+                "Facebook",
+                sent=False,
+                field="fileId",
+                permission=error_codes.PAGES_PERMISSION,
+            )
+        session = json_of(response)
+        video_id = str(session.get("video_id") or "")
+        upload_url = str(session.get("upload_url") or "")
+        if not (video_id and upload_url):
+            raise PlatformUnavailable(
+                "Facebook opened no upload session", retry_after=60, sent=False
+            )
+        link = self.media.url(media.file_id, media.storage_key, media.content_type)
+        response = self.http.request(
+            "POST", upload_url, headers={"Authorization": f"OAuth {token}", "file_url": link}
+        )
+        if response.status_code != 200 or json_of(response).get("success") is not True:
+            said = (json_of(response).get("debug_info") or {}).get("message")
+            raise PlatformRefused(
+                f"Facebook could not fetch the video ({said or f'HTTP {response.status_code}'})",
+                field="fileId",
+            )
+        return video_id
 
     def _await_video(self, token: str, video_id: str) -> None:
         deadline = time.monotonic() + self.video_wait_seconds
@@ -293,11 +583,60 @@ class FacebookPagesDriver:
             )
         return str(json_of(response)["id"])
 
+    def _comment(self, delivery: Delivery, post_id: str) -> Published:
+        """A first comment, as the Page, on its post ``post_id``."""
+        token = self.tokens.access_token(delivery.account.connection_id)
+        message = {"message": str(delivery.fields["text"])}
+        response = self._call("POST", f"/{post_id}/comments", token, message, creates=True)
+        if response.status_code != 200:
+            raise meta.failure(
+                response,
+                "Facebook",
+                sent=True,
+                field="text",
+                permission=error_codes.PAGES_PERMISSION,
+            )
+        comment_id = str(json_of(response)["id"])
+        comment = self._get(token, f"/{comment_id}", {"fields": "permalink_url,created_time"})
+        return Published(
+            comment_id,
+            str(comment.get("permalink_url") or ""),
+            parse_time(comment.get("created_time")) or utcnow(),
+        )
+
+    def _find_comment(self, delivery: Delivery, post_id: str, since: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        listed = self._get(
+            token,
+            f"/{post_id}/comments",
+            {"fields": "id,message,created_time,permalink_url", "filter": "stream"},
+        )
+        wanted = str(delivery.fields.get("text") or "")
+        for comment in listed.get("data") or []:
+            made = parse_time(comment.get("created_time"))
+            if made is not None and made >= since and (comment.get("message") or "") == wanted:
+                return Published(str(comment["id"]), str(comment.get("permalink_url") or ""), made)
+        return None
+
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
-        assert delivery.media is not None
+        since = aware(sent_at) - CLOCK_SLACK
+        if delivery.comment_on is not None:
+            return self._find_comment(delivery, delivery.comment_on, since)
         token = self.tokens.access_token(delivery.account.connection_id)
         page_id = self._page_id(delivery.account.connection_id, token)
-        since = aware(sent_at) - CLOCK_SLACK
+        if delivery.items:
+            return self._find_multi_photo(delivery, token, page_id, since)
+        if delivery.fields.get("format") == PostFormat.STORY:
+            # A story has no message to know it by: the Page's stories edge lists each
+            # with its time and kind only, so another story sent meanwhile would be
+            # taken for this one. The outcome stays unknown rather than be guessed.
+            raise LookupUnsupported(
+                "Facebook lists a Page's stories with nothing to tell this one from "
+                "another: whether it was published can only be seen on the Page"
+            )
+        assert delivery.media is not None
+        if delivery.fields.get("format") == PostFormat.REEL:
+            return self._find_reel(delivery, token, page_id, since)
         video = delivery.media.kind is MediaKind.VIDEO
         edge, text = ("videos", "description") if video else ("published_posts", "message")
         found = self._get(
@@ -318,8 +657,77 @@ class FacebookPagesDriver:
                 return Published(item_id, url, made)
         return None
 
+    def _find_reel(
+        self, delivery: Delivery, token: str, page_id: str, since: datetime
+    ) -> Published | None:
+        """A reel among the Page's reels (``GET /{page-id}/video_reels``, Reels
+        Publishing API) since the send, by its description."""
+        found = self._get(
+            token,
+            f"/{page_id}/video_reels",
+            {"fields": "id,description,created_time", "since": str(int(since.timestamp()))},
+        )
+        wanted = delivery.fields.get("message") or ""
+        for reel in found.get("data") or []:
+            made = parse_time(reel.get("created_time"))
+            if made is not None and made >= since and (reel.get("description") or "") == wanted:
+                return Published(
+                    str(reel["id"]), f"https://www.facebook.com/reel/{reel['id']}", made
+                )
+        return None
+
+    def _find_multi_photo(
+        self, delivery: Delivery, token: str, page_id: str, since: datetime
+    ) -> Published | None:
+        """A multi-photo post among the Page's posts since the send, by its message,
+        whose attachment holds as many photos as were sent: the photos its items."""
+        found = self._get(
+            token,
+            f"/{page_id}/published_posts",
+            {"fields": "id,message,created_time", "since": str(int(since.timestamp()))},
+        )
+        wanted = delivery.fields.get("message") or ""
+        for post in found.get("data") or []:
+            made = parse_time(post.get("created_time"))
+            if made is None or made < since or (post.get("message") or "") != wanted:
+                continue
+            post_id = str(post["id"])
+            attached = self._get(token, f"/{post_id}/attachments", {"fields": "subattachments"})
+            photos = [
+                str((sub.get("target") or {}).get("id"))
+                for attachment in attached.get("data") or []
+                for sub in (attachment.get("subattachments") or {}).get("data") or []
+                if (sub.get("target") or {}).get("id")
+            ]
+            if len(photos) == len(delivery.items):
+                return Published(
+                    post_id,
+                    f"https://www.facebook.com/{post_id}",
+                    made,
+                    items=_photos(photos, made),
+                )
+        return None
+
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("page_social posts take no custom thumbnail")
+
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """Reactions as likes, comments and shares (module docstring); impressions,
+        views, saves and clicks are insights pressroom does not read: None."""
+        token = self.tokens.access_token(account.connection_id)
+        page_post = "_" in platform_post_id  # a video is known by its own id
+        fields = ("shares", *COUNTS) if page_post else COUNTS
+        response = self._call("GET", f"/{platform_post_id}", token, {"fields": ",".join(fields)})
+        if response.status_code != 200:
+            raise meta_insights.metrics_failure(
+                response, "Facebook", permission="pages_read_engagement"
+            )
+        post = json_of(response)
+        return PostMetrics(
+            likes=_summary_count(post, "reactions"),
+            comments=_summary_count(post, "comments"),
+            shares=_shares(post),
+        )
 
     # --- helpers ---------------------------------------------------------------
     def _token(self, form: dict[str, str]) -> TokenSet:
@@ -349,3 +757,24 @@ class FacebookPagesDriver:
                 response, "Facebook", sent=True, permission=error_codes.PAGES_PERMISSION
             )
         return json_of(response)
+
+
+def _summary_count(post: dict[str, Any], edge: str) -> int | None:
+    """``{edge: {"summary": {"total_count": n}}}`` of a field-expanded read."""
+    found = post.get(edge)
+    summary = found.get("summary") if isinstance(found, dict) else None
+    count = summary.get("total_count") if isinstance(summary, dict) else None
+    return count if isinstance(count, int) else None
+
+
+def _shares(post: dict[str, Any]) -> int | None:
+    shares = post.get("shares")
+    count = shares.get("count") if isinstance(shares, dict) else None
+    return count if isinstance(count, int) else None
+
+
+def _photos(photo_ids: list[str], at: datetime) -> tuple[Published, ...]:
+    """A multi-photo post's photos as its items, each at its own photo page."""
+    return tuple(
+        Published(photo, f"https://www.facebook.com/photo/?fbid={photo}", at) for photo in photo_ids
+    )

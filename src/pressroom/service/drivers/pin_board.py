@@ -26,10 +26,19 @@ What the driver does, and the pages it follows (read 2026-11-25):
   ``image_url``: Pinterest downloads the image from a signed link that expires in an
   hour (``media.handover``), so no bytes pass through the driver
   (https://developers.pinterest.com/docs/api/v5/pins-create); the pin is answered 201 or,
-  since API 5.18.0, 200 (both are listed in the description);
+  since API 5.18.0, 200 (both are listed in the description); a carousel Pin
+  (``Delivery.items``) has ``media_source`` of type ``multiple_image_urls`` with one
+  ``items`` entry per image, in order, each by its signed link
+  (``PinMediaSourceImagesURL``, 2 to 5 items); Pinterest gives the items no ids, so the
+  result has none;
 - look-up of an unknown outcome: ``GET /v5/boards/{board_id}/pins``, a pin made since the
   send with the same title and description
-  (https://developers.pinterest.com/docs/api/v5/boards-list_pins).
+  (https://developers.pinterest.com/docs/api/v5/boards-list_pins);
+- metrics: ``GET /v5/pins/{pin_id}/analytics`` (``fetch_metrics``) with its required
+  ``start_date``, ``end_date`` (at most 90 days back) and ``metric_types``; scopes
+  ``boards:read`` and ``pins:read``, both asked for at consent already
+  (https://developers.pinterest.com/docs/api/v5/pins-analytics; its ``security`` in the
+  API description). A pin Pinterest no longer has is answered 404: ``MetricsUnsupported``.
 
 Errors come as ``{"code": n, "message": "..."}``: a board Pinterest does not know, or the
 account may not pin to, is a refused post naming ``boardId``; any other 400 is a refused
@@ -38,7 +47,7 @@ post in Pinterest's words (an image it could not fetch names ``fileId``).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -47,10 +56,14 @@ from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
+    AccessRevoked,
+    Account,
     Delivery,
     MediaSource,
+    MetricsUnsupported,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -59,6 +72,14 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import consent_url, token_call
 from pressroom.service.drivers.tokens import TokenSource
 
@@ -66,10 +87,34 @@ AUTHORIZE_URL = "https://www.pinterest.com/oauth/"
 TOKEN_URL = "https://api.pinterest.com/v5/oauth/token"
 API = "https://api.pinterest.com/v5"
 SCOPES = ("boards:read", "boards:write", "pins:read", "pins:write", "user_accounts:read")
+PUBLISH_SCOPES = ("boards:read", "boards:write", "pins:read", "pins:write")
+"""``POST /v5/pins`` requires the four board and pin scopes (its ``security``)."""
+READS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("/user_account", ("user_accounts:read",)),
+    ("/boards", ("boards:read",)),
+    ("/pins", ("boards:read", "pins:read")),
+)
+"""The reads ``drivers check`` makes and the scopes each requires (their ``security``
+in Pinterest's API description): one answered shows its scopes granted, one refused
+401 while another answered shows one of them missing."""
 CREATED = frozenset({200, 201})
 """What ``POST /v5/pins`` answers when it made the pin (201; 200 too since API 5.18.0)."""
 LOOKUP_PAGES = 3
 CLOCK_SLACK = timedelta(minutes=2)
+
+
+METRICS_REQUESTS_PER_HOUR = 41
+"""``GET /v5/pins/{pin_id}/analytics`` is in the ``org_analytics`` category: 1,000 requests
+a day per app on Trial access (about 41 an hour), 300 a minute per user on Standard.
+pressroom cannot tell the operator's tier, so the round keeps to Trial's.
+Source: https://developers.pinterest.com/docs/reference/rate-limits/"""
+ANALYTICS_DAYS = 90
+"""How far back the analytics endpoints reach (start_date "within the last 90 days",
+https://developers.pinterest.com/docs/api/v5/pins-analytics)."""
+METRIC_TYPES = ("IMPRESSION", "SAVE", "PIN_CLICK")
+"""The figures asked for: PIN_CLICK counts every click on the Pin, to content on or off
+Pinterest (its "Pin clicks"), so it is ``clicks`` and OUTBOUND_CLICK (a part of it) is
+not asked for."""
 
 
 class PinterestDriver:
@@ -128,18 +173,67 @@ class PinterestDriver:
             account_type=str(account.get("account_type") or "").lower() or None,
         )
 
+    def inspect(self, account: Account) -> Inspection:
+        """Pinterest has no token introspection: the account (its type) and one item of
+        its boards and of its pins are read, and each read shows the scopes it requires
+        (``READS``); the write scopes show only when something is written."""
+        token = self.tokens.access_token(account.connection_id)
+        answers: dict[str, dict[str, Any] | None] = {}
+        for path, _ in READS:
+            params = {} if path == "/user_account" else {"page_size": "1"}
+            try:
+                response = self.http.request("GET", f"{API}{path}", token=token, params=params)
+            except AccessRevoked:  # 401: this read's scope, or the token itself
+                answers[path] = None
+                continue
+            if response.status_code != 200:
+                raise _unavailable(response, f"read {path}")
+            answers[path] = json_of(response)
+        if not any(answers.values()):
+            raise AccessRevoked("Pinterest refused the connection's token: reconnect it")
+        granted = {s for path, needs in READS if answers[path] is not None for s in needs}
+        missing = {
+            s for path, needs in READS if answers[path] is None and len(needs) == 1 for s in needs
+        }
+        if answers["/boards"] is not None and answers["/pins"] is None:
+            missing.add("pins:read")
+        scopes = scope_states(SCOPES, granted=granted, missing=missing)
+        source = "which of user_account, boards and pins answered"
+        user = answers["/user_account"] or {}
+        kind = str(user.get("account_type") or "").lower() or None
+        return Inspection(
+            network="Pinterest",
+            account=str(user.get("username") or account.name),
+            scopes=scopes,
+            scopes_source=source,
+            account_type=kind,
+            audit="not readable with the account's token (the app's access tier)",
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "account type",
+                    f"{kind} account" if kind else "not read (user_accounts:read missing)",
+                    "pins are published from business and personal accounts alike",
+                    Standing.OK if kind else Standing.UNKNOWN,
+                ),
+                Finding(
+                    "audit",
+                    "Pinterest does not tell an account's token the app's access tier "
+                    "(trial or standard)",
+                    "a trial app's limits are Pinterest's, shown in its developer portal",
+                    Standing.UNKNOWN,
+                ),
+                quota_finding("Pinterest", None),
+            ),
+        )
+
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
-        assert delivery.media is not None  # pin_board requires an image
         token = self.tokens.access_token(delivery.account.connection_id)
-        media = delivery.media
         pin: dict[str, Any] = {
             "board_id": delivery.fields["boardId"],
-            "media_source": {
-                "source_type": "image_url",
-                "url": self.media.url(media.file_id, media.storage_key, media.content_type),
-            },
+            "media_source": self._media_source(delivery),
         }
         for ours, theirs in (("title", "title"), ("description", "description")):
             if delivery.fields.get(ours):
@@ -153,6 +247,24 @@ class PinterestDriver:
             _pin_url(str(created["id"])),
             parse_time(created.get("created_at")) or utcnow(),
         )
+
+    def _media_source(self, delivery: Delivery) -> dict[str, Any]:
+        """One image by its link, or a carousel Pin's images (``multiple_image_urls``),
+        in order: Pinterest fetches them and gives the items no ids of their own."""
+        if delivery.items:
+            return {
+                "source_type": "multiple_image_urls",
+                "items": [
+                    {"url": self.media.url(item.file_id, item.storage_key, item.content_type)}
+                    for item in delivery.items
+                ],
+            }
+        media = delivery.media
+        assert media is not None  # pin_board requires an image
+        return {
+            "source_type": "image_url",
+            "url": self.media.url(media.file_id, media.storage_key, media.content_type),
+        }
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         token = self.tokens.access_token(delivery.account.connection_id)
@@ -179,6 +291,40 @@ class PinterestDriver:
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("pins have no thumbnails")
 
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """The Pin's lifetime figures where Pinterest gives them (most Pins), else the
+        sum over the last 90 days: impressions, saves and Pin clicks. Pinterest counts
+        no likes, comments, shares or views for a Pin here: those stay None."""
+        token = self.tokens.access_token(account.connection_id)
+        today = utcnow().date()
+        response = self.http.request(
+            "GET",
+            f"{API}/pins/{platform_post_id}/analytics",
+            token=token,
+            params={
+                "start_date": _day(today - timedelta(days=ANALYTICS_DAYS - 1)),
+                "end_date": _day(today),
+                "metric_types": ",".join(METRIC_TYPES),
+            },
+        )
+        if response.status_code == 404:
+            raise MetricsUnsupported(
+                f"deleted on the network: Pinterest has no such Pin ({_message(response)})"
+            )
+        if response.status_code == 403:
+            raise MetricsUnsupported(
+                f"Pinterest gives this account no analytics for the Pin ({_message(response)})"
+            )
+        if response.status_code != 200:
+            raise _unavailable(response, "read the Pin's analytics")
+        figures = json_of(response).get("all") or {}
+        lifetime = figures.get("lifetime_metrics") or figures.get("summary_metrics") or {}
+        return PostMetrics(
+            impressions=_figure(lifetime, "IMPRESSION"),
+            saves=_figure(lifetime, "SAVE"),
+            clicks=_figure(lifetime, "PIN_CLICK"),
+        )
+
     @property
     def _basic(self) -> tuple[str, str]:
         return (self.client_id, self._client_secret)
@@ -188,6 +334,15 @@ def _same_pin(pin: dict[str, Any], fields: dict[str, Any]) -> bool:
     return all(
         (pin.get(name) or "") == (fields.get(name) or "") for name in ("title", "description")
     )
+
+
+def _day(day: date) -> str:
+    return day.isoformat()
+
+
+def _figure(figures: dict[str, Any], name: str) -> int | None:
+    value = figures.get(name)
+    return int(value) if isinstance(value, int | float) else None
 
 
 def _pin_url(pin_id: str) -> str:

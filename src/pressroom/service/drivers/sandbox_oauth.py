@@ -9,7 +9,11 @@ refresh, as a real network's revocation does. The rules are the usual ones:
   PKCE challenge (S256 only): a wrong verifier is ``invalid_grant``;
 - access tokens live ``ACCESS_TTL``; refresh tokens rotate on use, and a used or
   revoked one is ``invalid_grant``;
-- ``userinfo`` answers the profile granted on the consent page.
+- ``userinfo`` answers the profile granted on the consent page;
+- the scopes are the real network's (``consent_scopes``), and the person may untick any
+  on the consent page, as several networks' own consent screens allow: the token answer
+  says which were granted (``scope``), and ``granted_scopes`` tells the sandbox driver,
+  which refuses a post its grant lacks a scope for as the network would.
 """
 
 from __future__ import annotations
@@ -28,40 +32,72 @@ from sqlalchemy.orm import Session
 from pressroom.platforms import Platform
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import SandboxGrant
+from pressroom.service.drivers import grants, page_social, photo_sharing, text_thread, video_sharing
 
 CLIENT_ID = "pressroom"
+GRANTED = "scope"
+"""Where a grant's row keeps the scopes granted, beside the profile (RFC 6749's name)."""
 CODE_TTL = timedelta(minutes=5)
 ACCESS_TTL = timedelta(hours=1)
+
+
+def consent_scopes(platform: Platform) -> tuple[str, ...]:
+    """What the sandbox's consent page for ``platform`` asks for: the real network's own
+    scopes (``grants.CONSENT``, each driver's). photo_sharing asks for Threads' too: its
+    text_thread twin has no consent of its own in the sandbox and shares its grant."""
+    scopes = grants.CONSENT[platform]
+    if platform is Platform.PHOTO_SHARING:
+        scopes += grants.CONSENT[Platform.TEXT_THREAD]
+    return scopes
+
+
 SCOPES: dict[Platform, tuple[str, ...]] = {
-    Platform.MICROBLOG: ("read", "post"),
-    Platform.VIDEO_SHARING: ("channel.read", "video.upload", "thumbnail.set"),
-    Platform.SHORT_VIDEO: ("profile.read", "video.publish"),
-    Platform.PHOTO_SHARING: ("profile.read", "content.publish", "threads.publish"),
-    Platform.PAGE_SOCIAL: ("profile.read", "pages.manage_posts"),
-    Platform.PIN_BOARD: ("boards.read", "pins.write"),
-    Platform.PROFESSIONAL_NETWORK: ("profile.read", "share.write"),
-    Platform.OPEN_MICROBLOG: ("atproto", "transition:generic"),
+    platform: consent_scopes(platform) for platform in Platform if platform != Platform.TEXT_THREAD
 }
-"""What each sandbox platform asks for: its consent page lists them."""
+"""The sandbox platforms with an authorization server, and what each asks for."""
 
 SCOPE_WORDS: dict[str, str] = {
-    "read": "read your profile and posts",
-    "post": "publish posts as you",
-    "channel.read": "read your channel's name and verification",
-    "video.upload": "upload videos to your channel",
-    "thumbnail.set": "set custom thumbnails on your videos",
-    "profile.read": "read your profile",
-    "video.publish": "publish videos as you",
-    "content.publish": "publish photos and videos as you",
-    "threads.publish": "publish text posts on your linked text_thread account",
-    "pages.manage_posts": "publish posts on the pages you grant",
-    "boards.read": "read your boards",
-    "pins.write": "create pins on your boards",
-    "share.write": "share posts as you",
+    # X (https://docs.x.com/fundamentals/authentication/oauth-2-0/authorization-code)
+    "tweet.read": "read posts, yours and others'",
+    "tweet.write": "publish posts as you",
+    "users.read": "read your profile",
+    "offline.access": "stay connected while you are away",
+    # YouTube (https://developers.google.com/identity/protocols/oauth2/scopes#youtube)
+    video_sharing.UPLOAD_SCOPE: "upload videos to your channel and set their thumbnails",
+    "https://www.googleapis.com/auth/youtube.readonly": "read your channel and its videos",
+    video_sharing.COMMENT_SCOPE: "comment on your videos as your channel",
+    # TikTok (https://developers.tiktok.com/doc/tiktok-api-scopes)
+    "user.info.basic": "read your profile's name and avatar",
+    "video.publish": "publish videos to your account",
+    # Instagram (https://developers.facebook.com/docs/instagram-platform/content-publishing)
+    "instagram_business_basic": "read your professional account's profile and media",
+    "instagram_business_content_publish": "publish photos and videos to your account",
+    photo_sharing.COMMENT_SCOPES[1]: "comment on your account's posts",
+    # Threads, the text_thread twin's (https://developers.facebook.com/docs/threads/overview)
+    "threads_basic": "read your linked text_thread (Threads) profile and posts",
+    "threads_content_publish": "publish text posts on your linked text_thread (Threads) profile",
+    text_thread.REPLIES_SCOPE: "read the replies under your linked text_thread (Threads) posts",
+    # Facebook (https://developers.facebook.com/docs/permissions)
+    "pages_show_list": "list the Pages you manage",
+    page_social.PAGES_PERMISSION_SCOPE: "publish posts on the Pages you grant",
+    "pages_read_engagement": "read your Pages' posts and their engagement",
+    page_social.COMMENT_SCOPES[0]: "comment as the Pages you grant",
+    # Pinterest (https://developers.pinterest.com/docs/getting-started/scopes/)
+    "boards:read": "read your boards",
+    "boards:write": "create and change boards (pinning needs it)",
+    "pins:read": "read your pins",
+    "pins:write": "create pins",
+    "user_accounts:read": "read your account's profile",
+    # LinkedIn (https://learn.microsoft.com/en-us/linkedin/shared/authentication/getting-access)
+    "openid": "sign you in",
+    "profile": "read your name and photo",
+    "w_member_social": "post as you",
+    # Bluesky (https://atproto.com/specs/oauth#authorization-scopes)
     "atproto": "know your handle and DID",
     "transition:generic": "publish posts and upload images and videos as you",
 }
-"""Each permission in plain words, as the consent page says it."""
+"""Each permission in plain words, as the consent page says it (a scope without words
+is shown by its name)."""
 
 
 def client_secret(secret: bytes) -> str:
@@ -96,8 +132,10 @@ def approve(
     redirect_uri: str,
     code_challenge: str,
     profile: dict[str, Any],
+    scopes: tuple[str, ...] | None = None,
 ) -> str:
-    """The user pressed Allow: a fresh authorization code bound to this request."""
+    """The user pressed Allow: a fresh authorization code bound to this request, for the
+    profile and the scopes they granted (None: all asked)."""
     code = secrets.token_urlsafe(32)
     now = utcnow()
     db.add(
@@ -107,7 +145,10 @@ def approve(
             grant_id=new_id("grant"),
             platform=platform.value,
             client_id=client_id,
-            profile=profile,
+            profile={
+                **profile,
+                GRANTED: " ".join(consent_scopes(platform) if scopes is None else scopes),
+            },
             redirect_uri=redirect_uri,
             code_challenge=code_challenge,
             created_at=now,
@@ -143,7 +184,7 @@ def _issue(db: Session, grant: SandboxGrant) -> dict[str, Any]:
         "token_type": "Bearer",
         "expires_in": int(ACCESS_TTL.total_seconds()),
         "refresh_token": refresh,
-        "scope": " ".join(SCOPES.get(Platform(grant.platform), ())),
+        "scope": " ".join(_granted(grant) or consent_scopes(Platform(grant.platform))),
     }
 
 
@@ -210,7 +251,19 @@ def userinfo(db: Session, platform: Platform, access_token: str) -> TokenAnswer:
         or (row.expires_at is not None and row.expires_at <= now)
     ):
         return _error("invalid_token", "the access token is unknown, expired or revoked", 401)
-    return TokenAnswer(200, dict(row.profile))
+    return TokenAnswer(200, {k: v for k, v in row.profile.items() if k != GRANTED})
+
+
+def granted_scopes(db: Session, access_token: str) -> tuple[str, ...] | None:
+    """The scopes granted with ``access_token``; None when the sandbox did not issue it
+    or issued it before grants recorded their scopes (then everything asked was granted)."""
+    row = db.get(SandboxGrant, _hash(access_token))
+    return None if row is None else _granted(row)
+
+
+def _granted(grant: SandboxGrant) -> tuple[str, ...] | None:
+    scope = grant.profile.get(GRANTED)
+    return tuple(scope.split()) if isinstance(scope, str) else None
 
 
 def expire_grant(db: Session, access_token: str) -> bool:

@@ -1,9 +1,13 @@
 """The sandbox platforms' authorization server over HTTP: consent page, token, userinfo.
 
 A browser meets the consent page (``/sandbox/<platform>/oauth/authorize``): it names the
-app, the account and each permission, with Allow and Deny as equals, and lets the tester
-choose what a real network would decide (account type, pages and their permission, a
-verified channel). The token and userinfo routes answer what ``sandbox_oauth`` answers
+app, the account and each permission the real network is asked for, with Allow and Deny
+as equals. Each permission has its own box, ticked: unticking one withholds it, as the
+consent screens of Google, Facebook, Instagram, TikTok and others let a person do, and a
+post that needs it is then refused as the network refuses it. The tester also chooses
+what a real network would decide (account type, page or profile, a verified channel);
+on page_social, withholding ``pages_manage_posts`` is the spec's missing Pages
+permission. The token and userinfo routes answer what ``sandbox_oauth`` answers
 in process to the driver.
 """
 
@@ -17,7 +21,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 
 from pressroom.platforms import Platform
 from pressroom.service.deps import AppSettings, DbSession
-from pressroom.service.drivers import sandbox_oauth
+from pressroom.service.drivers import page_social, sandbox_oauth
 from pressroom.service.storage.signing import load_secret
 from pressroom.service.web.security import AnonymousCsrf, WebRoute, anonymous_token
 from pressroom.service.web.templating import render_page
@@ -90,7 +94,8 @@ def consent_page(request: Request, settings: AppSettings, platform: str) -> Resp
     problem = _problem(chosen, settings, params)
     if problem or chosen is None:
         return _refused(request, problem or "")
-    return _render_consent(request, chosen, params, {}, {})
+    everything = {"granted": sandbox_oauth.SCOPES[chosen]}  # shown ticked, as networks do
+    return _render_consent(request, chosen, params, everything, {})
 
 
 def _render_consent(
@@ -111,6 +116,7 @@ def _render_consent(
                 (scope, sandbox_oauth.SCOPE_WORDS.get(scope, scope))
                 for scope in sandbox_oauth.SCOPES[platform]
             ],
+            "granted": values.get("granted", ()),
             "params": params,
             "values": values,
             "errors": errors,
@@ -131,7 +137,7 @@ def consent(
     display_name: Annotated[str, Form()] = "",
     account_type: Annotated[str, Form()] = "business",
     page_kind: Annotated[str, Form()] = "page",
-    pages_permission: Annotated[str, Form()] = "",
+    granted: Annotated[list[str] | None, Form()] = None,
     verified: Annotated[str, Form()] = "",
     client_id: Annotated[str, Form()] = "",
     response_type: Annotated[str, Form()] = "",
@@ -162,8 +168,8 @@ def consent(
         "display_name": display_name.strip(),
         "account_type": account_type,
         "page_kind": page_kind,
-        "pages_permission": bool(pages_permission),
         "verified": bool(verified),
+        "granted": tuple(granted or ()),
     }
     if not values["name"]:
         return _render_consent(request, chosen, params, values, {"name": "name is required."})
@@ -173,10 +179,24 @@ def consent(
     )
 
 
+def granted_scopes(platform: Platform, values: dict[str, Any]) -> tuple[str, ...]:
+    """The scopes a consent grants, in the order asked: the ticked ones (``granted``), or
+    when the consent is given in code (``pressroom admin connect``) all of them, but the
+    Pages permission where ``pages_permission`` is false."""
+    asked = sandbox_oauth.SCOPES[platform]
+    ticked = values.get("granted")
+    if ticked is not None:
+        return tuple(scope for scope in asked if scope in ticked)
+    if platform == Platform.PAGE_SOCIAL and values.get("pages_permission") is False:
+        return tuple(s for s in asked if s != page_social.PAGES_PERMISSION_SCOPE)
+    return asked
+
+
 def approve_profile(
     db: DbSession, platform: Platform, redirect_uri: str, challenge: str, values: dict[str, Any]
 ) -> str:
     """What Allow does; ``pressroom admin connect`` calls it too."""
+    scopes = granted_scopes(platform, values)
     profile: dict[str, Any] = {
         "name": values["name"],
         "displayName": values.get("display_name") or values["name"],
@@ -185,7 +205,7 @@ def approve_profile(
         profile["accountType"] = values.get("account_type") or "business"
     if platform == Platform.PAGE_SOCIAL:
         profile["pageKind"] = values.get("page_kind") or "page"
-        profile["pagesPermission"] = bool(values.get("pages_permission"))
+        profile["pagesPermission"] = page_social.PAGES_PERMISSION_SCOPE in scopes
     if platform == Platform.VIDEO_SHARING:
         profile["verified"] = bool(values.get("verified"))
     return sandbox_oauth.approve(
@@ -195,6 +215,7 @@ def approve_profile(
         redirect_uri=redirect_uri,
         code_challenge=challenge,
         profile=profile,
+        scopes=scopes,
     )
 
 

@@ -7,7 +7,7 @@ TikTok app with Login Kit and the Content Posting API (direct post on), and
 What the driver does, and the pages it follows (read 2026-11-26):
 
 - consent at ``https://www.tiktok.com/v2/auth/authorize/`` with ``user.info.basic,
-  video.publish`` (comma-separated); code and refresh at ``POST
+  video.publish,video.list`` (comma-separated; ``video.list`` for the metrics below); code and refresh at ``POST
   https://open.tiktokapis.com/v2/oauth/token/`` with ``client_key`` and the secret in the
   form (https://developers.tiktok.com/doc/oauth-user-access-token-management). Access
   tokens last a day, refresh tokens a year;
@@ -35,9 +35,26 @@ What the driver does, and the pages it follows (read 2026-11-26):
   TikTok gives a public post id only for a public post its moderation passed; until
   then, and for good for a private post, the ``publish_id`` is the post's reference and
   the account's profile its URL;
+- a photo post (the body's ``format`` ``photo``): ``/v2/post/publish/content/init/``
+  with ``media_type`` PHOTO, ``post_mode`` DIRECT_POST, the images (``Delivery.items``,
+  or the one file) as signed links TikTok pulls (``PULL_FROM_URL``: the links' domain
+  must be verified for the app) and the first as cover, ``post_info`` as for a video
+  with the caption as ``description``; then ``status/fetch`` as for a video
+  (https://developers.tiktok.com/doc/content-posting-api-reference-photo-post);
 - look-up of an unknown outcome: ``status/fetch`` again, with the ``publish_id`` kept on
   the record. The account's video list (``/v2/video/list/``) shows public videos only,
-  with titles cut at 150 characters, so a private post would never be found there.
+  with titles cut at 150 characters, so a private post would never be found there;
+- metrics: ``POST /v2/video/query/?fields=id,like_count,comment_count,share_count,view_count``
+  with ``{"filters": {"video_ids": [id]}}``, scope ``video.list``
+  (https://developers.tiktok.com/doc/tiktok-api-v2-video-query, the fields from
+  https://developers.tiktok.com/doc/tiktok-api-v2-video-object). Only a public post id
+  can be asked about: a post still known by its ``publish_id`` (private, or not yet
+  through moderation) is ``MetricsUnsupported``, as is a video the answer leaves out
+  (deleted on the network, or no longer the account's). A connection made before
+  ``video.list`` was asked for is answered 401 ``scope_not_authorized``: when the token
+  still answers creator_info, that is ``MetricsUnsupported`` too (reconnecting grants
+  it), not a revoked token, so a metrics round never turns a connection that still
+  posts inactive.
 
 TikTok answers errors in the body (``error.code`` other than ``ok``), with a 4xx or, from
 creator_info, a 200: classed by its own tables (``REFUSALS``, ``FAIL_REASONS``, the rate
@@ -55,16 +72,20 @@ from typing import Any
 
 import httpx
 
-from pressroom.platforms import Platform
+from pressroom.platforms import Platform, PostFormat
 from pressroom.service.drivers.base import (
     AccessRevoked,
+    Account,
     Delivery,
     LookupUnsupported,
     Media,
     MediaSource,
+    MetricsUnsupported,
+    NetworkMisconfigured,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -73,15 +94,37 @@ from pressroom.service.drivers.base import (
     check_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import consent_url, token_call
 from pressroom.service.drivers.tokens import TokenSource
 
 AUTHORIZE_URL = "https://www.tiktok.com/v2/auth/authorize/"
 API = "https://open.tiktokapis.com/v2"
 TOKEN_URL = f"{API}/oauth/token/"
-SCOPES = ("user.info.basic", "video.publish")
-"""Login Kit's basic profile, and posting: creator_info, init and the post's status all
-take ``video.publish``; the account's video list (``video.list``) is no longer read."""
+METRICS_SCOPE = "video.list"
+"""What ``/v2/video/query/`` requires (https://developers.tiktok.com/doc/tiktok-api-v2-video-query)."""
+SCOPES = ("user.info.basic", "video.publish", METRICS_SCOPE)
+"""Login Kit's basic profile, posting (creator_info, init and the post's status all
+take ``video.publish``) and reading a post's figures (``video.list``); the account's
+video list is not read."""
+PUBLISH_SCOPES = ("video.publish",)
+"""What a post's calls require (creator_info, init, status: the direct-post reference)."""
+BASIC_SCOPE = "user.info.basic"
+"""What ``/v2/user/info/`` needs for ``open_id`` and ``display_name`` (Get User Info)."""
+UNAUDITED = (
+    "until TikTok audits the app, every post must be SELF_ONLY from an account set to "
+    "private, and at most 5 people a day can post through it: any other post is refused "
+    "(unaudited_client_can_only_post_to_private_accounts, a 400 naming privacyLevel). Ask "
+    "for the audit in TikTok's developer portal"
+)
+"""What an unaudited app may do (https://developers.tiktok.com/doc/content-sharing-guidelines)."""
 MIN_CHUNK = 5 * 1024 * 1024
 CHUNK_BYTES = 10 * 1024 * 1024
 """Within TikTok's 5-64 MB; the last chunk may run to twice this, under its 128 MB cap."""
@@ -93,6 +136,11 @@ INTERACTIONS = (
     ("allowStitch", "disable_stitch", "stitch_disabled", "Stitches"),
 )
 """(publish body field, TikTok's post_info flag, creator_info's "turned off" flag, name)."""
+METRICS_REQUESTS_PER_HOUR = 36000
+"""``/v2/video/query/``: 600 requests a minute, over a sliding minute, by default.
+Source: https://developers.tiktok.com/doc/tiktok-api-v2-rate-limit"""
+METRICS_FIELDS = ("id", "like_count", "comment_count", "share_count", "view_count")
+"""The Video Object's counts (https://developers.tiktok.com/doc/tiktok-api-v2-video-object)."""
 RATE_CODES = frozenset({"rate_limit_exceeded"})
 """TikTok's per-minute limits per token (https://developers.tiktok.com/doc/tiktok-api-v2-rate-limit)."""
 DAILY_CAP_CODES = frozenset({"spam_risk_too_many_posts", "spam_risk_too_many_pending_share"})
@@ -218,17 +266,88 @@ class TikTokDriver:
             )
         return Profile(name=handle, display_name=str(creator.get("creator_nickname") or handle))
 
+    def inspect(self, account: Account) -> Inspection:
+        """TikTok has no token introspection: each scope shows by the read that needs it
+        (``creator_info`` for ``video.publish``, ``/v2/user/info/`` for
+        ``user.info.basic``); a 401 from one while the other answers is that scope
+        missing. The account's privacy levels, interactions and longest video come from
+        creator_info; whether the app is audited TikTok does not say."""
+        token = self.tokens.access_token(account.connection_id)
+        creator: dict[str, Any] | None = None
+        basic = True
+        try:
+            creator = self._creator(token)
+        except AccessRevoked:
+            creator = None
+        try:
+            data_of(
+                self.http.request(
+                    "GET",
+                    f"{API}/user/info/",
+                    token=token,
+                    params={"fields": "open_id,display_name"},
+                ),
+                sent=False,
+            )
+        except AccessRevoked:
+            basic = False
+        if creator is None and not basic:
+            raise AccessRevoked("TikTok refused the connection's token: reconnect it")
+        shown = {BASIC_SCOPE: basic, **{s: creator is not None for s in PUBLISH_SCOPES}}
+        scopes = scope_states(
+            SCOPES,
+            granted=[s for s, ok in shown.items() if ok],
+            missing=[s for s, ok in shown.items() if not ok],
+        )
+        source = "which of creator_info and user/info answered"
+        findings = [scope_finding(scopes, PUBLISH_SCOPES, source)]
+        levels = [str(v) for v in (creator or {}).get("privacy_level_options") or []]
+        kind = (
+            "public"
+            if "PUBLIC_TO_EVERYONE" in levels
+            else "private"
+            if "FOLLOWER_OF_CREATOR" in levels
+            else None
+        )
+        if creator is not None:
+            findings += _creator_findings(creator, levels, kind)
+        findings.append(
+            Finding(
+                "audit",
+                "TikTok does not tell an app whether it is audited (no API says)",
+                UNAUDITED
+                + (
+                    "; this account is public, so an unaudited app cannot post to it"
+                    if kind == "public"
+                    else ""
+                ),
+                Standing.UNKNOWN,
+            )
+        )
+        findings.append(quota_finding("TikTok", None))
+        return Inspection(
+            network="TikTok",
+            account=str((creator or {}).get("creator_username") or account.name),
+            scopes=scopes,
+            scopes_source=source,
+            account_type=kind,
+            audit="not readable: TikTok has no API for an app's audit",
+            findings=tuple(findings),
+        )
+
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
+        if delivery.fields.get("format") == PostFormat.PHOTO:
+            return self._photo(delivery)
         media = delivery.media
         assert media is not None and media.size is not None  # a ready video
         token = self.tokens.access_token(delivery.account.connection_id)
         creator = self._creator(token)
-        post_info = _post_info(delivery.fields, creator)
+        post_info = post_info_of(delivery.fields, creator)
         _refuse_if_too_long(media, creator)
         plan = chunk_plan(media.size, self.chunk_bytes)
-        init = _data(
+        init = data_of(
             self._post(
                 token,
                 "/post/publish/video/init/",
@@ -250,6 +369,55 @@ class TikTokDriver:
             status = self._await_publish(token, publish_id)
         except PlatformUnavailable as exc:
             if exc.sent:  # the look-up asks TikTok about this publish_id, nothing else
+                exc.reference = exc.reference or publish_id
+            raise
+        return _published(status, publish_id, delivery)
+
+    def _photo(self, delivery: Delivery) -> Published:
+        """A photo post (https://developers.tiktok.com/doc/content-posting-api-reference-photo-post):
+        the creator's settings first, as for a video, then ``POST
+        /v2/post/publish/content/init/`` with ``media_type`` PHOTO, ``post_mode``
+        DIRECT_POST and the images as signed links TikTok pulls (``PULL_FROM_URL``; TikTok
+        pulls only from a domain or URL prefix the app has verified, else
+        ``url_ownership_unverified``), then the status polled as for a video. The init
+        itself starts the post (there are no bytes to send after it), so once it was
+        sent a failure is an unknown outcome, looked up by the ``publish_id`` when TikTok
+        gave one."""
+        _refuse_photo_interactions(delivery.fields)
+        images = delivery.items or ((delivery.media,) if delivery.media is not None else ())
+        token = self.tokens.access_token(delivery.account.connection_id)
+        creator = self._creator(token)
+        post_info = photo_post_info_of(delivery.fields, creator)
+        links = [self.media.url(m.file_id, m.storage_key, m.content_type) for m in images]
+        response = self._post(
+            token,
+            "/post/publish/content/init/",
+            {
+                "media_type": "PHOTO",
+                "post_mode": "DIRECT_POST",
+                "post_info": post_info,
+                "source_info": {
+                    "source": "PULL_FROM_URL",
+                    "photo_images": links,
+                    # The cover is the first image, by its index in photo_images
+                    # (counted from 0, as the page's example and every client read
+                    # here use it; the page's wording is not explicit).
+                    "photo_cover_index": 0,
+                },
+            },
+            creates=True,
+        )
+        if _error_code(response) == "url_ownership_unverified":
+            raise NetworkMisconfigured(
+                "TikTok pulls photos only from a domain the app has verified: verify the "
+                "domain of PRESSROOM_BASE_URL (or its storage's public URL) for the app in "
+                "TikTok's developer portal (url_ownership_unverified)"
+            )
+        publish_id = str(data_of(response, sent=True)["publish_id"])
+        try:
+            status = self._await_publish(token, publish_id)
+        except PlatformUnavailable as exc:
+            if exc.sent:
                 exc.reference = exc.reference or publish_id
             raise
         return _published(status, publish_id, delivery)
@@ -321,28 +489,77 @@ class TikTokDriver:
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         raise PlatformRefused("short_video posts take no custom thumbnail")
 
+    # --- metrics ---------------------------------------------------------------
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """The video's counts from ``/v2/video/query/`` (module docstring): views,
+        likes, comments, shares; TikTok's Display API counts no impressions, saves or
+        clicks, so those stay None."""
+        if not platform_post_id.isdigit():
+            raise MetricsUnsupported(
+                "TikTok gives figures only for a public video, and this post is known by "
+                "its publish_id alone (private, or not yet through TikTok's moderation)"
+            )
+        token = self.tokens.access_token(account.connection_id)
+        try:
+            response = self.http.request(
+                "POST",
+                f"{API}/video/query/",
+                token=token,
+                read=True,
+                params={"fields": ",".join(METRICS_FIELDS)},
+                headers={"Content-Type": "application/json; charset=UTF-8"},
+                json={"filters": {"video_ids": [platform_post_id]}},
+            )
+            data = data_of(response, sent=False)
+        except AccessRevoked as exc:
+            # A 401 for a refused token and for a scope not granted look alike here: the
+            # token still answering creator_info (video.publish) means only video.list is
+            # missing, as inspect tells scopes apart (a refused token raises from there).
+            self._creator(token)
+            raise MetricsUnsupported(
+                f"the connection was not granted {METRICS_SCOPE}, which TikTok's video "
+                f"query needs: reconnect it to grant it ({exc})"
+            ) from exc
+        except PlatformRefused as exc:
+            raise MetricsUnsupported(f"TikTok will not answer for this video ({exc})") from exc
+        videos = [v for v in data.get("videos") or [] if str(v.get("id")) == platform_post_id]
+        if not videos:
+            raise MetricsUnsupported(
+                "deleted on the network: TikTok has no such video of this account"
+            )
+        video = videos[0]
+        return PostMetrics(
+            views=_count(video, "view_count"),
+            likes=_count(video, "like_count"),
+            comments=_count(video, "comment_count"),
+            shares=_count(video, "share_count"),
+        )
+
     def _creator(self, token: str) -> dict[str, Any]:
         """The creator's posting settings: who they are, the privacy levels and
         interactions their account allows, the longest video they may post
         (https://developers.tiktok.com/doc/content-posting-api-reference-query-creator-info)."""
-        return _data(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
+        return data_of(self._post(token, "/post/publish/creator_info/query/", {}), sent=False)
 
     def _status(self, token: str, publish_id: str) -> dict[str, Any]:
         """The post's status (https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status)."""
         response = self._post(token, "/post/publish/status/fetch/", {"publish_id": publish_id})
-        return _data(response, sent=True)
+        return data_of(response, sent=True)
 
-    def _post(self, token: str, path: str, body: dict[str, Any]) -> httpx.Response:
+    def _post(
+        self, token: str, path: str, body: dict[str, Any], *, creates: bool = False
+    ) -> httpx.Response:
         return self.http.request(
             "POST",
             f"{API}{path}",
             token=token,
+            creates=creates,
             headers={"Content-Type": "application/json; charset=UTF-8"},
             json=body,
         )
 
 
-def _post_info(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any]:
+def post_info_of(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any]:
     """TikTok's ``post_info`` from the owner's choices, refused before anything is sent
     where TikTok would refuse it or its rules forbid choosing for the owner.
 
@@ -379,6 +596,77 @@ def _post_info(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any
     return post_info
 
 
+def photo_post_info_of(fields: dict[str, Any], creator: dict[str, Any]) -> dict[str, Any]:
+    """``post_info`` of a photo post: the privacy level and comments as the owner chose
+    them, checked as for a video (``post_info_of``), and the caption as the post's
+    ``description`` (up to 4000 UTF-16 units for a photo post, where its ``title`` takes
+    90) (https://developers.tiktok.com/doc/content-posting-api-reference-photo-post)."""
+    _refuse_photo_interactions(fields)
+    video = post_info_of(fields, creator)
+    post_info: dict[str, Any] = {
+        "privacy_level": video["privacy_level"],
+        "disable_comment": video["disable_comment"],
+        "brand_content_toggle": video["brand_content_toggle"],
+    }
+    if fields.get("caption"):
+        post_info["description"] = fields["caption"]
+    return post_info
+
+
+def _refuse_photo_interactions(fields: dict[str, Any]) -> None:
+    """A photo post has no Duets or Stitches (its ``post_info`` lists neither): a post
+    allowing them is refused, rather than the owner's choice dropped."""
+    for field, _, _, name in INTERACTIONS[1:]:
+        if fields.get(field) is True:
+            raise PlatformRefused(
+                f"A TikTok photo post has no {name}: leave {field} out or false.", field=field
+            )
+
+
+def _error_code(response: httpx.Response) -> str | None:
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    return str(error.get("code")) if isinstance(error, dict) else None
+
+
+def _creator_findings(
+    creator: dict[str, Any], levels: list[str], kind: str | None
+) -> list[Finding]:
+    """What creator_info says the account allows: its privacy levels, its interactions,
+    its longest video."""
+    found = [
+        Finding(
+            "account type",
+            f"{kind or 'unknown'} account",
+            f"each post must choose its privacyLevel among {', '.join(levels) or 'none'}",
+            Standing.OK if levels else Standing.BLOCKED,
+        )
+    ]
+    off = [name for _, _, flag, name in INTERACTIONS if creator.get(flag)]
+    found.append(
+        Finding(
+            "interactions",
+            f"turned off by the account: {', '.join(off)}" if off else "none turned off",
+            "a post allowing one of them is refused; leave it out" if off else "any may be allowed",
+            Standing.WARNING if off else Standing.OK,
+        )
+    )
+    longest = creator.get("max_video_post_duration_sec")
+    if isinstance(longest, int | float):
+        found.append(
+            Finding(
+                "longest video",
+                f"{longest:g} s (max_video_post_duration_sec)",
+                "a longer video is refused before anything is sent",
+                Standing.OK,
+            )
+        )
+    return found
+
+
 def _refuse_if_too_long(media: Media, creator: dict[str, Any]) -> None:
     """Each creator has their own longest video (creator_info's
     ``max_video_post_duration_sec``: "Developers should use this field to stop video
@@ -394,7 +682,7 @@ def _refuse_if_too_long(media: Media, creator: dict[str, Any]) -> None:
         )
 
 
-def _data(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
+def data_of(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
     """The ``data`` of a TikTok answer, or its error as the service's failure."""
     try:
         body = response.json()
@@ -425,6 +713,11 @@ def _data(response: httpx.Response, *, sent: bool) -> dict[str, Any]:
     if response.status_code in (400, 403):  # TikTok's 4xx are refusals of the request
         raise PlatformRefused(message)
     raise PlatformUnavailable(message, retry_after=30, sent=sent)
+
+
+def _count(video: dict[str, Any], name: str) -> int | None:
+    value = video.get(name)
+    return int(value) if isinstance(value, int) else None
 
 
 def _failed(status: dict[str, Any]) -> Exception:

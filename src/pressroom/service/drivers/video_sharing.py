@@ -6,8 +6,9 @@ client of type "Web application" in a project with the YouTube Data API v3 enabl
 
 What the driver does, and the pages it follows (read 2026-11-25):
 
-- consent at ``https://accounts.google.com/o/oauth2/v2/auth`` with ``youtube.upload`` and
-  ``youtube.readonly``, ``access_type=offline`` and ``prompt=consent`` (so Google issues
+- consent at ``https://accounts.google.com/o/oauth2/v2/auth`` with ``youtube.upload``,
+  ``youtube.readonly`` and ``youtube.force-ssl`` (a first comment's only),
+  ``access_type=offline`` and ``prompt=consent`` (so Google issues
   a refresh token) and PKCE; code and refresh at ``POST https://oauth2.googleapis.com/token``
   (https://developers.google.com/identity/protocols/oauth2/web-server). A refresh
   answer carries no new refresh token: the one kept stays;
@@ -27,6 +28,14 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (``channel_not_verified``), while its other 403s (a quota, a grant without the scope,
   a video the thumbnail cannot go on) keep their own meaning
   (https://developers.google.com/youtube/v3/docs/thumbnails/set);
+- a first comment (``Delivery.comment_on``): ``commentThreads.insert`` (``part=snippet``)
+  with ``snippet.videoId``, ``snippet.channelId`` (the channel's, which the reference
+  page lists as required) and ``snippet.topLevelComment.snippet.textOriginal``; it takes
+  ``youtube.force-ssl``, the one scope the discovery document gives the method. Its URL
+  is the video's watch page with ``lc=`` the thread's id, as YouTube links a comment
+  (https://developers.google.com/youtube/v3/docs/commentThreads/insert). A comment
+  whose outcome is unknown is looked up among the video's comment threads
+  (``commentThreads.list``, newest first) by its text since the send;
 - look-up of an unknown outcome: the channel's uploads playlist
   (``channels.list`` ``contentDetails.relatedPlaylists.uploads``, then
   ``playlistItems.list``), a video since the send with the same title; one quota unit
@@ -42,6 +51,14 @@ or cannot process (``uploadStatus`` ``rejected``/``failed``, ``processingStatus`
 ``failed``/``terminated``) is refused with its ``rejectionReason``, ``failureReason`` or
 ``processingFailureReason``. A long video still processing after the wait counts as
 published: it exists, with its id and URL, and YouTube finishes it on its own.
+
+Metrics (``fetch_metrics``): ``videos.list`` with ``part=statistics`` and the video's id,
+under ``youtube.readonly``, already asked for at consent
+(https://developers.google.com/youtube/v3/docs/videos/list): ``viewCount``,
+``likeCount`` and ``commentCount`` (strings in the answer; ``likeCount`` left out when
+the owner hides it, ``dislikeCount`` private since 2021, ``favoriteCount`` always 0, so
+neither is read) (https://developers.google.com/youtube/v3/docs/videos#statistics). A
+video YouTube no longer has is answered with no items: ``MetricsUnsupported``.
 """
 
 from __future__ import annotations
@@ -60,12 +77,15 @@ from pressroom.service.db.base import utcnow
 from pressroom.service.drivers.answers import aware, json_of, parse_time
 from pressroom.service.drivers.base import (
     AccessRevoked,
+    Account,
     Delivery,
     MediaSource,
+    MetricsUnsupported,
     PermissionMissing,
     PlatformRateLimited,
     PlatformRefused,
     PlatformUnavailable,
+    PostMetrics,
     Profile,
     Published,
     ThumbnailChange,
@@ -76,6 +96,14 @@ from pressroom.service.drivers.base import (
     check_thumbnail_before_sending,
 )
 from pressroom.service.drivers.http import NetworkClient
+from pressroom.service.drivers.inspection import (
+    Finding,
+    Inspection,
+    Standing,
+    quota_finding,
+    scope_finding,
+    scope_states,
+)
 from pressroom.service.drivers.oauth2 import code_challenge, consent_url, token_call
 from pressroom.service.drivers.tokens import TokenSource
 
@@ -83,10 +111,18 @@ AUTHORIZE_URL = "https://accounts.google.com/o/oauth2/v2/auth"
 TOKEN_URL = "https://oauth2.googleapis.com/token"
 API = "https://www.googleapis.com/youtube/v3"
 UPLOAD_API = "https://www.googleapis.com/upload/youtube/v3"
-SCOPES = (
-    "https://www.googleapis.com/auth/youtube.upload",
-    "https://www.googleapis.com/auth/youtube.readonly",
-)
+TOKENINFO_URL = "https://www.googleapis.com/oauth2/v2/tokeninfo"
+"""Google's token information (``oauth2.tokeninfo`` in the discovery document
+google-api-python-client ships, ``oauth2.v2``): the scopes a token was granted."""
+UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
+COMMENT_SCOPE = "https://www.googleapis.com/auth/youtube.force-ssl"
+SCOPES = (UPLOAD_SCOPE, "https://www.googleapis.com/auth/youtube.readonly", COMMENT_SCOPE)
+PUBLISH_SCOPES = (UPLOAD_SCOPE,)
+"""``videos.insert`` and ``thumbnails.set`` take ``youtube.upload`` (the discovery
+document's scopes per method); the read-only scope serves the channel and the look-up."""
+COMMENT_SCOPES = (COMMENT_SCOPE,)
+"""``commentThreads.insert`` and ``.list`` take ``youtube.force-ssl`` only (the
+discovery document): a first comment needs it, a post does not."""
 UPLOAD_QUANTUM = 256 * 1024
 CHUNK_BYTES = 32 * UPLOAD_QUANTUM
 """8 MiB per PUT: in memory at once, and a multiple of 256 KiB as resumable uploads need."""
@@ -101,11 +137,23 @@ QUOTA_REASONS = frozenset(
 """The project's daily quota, the per-user rates, and the channel's own upload limit
 ("The user has exceeded the number of videos they may upload"): limits that pass, not
 refusals of the video (https://developers.google.com/youtube/v3/docs/errors)."""
-REFUSED_FIELDS = {"invalidTitle": "title", "invalidDescription": "description"}
-"""``errors[].reason`` of a 400 → the publish body's field it refuses (same page)."""
+REFUSED_FIELDS = {
+    "invalidTitle": "title",
+    "invalidDescription": "description",
+    "commentTextRequired": "text",
+    "commentTextTooLong": "text",
+}
+"""``errors[].reason`` of a 400 → the publish body's field it refuses (same page; a first
+comment's text is its ``text``, commentThreads.insert's errors)."""
 UNSENT_FIELDS = {"invalidTags": "tags", "invalidCategoryId": "category"}
 """Refusals of fields the publish body has none of (pressroom sends no tags and no
 category): named in the message, with no body field to point at."""
+METRICS_REQUESTS_PER_HOUR = 104
+"""A project's Data API quota is 10,000 units a day and ``videos.list`` costs 1
+(https://developers.google.com/youtube/v3/getting-started#quota,
+https://developers.google.com/youtube/v3/determine_quota_cost); uploads draw on the same
+quota (``videos.insert`` costs far more), so metrics keep to a quarter of it:
+2,500 a day, 104 an hour."""
 _RANGE = re.compile(r"bytes=0-(\d+)")
 
 
@@ -188,9 +236,73 @@ class YouTubeDriver:
             verified=status.get("longUploadsStatus") == "allowed",
         )
 
+    def inspect(self, account: Account) -> Inspection:
+        """The token's scopes from Google's ``tokeninfo`` (the one call whose token goes
+        in the query, where Google's description places it; pressroom's logs never
+        carry a query), and the channel's status from ``channels.list``."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self.http.request(
+            "POST", TOKENINFO_URL, params={"access_token": token}, read=True
+        )
+        if response.status_code == 400:
+            raise AccessRevoked("Google no longer knows the channel's token: reconnect it")
+        if response.status_code != 200:
+            raise _unavailable(response, "describe the channel's token")
+        granted = str(json_of(response).get("scope") or "").split()
+        scopes = scope_states(SCOPES, granted=granted, missing=set(SCOPES) - set(granted))
+        source = "Google's tokeninfo"
+        channel = self._channel(token, "snippet,status")
+        if channel is None:
+            raise AccessRevoked("the Google account has no YouTube channel")
+        snippet, status = channel.get("snippet") or {}, channel.get("status") or {}
+        long_uploads = str(status.get("longUploadsStatus") or "not said")
+        verified = long_uploads == "allowed"
+        for_kids = status.get("madeForKids") is True
+        kind = "channel made for kids" if for_kids else "channel"
+        return Inspection(
+            network="YouTube",
+            account=str(snippet.get("customUrl") or snippet.get("title") or channel["id"]),
+            scopes=scopes,
+            scopes_source=source,
+            account_type=kind,
+            audit=f"longUploadsStatus {long_uploads}",
+            findings=(
+                scope_finding(scopes, PUBLISH_SCOPES, source),
+                Finding(
+                    "account type",
+                    kind,
+                    "the channel is set as made for children, and YouTube treats its "
+                    "videos so (no comments, no personalised ads)"
+                    if for_kids
+                    else "each video's audience is the owner's madeForKids, or the channel's setting",
+                    Standing.WARNING if for_kids else Standing.OK,
+                ),
+                Finding(
+                    "verification",
+                    f"longUploadsStatus {long_uploads}",
+                    "verified: custom thumbnails and videos over 15 minutes are allowed"
+                    if verified
+                    else "not verified: a custom thumbnail is refused (403 channel_not_verified) "
+                    "and so is a video over 15 minutes; verify the channel at "
+                    "https://www.youtube.com/verify",
+                    Standing.OK if verified else Standing.WARNING,
+                ),
+                Finding(
+                    "audit",
+                    "Google does not tell an app whether its API project passed YouTube's audit",
+                    "uploads from an unverified project may be made private (YouTube's pages "
+                    "disagree): each answer's appliedPrivacyStatus says what YouTube applied",
+                    Standing.UNKNOWN,
+                ),
+                quota_finding("YouTube", None),
+            ),
+        )
+
     # --- publish ---------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
+        if delivery.comment_on is not None:
+            return self._comment(delivery, delivery.comment_on)
         media = delivery.media
         assert media is not None and media.size is not None  # a ready video
         token = self.tokens.access_token(delivery.account.connection_id)
@@ -232,7 +344,63 @@ class YouTubeDriver:
             self._sleep(self.poll_seconds)
         return status
 
+    def _comment(self, delivery: Delivery, video_id: str) -> Published:
+        """A first comment by the channel on its video ``video_id``."""
+        token = self.tokens.access_token(delivery.account.connection_id)
+        channel = self._channel(token, "id")
+        if channel is None:
+            raise AccessRevoked("the Google account has no YouTube channel")
+        thread = {
+            "snippet": {
+                "channelId": str(channel["id"]),
+                "videoId": video_id,
+                "topLevelComment": {"snippet": {"textOriginal": str(delivery.fields["text"])}},
+            }
+        }
+        response = self.http.request(
+            "POST",
+            f"{API}/commentThreads",
+            token=token,
+            creates=True,
+            params={"part": "snippet"},
+            json=thread,
+        )
+        if response.status_code != 200:
+            raise failure_of(response, sent=True)
+        made = json_of(response)
+        if not made.get("id"):
+            raise PlatformUnavailable(
+                "YouTube took the comment but did not say its id", retry_after=60, sent=True
+            )
+        return _comment_of(made, video_id, utcnow())
+
+    def _find_comment(self, delivery: Delivery, video_id: str, since: datetime) -> Published | None:
+        token = self.tokens.access_token(delivery.account.connection_id)
+        response = self.http.request(
+            "GET",
+            f"{API}/commentThreads",
+            token=token,
+            params={
+                "part": "snippet",
+                "videoId": video_id,
+                "order": "time",
+                "textFormat": "plainText",
+                "maxResults": "50",
+            },
+        )
+        if response.status_code != 200:
+            raise _unavailable(response, "list the video's comments")
+        wanted = str(delivery.fields.get("text") or "")
+        for thread in json_of(response).get("items") or []:
+            comment = _top_comment(thread)
+            made = parse_time(comment.get("publishedAt"))
+            if made is not None and made >= since and comment.get("textOriginal") == wanted:
+                return _comment_of(thread, video_id, made)
+        return None
+
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
+        if delivery.comment_on is not None:
+            return self._find_comment(delivery, delivery.comment_on, aware(sent_at) - CLOCK_SLACK)
         token = self.tokens.access_token(delivery.account.connection_id)
         channel = self._channel(token, "contentDetails")
         if channel is None:
@@ -260,6 +428,31 @@ class YouTubeDriver:
                 return Published(video_id, _watch_url(video_id), made, extra=applied)
         return None
 
+    def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
+        """The video's ``statistics`` (module docstring): views, likes, comments;
+        YouTube reports no impressions, shares, saves or clicks there: None."""
+        token = self.tokens.access_token(account.connection_id)
+        response = self.http.request(
+            "GET",
+            f"{API}/videos",
+            token=token,
+            params={"part": "statistics", "id": platform_post_id},
+        )
+        if response.status_code != 200:
+            failure = failure_of(response, sent=False)
+            if isinstance(failure, PlatformRefused):
+                raise MetricsUnsupported(f"YouTube will not give the video's figures ({failure})")
+            raise failure
+        items = json_of(response).get("items") or []
+        if not items:
+            raise MetricsUnsupported("deleted on the network: YouTube has no such video")
+        statistics = items[0].get("statistics") or {}
+        return PostMetrics(
+            views=_statistic(statistics, "viewCount"),
+            likes=_statistic(statistics, "likeCount"),
+            comments=_statistic(statistics, "commentCount"),
+        )
+
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         check_thumbnail_before_sending(self.platform, change)
         image = change.image
@@ -279,7 +472,7 @@ class YouTubeDriver:
         if response.status_code == 404:
             raise PlatformRefused("YouTube has no such video on this channel", field="videoId")
         if response.status_code != 200:
-            raise _failure(response, sent=True)
+            raise failure_of(response, sent=True)
         sizes = (json_of(response).get("items") or [{}])[0]
         best: dict[str, Any] = next(
             (sizes[k] for k in ("maxres", "high", "medium", "default") if k in sizes), {}
@@ -311,7 +504,7 @@ class YouTubeDriver:
         )
         location = response.headers.get("Location")
         if response.status_code != 200 or not location:
-            raise _failure(response, sent=False)  # no video exists before the bytes
+            raise failure_of(response, sent=False)  # no video exists before the bytes
         return str(location)
 
     def _send_bytes(self, token: str, session: str, key: str, size: int) -> dict[str, Any]:
@@ -346,7 +539,7 @@ class YouTubeDriver:
                 video: dict[str, Any] = json_of(response)
                 return video
             if response.status_code != 308:
-                raise _failure(response, sent=last)
+                raise failure_of(response, sent=last)
             offset, failures = _received(response), 0
 
     def _where_it_stands(
@@ -371,6 +564,24 @@ class YouTubeDriver:
             raise _unavailable(response, "read the channel")
         items = json_of(response).get("items") or []
         return dict(items[0]) if items else None
+
+
+def _comment_url(video_id: str, thread_id: str) -> str:
+    return f"{_watch_url(video_id)}&lc={thread_id}"
+
+
+def _top_comment(thread: dict[str, Any]) -> dict[str, Any]:
+    """A comment thread's own comment's snippet (``snippet.topLevelComment.snippet``)."""
+    found = ((thread.get("snippet") or {}).get("topLevelComment") or {}).get("snippet")
+    return found if isinstance(found, dict) else {}
+
+
+def _comment_of(thread: dict[str, Any], video_id: str, otherwise: datetime) -> Published:
+    """A comment thread as YouTube answered it, published when it says (else
+    ``otherwise``)."""
+    thread_id = str(thread["id"])
+    made = parse_time(_top_comment(thread).get("publishedAt")) or otherwise
+    return Published(thread_id, _comment_url(video_id, thread_id), made)
 
 
 def _refuse_if_failed(video: dict[str, Any]) -> None:
@@ -409,6 +620,12 @@ def _received(response: httpx.Response) -> int:
     return int(found.group(1)) + 1 if found else 0
 
 
+def _statistic(statistics: dict[str, Any], name: str) -> int | None:
+    """A count of ``statistics``: YouTube sends them as decimal strings (uint64)."""
+    value = statistics.get(name)
+    return int(value) if isinstance(value, str | int) and str(value).isdigit() else None
+
+
 def _watch_url(video_id: str) -> str:
     return f"https://www.youtube.com/watch?v={video_id}"
 
@@ -428,7 +645,7 @@ def _reasons(response: httpx.Response) -> set[str]:
     }
 
 
-def _failure(response: httpx.Response, *, sent: bool) -> Exception:
+def failure_of(response: httpx.Response, *, sent: bool) -> Exception:
     status, reasons = response.status_code, _reasons(response)
     if status in (400, 403) and reasons & QUOTA_REASONS:
         return PlatformRateLimited(
@@ -482,7 +699,7 @@ def _thumbnail_refusal(response: httpx.Response) -> Exception:
             error_codes.CHANNEL_NOT_VERIFIED,
             f"YouTube does not let this channel set custom thumbnails ({_message(response)}).",
         )
-    failure = _failure(response, sent=True)
+    failure = failure_of(response, sent=True)
     if isinstance(failure, PlatformRefused) and failure.field is None:
         failure.field = "videoId"  # "The thumbnail can't be set for the specified video."
     return failure

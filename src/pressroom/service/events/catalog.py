@@ -12,6 +12,8 @@ class EventType(StrEnum):
     POST_FAILED = "post.failed"
     POST_UNKNOWN = "post.unknown"
     POST_RESOLVED = "post.resolved"
+    POST_PARTIAL = "post.partial"
+    POST_METRICS = "post.metrics"
     CONNECTION_ACTIVE = "connection.active"
     CONNECTION_INACTIVE = "connection.inactive"
     CONNECTION_REMOVED = "connection.removed"
@@ -22,19 +24,37 @@ class EventType(StrEnum):
 SUBSCRIBABLE = tuple(t.value for t in EventType if t is not EventType.WEBHOOK_TEST)
 """What an endpoint may subscribe to; ``webhook.test`` goes only to the endpoint tested."""
 
+OFF_BY_DEFAULT = frozenset({EventType.POST_METRICS.value})
+"""Sent only to an endpoint that names them: one per post per metrics round is far more
+than most receivers want."""
+
+BY_DEFAULT = tuple(t for t in SUBSCRIBABLE if t not in OFF_BY_DEFAULT)
+"""What an endpoint created without ``events`` subscribes to."""
+
 DESCRIPTIONS: dict[EventType, str] = {
     EventType.FILE_READY: "An upload was processed and can be published. "
     "`data`: the file, as `GET /api/upload/status/{fileId}` returns it.",
     EventType.FILE_FAILED: "An upload could not be used. `data`: the file, with `failureReason`.",
     EventType.POST_PUBLISHED: "A publish went out. `data`: `postId`, `platform`, "
-    "`connectionId`, `platformPostId`, `url`, `idempotencyKey`.",
+    "`connectionId`, `platformPostId`, `url`, `idempotencyKey`, `campaign` (the publish "
+    "body's: `name`, `edition`, `postId`, `flowRunId`; null without one, as on "
+    "`GET /api/posts`); a thread's once every part stands, with `parts`.",
     EventType.POST_FAILED: "A publish was refused or never reached its network. `data`: "
-    "`postId`, `platform`, `connectionId`, `error` (`code`, `message`), `idempotencyKey`.",
+    "`postId`, `platform`, `connectionId`, `error` (`code`, `message`), `idempotencyKey`, "
+    "`campaign`.",
     EventType.POST_UNKNOWN: "A publish reached its network and no answer came back: "
     "pressroom looks it up and sends `post.resolved`. `data`: `postId`, `platform`, "
-    "`connectionId`, `idempotencyKey`.",
+    "`connectionId`, `idempotencyKey`, `campaign`.",
     EventType.POST_RESOLVED: "An unknown outcome was settled by looking the post up. "
     "`data`: as `post.published` with `status: published`, or `status: failed`.",
+    EventType.POST_PARTIAL: "A thread was cut short: its first parts stand and the network "
+    "refused a later one (a retry with the same Idempotency-Key resumes after them). "
+    "`data`: as `post.failed`, with `parts` (`index`, `kind`, `platformPostId`, `url`, "
+    "`status`).",
+    EventType.POST_METRICS: "A metrics round read a post's figures from its network "
+    "(off unless an endpoint names it in `events`). `data`: `postId`, `platform`, "
+    "`connectionId`, `campaign`, `takenAt`, `metrics` (`impressions`, `views`, `likes`, "
+    "`comments`, `shares`, `saves`, `clicks`; null where the network does not count it).",
     EventType.CONNECTION_ACTIVE: "A connection can publish (connected or reconnected). "
     "`data`: `connectionId`, `platform`, `name`.",
     EventType.CONNECTION_INACTIVE: "A connection can no longer publish. `data`: "

@@ -15,6 +15,7 @@ from pressroom.service.folders.schemas import (
     FolderOut,
     FolderResponse,
 )
+from pressroom.service.media import service as media
 from pressroom.service.media.pagination import DEFAULT_LIMIT, Cursor, Limit
 from pressroom.service.media.runtime import Library
 from pressroom.service.media.schemas import FileList, FileStatus
@@ -68,7 +69,10 @@ def list_folder_files(
 ) -> FileList:
     """The files in the folder, newest first."""
     page = service.files_in_folder(db, account, folder_id, limit=limit, cursor=cursor)
-    return FileList(files=[FileStatus.of(f) for f in page.items], next_cursor=page.next_cursor)
+    derived = media.derivatives_of(db, page.items)
+    return FileList(
+        files=[FileStatus.of(f, derived[f.id]) for f in page.items], next_cursor=page.next_cursor
+    )
 
 
 @router.patch(

@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from pressroom import error_codes
-from pressroom.service.db.models import File
+from pressroom.service.db.models import Derivative, File
 from pressroom.service.errors import ServiceError
 from pressroom.service.media import states
 from pressroom.service.media.library import MediaLibrary
 from pressroom.service.storage import ObjectMissing, StorageError
+from pressroom.statuses import DerivativeState
 
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
 
@@ -80,15 +81,57 @@ def open_download(library: MediaLibrary, file: File, range_header: str | None) -
             f"File {file.id!r} is {file.status.replace('_', ' ')}; it can be downloaded "
             "once it is ready.",
         )
-    size = file.size
+    return _serve(
+        library,
+        file.storage_key,
+        file.size,
+        file.content_type,
+        range_header,
+        what=f"File {file.id!r}",
+        filename=file.filename,
+    )
+
+
+def open_derived(
+    library: MediaLibrary, derivative: Derivative, filename: str, range_header: str | None
+) -> Download:
+    """A ready derived file's bytes (what a network that fetches media is linked to)."""
+    if (
+        derivative.status != DerivativeState.READY
+        or derivative.storage_key is None
+        or derivative.size is None
+        or derivative.content_type is None
+    ):
+        raise ServiceError(
+            error_codes.FILE_NOT_FOUND, f"Derived file {derivative.id!r} has no bytes."
+        )
+    return _serve(
+        library,
+        derivative.storage_key,
+        derivative.size,
+        derivative.content_type,
+        range_header,
+        what=f"Derived file {derivative.id!r}",
+        filename=filename,
+    )
+
+
+def _serve(
+    library: MediaLibrary,
+    key: str,
+    size: int,
+    content_type: str,
+    range_header: str | None,
+    *,
+    what: str,
+    filename: str,
+) -> Download:
     wanted = parse_range(range_header, size)
     span = wanted or ByteRange(0, size)
     try:
-        body = library.storage.read(file.storage_key, span.start, span.stop)
+        body = library.storage.read(key, span.start, span.stop)
     except ObjectMissing:
-        raise ServiceError(
-            error_codes.FILE_NOT_FOUND, f"File {file.id!r} has no bytes any more."
-        ) from None
+        raise ServiceError(error_codes.FILE_NOT_FOUND, f"{what} has no bytes any more.") from None
     except StorageError:
         raise ServiceError(
             error_codes.STORAGE_UNAVAILABLE,
@@ -98,12 +141,12 @@ def open_download(library: MediaLibrary, file: File, range_header: str | None) -
     headers = {
         "Content-Length": str(span.stop - span.start),
         "Accept-Ranges": "bytes",
-        "Content-Disposition": content_disposition(file.filename),
+        "Content-Disposition": content_disposition(filename),
         "Cache-Control": "private, no-store",
     }
     if wanted is not None:
         headers["Content-Range"] = f"bytes {span.start}-{span.stop - 1}/{size}"
-    return Download(206 if wanted else 200, body, headers, file.content_type)
+    return Download(206 if wanted else 200, body, headers, content_type)
 
 
 def content_disposition(filename: str) -> str:

@@ -74,8 +74,10 @@ def create_presigned_url(
 def get_upload_status(
     file_id: str, account: CurrentAccount, db: DbSession, library: Library
 ) -> FileStatusResponse:
-    """pending_upload, processing, ready or failed (with failureReason), and media facts."""
-    return FileStatusResponse.of(service.file_status(db, library, account, file_id))
+    """pending_upload, processing, ready or failed (with failureReason), media facts, and
+    the files made from it for networks that would refuse it as it is (`derivatives`)."""
+    file = service.file_status(db, library, account, file_id)
+    return FileStatusResponse.of(file, service.derivatives_of(db, [file])[file.id])
 
 
 @router.get("/files", response_model=FileList, responses=responses(error_codes.VALIDATION_ERROR))
@@ -102,13 +104,17 @@ def list_files(
             field="sha256",
         )
     page = service.list_files(db, account, limit=limit, cursor=cursor, sha256=sha256)
-    return FileList(files=[FileStatus.of(f) for f in page.items], next_cursor=page.next_cursor)
+    derived = service.derivatives_of(db, page.items)
+    return FileList(
+        files=[FileStatus.of(f, derived[f.id]) for f in page.items], next_cursor=page.next_cursor
+    )
 
 
 @router.get("/latest", response_model=FileStatusResponse, responses=responses(error_codes.NO_FILES))
 def get_latest_file(account: CurrentAccount, db: DbSession) -> FileStatusResponse:
     """The newest file (the first entry of the list); 404 `no_files` when there is none."""
-    return FileStatusResponse.of(service.latest_file(db, account))
+    file = service.latest_file(db, account)
+    return FileStatusResponse.of(file, service.derivatives_of(db, [file])[file.id])
 
 
 @router.get(
@@ -152,7 +158,8 @@ def move_file(
     file_id: str, body: MoveFileRequest, account: CurrentAccount, db: DbSession
 ) -> FileStatusResponse:
     """Put the file in a folder (`folderId`), or take it out (`null`)."""
-    return FileStatusResponse.of(service.move_file(db, account, file_id, body.folder_id))
+    file = service.move_file(db, account, file_id, body.folder_id)
+    return FileStatusResponse.of(file, service.derivatives_of(db, [file])[file.id])
 
 
 @router.delete(
@@ -161,6 +168,7 @@ def move_file(
 def delete_file(
     file_id: str, account: CurrentAccount, db: DbSession, library: Library
 ) -> DeletedFile:
-    """Permanent: the record and its bytes are gone; the download then 404s."""
+    """Permanent: the record and its bytes are gone, with every file made from it for a
+    network; the download then 404s."""
     service.delete_file(db, library, account, file_id)
     return DeletedFile(file_id=file_id)

@@ -9,7 +9,11 @@ get a link (``url``) that works without an API key and stops working soon after:
 - on S3 it is a presigned GET of the object (the bucket need not be public);
 - on local storage it is ``{PRESSROOM_BASE_URL}/storage/files/{fileId}?expires=..&signature=..``
   served by this service (``media.fetch``), so ``PRESSROOM_BASE_URL`` must be an address
-  the network can reach.
+  the network can reach; a file fitted for the network (``media.fitting``) is linked as
+  ``/storage/derived/{id}`` the same way.
+
+Either way the link follows the storage key it is given: a derived file's key leads to
+the derived bytes, never to the original's.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pressroom.service.storage.signing import LinkSigner, load_secret
 from pressroom.settings import Settings
 
 FETCH_PREFIX = "/storage/files/"
+DERIVED_PREFIX = "/storage/derived/"
 LINK_TTL = timedelta(hours=1)
 """Long enough for a network's queue to fetch it; short enough to be useless when leaked."""
 
@@ -54,9 +59,13 @@ class MediaHandover:
             assert isinstance(storage, S3Storage)
             return storage.presign_download(storage_key, content_type, expires_at)
         expires = int(expires_at.timestamp())
-        query = urlencode({"expires": expires, "signature": self._signer.sign(file_id, expires)})
-        return f"{self.settings.public_base_url}{FETCH_PREFIX}{file_id}?{query}"
+        prefix, linked = FETCH_PREFIX, file_id
+        if storage_key.startswith("derived/"):
+            prefix, linked = DERIVED_PREFIX, storage_key.split("/", 1)[1]
+        query = urlencode({"expires": expires, "signature": self._signer.sign(linked, expires)})
+        return f"{self.settings.public_base_url}{prefix}{linked}?{query}"
 
     def verify(self, file_id: str, expires: int, signature: str, now: datetime) -> bool:
-        """Whether a local link is genuine and still live."""
+        """Whether a local link (to a file, or to a derived file by its id) is genuine and
+        still live."""
         return self._signer.matches(file_id, expires, signature) and now.timestamp() <= expires

@@ -81,7 +81,7 @@ def notice(db: Session, library: MediaLibrary, file: File, found: StoredObject |
             failure_reason=too_large_reason(found.size, limit),
             processed_at=now,
         ):
-            after_commit(db, lambda: _delete_quietly(library, key))
+            after_commit(db, lambda: delete_quietly(library, key))
         db.refresh(file)
         return
     if repo.move(
@@ -136,7 +136,7 @@ def refresh(db: Session, library: MediaLibrary, file: File) -> File:
     return file
 
 
-def _delete_quietly(library: MediaLibrary, key: str) -> None:
+def delete_quietly(library: MediaLibrary, key: str) -> None:
     try:
         library.storage.delete(key)
     except StorageError:
@@ -146,4 +146,4 @@ def _delete_quietly(library: MediaLibrary, key: str) -> None:
 def delete_bytes(library: MediaLibrary, file_id: str, storage_key: str) -> None:
     """Remove every object a file may have; failures are left to the sweep."""
     for key in {storage_key, library.storage.upload_key(file_id), poster_key(file_id)}:
-        _delete_quietly(library, key)
+        delete_quietly(library, key)

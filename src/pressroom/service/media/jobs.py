@@ -1,8 +1,11 @@
-"""Media processing jobs in the database: claimed by one worker at a time, under a lease.
+"""Media jobs in the database: claimed by one worker at a time, under a lease.
 
-A job row is written in the same transaction that moves its file to ``processing``, so a
-file is never in ``processing`` without one, and a job never exists for a change that
-rolled back. Any process with the media worker running (``pressroom api`` by default,
+Two kinds of job share the queue: ``process`` (an upload's bytes probed into ``ready``
+or ``failed``) and ``derive`` (a file converted for one network profile, see
+``media.derivatives``). A processing job row is written in the same transaction that
+moves its file to ``processing``, so a file is never in ``processing`` without one, and
+a job never exists for a change that rolled back; a derive job is written with its
+derived file's row, the same way. Any process with the media worker running (``pressroom api`` by default,
 ``pressroom worker`` on its own) claims the oldest available job:
 
 - on PostgreSQL the claim's inner ``SELECT … FOR UPDATE SKIP LOCKED`` lets concurrent
@@ -19,28 +22,59 @@ rolled back. Any process with the media worker running (``pressroom api`` by def
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import delete, or_, select, tuple_, update
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.sql import ColumnElement
 
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import MediaJob
 from pressroom.service.db.session import transaction
 
+PROCESS = "process"
+DERIVE = "derive"
 
-def enqueue(db: Session, file_id: str) -> None:
-    """Add the job of a file moving to ``processing``, in the caller's transaction."""
-    if db.get(MediaJob, file_id) is None:
+
+@dataclass(frozen=True)
+class Job:
+    file_id: str
+    kind: str = PROCESS
+    target: str = ""
+    """The network profile a ``derive`` job makes a file for."""
+
+    def where(self) -> list[ColumnElement[bool]]:
+        return [
+            MediaJob.file_id == self.file_id,
+            MediaJob.kind == self.kind,
+            MediaJob.target == self.target,
+        ]
+
+
+def enqueue(db: Session, file_id: str, *, kind: str = PROCESS, target: str = "") -> None:
+    """Add a job on the file, in the caller's transaction (a processing job for a file
+    moving to ``processing`` unless ``kind`` says otherwise)."""
+    if db.get(MediaJob, (file_id, kind, target)) is None:
         now = utcnow()
-        db.add(MediaJob(file_id=file_id, available_at=now, attempts=0, created_at=now))
+        db.add(
+            MediaJob(
+                file_id=file_id,
+                kind=kind,
+                target=target,
+                available_at=now,
+                attempts=0,
+                created_at=now,
+            )
+        )
 
 
-def claim(sessions: sessionmaker[Session], owner: str, lease: timedelta) -> str | None:
-    """Claim the oldest available job for ``owner``; its file id, or None when none is."""
+def claim(sessions: sessionmaker[Session], owner: str, lease: timedelta) -> Job | None:
+    """Claim the oldest available job for ``owner``, or None when none is."""
     now = utcnow()
+    key = tuple_(MediaJob.file_id, MediaJob.kind, MediaJob.target)
     available = (
-        select(MediaJob.file_id)
+        select(MediaJob.file_id, MediaJob.kind, MediaJob.target)
         .where(
             MediaJob.available_at <= now,
             or_(MediaJob.claimed_by.is_(None), MediaJob.lease_expires_at < now),
@@ -48,21 +82,20 @@ def claim(sessions: sessionmaker[Session], owner: str, lease: timedelta) -> str 
         .order_by(MediaJob.available_at, MediaJob.created_at)
         .limit(1)
         .with_for_update(skip_locked=True)
-        .scalar_subquery()
     )
     with transaction(sessions) as db:
         claimed = db.execute(
             update(MediaJob)
             .where(
-                MediaJob.file_id == available,
+                key.in_(available),
                 # checked again on the row itself: on SQLite the subquery is no lock
                 or_(MediaJob.claimed_by.is_(None), MediaJob.lease_expires_at < now),
             )
             .values(claimed_by=owner, lease_expires_at=now + lease, attempts=MediaJob.attempts + 1)
-            .returning(MediaJob.file_id)
+            .returning(MediaJob.file_id, MediaJob.kind, MediaJob.target)
             .execution_options(synchronize_session=False)
-        ).scalar_one_or_none()
-    return claimed
+        ).one_or_none()
+    return Job(claimed.file_id, claimed.kind, claimed.target) if claimed else None
 
 
 def renew(sessions: sessionmaker[Session], owner: str, lease: timedelta) -> int:
@@ -77,12 +110,10 @@ def renew(sessions: sessionmaker[Session], owner: str, lease: timedelta) -> int:
     return int(getattr(result, "rowcount", 0))
 
 
-def complete(sessions: sessionmaker[Session], file_id: str, owner: str) -> bool:
+def complete(sessions: sessionmaker[Session], job: Job, owner: str) -> bool:
     """The job is done: gone, if ``owner`` still held it."""
     with transaction(sessions) as db:
-        result = db.execute(
-            delete(MediaJob).where(MediaJob.file_id == file_id, MediaJob.claimed_by == owner)
-        )
+        result = db.execute(delete(MediaJob).where(*job.where(), MediaJob.claimed_by == owner))
     return bool(getattr(result, "rowcount", 0) == 1)
 
 
@@ -90,13 +121,13 @@ def put_back(
     sessions: sessionmaker[Session],
     owner: str,
     *,
-    file_id: str | None = None,
+    job: Job | None = None,
     delay: timedelta = timedelta(0),
 ) -> int:
     """Unclaim ``owner``'s job (or all its jobs), available again after ``delay``."""
     conditions = [MediaJob.claimed_by == owner]
-    if file_id is not None:
-        conditions.append(MediaJob.file_id == file_id)
+    if job is not None:
+        conditions.extend(job.where())
     with transaction(sessions) as db:
         result = db.execute(
             update(MediaJob)
@@ -107,8 +138,11 @@ def put_back(
     return int(getattr(result, "rowcount", 0))
 
 
-def waiting(sessions: sessionmaker[Session]) -> list[tuple[str, str | None, datetime | None, int]]:
-    """Every job: (file id, claimer, lease end, attempts), oldest first (for tests and ops)."""
+def waiting(
+    sessions: sessionmaker[Session], kind: str = PROCESS
+) -> list[tuple[str, str | None, datetime | None, int]]:
+    """Every job of a kind: (file id, claimer, lease end, attempts), oldest first (for
+    tests and ops)."""
     with transaction(sessions, write=False) as db:
         return [
             (row.file_id, row.claimed_by, row.lease_expires_at, row.attempts)
@@ -118,6 +152,15 @@ def waiting(sessions: sessionmaker[Session]) -> list[tuple[str, str | None, date
                     MediaJob.claimed_by,
                     MediaJob.lease_expires_at,
                     MediaJob.attempts,
-                ).order_by(MediaJob.created_at)
+                )
+                .where(MediaJob.kind == kind)
+                .order_by(MediaJob.created_at)
             )
         ]
+
+
+def attempts_of(sessions: sessionmaker[Session], job: Job) -> int:
+    """How often the job was claimed (1 once claimed; 0 when it is gone)."""
+    with transaction(sessions, write=False) as db:
+        found = db.scalar(select(MediaJob.attempts).where(*job.where()))
+    return int(found or 0)

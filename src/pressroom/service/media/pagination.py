@@ -55,14 +55,15 @@ def encode_cursor(position: Position) -> str:
     return f"{(position.created_at - _EPOCH) // _MICROSECOND}.{position.id}"
 
 
-def decode_cursor(cursor: str | None) -> Position | None:
+def decode_cursor(cursor: str | None, *, field: str = "cursor") -> Position | None:
+    """The position a cursor stands for; a 400 naming ``field`` for any other string."""
     if cursor is None:
         return None
     if not _CURSOR.fullmatch(cursor):
         raise ServiceError(
             error_codes.VALIDATION_ERROR,
-            "cursor is not a cursor this service issued; pass nextCursor unchanged.",
-            field="cursor",
+            f"{field} is not a cursor this service issued; pass nextCursor unchanged.",
+            field=field,
         )
     micros, ident = cursor.split(".", 1)
     return Position(_EPOCH + int(micros) * _MICROSECOND, ident)

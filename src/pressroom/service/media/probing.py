@@ -36,14 +36,14 @@ def _current_pool(workers: int) -> ProcessPool:
             _pool = ProcessPool(
                 max_workers=workers,
                 max_tasks=200,
-                initializer=_exit_with_parent,
+                initializer=exit_with_parent,
                 initargs=(os.getpid(),),
                 context=multiprocessing.get_context("spawn"),
             )
         return _pool
 
 
-def _exit_with_parent(parent: int) -> None:
+def exit_with_parent(parent: int) -> None:
     """A worker whose service was killed would wait forever on its task pipe. Leave with
     the parent."""
 

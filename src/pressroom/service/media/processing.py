@@ -1,5 +1,8 @@
 """Processing uploads off the request path: a thread pool, probing in worker processes.
 
+The same workers make the files fitted for a network (``derive`` jobs, see
+``media.deriving``): one queue of media jobs, claimed oldest first.
+
 A file reaches ``processing`` once its bytes are in; a job then (on s3) moves the bytes
 from ``incoming/`` to ``files/``, checks their size, probes them and records ``ready``
 with the media facts, or ``failed`` with a reason and without the bytes. Every state
@@ -36,14 +39,14 @@ from pressroom.probe import MediaInfo, ProbeError, poster_frame
 from pressroom.service import leases
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
-from pressroom.service.media import jobs, states
+from pressroom.service.media import deriving, fitting, jobs, states
 from pressroom.service.media.intake import (
     delete_bytes,
     notice_in_own_transaction,
     too_large_reason,
 )
 from pressroom.service.media.probing import probe_isolated, run_isolated
-from pressroom.service.media.repository import FileRepository
+from pressroom.service.media.repository import DerivativeRepository, FileRepository
 from pressroom.service.ops import metrics
 from pressroom.service.storage import ObjectMissing, StorageError
 from pressroom.service.storage.base import poster_key
@@ -126,15 +129,15 @@ class Processor:
     def _work_loop(self) -> None:
         while not self._stopping.is_set():
             try:
-                file_id = jobs.claim(self.library.sessions, self.owner, self.lease)
+                job = jobs.claim(self.library.sessions, self.owner, self.lease)
             except SQLAlchemyError:
                 log.warning("cannot claim media jobs now", exc_info=True)
-                file_id = None
-            if file_id is None:
+                job = None
+            if job is None:
                 self._wake.wait(IDLE_POLL_SECONDS)
                 self._wake.clear()
                 continue
-            self._run(file_id)
+            self._run(job)
 
     def _renew_loop(self) -> None:
         while not self._stopping.wait(self.lease.total_seconds() / 3):
@@ -143,31 +146,39 @@ class Processor:
             except SQLAlchemyError:
                 log.warning("cannot renew media job leases now", exc_info=True)
 
-    def _run(self, file_id: str) -> None:
+    def _run(self, job: jobs.Job) -> None:
         sessions = self.library.sessions
+        what = "processing" if job.kind == jobs.PROCESS else f"converting for {job.target}"
         try:
-            done = self.process(file_id)
+            if job.kind == jobs.DERIVE:
+                done = deriving.derive(self.library, job, self._stopping)
+            else:
+                done = self.process(job.file_id)
         except StorageError:
-            attempts = next((a for f, _, _, a in jobs.waiting(sessions) if f == file_id), 1)
+            attempts = jobs.attempts_of(sessions, job) or 1
             delay = timedelta(seconds=min(2**attempts, MAX_RETRY_DELAY_SECONDS))
             log.warning(
-                "storage failed while processing %s; again in %s", file_id, delay, exc_info=True
+                "storage failed while %s %s; again in %s", what, job.file_id, delay, exc_info=True
             )
-            jobs.put_back(sessions, self.owner, file_id=file_id, delay=delay)
+            jobs.put_back(sessions, self.owner, job=job, delay=delay)
             return
         except Exception:
-            log.exception("processing %s failed unexpectedly", file_id)
-            self._record(
-                file_id,
-                Failed(
-                    "The file could not be processed because of an internal error; upload it again."
-                ),
-            )
+            log.exception("%s %s failed unexpectedly", what, job.file_id)
+            if job.kind == jobs.DERIVE:
+                deriving.fail(self.library, job)
+            else:
+                self._record(
+                    job.file_id,
+                    Failed(
+                        "The file could not be processed because of an internal error; "
+                        "upload it again."
+                    ),
+                )
             done = True
         if done:
-            jobs.complete(sessions, file_id, self.owner)
+            jobs.complete(sessions, job, self.owner)
         else:
-            jobs.put_back(sessions, self.owner, file_id=file_id)
+            jobs.put_back(sessions, self.owner, job=job)
 
     # --- one file ----------------------------------------------------------------
     def process(self, file_id: str) -> bool:
@@ -267,12 +278,7 @@ class Processor:
                     size=outcome.size,
                     processed_at=now,
                     media_format=info.format[:100],
-                    width=info.width,
-                    height=info.height,
-                    duration_seconds=info.duration_seconds,
-                    video_codec=info.video_codec,
-                    audio_codec=info.audio_codec,
-                    frame_rate=info.frame_rate,
+                    **info.facts(),
                     failure_reason=None,
                     poster_key=outcome.poster,
                     **({"sha256": outcome.sha256} if outcome.sha256 else {}),
@@ -325,17 +331,22 @@ class Processor:
         storage = self.library.storage
         removed = storage.sweep_partials(PARTIAL_UPLOAD_MAX_AGE)
         keep = {
-            # prefix: statuses whose files may still hold bytes there
+            # prefix: statuses whose files (or derived files) may still hold bytes there
             "files/": {states.PENDING_UPLOAD, states.PROCESSING, states.READY},
             "incoming/": {states.PENDING_UPLOAD, states.PROCESSING},
             "posters/": {states.PROCESSING, states.READY},
+            "derived/": {fitting.PENDING, fitting.READY},
         }
         for prefix, keeping in keep.items():
             objects = list(storage.list(prefix))
             if not objects:
                 continue
+            ids = [o.key.split("/", 1)[1] for o in objects]
             with transaction(self.library.sessions, write=False) as db:
-                status = FileRepository(db).statuses([o.key.split("/", 1)[1] for o in objects])
+                if prefix == "derived/":
+                    status = DerivativeRepository(db).statuses(ids)
+                else:
+                    status = FileRepository(db).statuses(ids)
             for obj in objects:
                 if status.get(obj.key.split("/", 1)[1]) in keeping:
                     continue

@@ -1,4 +1,4 @@
-"""SQL for files and the monthly upload count."""
+"""SQL for files, their derived files and the monthly upload count."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlalchemy import and_, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from pressroom.service.db.models import File, UploadUsage
+from pressroom.service.db.models import Derivative, File, UploadUsage
 from pressroom.service.events import outbox
 from pressroom.service.events.catalog import EventType
 from pressroom.service.media import states
@@ -116,6 +116,66 @@ class FileRepository:
             found.update(
                 (row.id, row.status)
                 for row in self.db.execute(select(File.id, File.status).where(File.id.in_(chunk)))
+            )
+        return found
+
+
+class DerivativeRepository:
+    """Files converted for a network profile (``media.derivatives``)."""
+
+    def __init__(self, db: Session) -> None:
+        self.db = db
+
+    def get(self, file_id: str, profile: str) -> Derivative | None:
+        return self.db.scalar(
+            select(Derivative).where(Derivative.file_id == file_id, Derivative.profile == profile)
+        )
+
+    def add(self, derivative: Derivative) -> bool:
+        """Insert it; False when the file already has one for the profile (another
+        request made it first: the unique constraint decides)."""
+        try:
+            with self.db.begin_nested():
+                self.db.add(derivative)
+        except IntegrityError:
+            return False
+        return True
+
+    def of_files(self, file_ids: list[str]) -> dict[str, list[Derivative]]:
+        """Each file's derived files, by profile."""
+        found: dict[str, list[Derivative]] = {file_id: [] for file_id in file_ids}
+        for start in range(0, len(file_ids), 500):
+            chunk = file_ids[start : start + 500]
+            query = (
+                select(Derivative)
+                .where(Derivative.file_id.in_(chunk))
+                .order_by(Derivative.file_id, Derivative.profile)
+            )
+            for derivative in self.db.scalars(query):
+                found[derivative.file_id].append(derivative)
+        return found
+
+    def settle(self, derivative_id: str, expected_status: str, **values: Any) -> bool:
+        """Change a derived file only if it is still in ``expected_status`` (the same
+        compare-and-swap as files': one outcome, even for a job run twice)."""
+        result = self.db.execute(
+            update(Derivative)
+            .where(Derivative.id == derivative_id, Derivative.status == expected_status)
+            .values(**values)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(getattr(result, "rowcount", 0) == 1)
+
+    def statuses(self, derivative_ids: list[str]) -> dict[str, str]:
+        """Status of each id that still has a record."""
+        found: dict[str, str] = {}
+        for start in range(0, len(derivative_ids), 500):
+            chunk = derivative_ids[start : start + 500]
+            found.update(
+                (row.id, row.status)
+                for row in self.db.execute(
+                    select(Derivative.id, Derivative.status).where(Derivative.id.in_(chunk))
+                )
             )
         return found
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import ConfigDict, Field, JsonValue
 
+from pressroom.platforms import Platform
 from pressroom.probe import IMAGE_TYPES, VIDEO_TYPES
-from pressroom.service.db.models import File
+from pressroom.service.db.models import Derivative, File
 from pressroom.service.media import states
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
 from pressroom.service.text_rules import filename_pattern
+from pressroom.statuses import DerivativeState
 
 ACCEPTED_TYPES = {**IMAGE_TYPES, **VIDEO_TYPES}
 """Content type -> (media kind, the filename extensions that fit it)."""
@@ -60,6 +64,45 @@ class PresignResponse(CamelModel):
     expires_at: Timestamp
 
 
+class DerivedFile(CamelModel):
+    """The file converted for one network (our extension): made when a post first needs
+    it, sent in the original's place to that network, the original left as it is."""
+
+    network: str = Field(
+        description="The label it is made for.",
+        json_schema_extra={"enum": [p.value for p in Platform]},
+    )
+    profile: str = Field(
+        description="What it is made to meet, `{label}.{image|video|thumbnail}`, with "
+        "`.pad` or `.crop` when its shape was changed: `photo_sharing.image`."
+    )
+    status: str = Field(
+        description="pending (being made: a publish answers 409 `file_not_ready` with "
+        "`Retry-After`), ready, or failed (with failureReason).",
+        json_schema_extra={"enum": list(DerivativeState)},
+    )
+    content_type: str | None = Field(description="Once ready: image/jpeg, video/mp4, ...")
+    size: int | None = Field(description="Bytes, once ready.")
+    width: int | None
+    height: int | None
+    failure_reason: str | None = Field(
+        description="Why it could not be made: the bound it hit, or the rule it could not meet."
+    )
+
+    @classmethod
+    def of(cls, derivative: Derivative) -> DerivedFile:
+        return cls(
+            network=derivative.network,
+            profile=derivative.profile,
+            status=derivative.status,
+            content_type=derivative.content_type,
+            size=derivative.size,
+            width=derivative.width,
+            height=derivative.height,
+            failure_reason=derivative.failure_reason,
+        )
+
+
 class FileStatus(CamelModel):
     """A file record: media facts are null until the file is probed."""
 
@@ -85,9 +128,15 @@ class FileStatus(CamelModel):
         description="Our extension: hex SHA-256 of the bytes, once they have arrived "
         "(local storage) or been processed (S3)."
     )
+    derivatives: list[DerivedFile] = Field(
+        default_factory=list,
+        description="Our extension: the file converted for networks that would refuse it "
+        "as it is (a PNG made JPEG for photo_sharing), one per network profile, made by the "
+        "first post that needs it.",
+    )
 
     @classmethod
-    def of(cls, file: File) -> FileStatus:
+    def of(cls, file: File, derivatives: Sequence[Derivative] = ()) -> FileStatus:
         return cls(
             file_id=file.id,
             status=file.status,
@@ -103,6 +152,7 @@ class FileStatus(CamelModel):
             media_format=file.media_format,
             failure_reason=file.failure_reason,
             sha256=file.sha256,
+            derivatives=[DerivedFile.of(d) for d in derivatives],
         )
 
 
@@ -112,8 +162,8 @@ class Success(CamelModel):
 
 class FileStatusResponse(FileStatus, Success):
     @classmethod
-    def of(cls, file: File) -> FileStatusResponse:
-        return cls(success=True, **FileStatus.of(file).model_dump())
+    def of(cls, file: File, derivatives: Sequence[Derivative] = ()) -> FileStatusResponse:
+        return cls(success=True, **FileStatus.of(file, derivatives).model_dump())
 
 
 class FileList(CamelModel):

@@ -12,18 +12,23 @@ from pressroom import error_codes
 from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.probe import kind_of
 from pressroom.service.db.base import new_id, utcnow
-from pressroom.service.db.models import Account, File
+from pressroom.service.db.models import Account, Derivative, File
 from pressroom.service.errors import ServiceError
 from pressroom.service.folders.repository import FolderRepository
 from pressroom.service.media import states
 from pressroom.service.media.hooks import after_commit
-from pressroom.service.media.intake import delete_bytes, refresh
+from pressroom.service.media.intake import delete_bytes, delete_quietly, refresh
 from pressroom.service.media.library import MediaLibrary
 from pressroom.service.media.pagination import Page, Position, decode_cursor, encode_cursor
-from pressroom.service.media.repository import FileRepository, UsageRepository, month_of
+from pressroom.service.media.repository import (
+    DerivativeRepository,
+    FileRepository,
+    UsageRepository,
+    month_of,
+)
 from pressroom.service.media.schemas import ACCEPTED_TYPES, MAX_FILENAME
 from pressroom.service.schemas import iso_utc
-from pressroom.service.storage.base import final_key
+from pressroom.service.storage.base import derived_key, final_key
 
 
 @dataclass(frozen=True)
@@ -176,6 +181,11 @@ def list_files(
     return Page(items, next_cursor)
 
 
+def derivatives_of(db: Session, files: list[File]) -> dict[str, list[Derivative]]:
+    """Each file's derived files (those made for a network, or being made)."""
+    return DerivativeRepository(db).of_files([f.id for f in files])
+
+
 def latest_file(db: Session, account: Account) -> File:
     file = FileRepository(db).latest(account.id)
     if file is None:
@@ -199,12 +209,21 @@ def delete_file(db: Session, library: MediaLibrary, account: Account, file_id: s
 
 
 def remove_files(db: Session, library: MediaLibrary, files: list[File]) -> None:
+    """The files' records go now (their derived files' with them); the bytes of both
+    once that is committed (or, failing that, at the sweep)."""
     doomed = [(f.id, f.storage_key) for f in files]
+    derived = [
+        derived_key(d.id)
+        for found in DerivativeRepository(db).of_files([f.id for f in files]).values()
+        for d in found
+    ]
     FileRepository(db).remove(files)
 
     def delete_all() -> None:
         for file_id, key in doomed:
             delete_bytes(library, file_id, key)
+        for key in derived:
+            delete_quietly(library, key)
 
     if doomed:
         after_commit(db, delete_all)

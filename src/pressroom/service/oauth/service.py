@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -479,9 +479,43 @@ def _refresh_held(flow: Flow, connection_id: str, seen_expiry: datetime | None) 
 def due_for_refresh(db: Session, connection: Connection) -> str | None:
     """The id of the connection whose lapsed access token must be refreshed before
     ``connection`` is used (a text_thread's own photo_sharing account), or None."""
-    holder: Connection | None = connection
+    holder = token_holder_id(connection)
+    parent = ConnectionRepository(db).get(holder) if holder != connection.id else None
+    return lapsed_token(parent if holder != connection.id else connection)
+
+
+class TokenState(Protocol):
+    """What says whether a connection's access token has lapsed (a model or a row)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def access_expires_at(self) -> datetime | None: ...
+    @property
+    def token_expires_at(self) -> datetime | None: ...
+    @property
+    def removed_at(self) -> datetime | None: ...
+
+
+class TokenOwner(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def parent_id(self) -> str | None: ...
+    @property
+    def access_token_enc(self) -> str | None: ...
+
+
+def token_holder_id(connection: TokenOwner) -> str:
+    """Whose access token ``connection`` publishes with: a text_thread without a token
+    of its own uses its photo_sharing account's."""
     if connection.parent_id and not connection.access_token_enc:
-        holder = ConnectionRepository(db).get(connection.parent_id)
+        return connection.parent_id
+    return connection.id
+
+
+def lapsed_token(holder: TokenState | None) -> str | None:
+    """The holder's id when its access token has lapsed and may be refreshed, else None."""
     if (
         holder is None
         or holder.access_expires_at is None

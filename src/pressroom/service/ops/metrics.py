@@ -57,6 +57,13 @@ PROCESSING_SECONDS = Histogram(
     registry=REGISTRY,
     buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0),
 )
+CONVERSION_SECONDS = Histogram(
+    "pressroom_conversion_duration_seconds",
+    "Time to make a file fitted for a network (a derived file), by outcome (ready, failed).",
+    ["outcome"],
+    registry=REGISTRY,
+    buckets=(0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0),
+)
 DATABASE_BUSY = Counter(
     "pressroom_database_busy",
     "Requests answered 503 database_busy.",

@@ -14,13 +14,13 @@ signatures stay out of logs, and the metrics' labels stay bounded.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import time
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pressroom.service import randomness
 from pressroom.service.ops import metrics
 from pressroom.service.ops.context import current_request_id
 
@@ -41,7 +41,7 @@ def request_id_of(scope: Scope) -> str:
             if _SANE_ID.fullmatch(value) and value.strip():
                 return str(value.decode("ascii"))
             break
-    return os.urandom(16).hex()
+    return randomness.token_hex(16)
 
 
 def route_template(scope: Scope) -> str:

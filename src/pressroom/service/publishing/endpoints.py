@@ -4,43 +4,50 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request, Response
 
 from pressroom import error_codes
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, THUMBNAIL_PATH, Platform
-from pressroom.service.db.models import Post
+from pressroom.service.answers import JsonAnswer
+from pressroom.service.db.models import Post, PostPart
 from pressroom.service.deps import CurrentAccount, DbSession
 from pressroom.service.errors import responses
 from pressroom.service.guard import repaired
 from pressroom.service.media.pagination import Cursor
 from pressroom.service.publishing import service
-from pressroom.service.publishing.context import Publishing
+from pressroom.service.publishing.campaign import campaign_of
+from pressroom.service.publishing.context import PUBLISH_DOCUMENTED, Publishing, publishing
 from pressroom.service.publishing.idempotency import IdempotentRoute
+from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import (
     MicroblogPublish,
     MicroblogResult,
     OpenMicroblogPublish,
     OpenMicroblogResult,
     PageSocialPublish,
+    PageSocialResult,
+    Part,
     PhotoSharingPublish,
+    PhotoSharingResult,
     PinBoardPublish,
     PinBoardResult,
-    PostIdResult,
     PostListResponse,
     PostRecord,
     PostResponse,
     ProfessionalNetworkPublish,
     ProfessionalNetworkResult,
-    PublishResult,
     ShortVideoPost,
     ShortVideoResult,
     TextThreadPublish,
+    TextThreadResult,
     ThumbnailRequest,
     ThumbnailResult,
     VideoSharingPublish,
     VideoSharingResult,
+    format_of,
 )
+from pressroom.service.publishing.threads import part_json
 from pressroom.service.routing import UnitOfWorkRoute
 
 publish_router = APIRouter(tags=["publishing"], route_class=IdempotentRoute)
@@ -77,20 +84,25 @@ def _errors(platform: Platform, *extra: ErrorCode) -> dict[int | str, dict[str, 
     RULES[Platform.MICROBLOG].publish_path,
     response_model=MicroblogResult,
     responses=_errors(Platform.MICROBLOG, error_codes.PLATFORM_MISCONFIGURED),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_microblog(body: MicroblogPublish, ctx: Publishing) -> PublishResult:
-    """A text post of at most 280 characters; no media."""
-    return service.publish(ctx, Platform.MICROBLOG, body)
+async def publish_microblog(body: MicroblogPublish, request: Request) -> Response:
+    """A text post of at most 280 characters; no media. Our extension: `thread`, the
+    parts after the first, each published as a reply to the one before."""
+    return JsonAnswer(await service.publish(await publishing(request), Platform.MICROBLOG, body))
 
 
 @publish_router.post(
     RULES[Platform.VIDEO_SHARING].publish_path,
     response_model=VideoSharingResult,
     responses=_errors(Platform.VIDEO_SHARING),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_video_sharing(body: VideoSharingPublish, ctx: Publishing) -> PublishResult:
+async def publish_video_sharing(body: VideoSharingPublish, request: Request) -> Response:
     """A video with a title; `privacyStatus` is echoed in the result."""
-    return service.publish(ctx, Platform.VIDEO_SHARING, body)
+    return JsonAnswer(
+        await service.publish(await publishing(request), Platform.VIDEO_SHARING, body)
+    )
 
 
 @publish_router.post(
@@ -116,82 +128,96 @@ def set_video_thumbnail(videoId: str, body: ThumbnailRequest, ctx: Publishing) -
     RULES[Platform.SHORT_VIDEO].publish_path,
     response_model=ShortVideoResult,
     responses=_errors(Platform.SHORT_VIDEO, error_codes.VIDEO_DURATION),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_short_video(body: ShortVideoPost, ctx: Publishing) -> PublishResult:
+async def publish_short_video(body: ShortVideoPost, request: Request) -> Response:
     """A video of 3 seconds to 10 minutes; `platform` must be `short_video`. On a TikTok
     connection `privacyLevel` is required (our extension: TikTok has the owner choose)."""
-    return service.publish(ctx, Platform.SHORT_VIDEO, body)
+    return JsonAnswer(await service.publish(await publishing(request), Platform.SHORT_VIDEO, body))
 
 
 @publish_router.post(
     RULES[Platform.PHOTO_SHARING].publish_path,
-    response_model=PostIdResult,
+    response_model=PhotoSharingResult,
     responses=_errors(Platform.PHOTO_SHARING, error_codes.ACCOUNT_TYPE),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_photo_sharing(body: PhotoSharingPublish, ctx: Publishing) -> PublishResult:
+async def publish_photo_sharing(body: PhotoSharingPublish, request: Request) -> Response:
     """A photo or video; business and creator accounts only."""
-    return service.publish(ctx, Platform.PHOTO_SHARING, body)
+    return JsonAnswer(
+        await service.publish(await publishing(request), Platform.PHOTO_SHARING, body)
+    )
 
 
 @publish_router.post(
     RULES[Platform.PAGE_SOCIAL].publish_path,
-    response_model=PostIdResult,
+    response_model=PageSocialResult,
     responses=_errors(Platform.PAGE_SOCIAL, error_codes.NOT_A_PAGE, error_codes.PAGES_PERMISSION),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_page_social(body: PageSocialPublish, ctx: Publishing) -> PublishResult:
+async def publish_page_social(body: PageSocialPublish, request: Request) -> Response:
     """A photo or video on a page (not a personal profile) with the Pages permission."""
-    return service.publish(ctx, Platform.PAGE_SOCIAL, body)
+    return JsonAnswer(await service.publish(await publishing(request), Platform.PAGE_SOCIAL, body))
 
 
 @publish_router.post(
     RULES[Platform.PIN_BOARD].publish_path,
     response_model=PinBoardResult,
     responses=_errors(Platform.PIN_BOARD),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_pin_board(body: PinBoardPublish, ctx: Publishing) -> PublishResult:
+async def publish_pin_board(body: PinBoardPublish, request: Request) -> Response:
     """An image pinned to a board; `boardId` is echoed in the result."""
-    return service.publish(ctx, Platform.PIN_BOARD, body)
+    return JsonAnswer(await service.publish(await publishing(request), Platform.PIN_BOARD, body))
 
 
 @publish_router.post(
     RULES[Platform.TEXT_THREAD].publish_path,
-    response_model=PostIdResult,
+    response_model=TextThreadResult,
     responses=_errors(Platform.TEXT_THREAD),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_text_thread(body: TextThreadPublish, ctx: Publishing) -> PublishResult:
-    """A text post of at most 500 characters, through the linked photo_sharing account."""
-    return service.publish(ctx, Platform.TEXT_THREAD, body)
+async def publish_text_thread(body: TextThreadPublish, request: Request) -> Response:
+    """A text post of at most 500 characters, through the linked photo_sharing account.
+    Our extension: `thread`, the parts after the first, each a reply to the one before."""
+    return JsonAnswer(await service.publish(await publishing(request), Platform.TEXT_THREAD, body))
 
 
 @publish_router.post(
     RULES[Platform.PROFESSIONAL_NETWORK].publish_path,
     response_model=ProfessionalNetworkResult,
     responses=_errors(Platform.PROFESSIONAL_NETWORK, error_codes.PLATFORM_MISCONFIGURED),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_professional_network(
-    body: ProfessionalNetworkPublish, ctx: Publishing
-) -> PublishResult:
+async def publish_professional_network(
+    body: ProfessionalNetworkPublish, request: Request
+) -> Response:
     """A text post; the result's `postId` is a URN. A 500 `platform_misconfigured` means
     LinkedIn no longer serves the `LinkedIn-Version` the service is set to send."""
-    return service.publish(ctx, Platform.PROFESSIONAL_NETWORK, body)
+    return JsonAnswer(
+        await service.publish(await publishing(request), Platform.PROFESSIONAL_NETWORK, body)
+    )
 
 
 @publish_router.post(
     RULES[Platform.OPEN_MICROBLOG].publish_path,
     response_model=OpenMicroblogResult,
     responses=_errors(Platform.OPEN_MICROBLOG),
+    openapi_extra=PUBLISH_DOCUMENTED,
 )
-def publish_open_microblog(body: OpenMicroblogPublish, ctx: Publishing) -> PublishResult:
+async def publish_open_microblog(body: OpenMicroblogPublish, request: Request) -> Response:
     """Our extension, not in the spec: a post to Bluesky (AT Protocol), text with one
     optional image or video and its alt text. The result's `postId` is the post's AT URI;
     a retry after an unknown outcome writes at the same record key, so it never posts twice."""
-    return service.publish(ctx, Platform.OPEN_MICROBLOG, body)
+    return JsonAnswer(
+        await service.publish(await publishing(request), Platform.OPEN_MICROBLOG, body)
+    )
 
 
 # Reading back
 
 
-def _record(post: Post) -> PostRecord:
+def _record(post: Post, parts: list[PostPart]) -> PostRecord:
     return PostRecord(
         record_id=post.id,
         platform=post.platform,
@@ -205,6 +231,17 @@ def _record(post: Post) -> PostRecord:
         result=repaired(post.result),
         created_at=post.created_at,
         published_at=post.published_at,
+        campaign=campaign_of(
+            post.campaign_name,
+            post.campaign_edition,
+            post.campaign_post_id,
+            post.campaign_flow_run_id,
+        ),
+        parts=[
+            Part.model_validate(part_json(p.index, p.kind, p.status, p.platform_post_id, p.url))
+            for p in parts
+        ],
+        format=format_of(post.request),
     )
 
 
@@ -232,6 +269,22 @@ def list_posts(
         str | None,
         Query(alias="idempotencyKey", description="Every attempt made under this key."),
     ] = None,
+    campaign: Annotated[
+        str | None,
+        Query(description="Our extension: only the posts of this campaign (`campaign.name`)."),
+    ] = None,
+    edition: Annotated[
+        str | None,
+        Query(description="Our extension: only the posts of this edition (`campaign.edition`)."),
+    ] = None,
+    flow_run_id: Annotated[
+        str | None,
+        Query(
+            alias="flowRunId",
+            description="Our extension: only the posts this Prefect flow run sent "
+            "(`campaign.flowRunId`).",
+        ),
+    ] = None,
 ) -> PostListResponse:
     """Every publish attempt of the account, newest first: how a caller resolves a
     publish whose answer it never saw."""
@@ -243,8 +296,14 @@ def list_posts(
         connection_id=connection_id,
         platform=platform,
         idempotency_key=idempotency_key,
+        campaign=campaign,
+        edition=edition,
+        flow_run_id=flow_run_id,
     )
-    return PostListResponse(posts=[_record(p) for p in posts], next_cursor=next_cursor)
+    parts = PostRepository(db).parts_of([p.id for p in posts])
+    return PostListResponse(
+        posts=[_record(p, parts.get(p.id, [])) for p in posts], next_cursor=next_cursor
+    )
 
 
 @posts_router.get(
@@ -252,7 +311,9 @@ def list_posts(
 )
 def get_post(recordId: str, account: CurrentAccount, db: DbSession) -> PostResponse:
     """One post record by the `recordId` of its publish result."""
-    return PostResponse(post=_record(service.get_post(db, account, recordId)))
+    post = service.get_post(db, account, recordId)
+    parts = PostRepository(db).parts_of([post.id]).get(post.id, [])
+    return PostResponse(post=_record(post, parts))
 
 
 router = APIRouter()

@@ -3,10 +3,15 @@
 How it works (``IdempotentRoute`` wraps each publish route):
 
 1. The key is claimed by inserting an ``in_progress`` row into ``idempotency_keys``,
-   committed before anything is sent. The unique constraint on (account, key) decides
-   between racing requests, across threads, worker processes and hosts alike.
+   in the unit of work that writes the post record, committed before anything is sent
+   (``claims``, ``service``). The unique constraint on (account, key) decides between
+   racing requests, across threads, worker processes and hosts alike. A request that
+   ends before it writes anything (its body broke a rule, its connection is gone)
+   stores its answer under the key if it is one to keep (3.), in one unit of work, or
+   gets the key's answer if the key turns out to be held.
 2. A request that finds the key taken compares request fingerprints (method, path and
-   the JSON body, key order ignored). Another body: 409 ``idempotency_key_reused``. The
+   the JSON body, key order ignored, ``campaign`` left out: a re-run's new flow run id
+   is the same request). Another body: 409 ``idempotency_key_reused``. The
    same body: if the first request finished, its answer is replayed with
    ``Idempotent-Replayed: true``; if it is still running, this one waits for it (up to
    ``PRESSROOM_IDEMPOTENCY_WAIT_SECONDS``), then replays, or answers 409
@@ -33,7 +38,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -42,7 +47,6 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.exceptions import HTTPException
 
@@ -51,6 +55,7 @@ from pressroom.service import processes
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import IdempotencyRecord
 from pressroom.service.db.session import transaction
+from pressroom.service.db.writer import Writes, writes_for
 from pressroom.service.deps import authenticate_request
 from pressroom.service.drivers import drivers_of
 from pressroom.service.drivers.base import LookupUnsupported, PlatformUnavailable
@@ -65,12 +70,14 @@ from pressroom.service.processes import Registration
 from pressroom.service.publishing.claims import (
     HEADER,
     MAX_KEY_LENGTH,
-    PUBLISHED_OUTCOME,
     REPLAYED_HEADER,
+    UNFINGERPRINTED,
     UNKNOWN_OUTCOME,
     Claim,
-    hold_in,
-    settle_in,
+    KeyTaken,
+    end_in,
+    end_with_error_in,
+    kept,
 )
 from pressroom.service.publishing.repository import (
     COMPLETED,
@@ -78,7 +85,9 @@ from pressroom.service.publishing.repository import (
     IN_PROGRESS,
     IdempotencyRepository,
     PostRepository,
+    hold_key,
 )
+from pressroom.service.publishing.resuming import Resume
 from pressroom.service.publishing.unknowns import resolve_held_key
 
 log = logging.getLogger(__name__)
@@ -102,10 +111,14 @@ class Absent:
 
 
 def fingerprint(method: str, path: str, body: bytes) -> str:
-    """The request's identity: JSON bodies compare by content, not by key order or spacing."""
+    """The request's identity: JSON bodies compare by content, not by key order or spacing,
+    and without the fields that say who sent it (``UNFINGERPRINTED``)."""
     try:
+        content = json.loads(body)
+        if isinstance(content, dict):
+            content = {k: v for k, v in content.items() if k not in UNFINGERPRINTED}
         canonical = json.dumps(
-            json.loads(body), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            content, sort_keys=True, separators=(",", ":"), ensure_ascii=False
         ).encode()
     except (ValueError, UnicodeDecodeError):
         canonical = body
@@ -124,15 +137,19 @@ def check_key(key: str) -> None:
 
 
 class KeyStore:
-    """The claims on ``idempotency_keys``, each in a short transaction of its own."""
+    """The claims on ``idempotency_keys``: the request path's in the units of work of
+    ``db.writer``, the rarer ones (a conflict, an abandoned claim) in transactions of
+    their own."""
 
     def __init__(
         self,
         sessions: sessionmaker[Session],
+        writes: Writes,
         ttl_days: int,
         registration: Registration | None = None,
     ) -> None:
         self.sessions = sessions
+        self.writes = writes
         self.ttl = timedelta(days=ttl_days)
         self.registration = registration
 
@@ -142,42 +159,19 @@ class KeyStore:
         registration = self.registration
         return registration.id if registration is not None and registration.registered else None
 
+    def new_claim(self, account_id: str, key: str, endpoint: str, digest: str) -> Claim:
+        """A pending claim: taken by the request's first write (``claims``)."""
+        return Claim(account_id, key, endpoint, digest, self.claimer, self.ttl)
+
     def _claimer_gone(self, db: Session, record: IdempotencyRecord) -> bool:
         if record.claimed_by is None or self.registration is None:
             return False
         return not processes.is_live(db, record.claimed_by, self.registration.stale_after)
 
-    def claim(
-        self, account_id: str, key: str, endpoint: str, digest: str
-    ) -> Claim | Replay | InProgress:
-        for _ in range(5):
-            now = utcnow()
-            try:
-                with transaction(self.sessions) as db:
-                    repo = IdempotencyRepository(db)
-                    repo.purge_expired(account_id, now)
-                    record_id = repo.insert(
-                        account_id=account_id,
-                        key=key,
-                        endpoint=endpoint,
-                        request_hash=digest,
-                        now=now,
-                        expires_at=now + self.ttl,
-                        claimer=self.claimer,
-                    )
-                return Claim(record_id, account_id, key)
-            except IntegrityError:
-                pass  # the key is taken: see by whom
-            seen = self.inspect(account_id, key, endpoint, digest)
-            if not isinstance(seen, Absent):
-                return seen
-        raise RuntimeError(f"could not claim {HEADER} {key!r}")  # pragma: no cover
-
-    def inspect(
-        self, account_id: str, key: str, endpoint: str, digest: str
-    ) -> Claim | Replay | InProgress | Absent:
+    def inspect(self, claim: Claim) -> Claim | Replay | InProgress | Absent:
+        """Who holds ``claim``'s key, which this request found taken."""
         with transaction(self.sessions, write=False) as db:
-            record = IdempotencyRepository(db).get(account_id, key)
+            record = IdempotencyRepository(db).get(claim.account_id, claim.key)
             orphaned = (
                 record is not None
                 and record.state == IN_PROGRESS
@@ -191,26 +185,26 @@ class KeyStore:
         if record.state == IN_PROGRESS and (orphaned or record.created_at <= now - ABANDONED_AFTER):
             self._abandon(record)  # its request died mid-send: held, as an unknown outcome
             return Absent()
-        if record.request_hash != digest:
+        if record.request_hash != claim.digest:
             raise ServiceError(
                 error_codes.IDEMPOTENCY_REUSED,
-                f"{HEADER} {key!r} was first used with another request "
+                f"{HEADER} {claim.key!r} was first used with another request "
                 f"(POST {record.endpoint}, another body); use a new key for a new post.",
                 field=HEADER,
             )
         if record.state == COMPLETED and record.response_body is not None:
             return Replay(record.response_status or 200, record.response_body)
         if record.state == HELD:
-            return self._take_held(record)
+            return self._take_held(record, claim)
         return InProgress()
 
-    def _take_held(self, record: IdempotencyRecord) -> Claim | InProgress:
+    def _take_held(self, record: IdempotencyRecord, claim: Claim) -> Claim | InProgress:
         """A held key: this request claims it to look the post up (one request wins)."""
         with transaction(self.sessions) as db:
             won = IdempotencyRepository(db).take_held(record.id, utcnow(), self.claimer)
         if not won:
             return InProgress()
-        return Claim(record.id, record.account_id, record.key, resolving=True)
+        return replace(claim, record_id=record.id, settled=False, resolving=True)
 
     def _abandon(self, record: IdempotencyRecord) -> None:
         log.warning(
@@ -220,24 +214,27 @@ class KeyStore:
             IdempotencyRepository(db).hold(record.id)
             PostRepository(db).mark_interrupted(record.account_id, record.key)
 
-    def settle(self, claim: Claim, status: int, body: dict[str, Any] | None) -> None:
-        """Store the answer (``body``) or, with None, free the key."""
+    async def end(self, claim: Claim, status: int, body: dict[str, Any] | None) -> None:
+        """Store the answer (``body``) or, with None, free the key (``claims.end_in``)."""
         if claim.settled:
             return
-        with transaction(self.sessions) as db:
-            settle_in(db, claim, status, body)
+        await self.writes.run_async(lambda tx: end_in(tx.link, claim, status, body, utcnow()))
+        claim.settled = True
 
-    def hold(self, claim: Claim) -> None:
+    async def hold(self, claim: Claim) -> None:
         """Keep the key held: the post may be live, and a retry must look before sending."""
+        if claim.settled or claim.record_id is None:
+            return
+        record_id = claim.record_id
+        await self.writes.run_async(lambda tx: hold_key(tx.link, record_id))
+        claim.settled = True
+
+    async def end_with_error(self, claim: Claim, error: ServiceError) -> None:
+        """Keep, free or hold the key as ``error`` says (``claims.end_with_error_in``)."""
         if claim.settled:
             return
-        with transaction(self.sessions) as db:
-            hold_in(db, claim)
-
-
-def kept(status: int) -> bool:
-    """Answers a retry must see again: successes, and refusals the body alone caused."""
-    return 200 <= status < 300 or status == 400
+        await self.writes.run_async(lambda tx: end_with_error_in(tx.link, claim, error, utcnow()))
+        claim.settled = True
 
 
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
@@ -253,6 +250,10 @@ class IdempotentRoute(APIRoute):
         async def idempotent_handler(request: Request) -> Response:
             key = request.headers.get(HEADER)
             if key is None:
+                try:  # the caller before the body, as with a key
+                    await authenticate_request(request)
+                except ServiceError as exc:
+                    return error_response(exc)
                 return await handler(request)
             try:
                 response = await _run_once(request, key, handler)
@@ -270,47 +271,60 @@ async def _run_once(request: Request, key: str, handler: Handler) -> Response:
     settings = request.app.state.settings
     store = KeyStore(
         request.app.state.session_factory,
+        writes_for(request.app.state.engine),
         settings.idempotency_ttl_days,
         getattr(request.app.state, "registration", None),
     )
     endpoint = request.url.path
     digest = fingerprint(request.method, endpoint, await request.body())
-
-    outcome = await _claim_or_wait(
-        store, account.id, key, endpoint, digest, settings.idempotency_wait_seconds
-    )
-    if isinstance(outcome, Replay):
-        metrics.IDEMPOTENT_REPLAYS.inc()
-        return JSONResponse(outcome.body, outcome.status, headers={REPLAYED_HEADER: "true"})
-
-    claim = outcome
-    if claim.resolving:
+    deadline = time.monotonic() + settings.idempotency_wait_seconds
+    claim = store.new_claim(account.id, key, endpoint, digest)
+    for _ in range(5):
+        try:
+            return await _answer(request, handler, store, claim)
+        except KeyTaken:
+            pass  # the key is held: see by whom
+        outcome = await _wait_for_key(store, claim, deadline)
+        if isinstance(outcome, Replay):
+            metrics.IDEMPOTENT_REPLAYS.inc()
+            return JSONResponse(outcome.body, outcome.status, headers={REPLAYED_HEADER: "true"})
+        if outcome is None:  # the first request freed the key: run this one
+            claim = store.new_claim(account.id, key, endpoint, digest)
+            continue
+        claim = outcome  # a held key, now this request's: look before sending
         found = await _look_up_held(request, claim, store)
         if found is not None:
             return found
+    raise RuntimeError(f"could not claim {HEADER} {key!r}")  # pragma: no cover
+
+
+async def _answer(request: Request, handler: Handler, store: KeyStore, claim: Claim) -> Response:
+    """The route's answer, its claim ended as the answer says; ``KeyTaken`` when the
+    key turns out to be held, whose answer is then this request's."""
     request.state.idempotency_claim = claim
     error: ServiceError | None = None
     try:
         response = await handler(request)
+    except KeyTaken:
+        raise
     except RequestValidationError as exc:
         error = validation_error(exc)
     except ServiceError as exc:
         error = exc
     except HTTPException:
-        await run_in_threadpool(store.settle, claim, 0, None)  # the app's handler renders it
+        await store.end(claim, 0, None)  # the app's handler renders it
         raise
     except Exception as exc:
         error = unexpected_error(exc)
     if error is not None:
-        if error.record_status in (UNKNOWN_OUTCOME, PUBLISHED_OUTCOME):
-            await run_in_threadpool(store.hold, claim)
+        if claim.resume is not None:  # parts of the post are live: a retry goes on
+            await store.hold(claim)
         else:
-            kept_body = error.body() if kept(error.status) else None
-            await run_in_threadpool(store.settle, claim, error.status, kept_body)
+            await store.end_with_error(claim, error)
         return error_response(error)
-    if not claim.settled:  # a publish stores its answer with its post record
+    if not claim.settled:  # a publish stores its answer with its outcome
         body = json.loads(bytes(response.body)) if kept(response.status_code) else None
-        await run_in_threadpool(store.settle, claim, response.status_code, body)
+        await store.end(claim, response.status_code, body)
     return response
 
 
@@ -326,7 +340,7 @@ async def _look_up_held(request: Request, claim: Claim, store: KeyStore) -> Resp
             claim.key,
         )
     except LookupUnsupported as exc:
-        await run_in_threadpool(store.hold, claim)
+        await store.hold(claim)
         return error_response(
             ServiceError(
                 error_codes.OUTCOME_UNKNOWN,
@@ -336,7 +350,7 @@ async def _look_up_held(request: Request, claim: Claim, store: KeyStore) -> Resp
             )
         )
     except PlatformUnavailable as exc:
-        await run_in_threadpool(store.hold, claim)
+        await store.hold(claim)
         return error_response(
             ServiceError(
                 error_codes.PLATFORM_UNAVAILABLE,
@@ -349,29 +363,29 @@ async def _look_up_held(request: Request, claim: Claim, store: KeyStore) -> Resp
         )
     if found is None:
         return None
-    await run_in_threadpool(store.settle, claim, 200, found.answer)
+    if isinstance(found, Resume):
+        claim.resume = found.post_id  # the request continues the thread's record
+        return None
+    await store.end(claim, 200, found.answer)
     return JSONResponse(found.answer, 200, headers={REPLAYED_HEADER: "true"})
 
 
-async def _claim_or_wait(
-    store: KeyStore, account_id: str, key: str, endpoint: str, digest: str, wait_seconds: float
-) -> Claim | Replay:
-    deadline = time.monotonic() + wait_seconds
-    outcome: Claim | Replay | InProgress | Absent = await run_in_threadpool(
-        store.claim, account_id, key, endpoint, digest
-    )
-    while not isinstance(outcome, Claim | Replay):
-        if isinstance(outcome, Absent):  # the first request freed the key: try it ourselves
-            outcome = await run_in_threadpool(store.claim, account_id, key, endpoint, digest)
-            continue
+async def _wait_for_key(store: KeyStore, claim: Claim, deadline: float) -> Claim | Replay | None:
+    """The held key's answer, the key itself when it was held with an unknown outcome
+    (``resolving``), or None once it is free; waits up to ``deadline`` for a request
+    still running."""
+    while True:
+        outcome = await run_in_threadpool(store.inspect, claim)
+        if isinstance(outcome, Claim | Replay):
+            return outcome
+        if isinstance(outcome, Absent):
+            return None
         if time.monotonic() >= deadline:
             raise ServiceError(
                 error_codes.IDEMPOTENCY_IN_PROGRESS,
-                f"A request with {HEADER} {key!r} is still running; retry in a moment to "
-                "get its answer.",
+                f"A request with {HEADER} {claim.key!r} is still running; retry in a moment "
+                "to get its answer.",
                 field=HEADER,
                 headers={"Retry-After": "1"},
             )
         await asyncio.sleep(POLL_SECONDS)
-        outcome = await run_in_threadpool(store.inspect, account_id, key, endpoint, digest)
-    return outcome

@@ -8,13 +8,15 @@ In each, the spec's limits come first with the spec's errors (281 characters on
 microblog is ``text_too_long``); then the network's rules, where the network is stricter
 or counts otherwise: a 400 ``validation_error`` with the field, the rule's id and its
 page. A media rule that conversion can meet is not refused (the file is fitted for the
-network); those it cannot (a duration, an aspect ratio) are.
+network: ``media.fitting``); those it cannot (a duration; an aspect ratio, unless the
+body's ``fit`` says ``pad`` or ``crop``) are.
 Each refusal names the field and says what to change.
 """
 
 from __future__ import annotations
 
-import logging
+from collections.abc import Sequence
+from typing import Protocol
 
 from pydantic.alias_generators import to_camel
 
@@ -25,17 +27,38 @@ from pressroom.platforms import (
     RULES,
     MediaKind,
     Platform,
+    PostFormat,
 )
-from pressroom.rules import MediaFacts, Subject, Violation, check_text
-from pressroom.service.db.models import Connection, File
+from pressroom.rules import (
+    CAROUSELS,
+    FIRST_COMMENT,
+    MIN_CAROUSEL_ITEMS,
+    Fit,
+    MediaFacts,
+    Subject,
+    Violation,
+    check_text,
+)
+from pressroom.rules.formats import (
+    DOCUMENT_TITLE,
+    FormatRule,
+    check_format_count,
+    check_format_file,
+    format_rule,
+    offered,
+    offered_rule,
+    offers,
+)
+from pressroom.service.db.models import File
 from pressroom.service.errors import ServiceError
+from pressroom.service.media.fitting import facts_of as _facts
 from pressroom.service.publishing.schemas import (
+    FITS,
     PublishRequest,
     ShortVideoPost,
+    ThreadPart,
     VideoSharingPublish,
 )
-
-log = logging.getLogger(__name__)
 
 PUBLISHING_ACCOUNT_TYPES = ("business", "creator")
 _ARTICLE = {MediaKind.IMAGE: "an image", MediaKind.VIDEO: "a video"}
@@ -67,17 +90,39 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
                 f"{over.limit:,}. Shorten it by {over.length - over.limit:,}.",
                 field=field,
             )
+    alts = getattr(body, "file_alts", None)
+    files = {body.media_file_id, *body.carousel_file_ids} - {None}
+    if isinstance(alts, dict) and set(alts) - files:
+        stray = sorted(set(alts) - files)[0]
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"fileAlts names {stray!r}, which is not one of the post's files: give the alt "
+            "text of a file of fileIds (or of fileId), or remove it.",
+            field="fileAlts",
+        )
     if getattr(body, "alt_text", None) is not None and body.media_file_id is None:
         raise ServiceError(
             error_codes.VALIDATION_ERROR,
             "altText describes the post's file: add fileId, or remove altText.",
             field="altText",
         )
-    if rules.text_only and body.media_file_id is not None:
+    post_format = check_format(platform, body)
+    check_files(platform, body)
+    if rules.text_only and body.media_file_id is not None and post_format is None:
         raise ServiceError(
             error_codes.MEDIA_NOT_ALLOWED,
-            f"{platform.value} posts text only: remove fileId.",
+            f"{platform.value} posts text only: remove fileId."
+            if platform not in CAROUSELS
+            else f"{platform.value} takes no single file: remove fileId, or give fileIds "
+            "for a carousel.",
             field="fileId",
+        )
+    fit = getattr(body, "fit", None)
+    if fit is not None and fit not in FITS:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"fit must be one of {', '.join(FITS)}, not {fit!r}.",
+            field="fit",
         )
     privacy = body.privacy_status if isinstance(body, VideoSharingPublish) else None
     if privacy is not None and privacy not in PRIVACY_STATUSES:
@@ -90,6 +135,261 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
     broken = check_text(platform, texts)
     if broken:
         raise network_refusal(platform, broken[0], field=to_camel(broken[0].field or ""))
+    if getattr(body, "thread", None) is not None:
+        check_thread(platform, body.thread_parts)
+    comment = body.first_comment_text
+    if comment is not None:
+        check_first_comment(platform, comment)
+
+
+def check_format(platform: Platform, body: PublishRequest) -> FormatRule | None:
+    """``format``: one the label offers, then the media and texts that format takes
+    (the rule table's ``formats``); the rule of a format other than ``post``, else None.
+    ``documentTitle`` goes with ``document`` alone, and ``fileIds`` on short_video with
+    ``photo`` alone (a TikTok video post is one video)."""
+    value = body.format
+    if value is not None and value not in set(PostFormat):
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"format must be one of {', '.join(PostFormat)}, not {value!r}.",
+            field="format",
+        )
+    post_format = body.post_format
+    title = getattr(body, DOCUMENT_TITLE, None)
+    title_field = to_camel(DOCUMENT_TITLE)
+    if title is not None and post_format is not PostFormat.DOCUMENT:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{title_field} titles a document post: give format: document with a PDF in "
+            f"fileId, or remove {title_field}.",
+            field=title_field,
+        )
+    if not offers(platform, post_format):
+        offer = offered_rule(platform)
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{offer.network}, behind {platform.value}, makes no {post_format} through its "
+            f"API: {platform.value} offers format {', '.join(offered(platform))}. Nothing "
+            "was sent.",
+            field="format",
+            rule=offer.id,
+            doc_url=offer.doc_url,
+        )
+    if (
+        platform is Platform.SHORT_VIDEO
+        and body.carousel_file_ids
+        and post_format is not PostFormat.PHOTO
+    ):
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            "fileIds on short_video lists a photo post's images: give format: photo, or "
+            "fileId for a video post.",
+            field="fileIds",
+        )
+    rule = format_rule(platform, post_format)
+    if rule is None:
+        return None
+    for text in RULES[platform].text_fields:
+        if not rule.takes_text and body.text_value(text.name) is not None:
+            field = to_camel(text.name)
+            raise network_refusal(
+                platform,
+                Violation(
+                    rule,
+                    f"{rule.network}'s {rule.format} shows no text: remove {field}.",
+                ),
+                field=field,
+            )
+    if not rule.takes_comment and body.first_comment_text is not None:
+        field = to_camel(FIRST_COMMENT)
+        raise network_refusal(
+            platform,
+            Violation(rule, f"{rule.network}'s {rule.format} takes no comment: remove {field}."),
+            field=field,
+        )
+    files = body.carousel_file_ids
+    count = len(files) if files else int(body.media_file_id is not None)
+    if count == 0:
+        wanted = "a PDF" if rule.format is PostFormat.DOCUMENT else "its file"
+        raise network_refusal(
+            platform,
+            Violation(rule, f"{rule.network}'s {rule.format} needs {wanted}: give fileId."),
+            field="fileId",
+        )
+    too_many = check_format_count(rule, count)
+    if too_many is not None:
+        raise network_refusal(platform, too_many, field="fileIds")
+    if rule.format is PostFormat.DOCUMENT and (title is None or not title.strip()):
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{title_field} is required with format: document: give the document's title.",
+            field=title_field,
+        )
+    return rule
+
+
+def check_format_media(rule: FormatRule, file: File, *, field: str) -> None:
+    """One file of a post in a format other than ``post``: the kind, content type, length,
+    size or page count the format takes (a document's PDF is no image or video)."""
+    facts = facts_of(file) if file.kind in set(MediaKind) else None
+    problem = check_format_file(rule, facts, file.content_type, pages=getattr(file, "pages", None))
+    if problem is not None:
+        raise network_refusal(rule.platform, Violation(rule, problem), field=field)
+
+
+def check_files(platform: Platform, body: PublishRequest) -> None:
+    """``fileId`` or ``fileIds``, never both; a media label needs one of them. A carousel
+    has at least ``MIN_CAROUSEL_ITEMS`` files, then as many as the network's
+    ``ItemsPerPost`` rule allows, each id given; the files themselves are checked with
+    the connection (``check_carousel_item``)."""
+    files = getattr(body, "file_ids", None)
+    if files is None:
+        rules = RULES[platform]
+        if not (rules.text_only or rules.media_optional) and body.media_file_id is None:
+            also = " (or fileIds, for a carousel)" if platform in CAROUSELS else ""
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR,
+                f"fileId is required: give the id of an uploaded, ready file{also}.",
+                field="fileId",
+            )
+        return
+    if body.media_file_id is not None:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            "fileId and fileIds cannot go together: give fileId for a post of one file, "
+            "or fileIds (its files in order) for a carousel.",
+            field="fileIds",
+        )
+    if len(files) < MIN_CAROUSEL_ITEMS:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"fileIds lists a carousel's files: give at least {MIN_CAROUSEL_ITEMS}, or "
+            "fileId for a post of one file.",
+            field="fileIds",
+        )
+    for i, file_id in enumerate(files):
+        if not file_id.strip():
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR,
+                f"fileIds[{i}] must not be empty: give the id of an uploaded, ready file.",
+                field=f"fileIds[{i}]",
+            )
+    too_many = network.check_carousel(platform, len(files))
+    if too_many is not None:
+        raise network_refusal(platform, too_many, field="fileIds")
+
+
+def check_carousel_item(
+    platform: Platform,
+    file: File,
+    *,
+    field: str,
+    fit: Fit | None,
+    post_format: PostFormat = PostFormat.POST,
+) -> None:
+    """A carousel's file: a kind the network takes in carousels, then the spec's video
+    length and the network's media rules, as for ``fileId``. A TikTok photo post's images
+    are held to the format's rule instead."""
+    rule = format_rule(platform, post_format)
+    if rule is not None:
+        check_format_media(rule, file, field=field)
+        check_network_media(platform, file, field=field, fit=fit)
+        return
+    carousel = CAROUSELS[platform]
+    kind = MediaKind(file.kind)
+    if kind not in carousel.kinds:
+        wanted = " or ".join(_ARTICLE[k] for k in sorted(carousel.kinds))
+        raise ServiceError(
+            error_codes.MEDIA_NOT_ALLOWED,
+            f"{carousel.network}'s carousels on {platform.value} take {wanted} per "
+            f"item; file {file.id!r} is {_ARTICLE[kind]}.",
+            field=field,
+        )
+    if kind == MediaKind.VIDEO:
+        _check_duration(platform, file, field=field)
+    check_network_media(platform, file, field=field, fit=fit)
+
+
+def check_first_comment(platform: Platform, comment: str) -> None:
+    """A first comment: not blank, then the network's comment rules where it documents
+    any (``FIRST_COMMENT`` in the rule table), named ``firstComment``."""
+    field = to_camel(FIRST_COMMENT)
+    if not comment.strip():
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{field} must not be empty: give the comment's text, or leave it out.",
+            field=field,
+        )
+    broken = check_text(platform, {FIRST_COMMENT: comment})
+    if broken:
+        raise network_refusal(platform, broken[0], field=field)
+
+
+def check_thread(platform: Platform, parts: Sequence[ThreadPart]) -> None:
+    """A thread's later parts: how many the network takes in one thread, then each
+    part's text held to the first part's rules (the spec's limit, then the network's),
+    named ``thread[i].text`` with i counted in the body's list, from 0."""
+    if not parts:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            "thread lists the parts after the first: give at least one, or leave it out "
+            "for a single post.",
+            field="thread",
+        )
+    too_many = network.check_thread(platform, 1 + len(parts))
+    if too_many is not None:
+        raise network_refusal(platform, too_many, field="thread")
+    rule = RULES[platform].text_rule("text")
+    assert rule is not None  # every label that takes threads has a text
+    for i, part in enumerate(parts):
+        field = f"thread[{i}].text"
+        if part.file_ids is not None:
+            _check_part_files(platform, i, part)
+        if not part.text.strip():
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR, f"{field} must not be empty.", field=field
+            )
+        over = rule.excess(part.text)
+        if over is not None:
+            raise ServiceError(
+                error_codes.TEXT_TOO_LONG,
+                f"{field} is {over.length:,} {over.unit}; {platform.value} allows at most "
+                f"{over.limit:,}. Shorten it by {over.length - over.limit:,}.",
+                field=field,
+            )
+        broken = check_text(platform, {"text": part.text})
+        if broken:
+            raise network_refusal(platform, broken[0], field=field)
+
+
+def _check_part_files(platform: Platform, i: int, part: ThreadPart) -> None:
+    """A thread part's files: only where the label's parts take any, one file or a
+    carousel as many as the network's ``ItemsPerPost`` allows, each id given; the files
+    themselves are checked with the connection (``check_carousel_item``)."""
+    files = part.file_ids or []
+    field = f"thread[{i}].fileIds"
+    if not part.takes_files:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{field}: the parts of a {platform.value} thread are text only; remove fileIds.",
+            field=field,
+        )
+    if not files:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            f"{field} lists the part's files: give at least one, or leave it out.",
+            field=field,
+        )
+    for j, file_id in enumerate(files):
+        if not file_id.strip():
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR,
+                f"{field}[{j}] must not be empty: give the id of an uploaded, ready file.",
+                field=f"{field}[{j}]",
+            )
+    too_many = network.check_carousel(platform, len(files)) if len(files) > 1 else None
+    if too_many is not None:
+        raise network_refusal(platform, too_many, field=field)
 
 
 def network_refusal(platform: Platform, violation: Violation, *, field: str) -> ServiceError:
@@ -106,38 +406,39 @@ def network_refusal(platform: Platform, violation: Violation, *, field: str) -> 
 
 
 def facts_of(file: File) -> MediaFacts:
-    return MediaFacts(
-        kind=MediaKind(file.kind),
-        content_type=file.content_type,
-        size=file.size,
-        width=file.width,
-        height=file.height,
-        duration_seconds=file.duration_seconds,
-        video_codec=file.video_codec,
-        audio_codec=file.audio_codec,
-        frame_rate=file.frame_rate,
-    )
+    return _facts(file, MediaKind(file.kind), file.content_type)
 
 
 def check_network_media(
-    platform: Platform, file: File, *, field: str, subject: Subject = Subject.MEDIA
+    platform: Platform,
+    file: File,
+    *,
+    field: str,
+    subject: Subject = Subject.MEDIA,
+    fit: Fit | None = None,
 ) -> None:
     """The network's media rules on the probed file: refused when conversion cannot
-    meet a rule; a rule it can meet is left to the fitting of the file."""
-    verdict = network.check_media(platform, facts_of(file), subject=subject)
+    meet a rule; a rule it can meet is left to the fitting of the file
+    (``media.fitting.to_send``)."""
+    verdict = network.check_media(platform, facts_of(file), subject=subject, fit=fit)
     if verdict.refused:
         raise network_refusal(platform, verdict.refused[0], field=field)
-    for violation in verdict.needs_fitting:
-        log.debug(
-            "file %s needs fitting for %s: %s (%s)",
-            file.id,
-            violation.rule.id,
-            violation.fix,
-            violation.message,
-        )
 
 
-def check_account(platform: Platform, connection: Connection) -> None:
+class ConnectedAccount(Protocol):
+    """What ``check_account`` reads of a connection (a model or a row)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def account_type(self) -> str | None: ...
+    @property
+    def page_kind(self) -> str | None: ...
+    @property
+    def pages_permission(self) -> bool: ...
+
+
+def check_account(platform: Platform, connection: ConnectedAccount) -> None:
     """What the platform demands of the account beyond being connected and active."""
     name = connection.name
     if platform == Platform.PHOTO_SHARING and (
@@ -167,8 +468,26 @@ def check_account(platform: Platform, connection: Connection) -> None:
             )
 
 
-def check_media(platform: Platform, file: File, *, field: str = "fileId") -> None:
+def check_media(
+    platform: Platform,
+    file: File,
+    *,
+    field: str = "fileId",
+    fit: Fit | None = None,
+    post_format: PostFormat = PostFormat.POST,
+) -> None:
     rules = RULES[platform]
+    rule = format_rule(platform, post_format)
+    if rule is not None:
+        # The format says which files it takes (a reel: a video; a document: a PDF);
+        # the spec's length and the network's media rules still hold for a video or image.
+        check_format_media(rule, file, field=field)
+        if file.kind not in set(MediaKind):
+            return
+        if file.kind == MediaKind.VIDEO and MediaKind.VIDEO in rules.media_kinds:
+            _check_duration(platform, file, field=field)
+        check_network_media(platform, file, field=field, fit=fit)
+        return
     kind = MediaKind(file.kind)
     if kind not in rules.media_kinds:
         wanted = " or ".join(_ARTICLE[k] for k in sorted(rules.media_kinds))
@@ -179,7 +498,7 @@ def check_media(platform: Platform, file: File, *, field: str = "fileId") -> Non
         )
     if kind == MediaKind.VIDEO:
         _check_duration(platform, file, field=field)
-    check_network_media(platform, file, field=field)
+    check_network_media(platform, file, field=field, fit=fit)
 
 
 def _check_duration(platform: Platform, file: File, *, field: str) -> None:

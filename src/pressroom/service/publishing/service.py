@@ -1,42 +1,63 @@
 """Publishing: check every rule, record the attempt, send it, record the answer.
 
-A publish is three steps, never one transaction, because the platform call may take
-seconds and must not hold the database:
+A publish is one short write before the platform call and one after, never one
+transaction, because the platform call may take seconds and must not hold the database:
 
-1. one unit of work checks the connection and the file and writes the post record
-   (status ``sending``);
-2. the driver sends it, with no transaction open;
-3. another unit of work records the answer: ``published`` with the platform's id (and,
-   with an Idempotency-Key, stores the result for replays in the same transaction),
-   ``failed`` when the platform refused before receiving it, or ``unknown`` when it
-   failed after receiving it, so the post may be live. The caller then gets a 503
-   ``platform_unavailable`` whose message says which, and ``GET /api/posts`` shows it.
+1. the body's checks (the spec's rules, then the network's), on the event loop; for a
+   post with media, the connection and the file, read on a worker thread;
+2. one unit of work (``attempts.attempt_unit``) checks the connection, takes the
+   Idempotency-Key and writes the post record (status ``sending``), committed before
+   anything is sent;
+3. the driver sends it on a worker thread, with no transaction open;
+4. another unit of work records the answer: ``published`` with the platform's id, the
+   webhook event of the change (the outbox) and the answer stored for replays under the
+   key; or ``failed`` when the platform refused before receiving it, or ``unknown`` when
+   it failed after receiving it, so the post may be live, with the key kept or held as
+   ``claims`` says. The caller then gets a 503 ``platform_unavailable`` whose message
+   says which, and ``GET /api/posts`` shows it.
+
+The route awaits the units (``db.writer``: on SQLite they join the other waiting
+requests' units in one commit) and the driver; no thread waits on another. Once the
+attempt is recorded, steps 3 and 4 finish even if the request is cancelled, as a
+platform call on a thread always did.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any
+from dataclasses import replace
+from typing import Any, cast
 
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from pressroom import error_codes
 from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
+from pressroom.rules import Subject
 from pressroom.service.connections.repository import ConnectionRepository
-from pressroom.service.connections.service import expire_token, require_publishable
-from pressroom.service.db.base import new_id, utcnow
+from pressroom.service.connections.service import access_revoked, require_publishable
+from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Account, File, Post
 from pressroom.service.db.session import transaction
 from pressroom.service.drivers import base as driver
 from pressroom.service.errors import ServiceError, unexpected_error
-from pressroom.service.events.catalog import InactiveReason
-from pressroom.service.media.pagination import Position, decode_cursor, encode_cursor
+from pressroom.service.media import fitting
 from pressroom.service.media.readiness import require_ready_file
 from pressroom.service.oauth import service as oauth
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.ops import metrics
-from pressroom.service.publishing import events, rules
-from pressroom.service.publishing.claims import Claim, settle_in
+from pressroom.service.publishing import rules, threads
+from pressroom.service.publishing.attempts import (
+    Attempt,
+    RefreshFirst,
+    attempt_unit,
+    outcome_unit,
+    published_unit,
+)
+from pressroom.service.publishing.browsing import browse_posts
+from pressroom.service.publishing.campaign import FIELD as CAMPAIGN_FIELD
+from pressroom.service.publishing.claims import take_in
 from pressroom.service.publishing.context import PublishContext
 from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import (
@@ -48,7 +69,7 @@ from pressroom.service.publishing.schemas import (
     ThumbnailResult,
     VideoSharingPublish,
 )
-from pressroom.statuses import PostStatus, RecordStatus
+from pressroom.statuses import PartKind, PostStatus, RecordStatus
 
 log = logging.getLogger(__name__)
 
@@ -56,28 +77,116 @@ SENDING = PostStatus.SENDING.value
 PUBLISHED = PostStatus.PUBLISHED.value
 FAILED = PostStatus.FAILED.value
 UNKNOWN = PostStatus.UNKNOWN.value
+PARTIAL = PostStatus.PARTIAL.value
 NOT_SENT = RecordStatus.NOT_SENT.value
 """``recordStatus`` of an attempt that never reached the platform (its record: failed)."""
 
-_NOT_SENT_TO_PLATFORM = frozenset({"connection_id", "file_id", "platform"})
+_NOT_SENT_TO_PLATFORM = frozenset(
+    {"connection_id", "file_id", "file_ids", "platform", "fit", "thread", "first_comment"}
+    | {CAMPAIGN_FIELD}
+)
+"""Body fields that are the service's business: which connection and files (a
+carousel's go as ``Delivery.items``), how a file is fitted for the network, and the parts after the first (a thread's replies, a
+first comment: each sent on its own, ``threads``), where the post comes from
+(``campaign``), never a field the network reads with the first part."""
 PLATFORM_REFERENCE = "platformReference"
 """Kept in an unknown record's result: the network's handle for what it received (TikTok's
 ``publish_id``), which its look-up asks for."""
 
 
-def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> PublishResult:
+async def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> dict[str, Any]:
+    """The publish result, as answered and as stored for replays."""
     rules.check_body(platform, body)
-    post_id, delivery = _prepare(ctx, platform, body)
+    if ctx.claim is not None and ctx.claim.resume is not None:
+        sending = asyncio.ensure_future(_resume(ctx, platform, body, ctx.claim.resume))
+        sending.add_done_callback(_retrieved)
+        return await asyncio.shield(sending)
+    media = None
+    items: tuple[driver.Media, ...] = ()
+    if body.carousel_file_ids:
+        items = await run_in_threadpool(_checked_items, ctx, platform, body)
+    elif body.media_file_id is not None or not (
+        RULES[platform].text_only or RULES[platform].media_optional
+    ):
+        media = await run_in_threadpool(_checked_media, ctx, platform, body)
+    part_files = await run_in_threadpool(checked_part_files, ctx, platform, body)
+    attempt = await _record_attempt(ctx, platform, body, refresh=media is None and not items)
+    delivery = replace(_delivery(ctx, platform, body, attempt, media), items=items)
+    sending = asyncio.ensure_future(_send(ctx, platform, body, attempt, delivery, part_files))
+    sending.add_done_callback(_retrieved)
+    return await asyncio.shield(sending)
+
+
+def _delivery(
+    ctx: PublishContext,
+    platform: Platform,
+    body: PublishRequest,
+    attempt: Attempt,
+    media: driver.Media | None,
+) -> driver.Delivery:
+    return driver.Delivery(
+        platform=platform,
+        account=driver.Account(attempt.connection_id, attempt.name),
+        fields=platform_fields(platform, body),
+        media=media,
+        reference=attempt.id,
+        dedup_key=f"{ctx.account.id}:{ctx.claim.key}" if ctx.claim else None,
+        created_at=attempt.created_at,
+    )
+
+
+async def _resume(
+    ctx: PublishContext, platform: Platform, body: PublishRequest, post_id: str
+) -> dict[str, Any]:
+    """A post of several parts under the request's key whose first parts stand (``resuming`` looked up
+    the uncertain ones): its record continued after them, nothing of them sent again."""
+    at = await run_in_threadpool(
+        threads.standing, ctx.sessions, ctx.account, platform, body, post_id
+    )
+    first = at.stood[0]
+    answer = answer_of(result_of(platform, body, first, post_id))
+    sender = ctx.drivers[platform]
+    part_files = await run_in_threadpool(checked_part_files, ctx, platform, body)
+    return await threads.continue_thread(
+        ctx,
+        platform,
+        body,
+        at.attempt,
+        _delivery(ctx, platform, body, at.attempt, None),  # later parts carry their own
+        at.stood,
+        answer,
+        lambda part: _published(sender, part),
+        recorded=True,
+        part_files=part_files,
+    )
+
+
+def _retrieved(sending: asyncio.Future[Any]) -> None:
+    """A send whose request was cancelled still ends; its error was answered to nobody."""
+    if not sending.cancelled():
+        sending.exception()
+
+
+async def _send(
+    ctx: PublishContext,
+    platform: Platform,
+    body: PublishRequest,
+    attempt: Attempt,
+    delivery: driver.Delivery,
+    part_files: dict[int, tuple[driver.Media, ...]],
+) -> dict[str, Any]:
+    post_id = attempt.id
     try:
-        published = ctx.drivers[platform].publish(delivery)
+        published = await _published(ctx.drivers[platform], delivery)
     except driver.PlatformRateLimited as exc:
-        raise _refused(ctx, post_id, platform, _rate_limited(platform, post_id, exc)) from exc
+        error = _rate_limited(platform, post_id, exc)
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.PlatformUnavailable as exc:
-        failure = _record_failure(ctx, post_id, platform, exc)
+        failure = await _record_failure(ctx, attempt, platform, exc)
         metrics.PUBLISHES.labels(platform.value, failure.record_status or NOT_SENT).inc()
         raise failure from exc
     except driver.AccessRevoked as exc:
-        _turn_inactive(ctx, delivery.account.connection_id)
+        await run_in_threadpool(_turn_inactive, ctx, delivery.account.connection_id)
         error = ServiceError(
             error_codes.CONNECTION_INACTIVE,
             f"{platform.value} no longer accepts this connection's authorization ({exc}), "
@@ -85,14 +194,14 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             "connection is now inactive: reconnect it in the dashboard.",
             field="connectionId",
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.PermissionMissing as exc:
         error = ServiceError(
             exc.code,
             f"{platform.value} refused the post: {exc} Nothing was published "
             f"(record {post_id} is marked failed).",
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.PlatformRefused as exc:
         error = ServiceError(
             error_codes.VALIDATION_ERROR,
@@ -102,7 +211,7 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             rule=exc.rule.id if exc.rule else None,
             doc_url=exc.rule.doc_url if exc.rule else None,
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except driver.NetworkMisconfigured as exc:
         error = ServiceError(
             error_codes.PLATFORM_MISCONFIGURED,
@@ -110,7 +219,7 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             f"Nothing was published (record {post_id} is marked failed).",
             record_status=NOT_SENT,
         )
-        raise _refused(ctx, post_id, platform, error) from exc
+        raise await _refused(ctx, attempt, platform, error) from exc
     except Exception as exc:
         metrics.PUBLISHES.labels(platform.value, UNKNOWN).inc()
         # A timeout or a broken connection after the request left: it may be live.
@@ -122,13 +231,27 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             "the service looks the post up before it sends anything again.",
             record_status=UNKNOWN,
         )
-        _record_outcome(ctx, post_id, status=UNKNOWN, result=error.body())
+        await _record_outcome(ctx, attempt, status=UNKNOWN, result=error.body(), error=error)
         raise error from exc
     metrics.PUBLISHES.labels(platform.value, PUBLISHED).inc()
     result = result_of(platform, body, published, post_id)
-    answer = result.model_dump(mode="json", by_alias=True)
+    answer = answer_of(result)
+    if body.later_parts:
+        sender = ctx.drivers[platform]
+        return await threads.continue_thread(
+            ctx,
+            platform,
+            body,
+            attempt,
+            delivery,
+            [published],
+            answer,
+            lambda part: _published(sender, part),
+            recorded=False,
+            part_files=part_files,
+        )
     try:
-        record_published(ctx.sessions, ctx.account.id, post_id, published, answer, ctx.claim)
+        await ctx.writes.run_async(published_unit(attempt, published, answer, ctx.claim))
     except Exception as exc:
         # The post is live but our record of it is not: keep the key held, so a retry
         # finds the post instead of sending it again.
@@ -141,106 +264,156 @@ def publish(ctx: PublishContext, platform: Platform, body: PublishRequest) -> Pu
             headers=unexpected.headers,
             record_status=PUBLISHED,
         ) from exc
-    return result
+    if ctx.claim is not None:
+        ctx.claim.settled = True
+    return answer
 
 
-def record_published(
-    sessions: sessionmaker[Session],
-    account_id: str,
-    post_id: str,
-    published: driver.Published,
-    answer: dict[str, Any],
-    claim: Claim | None,
-) -> None:
-    """The attempt went out: its platform id, and the answer stored for replays, at once."""
-    with transaction(sessions) as db:
-        post = PostRepository(db).get(account_id, post_id)
-        assert post is not None
-        was = post.status
-        post.status = PUBLISHED
-        post.platform_post_id = published.platform_post_id
-        post.url = published.url
-        post.published_at = published.published_at
-        post.result = answer
-        events.announce(db, post, was)
-        if claim is not None:
-            settle_in(db, claim, 200, answer)
+async def _published(sender: driver.PlatformDriver, delivery: driver.Delivery) -> driver.Published:
+    """The platform's answer: a driver that sends over a network blocks, on a worker
+    thread; one that answers on the event loop (``driver.AnswersOnLoop``) is awaited.
+    Told apart by the method itself: a protocol check costs more than the sandbox's
+    whole publish."""
+    if hasattr(sender, "publish_async"):
+        return await cast(driver.AnswersOnLoop, sender).publish_async(delivery)
+    return await run_in_threadpool(sender.publish, delivery)
 
 
-class _RefreshFirst(Exception):
-    def __init__(self, connection_id: str) -> None:
-        self.connection_id = connection_id
-
-
-def _prepare(
-    ctx: PublishContext, platform: Platform, body: PublishRequest
-) -> tuple[str, driver.Delivery]:
-    """Check the connection and the file, and write the post record before sending.
+async def _record_attempt(
+    ctx: PublishContext, platform: Platform, body: PublishRequest, *, refresh: bool
+) -> Attempt:
+    """Check the connection, take the Idempotency-Key and write the post record, in one
+    unit of work committed before anything is sent (``attempts.attempt_unit``).
 
     A connection whose access token lapsed is refreshed first, outside any transaction;
     when the platform refuses, the connection turns inactive and the publish is refused
     as for any inactive connection."""
+    claim = ctx.claim
     try:
-        return _prepare_once(ctx, platform, body, refresh=True)
-    except _RefreshFirst as due:
-        flow = oauth.Flow(
-            ctx.sessions,
-            ctx.drivers,
-            Vault.from_settings(ctx.settings),
-            ctx.settings.public_base_url,
+        attempt = await ctx.writes.run_async(
+            attempt_unit(ctx.account.id, platform, body, claim, refresh=refresh)
         )
-        try:
-            oauth.refresh(flow, due.connection_id)
-        except driver.PlatformUnavailable as exc:
-            raise ServiceError(
-                error_codes.PLATFORM_UNAVAILABLE,
-                f"{platform.value} could not renew the connection's authorization now "
-                f"({exc}), so nothing was sent; retry after Retry-After seconds.",
-                headers={"Retry-After": str(exc.retry_after)},
-                record_status=NOT_SENT,
-            ) from exc
-    return _prepare_once(ctx, platform, body, refresh=False)
+    except RefreshFirst as due:
+        await run_in_threadpool(_refresh, ctx, platform, due.connection_id)
+        attempt = await ctx.writes.run_async(
+            attempt_unit(ctx.account.id, platform, body, claim, refresh=False)
+        )
+    if claim is not None and attempt.key_id is not None:
+        claim.record_id = attempt.key_id
+    return attempt
 
 
-def _prepare_once(
-    ctx: PublishContext, platform: Platform, body: PublishRequest, *, refresh: bool
-) -> tuple[str, driver.Delivery]:
-    with transaction(ctx.sessions) as db:
+def _refresh(ctx: PublishContext, platform: Platform, connection_id: str) -> None:
+    flow = oauth.Flow(
+        ctx.sessions,
+        ctx.drivers,
+        Vault.from_settings(ctx.settings),
+        ctx.settings.public_base_url,
+    )
+    try:
+        oauth.refresh(flow, connection_id)
+    except driver.PlatformUnavailable as exc:
+        raise ServiceError(
+            error_codes.PLATFORM_UNAVAILABLE,
+            f"{platform.value} could not renew the connection's authorization now "
+            f"({exc}), so nothing was sent; retry after Retry-After seconds.",
+            headers={"Retry-After": str(exc.retry_after)},
+            record_status=NOT_SENT,
+        ) from exc
+
+
+def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest) -> driver.Media:
+    """A post with media: the connection (refreshed first if its token lapsed), then
+    the file, checked in that order before anything is written."""
+    with transaction(ctx.sessions, write=False) as db:
         connection = require_publishable(db, ctx.account, body.connection_id, platform)
-        due = oauth.due_for_refresh(db, connection) if refresh else None
-        if due is not None:
-            raise _RefreshFirst(due)
+        due = oauth.due_for_refresh(db, connection)
+    if due is not None:
+        _refresh(ctx, platform, due)
+    with transaction(ctx.sessions, write=False) as db:
+        connection = require_publishable(db, ctx.account, body.connection_id, platform)
         rules.check_account(platform, connection)
-        media = None
-        if not RULES[platform].text_only and body.media_file_id is not None:
-            # required by every media body but open_microblog's, where it is optional
-            file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
-            rules.check_media(platform, file)
-            media = media_of(file)
-        post = PostRepository(db).add(
-            Post(
-                id=new_id("post"),
-                account_id=ctx.account.id,
-                connection_id=connection.id,
-                platform=platform.value,
-                file_id=body.media_file_id,
-                request=body.model_dump(mode="json", by_alias=True, exclude_unset=True),
-                result=None,
-                status=SENDING,
-                idempotency_key=ctx.claim.key if ctx.claim else None,
-                created_at=utcnow(),
+        assert body.media_file_id is not None  # required by every media body
+        file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
+        rules.check_media(platform, file, fit=body.fit_choice, post_format=body.post_format)
+        return media_sent(fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice))
+
+
+def _checked_items(
+    ctx: PublishContext, platform: Platform, body: PublishRequest
+) -> tuple[driver.Media, ...]:
+    """A carousel: the connection (refreshed first if its token lapsed), then each file
+    in order, checked as ``fileId`` is and named ``fileIds[i]``, each fitted for the
+    network where conversion meets its rules."""
+    with transaction(ctx.sessions, write=False) as db:
+        connection = require_publishable(db, ctx.account, body.connection_id, platform)
+        due = oauth.due_for_refresh(db, connection)
+    if due is not None:
+        _refresh(ctx, platform, due)
+    items = []
+    with transaction(ctx.sessions, write=False) as db:
+        connection = require_publishable(db, ctx.account, body.connection_id, platform)
+        rules.check_account(platform, connection)
+        for i, file_id in enumerate(body.carousel_file_ids):
+            field = f"fileIds[{i}]"
+            file = require_ready_file(db, ctx.account, file_id, field=field)
+            rules.check_carousel_item(
+                platform, file, field=field, fit=body.fit_choice, post_format=body.post_format
             )
-        )
-        delivery = driver.Delivery(
-            platform=platform,
-            account=driver.Account(connection.id, connection.name),
-            fields=platform_fields(platform, body),
-            media=media,
-            reference=post.id,
-            dedup_key=f"{ctx.account.id}:{ctx.claim.key}" if ctx.claim else None,
-            created_at=post.created_at,
-        )
-        return post.id, delivery
+            sent = fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
+            items.append(media_sent(sent))
+    return tuple(items)
+
+
+def checked_part_files(
+    ctx: PublishContext, platform: Platform, body: PublishRequest
+) -> dict[int, tuple[driver.Media, ...]]:
+    """A thread's parts' files by part index (1 for ``thread[0]``), each checked as a
+    carousel's file is (the kinds the network takes, its media rules, ready) and named
+    ``thread[i].fileIds[j]``, fitted for the network as ``fileIds`` are."""
+    wanted = {
+        index: part.file_ids
+        for index, part in enumerate(body.later_parts, start=1)
+        if part.kind == PartKind.REPLY and part.file_ids
+    }
+    if not wanted:
+        return {}
+    files: dict[int, tuple[driver.Media, ...]] = {}
+    first_reply = next(
+        index for index, part in enumerate(body.later_parts, start=1) if part.kind == PartKind.REPLY
+    )
+    with transaction(ctx.sessions, write=False) as db:
+        for index, file_ids in wanted.items():
+            sent = []
+            for j, file_id in enumerate(file_ids):
+                field = f"thread[{index - first_reply}].fileIds[{j}]"
+                file = require_ready_file(db, ctx.account, file_id, field=field)
+                rules.check_carousel_item(platform, file, field=field, fit=body.fit_choice)
+                sent.append(
+                    media_sent(
+                        fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
+                    )
+                )
+            files[index] = tuple(sent)
+    return files
+
+
+def media_sent(sent: fitting.Sent) -> driver.Media:
+    """What the driver sends: the file, or the file fitted for the network."""
+    return driver.Media(
+        file_id=sent.file_id,
+        kind=sent.kind,
+        content_type=sent.content_type,
+        storage_key=sent.storage_key,
+        duration_seconds=sent.duration_seconds,
+        size=sent.size,
+        width=sent.width,
+        height=sent.height,
+        video_codec=sent.video_codec,
+        audio_codec=sent.audio_codec,
+        frame_rate=sent.frame_rate,
+        derivative_id=sent.derivative_id,
+    )
 
 
 def media_of(file: File) -> driver.Media:
@@ -265,6 +438,8 @@ def platform_fields(platform: Platform, body: PublishRequest) -> dict[str, Any]:
     )
     if platform == Platform.VIDEO_SHARING:
         fields.setdefault("privacyStatus", DEFAULT_PRIVACY_STATUS)
+    if body.format is not None:
+        fields["format"] = body.post_format
     return fields
 
 
@@ -284,12 +459,24 @@ def result_of(
         data["privacyStatus"] = body.privacy_status or DEFAULT_PRIVACY_STATUS
     if isinstance(body, PinBoardPublish):
         data["boardId"] = body.board_id
+    if body.format is not None:
+        data["format"] = body.post_format
     return RESULTS[platform].model_validate(data)
 
 
-def _record_failure(
-    ctx: PublishContext, post_id: str, platform: Platform, exc: driver.PlatformUnavailable
+def answer_of(result: PublishResult) -> dict[str, Any]:
+    """The result as answered: ``parts`` only on a post made of several."""
+    answer = result.model_dump(mode="json", by_alias=True)
+    for extension in ("parts", "format"):
+        if answer.get(extension, ()) is None:
+            del answer[extension]
+    return answer
+
+
+async def _record_failure(
+    ctx: PublishContext, attempt: Attempt, platform: Platform, exc: driver.PlatformUnavailable
 ) -> ServiceError:
+    post_id = attempt.id
     if exc.sent:
         message = (
             f"{platform.value} failed after receiving the post, so it may have been published "
@@ -309,8 +496,12 @@ def _record_failure(
         record_status=UNKNOWN if exc.sent else NOT_SENT,
     )
     kept = {PLATFORM_REFERENCE: exc.reference} if exc.sent and exc.reference else {}
-    _record_outcome(
-        ctx, post_id, status=UNKNOWN if exc.sent else FAILED, result=error.body() | kept
+    await _record_outcome(
+        ctx,
+        attempt,
+        status=UNKNOWN if exc.sent else FAILED,
+        result=error.body() | kept,
+        error=error,
     )
     return error
 
@@ -326,25 +517,36 @@ def _rate_limited(
     )
 
 
-def _refused(
-    ctx: PublishContext, post_id: str, platform: Platform, error: ServiceError
+async def _refused(
+    ctx: PublishContext, attempt: Attempt, platform: Platform, error: ServiceError
 ) -> ServiceError:
     """The network refused the post before publishing it: the record fails with the
     answer the caller gets."""
     metrics.PUBLISHES.labels(platform.value, NOT_SENT).inc()
-    _record_outcome(ctx, post_id, status=FAILED, result=error.body())
+    await _record_outcome(ctx, attempt, status=FAILED, result=error.body(), error=error)
     return error
 
 
+async def _record_outcome(
+    ctx: PublishContext,
+    attempt: Attempt,
+    *,
+    status: str,
+    result: dict[str, Any] | None,
+    error: ServiceError,
+) -> None:
+    claim = ctx.claim
+    await ctx.writes.run_async(
+        outcome_unit(attempt, status=status, result=result, error=error, claim=claim)
+    )
+    if claim is not None:
+        claim.settled = True
+
+
 def _turn_inactive(ctx: PublishContext, connection_id: str) -> None:
-    """The token behind the connection was refused: it (or, for a text_thread, the
-    photo_sharing account whose token it uses) turns inactive, twin included."""
+    """The token behind the connection was refused (``connections.access_revoked``)."""
     with transaction(ctx.sessions) as db:
-        connection = ConnectionRepository(db).get(connection_id)
-        if connection is None:
-            return
-        holder = connection.parent_id if connection.parent_id else connection.id
-        expire_token(db, holder, InactiveReason.ACCESS_REVOKED)
+        access_revoked(db, connection_id)
 
 
 def _mark_unverified(ctx: PublishContext, connection_id: str) -> None:
@@ -356,22 +558,11 @@ def _mark_unverified(ctx: PublishContext, connection_id: str) -> None:
             connection.verified = False
 
 
-def _record_outcome(
-    ctx: PublishContext, post_id: str, *, status: str, result: dict[str, Any] | None
-) -> None:
-    with transaction(ctx.sessions) as db:
-        post = PostRepository(db).get(ctx.account.id, post_id)
-        if post is not None:
-            was = post.status
-            post.status = status
-            post.result = result
-            events.announce(db, post, was)
-
-
 # Thumbnails
 
 
 def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) -> ThumbnailResult:
+    _take_key(ctx)  # before anything is read: a retry of a kept answer replays it
     with transaction(ctx.sessions, write=False) as db:
         video = PostRepository(db).published_video(ctx.account.id, video_id)
         if video is None:
@@ -396,9 +587,16 @@ def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) ->
             )
         image = require_ready_file(db, ctx.account, body.thumbnail_file_id, field="thumbnailFileId")
         rules.check_thumbnail(image, field="thumbnailFileId")
+        sent = fitting.to_send(
+            db,
+            image,
+            Platform.VIDEO_SHARING,
+            field="thumbnailFileId",
+            subject=Subject.THUMBNAIL,
+        )
         channel_id = channel.id
         change = driver.ThumbnailChange(
-            driver.Account(channel.id, channel.name), video_id, media_of(image)
+            driver.Account(channel.id, channel.name), video_id, media_sent(sent)
         )
     try:
         done = ctx.drivers[Platform.VIDEO_SHARING].set_thumbnail(change)
@@ -441,6 +639,14 @@ def set_thumbnail(ctx: PublishContext, video_id: str, body: ThumbnailRequest) ->
     )
 
 
+def _take_key(ctx: PublishContext) -> None:
+    """Take the request's Idempotency-Key now, in a unit of work of its own."""
+    claim = ctx.claim
+    if claim is None or claim.record_id is not None:
+        return
+    claim.record_id = ctx.writes.run(lambda tx: take_in(tx.link, claim, utcnow()))
+
+
 # Reading posts back
 
 
@@ -462,33 +668,20 @@ def list_posts(
     connection_id: str | None,
     platform: str | None,
     idempotency_key: str | None,
+    campaign: str | None = None,
+    edition: str | None = None,
+    flow_run_id: str | None = None,
 ) -> tuple[list[Post], str | None]:
-    if platform is not None and platform not in {p.value for p in Platform}:
-        known = ", ".join(p.value for p in Platform)
-        raise ServiceError(
-            error_codes.VALIDATION_ERROR,
-            f"platform must be one of {known}, not {platform!r}.",
-            field="platform",
-        )
-    if connection_id is not None:
-        connection = ConnectionRepository(db).get(connection_id)
-        if connection is None or connection.account_id != account.id:
-            # As everywhere, a foreign id is indistinguishable from one that never was.
-            # An own connection that was since removed still filters its history.
-            raise ServiceError(
-                error_codes.CONNECTION_NOT_FOUND,
-                f"No connection {connection_id!r} in this account.",
-                field="connectionId",
-            )
-    posts = PostRepository(db).newest_first(
-        account.id,
-        limit=limit + 1,
-        after=decode_cursor(cursor),
+    page = browse_posts(
+        db,
+        account,
+        limit=limit,
+        cursor=cursor,
         connection_id=connection_id,
         platform=platform,
         idempotency_key=idempotency_key,
+        campaign=campaign,
+        edition=edition,
+        flow_run_id=flow_run_id,
     )
-    page = posts[:limit]
-    more = len(posts) > limit
-    last = page[-1] if more and page else None
-    return page, encode_cursor(Position(last.created_at, last.id)) if last else None
+    return page.posts, page.older

@@ -5,7 +5,8 @@ its record ``unknown`` and its Idempotency-Key held. Nothing is ever sent again 
 
 - a retry with the key (``resolve_held_key``) asks the platform first
   (``find_delivery``): a post it has is recorded ``published`` and answered as a
-  replay; only a post it does not have is sent again;
+  replay; only a post it does not have is sent again (a thread part by part:
+  ``resuming``);
 - the ``Reconciler`` does the same on its own every
   ``PRESSROOM_RECONCILE_INTERVAL_SECONDS``, so a record reads ``published``, with its
   platform id, even if nobody retries. A post the platform still does not have after
@@ -20,7 +21,7 @@ import socket
 import threading
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from fastapi import FastAPI
@@ -36,12 +37,16 @@ from pressroom.service.drivers import Drivers, drivers_of
 from pressroom.service.drivers import base as driver
 from pressroom.service.lifespan import run_with_app
 from pressroom.service.publishing.repository import IdempotencyRepository, PostRepository
-from pressroom.service.publishing.schemas import REQUESTS
+from pressroom.service.publishing.resuming import NotYet, Resume, settle_thread
+from pressroom.service.publishing.schemas import REQUESTS, has_later_parts
 from pressroom.service.publishing.service import (
     FAILED,
+    PARTIAL,
     PLATFORM_REFERENCE,
     PUBLISHED,
+    SENDING,
     UNKNOWN,
+    answer_of,
     media_of,
     platform_fields,
     result_of,
@@ -68,13 +73,25 @@ class Missing:
 
 def resolve_held_key(
     sessions: sessionmaker[Session], drivers: Drivers, account_id: str, key: str
-) -> Found | None:
-    """Settle the attempts under a held key: the answer if one went out, else None (and
-    the attempts are marked failed), so the caller may send. Raises
-    ``PlatformUnavailable`` when the platform cannot say now."""
+) -> Found | Resume | None:
+    """Settle the attempts under a held key: the answer if one went out, ``Resume`` for
+    a thread some of whose parts stand (``resuming``), else None (and the attempts are
+    marked failed), so the caller may send. Raises ``PlatformUnavailable`` when the
+    platform cannot say now."""
     with transaction(sessions, write=False) as db:
         attempts = PostRepository(db).unsettled_by_key(account_id, key)
     for post in attempts:
+        if has_later_parts(Platform(post.platform), post.request):
+            with transaction(sessions, write=False) as db:
+                first = delivery_of(db, post)
+            settled = settle_thread(sessions, drivers[Platform(post.platform)], post, first)
+            assert not isinstance(settled, NotYet)  # final: a part not found is failed
+            if isinstance(settled, Resume):
+                return settled
+            if settled is not None:
+                return Found(settled)
+            _record_missing(sessions, post)
+            continue
         outcome = look_up(sessions, drivers, post)
         if isinstance(outcome, Found):
             return outcome
@@ -87,6 +104,10 @@ def look_up(sessions: sessionmaker[Session], drivers: Drivers, post: Post) -> Fo
     platform = Platform(post.platform)
     if UNANSWERABLE in (post.result or {}):  # asked before: the answer will not change
         raise driver.LookupUnsupported(str((post.result or {})[UNANSWERABLE]))
+    if has_later_parts(Platform(post.platform), post.request):
+        # Its parts are looked up by a retry with its key, which then goes on after the
+        # parts that stand (``resuming``); on its own, nothing of it is sent again.
+        raise driver.LookupUnsupported("a post of several parts is settled by a retry with its key")
     with transaction(sessions, write=False) as db:
         delivery = delivery_of(db, post)
     try:
@@ -97,7 +118,7 @@ def look_up(sessions: sessionmaker[Session], drivers: Drivers, post: Post) -> Fo
     if published is None:
         return Missing()
     body = REQUESTS[platform].model_validate(post.request)
-    answer = result_of(platform, body, published, post.id).model_dump(mode="json", by_alias=True)
+    answer = answer_of(result_of(platform, body, published, post.id))
     with transaction(sessions) as db:
         PostRepository(db).settle(
             post.id,
@@ -120,6 +141,11 @@ def delivery_of(db: Session, post: Post) -> driver.Delivery:
     file = db.get(File, post.file_id) if post.file_id else None
     body = REQUESTS[platform].model_validate(post.request)
     kept = (post.result or {}).get(PLATFORM_REFERENCE)
+    items = tuple(
+        media_of(item)
+        for item in (db.get(File, file_id) for file_id in body.carousel_file_ids)
+        if item is not None
+    )
     return driver.Delivery(
         platform=platform,
         account=driver.Account(connection.id, connection.name),
@@ -127,6 +153,7 @@ def delivery_of(db: Session, post: Post) -> driver.Delivery:
         media=media_of(file) if file is not None and not RULES[platform].text_only else None,
         reference=post.id,
         platform_reference=str(kept) if kept else None,
+        items=items,
         created_at=post.created_at,
     )
 
@@ -215,27 +242,111 @@ class Reconciler:
             if self._stopping.is_set():
                 break
             try:
-                outcome = look_up(self.sessions, self.drivers, post)
+                outcome = settle_unknown(self.sessions, self.drivers, post, now)
             except driver.PlatformUnavailable:
                 continue  # the platform cannot say now: next pass
             except driver.LookupUnsupported:
                 continue  # its platform cannot be asked: a person settles it; never resent
-            if isinstance(outcome, Found):
-                self._settle_key(post, 200, outcome.answer)
-                settled += 1
-            elif post.created_at < now - LOOKUP_WINDOW:
-                _record_missing(self.sessions, post)
-                self._settle_key(post, None, None)
+            if not isinstance(outcome, Missing):
                 settled += 1
         return settled
 
-    def _settle_key(self, post: Post, status: int | None, body: dict[str, Any] | None) -> None:
-        if post.idempotency_key is None:
-            return
-        with transaction(self.sessions) as db:
-            IdempotencyRepository(db).settle_held(
-                post.account_id, post.idempotency_key, status, body
-            )
+
+@dataclass(frozen=True)
+class NotPublished:
+    """The platform still has no such post past ``LOOKUP_WINDOW``: recorded ``failed``,
+    its key freed, so a retry with it sends the post."""
+
+
+def may_look_up(post: Post, now: datetime) -> bool:
+    """Whether the record's outcome is one to look up: ``unknown``, or ``sending`` long
+    after any request could still be running (the reconciler's rule, ``unsettled``)."""
+    if post.status == UNKNOWN:
+        return True
+    return post.status == SENDING and post.created_at < now - SENDING_GIVEN_UP_AFTER
+
+
+def settle_unknown(
+    sessions: sessionmaker[Session], drivers: Drivers, post: Post, now: datetime
+) -> Found | Missing | NotPublished | CutShort:
+    """Look one unknown record up and settle it and its key as the answer says: the
+    reconciler's pass, and the dashboard's Look up, for one record. ``Missing``: not
+    found yet, asked again later. Raises ``PlatformUnavailable`` (the platform cannot
+    say now) and ``LookupUnsupported`` (it cannot be asked) as ``look_up`` does."""
+    if has_later_parts(Platform(post.platform), post.request):
+        return _settle_thread(sessions, drivers, post, now)
+    outcome = look_up(sessions, drivers, post)
+    if isinstance(outcome, Found):
+        _settle_key(sessions, post, 200, outcome.answer)
+        return outcome
+    if post.created_at < now - LOOKUP_WINDOW:
+        _record_missing(sessions, post)
+        _settle_key(sessions, post, None, None)
+        return NotPublished()
+    return outcome
+
+
+def _settle_thread(
+    sessions: sessionmaker[Session], drivers: Drivers, post: Post, now: datetime
+) -> Found | Missing | NotPublished | CutShort:
+    """A post of several parts, part by part as a retry with its key would (``resuming``),
+    sending nothing: all parts found, it is published; some, it is ``partial`` and its
+    key stays held so a retry sends the rest; none, as a single post. Until
+    ``LOOKUP_WINDOW`` has passed, a part not found is asked again later."""
+    if UNANSWERABLE in (post.result or {}):  # asked before: the answer will not change
+        raise driver.LookupUnsupported(str((post.result or {})[UNANSWERABLE]))
+    final = post.created_at < now - LOOKUP_WINDOW
+    with transaction(sessions, write=False) as db:
+        first = delivery_of(db, post)
+    try:
+        settled = settle_thread(
+            sessions, drivers[Platform(post.platform)], post, first, final=final
+        )
+    except driver.LookupUnsupported as exc:
+        _record_unanswerable(sessions, post, str(exc))
+        raise
+    if isinstance(settled, NotYet):
+        return Missing()
+    if isinstance(settled, Resume):
+        _record_cut_short(sessions, post)
+        return CutShort()
+    if settled is not None:
+        _settle_key(sessions, post, 200, settled)
+        log.info("post %s was found on %s, every part: published", post.id, post.platform)
+        return Found(settled)
+    _record_missing(sessions, post)
+    _settle_key(sessions, post, None, None)
+    return NotPublished()
+
+
+@dataclass(frozen=True)
+class CutShort:
+    """Some parts of a post of several stand, the rest never went out: recorded
+    ``partial``, its key held, so a retry with it sends only the rest."""
+
+
+def _record_cut_short(sessions: sessionmaker[Session], post: Post) -> None:
+    with transaction(sessions) as db:
+        PostRepository(db).settle(
+            post.id,
+            post.status,
+            status=PARTIAL,
+            result={
+                **(post.result or {}),
+                "lookup": "The platform has some of the post's parts, not all: the rest "
+                "were not published. A retry with the same Idempotency-Key sends only them.",
+            },
+        )
+    log.info("post %s was found on %s in part: partial", post.id, post.platform)
+
+
+def _settle_key(
+    sessions: sessionmaker[Session], post: Post, status: int | None, body: dict[str, Any] | None
+) -> None:
+    if post.idempotency_key is None:
+        return
+    with transaction(sessions) as db:
+        IdempotencyRepository(db).settle_held(post.account_id, post.idempotency_key, status, body)
 
 
 def install_reconciler(app: FastAPI) -> Reconciler:

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
 
-KEY_PATTERN = re.compile(r"(files|incoming|posters)/file_[0-9a-f]{24}")
+KEY_PATTERN = re.compile(r"(files|incoming|posters)/file_[0-9a-f]{24}|derived/drv_[0-9a-f]{24}")
 """Every key the media library writes; anything else is refused before it touches a path."""
 
 
@@ -45,6 +45,11 @@ def poster_key(file_id: str) -> str:
     return check_key(f"posters/{file_id}")
 
 
+def derived_key(derivative_id: str) -> str:
+    """Where a file converted for a network lives, beside the original's bytes."""
+    return check_key(f"derived/{derivative_id}")
+
+
 PROBE_KEY = final_key("file_" + "0" * 24)
 """Looked up by readiness to see that the store answers; no file is ever given this id."""
 
@@ -70,6 +75,11 @@ class Storage(Protocol):
         """Store a small object the service made itself (a poster), replacing any."""
         ...
 
+    def put_file(self, key: str, path: Path, content_type: str) -> None:
+        """Store a file the service made itself (a derived video), replacing any; read
+        from disk in pieces, never whole in memory."""
+        ...
+
     def local_copy(self, key: str) -> AbstractContextManager[Path]:
         """A file on local disk holding the bytes, for as long as the context lasts."""
         ...
@@ -83,7 +93,8 @@ class Storage(Protocol):
         ...
 
     def list(self, prefix: str) -> Iterator[StoredObject]:
-        """Every object whose key starts with ``prefix`` (``files/`` or ``incoming/``)."""
+        """Every object whose key starts with ``prefix`` (``files/``, ``incoming/``,
+        ``posters/`` or ``derived/``)."""
         ...
 
     def sweep_partials(self, older_than: timedelta) -> int:

@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import shutil
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -215,6 +216,18 @@ class LocalStorage:
             os.replace(aside, path)  # readers see the old poster or the new one, whole
         except OSError as exc:
             raise StorageError(f"cannot write {key}: {exc}") from exc
+
+    def put_file(self, key: str, path: Path, content_type: str) -> None:
+        target = self._path(key)
+        aside = self._tmp / f"{target.name}.{os.getpid()}.put"
+        try:
+            target.parent.mkdir(exist_ok=True)  # derived/, made on first use
+            shutil.copyfile(path, aside)
+            os.replace(aside, target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                aside.unlink()
+            raise StorageError(f"cannot write {key}: {_why(exc)}") from exc
 
     @contextlib.contextmanager
     def local_copy(self, key: str) -> Iterator[Path]:

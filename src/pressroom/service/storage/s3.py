@@ -136,6 +136,15 @@ class S3Storage:
         except (ClientError, BotoCoreError) as exc:
             raise StorageError(f"PUT {key} failed: {exc}") from exc
 
+    def put_file(self, key: str, path: Path, content_type: str) -> None:
+        try:
+            # The managed upload switches to multipart for large files.
+            self.client.upload_file(
+                str(path), self.bucket, self._name(key), ExtraArgs={"ContentType": content_type}
+            )
+        except (ClientError, BotoCoreError) as exc:
+            raise StorageError(f"PUT {key} failed: {exc}") from exc
+
     @contextlib.contextmanager
     def local_copy(self, key: str) -> Iterator[Path]:
         directory = Path(tempfile.mkdtemp(prefix="probe-", dir=self._tmp))

@@ -30,14 +30,28 @@ def install_dashboard(app: FastAPI) -> None:
     from pressroom.service.drivers import sandbox_pages
     from pressroom.service.web.routes import (
         auth,
+        campaigns,
         connections,
         media,
+        metrics,
         overview,
+        posts,
         settings,
         webhooks,
     )
 
-    pages = (auth, settings, overview, connections, media, webhooks, sandbox_pages)
+    pages = (
+        auth,
+        settings,
+        overview,
+        posts,
+        campaigns,
+        connections,
+        media,
+        webhooks,
+        metrics,
+        sandbox_pages,
+    )
     for module in pages:
         app.include_router(module.router)
     install_error_pages(app, sections_of(r.path for m in pages for r in m.router.routes))

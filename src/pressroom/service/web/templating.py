@@ -12,6 +12,8 @@ from fastapi import Request, Response
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from pressroom.service.web.prefect_ui import flow_run_url
+
 HERE = Path(__file__).parent
 FLASH_COOKIE = "pressroom_flash"
 
@@ -31,11 +33,17 @@ def _size(value: int | None) -> str:
     return str(value)
 
 
+def _run_url(request: Request, flow_run_id: str | None) -> str | None:
+    """A campaign run's page in the Prefect UI, where ``PRESSROOM_PREFECT_UI_URL`` is set."""
+    return flow_run_url(request.app.state.settings.prefect_ui_url, flow_run_id)
+
+
 @lru_cache
 def templates() -> Jinja2Templates:
     t = Jinja2Templates(directory=str(HERE / "templates"))
     t.env.filters["when"] = _when
     t.env.filters["size"] = _size
+    t.env.globals["run_url"] = _run_url
     return t
 
 

@@ -19,7 +19,8 @@ EventTypes = list[str]
 def _events_field(default: Any) -> Any:
     return Field(
         default,
-        description="The event types to send; every type when left out.",
+        description="The event types to send; when left out, every type but those off by "
+        "default (`post.metrics`, sent only to an endpoint that names it).",
         json_schema_extra={"items": {"enum": list(SUBSCRIBABLE)}, "minItems": 1},
     )
 

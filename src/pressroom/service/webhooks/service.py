@@ -19,7 +19,7 @@ from pressroom.service.db.models import (
 )
 from pressroom.service.errors import ServiceError
 from pressroom.service.events import outbox
-from pressroom.service.events.catalog import SUBSCRIBABLE, EventType
+from pressroom.service.events.catalog import BY_DEFAULT, SUBSCRIBABLE, EventType
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.webhooks import signing
 from pressroom.service.webhooks.targets import TargetPolicy, TargetRefused
@@ -44,11 +44,12 @@ def check_url(policy: TargetPolicy, url: str) -> str:
 
 def check_events(events: list[str] | None) -> list[str]:
     if events is None:
-        return list(SUBSCRIBABLE)
+        return list(BY_DEFAULT)
     if not events:
         raise ServiceError(
             error_codes.VALIDATION_ERROR,
-            "events: name at least one event type, or leave the field out for all.",
+            "events: name at least one event type, or leave the field out for all those on "
+            "by default.",
             field="events",
         )
     unknown = [e for e in events if e not in SUBSCRIBABLE]
@@ -182,7 +183,7 @@ def send_test(db: Session, account: Account, endpoint_id: str) -> WebhookDeliver
             error_codes.WEBHOOK_DISABLED,
             "The endpoint is disabled: enable it (PATCH with enabled: true) before testing it.",
         )
-    event = outbox.emit(
+    event_id = outbox.emit(
         db,
         account.id,
         EventType.WEBHOOK_TEST,
@@ -190,7 +191,7 @@ def send_test(db: Session, account: Account, endpoint_id: str) -> WebhookDeliver
         {"endpointId": endpoint.id, "message": "A test event from pressroom."},
         only_endpoint=endpoint.id,
     )
-    delivery = db.scalar(select(WebhookDelivery).where(WebhookDelivery.event_id == event.id))
+    delivery = db.scalar(select(WebhookDelivery).where(WebhookDelivery.event_id == event_id))
     assert delivery is not None
     return delivery
 

@@ -17,6 +17,7 @@ from pressroom.service.media.runtime import Library
 from pressroom.service.media.states import PENDING_UPLOAD, PROCESSING
 from pressroom.service.web.security import Actor, Viewer, Visitor, WebRoute
 from pressroom.service.web.templating import flash, render_page
+from pressroom.statuses import DerivativeState
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
@@ -38,6 +39,8 @@ def _library_page(
         db, account, limit=PAGE, cursor=None, folder_id=current.id if current else None
     ).items
     names = {view.folder.id: view.folder.name for view in all_folders}
+    derived = media.derivatives_of(db, files)
+    making = any(d.status == DerivativeState.PENDING for found in derived.values() for d in found)
     return render_page(
         request,
         "media.html",
@@ -48,8 +51,9 @@ def _library_page(
             "folders": all_folders,
             "current": current,
             "files": files,
+            "derived": derived,
             "folder_names": names,
-            "busy": any(f.status in (PENDING_UPLOAD, PROCESSING) for f in files),
+            "busy": making or any(f.status in (PENDING_UPLOAD, PROCESSING) for f in files),
             "errors": errors or {},
         },
         status=status,

@@ -11,7 +11,7 @@ from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.service.accounts import service as accounts
 from pressroom.service.auth import service as auth
 from pressroom.service.auth.schemas import FormError
-from pressroom.service.deps import AppSettings, DbSession
+from pressroom.service.deps import AppSettings, DbSession, WritingDbSession
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.web.security import Actor, Viewer, WebRoute
 from pressroom.service.web.templating import flash, render_page
@@ -20,7 +20,9 @@ router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
 
 @router.get("/settings/api-keys")
-def api_keys(request: Request, visitor: Viewer, db: DbSession, settings: AppSettings) -> Response:
+def api_keys(
+    request: Request, visitor: Viewer, db: WritingDbSession, settings: AppSettings
+) -> Response:
     account = visitor.account
     waiting = auth.take_revealed_key(db, visitor.token)  # shown once
     revealed = Vault.from_settings(settings).decrypt(waiting) if waiting else None

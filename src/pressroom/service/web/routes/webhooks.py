@@ -14,7 +14,7 @@ from fastapi.responses import RedirectResponse
 
 from pressroom.service.deps import AppSettings, DbSession
 from pressroom.service.errors import ServiceError
-from pressroom.service.events.catalog import DESCRIPTIONS, SUBSCRIBABLE, EventType
+from pressroom.service.events.catalog import BY_DEFAULT, DESCRIPTIONS, SUBSCRIBABLE, EventType
 from pressroom.service.events.outbox import DELIVERED, FAILED, PENDING
 from pressroom.service.oauth.vault import Vault
 from pressroom.service.web.security import Actor, Viewer, WebRoute
@@ -49,7 +49,7 @@ def _list_page(
             "catalogue": CATALOGUE,
             "revealed": revealed,
             "errors": errors or {},
-            "form": form or {"url": "", "events": list(SUBSCRIBABLE)},
+            "form": form or {"url": "", "events": list(BY_DEFAULT)},
         },
         status=status,
     )

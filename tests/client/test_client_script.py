@@ -1,6 +1,6 @@
-"""The README's client script: it runs as printed, on recordings and on the real service.
+"""The client page's script: it runs as printed, on recordings and on the real service.
 
-The script is read from README.md itself, so the README cannot drift from what works.
+The script is read from docs/client/index.md itself, so the page cannot drift from what works.
 """
 
 from __future__ import annotations
@@ -23,19 +23,19 @@ from tests.client.hosted import API_KEY, BASE_URL, Hosted, body_of
 from tests.client.live import Live, live_service
 from tests.support.media import make_video
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CLIENT_PAGE = Path(__file__).resolve().parents[2] / "docs" / "client" / "index.md"
 PLATFORMS = ["video_sharing", "short_video", "page_social"]
 
 
-def readme_script() -> str:
-    section = README.read_text().split("## Python client", 1)[1]
+def page_script() -> str:
+    section = CLIENT_PAGE.read_text().split("# Python client", 1)[1]
     found = re.search(r"```python\n(.*?)```", section, re.S)
     assert found, "the Python client section has a python block"
     return found.group(1)
 
 
-def test_the_script_is_short_and_does_what_the_readme_promises() -> None:
-    tree = ast.parse(readme_script())
+def test_the_script_is_short_and_does_what_the_page_promises() -> None:
+    tree = ast.parse(page_script())
     statements = [node for node in ast.walk(tree) if isinstance(node, ast.stmt)]
     assert len(statements) <= 12, "about a dozen lines of real code"
     calls = {
@@ -54,7 +54,7 @@ def test_the_script_is_short_and_does_what_the_readme_promises() -> None:
     assert caught == ["ValidationError", "PressroomError"], "errors are caught by kind"
 
 
-def test_the_readme_script_runs_on_the_hosted_recordings(
+def test_the_page_script_runs_on_the_hosted_recordings(
     hosted: Hosted,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -78,7 +78,7 @@ def test_the_readme_script_runs_on_the_hosted_recordings(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "launch.mp4").write_bytes(b"a video")
 
-    exec(compile(readme_script(), "README.md", "exec"), {"__name__": "__main__"})
+    exec(compile(page_script(), "docs/client/index.md", "exec"), {"__name__": "__main__"})
 
     printed = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in printed] == PLATFORMS
@@ -102,7 +102,7 @@ def test_a_default_client_talks_to_the_service_over_a_real_socket(live: Live) ->
         assert client.get_api_key().api_key.get_secret_value() == account.key
 
 
-def test_the_readme_script_runs_against_the_embedded_service(live: Live, tmp_path: Path) -> None:
+def test_the_page_script_runs_against_the_embedded_service(live: Live, tmp_path: Path) -> None:
     account = live.service.account()
     connections = {
         platform: account.connect(platform, f"acme {platform}") for platform in PLATFORMS
@@ -111,7 +111,7 @@ def test_the_readme_script_runs_against_the_embedded_service(live: Live, tmp_pat
 
     env = {**os.environ, "PRESSROOM_BASE_URL": live.address, "PRESSROOM_API_KEY": account.key}
     done = subprocess.run(
-        [sys.executable, "-c", readme_script()],
+        [sys.executable, "-c", page_script()],
         cwd=tmp_path,
         env=env,
         capture_output=True,

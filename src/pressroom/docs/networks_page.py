@@ -1,0 +1,254 @@
+"""The generated parts of each network's page: the scopes its driver asks for at consent,
+and what the sandbox refuses and answers as that network.
+
+Both are read from the code that does it (the drivers' ``SCOPES``, ``PUBLISH_SCOPES`` and
+``COMMENT_SCOPES`` gathered in ``grants``, with the drivers' own docstrings for why; the
+sandbox's ``sandbox_network`` answers, the rule table's quotas, the sandbox's id shapes), so
+a scope added to a driver or a refusal added to the sandbox shows on the page at the next
+``python -m pressroom.docs``, and the staleness test fails until it does."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import random
+from datetime import UTC, datetime
+from itertools import pairwise
+from types import ModuleType
+from typing import Any
+
+from pressroom import error_codes
+from pressroom.platforms import Platform
+from pressroom.rules.model import PostsPerDay
+from pressroom.rules.table import NETWORKS, all_rules
+from pressroom.service.drivers import (
+    base,
+    grants,
+    microblog,
+    open_microblog,
+    page_social,
+    photo_sharing,
+    pin_board,
+    professional_network,
+    sandbox,
+    sandbox_network,
+    short_video,
+    text_thread,
+    video_sharing,
+)
+from pressroom.service.drivers.shapes import SHAPES
+
+DRIVERS: dict[Platform, ModuleType] = {
+    Platform.MICROBLOG: microblog,
+    Platform.VIDEO_SHARING: video_sharing,
+    Platform.SHORT_VIDEO: short_video,
+    Platform.PHOTO_SHARING: photo_sharing,
+    Platform.PAGE_SOCIAL: page_social,
+    Platform.PIN_BOARD: pin_board,
+    Platform.TEXT_THREAD: text_thread,
+    Platform.PROFESSIONAL_NETWORK: professional_network,
+    Platform.OPEN_MICROBLOG: open_microblog,
+}
+"""Each label's real driver, whose module holds its scopes and says why it needs them."""
+
+OTHER_USES: dict[tuple[Platform, str], str] = {
+    (Platform.MICROBLOG, "offline.access"): "brings the refresh token (X's access tokens "
+    "last two hours)",
+    (Platform.VIDEO_SHARING, "https://www.googleapis.com/auth/youtube.readonly"): "reads the "
+    "channel at connect and looks an unknown outcome up among its uploads",
+    (Platform.SHORT_VIDEO, "user.info.basic"): "the account's `open_id` and display name "
+    "at connect (`/v2/user/info/`)",
+    (Platform.PIN_BOARD, "user_accounts:read"): "the account at connect and its type in "
+    "`pressroom drivers check` (`/v5/user_account`)",
+    (Platform.SHORT_VIDEO, "video.list"): "reads a published video's figures "
+    "(`/v2/video/query/`) for its metrics",
+    (Platform.PHOTO_SHARING, "instagram_business_manage_insights"): "reads a published "
+    "post's insights (`/{ig-media-id}/insights`) for its metrics",
+    (Platform.TEXT_THREAD, "threads_read_replies"): "looks a thread's later part whose "
+    "outcome is unknown up among the replies of the part before (`/{threads-media-id}/replies`)",
+    (Platform.TEXT_THREAD, "threads_manage_insights"): "reads a published post's insights "
+    "(`/{threads-media-id}/insights`) for its metrics",
+}
+"""Why a driver asks at consent for a scope that neither a post nor a first comment needs.
+Every such scope must have its line here: the page cannot be written without one."""
+
+
+def _attribute_docstrings(module: ModuleType) -> dict[str, str]:
+    """The docstrings written under a module's assignments (``NAME = …`` then a string),
+    which Python keeps only in the source."""
+    found: dict[str, str] = {}
+    body = ast.parse(inspect.getsource(module)).body
+    for node, after in pairwise(body):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            # reStructuredText's ``code`` is Markdown's `code`
+            found[node.targets[0].id] = " ".join(after.value.value.split()).replace("``", "`")
+    return found
+
+
+def _short(scope: str) -> str:
+    """Google's scopes are URLs; the page names them by their last part."""
+    return scope.rsplit("/", 1)[-1]
+
+
+def _source(platform: Platform) -> str:
+    return f"`src/pressroom/service/drivers/{platform.value}.py`"
+
+
+def scopes_lines(platform: Platform) -> list[str]:
+    """The scopes ``platform``'s driver asks for at consent, each with what it serves."""
+    asked = grants.CONSENT[platform]
+    posting = set(grants.PUBLISHING[platform])
+    commenting = set(grants.COMMENTING.get(platform, ()))
+    rows = [
+        f"Asked for at consent, in this order, by the driver ({_source(platform)}, `SCOPES`):",
+        "",
+        "| scope | a post needs it | a first comment needs it | why |",
+        "|---|---|---|---|",
+    ]
+    for scope in asked:
+        uses = []
+        if scope in posting:
+            uses.append("publishing")
+        if scope in commenting:
+            uses.append("a first comment")
+        why = OTHER_USES.get((platform, scope))
+        if not uses and why is None:
+            raise LookupError(
+                f"{platform.value} asks for {scope!r}, which neither publishing nor a "
+                "comment needs: say why in pressroom.docs.networks_page.OTHER_USES"
+            )
+        rows.append(
+            f"| `{_short(scope)}` | {'yes' if scope in posting else 'no'} "
+            f"| {'yes' if scope in commenting else 'no' if platform in grants.COMMENTING else '-'} "
+            f"| {why or ', '.join(uses)} |"
+        )
+    said = _attribute_docstrings(DRIVERS[platform])
+    notes = [
+        (name, said[name])
+        for name in ("SCOPES", "PUBLISH_SCOPES", "COMMENT_SCOPES")
+        if name in said and (name != "COMMENT_SCOPES" or platform in grants.COMMENTING)
+    ]
+    if notes:
+        rows.append("")
+        rows.extend(f"- `{name}`: {text}" for name, text in notes)
+    rows += [
+        "",
+        "A connection whose grant lacks one a post needs is refused as the network refuses "
+        "it (see [What the sandbox models](#what-the-sandbox-models)); "
+        f"`pressroom drivers check --platform {platform.value}` says which a real grant lacks.",
+    ]
+    return rows
+
+
+def _said(body: dict[str, Any]) -> str:
+    """The network's own words in a refusal: its reason or code, and its message."""
+    error = body.get("error", body)
+    if not isinstance(error, dict):
+        return json.dumps(body)
+    reasons = error.get("errors")
+    code = (
+        reasons[0].get("reason")
+        if isinstance(reasons, list) and reasons
+        else error.get("code", error.get("title"))
+    )
+    message = error.get("message", error.get("detail"))
+    return f"`{code}`" + (f', "{message}"' if message and message != code else "")
+
+
+def _heard(exc: Exception) -> str:
+    """What the API answers when the driver raises ``exc``, as the publish path maps it."""
+    if isinstance(exc, base.PlatformRateLimited):
+        code = error_codes.RATE_LIMITED
+    elif isinstance(exc, base.AccessRevoked):
+        return (
+            f"`{error_codes.CONNECTION_INACTIVE.status} {error_codes.CONNECTION_INACTIVE.code}`, "
+            "and the connection turns inactive until it is reconnected"
+        )
+    elif isinstance(exc, base.PermissionMissing):
+        code = exc.code
+    elif isinstance(exc, base.PlatformRefused):
+        named = f" naming `{exc.field}`" if exc.field else ""
+        return f"`{error_codes.VALIDATION_ERROR.status} {error_codes.VALIDATION_ERROR.code}`{named}"
+    else:
+        raise TypeError(f"no answer written for {type(exc).__name__}")
+    return f"`{code.status} {code.code}`"
+
+
+_NOW = datetime(2026, 1, 1, tzinfo=UTC)
+"""A fixed clock for the quota's example answer, so the page does not change by the hour."""
+
+
+def _of(network: str) -> str:
+    return f"{network}'" if network.endswith("s") else f"{network}'s"
+
+
+def _host(url: str) -> str:
+    return url.split("://", 1)[1].split("/", 1)[0]
+
+
+def _answer(platform: Platform, answer: sandbox_network.Answer) -> str:
+    return (
+        f"{_of(NETWORKS[platform])} `{answer.status}` {_said(answer.body)} "
+        f"([{_host(answer.source)}]({answer.source})), which the real driver, and so the "
+        f"API, answers {_heard(answer.as_heard(platform))}"
+    )
+
+
+def sandbox_lines(platform: Platform) -> list[str]:
+    """What the sandbox refuses and answers as ``platform``'s network."""
+    network = NETWORKS[platform]
+    example = SHAPES[platform](random.Random(0), "Your Name", "connection")
+    lines = [
+        f"What the sandbox answers as {network}, from `src/pressroom/service/drivers/` "
+        "(`sandbox.py`, `sandbox_network.py`, `shapes.py`) and the rule table; each refusal "
+        "comes before it records anything:",
+        "",
+        f"- **Ids and URLs** shaped like {_of(network)}, under an `.example` host: a post's id "
+        f"looks like `{example.post_id}`, its URL `{example.url}`.",
+        "- **The rules** in the table above, named in the error's `rule` with their page.",
+        f"- **A grant without a scope a post needs** "
+        f"(`{'`, `'.join(_short(s) for s in grants.PUBLISHING[platform])}`): "
+        f"{_answer(platform, sandbox_network.SCOPE_REFUSALS[platform])}.",
+    ]
+    if platform in grants.COMMENTING:
+        lines.append(
+            f"- **A first comment without its scopes** "
+            f"(`{'`, `'.join(_short(s) for s in grants.COMMENTING[platform])}`): the same "
+            "refusal, for the comment."
+        )
+    for rule in all_rules():
+        if rule.platform is platform and isinstance(rule, PostsPerDay):
+            retry = sandbox_network.quota_refusal(platform, rule, rule.limit, None, _NOW)
+            lines.append(
+                f"- **The daily quota**, {rule.describe()} (`{rule.id}`), counted per "
+                "connection from the sandbox's own records of its posts (first comments "
+                f"are not posts): the next post is {_heard(retry)} with "
+                f"`Retry-After: {retry.retry_after}`, nothing sent."
+            )
+    if platform in sandbox.CONTAINERS:
+        lines.append(
+            "- **The media container**, ready `PRESSROOM_SANDBOX_CONTAINER_READY_MS` after it "
+            "is made and waited for as the real driver waits (up to "
+            "`PRESSROOM_META_CONTAINER_WAIT_SECONDS`); one still not ready then is "
+            f"`{error_codes.PLATFORM_UNAVAILABLE.status} {error_codes.PLATFORM_UNAVAILABLE.code}`"
+            ", nothing published."
+        )
+    if platform is Platform.SHORT_VIDEO:
+        lines += [
+            "- **The creator's settings**: every privacy level "
+            f"(`{'`, `'.join(sandbox.CREATOR['privacy_level_options'])}`) and every "
+            "interaction on; a post without the owner's `privacyLevel`, or with one the "
+            "settings lack, is refused naming the field.",
+            "- **An app TikTok has not audited**, with `PRESSROOM_SANDBOX_SHORT_VIDEO_AUDITED=0`:"
+            f" a post with any level but `{sandbox_network.UNAUDITED_LEVEL}` gets "
+            f"{_answer(platform, sandbox_network.UNAUDITED_CLIENT)}.",
+        ]
+    return lines

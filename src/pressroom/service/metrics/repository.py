@@ -1,0 +1,203 @@
+"""SQL for metric snapshots, each post's metrics standing, and refresh rounds."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, delete, select, update
+from sqlalchemy.orm import Session
+
+from pressroom.service.db.models import MetricRound, MetricSnapshot, Post, PostMetricsState
+from pressroom.service.drivers.base import PostMetrics
+from pressroom.statuses import PostStatus
+
+FIGURES = tuple(field.name for field in fields(PostMetrics))
+"""The figures a snapshot keeps, in ``PostMetrics``'s order (its one source)."""
+
+RUNNING = "running"
+DONE = "done"
+FAILED = "failed"
+
+
+def figures_of(snapshot: MetricSnapshot) -> dict[str, int | None]:
+    return {name: getattr(snapshot, name) for name in FIGURES}
+
+
+@dataclass(frozen=True)
+class PostFilter:
+    """Which of an account's published posts a round asks about."""
+
+    published_since: datetime | None = None
+    record_ids: tuple[str, ...] = ()
+    campaign: str | None = None
+
+
+class MetricsRepository:
+    def __init__(self, db: Session) -> None:
+        self.db = db
+
+    # Snapshots and a post's standing.
+
+    def add_snapshot(
+        self, post_id: str, metrics: PostMetrics, taken_at: datetime, *, part_index: int = 0
+    ) -> MetricSnapshot:
+        snapshot = MetricSnapshot(
+            post_id=post_id,
+            part_index=part_index,
+            taken_at=taken_at,
+            **{name: getattr(metrics, name) for name in FIGURES},
+        )
+        self.db.add(snapshot)
+        state = self._state(post_id)
+        state.refreshed_at = taken_at
+        state.unavailable_reason = None
+        state.unavailable_at = None
+        state.unavailable_final = False
+        self.db.flush()
+        return snapshot
+
+    def mark_unavailable(self, post_id: str, reason: str, at: datetime, *, final: bool) -> None:
+        state = self._state(post_id)
+        state.refreshed_at = at
+        state.unavailable_reason = reason
+        state.unavailable_at = at
+        state.unavailable_final = final
+        self.db.flush()
+
+    def mark_asked(self, post_id: str, at: datetime) -> None:
+        """Asked, and the network could not answer now: it goes to the back of the queue."""
+        self._state(post_id).refreshed_at = at
+        self.db.flush()
+
+    def _state(self, post_id: str) -> PostMetricsState:
+        state = self.db.get(PostMetricsState, post_id)
+        if state is None:
+            state = PostMetricsState(post_id=post_id, unavailable_final=False)
+            self.db.add(state)
+        return state
+
+    def state(self, post_id: str) -> PostMetricsState | None:
+        return self.db.get(PostMetricsState, post_id)
+
+    def series(self, post_id: str, *, part_index: int = 0) -> list[MetricSnapshot]:
+        """Oldest first."""
+        return list(
+            self.db.scalars(
+                select(MetricSnapshot)
+                .where(MetricSnapshot.post_id == post_id, MetricSnapshot.part_index == part_index)
+                .order_by(MetricSnapshot.taken_at, MetricSnapshot.id)
+            )
+        )
+
+    def candidates(
+        self, account_id: str, platform: str, chosen: PostFilter, limit: int
+    ) -> list[Post]:
+        """The account's published posts on ``platform`` a round may ask about, the
+        longest unasked first (never asked before all), those the network will never
+        answer for left out."""
+        query = (
+            select(Post)
+            .outerjoin(PostMetricsState, PostMetricsState.post_id == Post.id)
+            .where(
+                Post.account_id == account_id,
+                Post.platform == platform,
+                Post.status.in_((PostStatus.PUBLISHED.value, PostStatus.PARTIAL.value)),
+                Post.platform_post_id.is_not(None),
+                (PostMetricsState.unavailable_final.is_(None))
+                | (PostMetricsState.unavailable_final.is_(False)),
+            )
+        )
+        if chosen.published_since is not None:
+            query = query.where(Post.published_at >= chosen.published_since)
+        if chosen.record_ids:
+            query = query.where(Post.id.in_(chosen.record_ids))
+        if chosen.campaign is not None:
+            query = query.where(Post.campaign_name == chosen.campaign)
+        query = query.order_by(
+            PostMetricsState.refreshed_at.is_not(None),
+            PostMetricsState.refreshed_at,
+            Post.published_at,
+            Post.id,
+        ).limit(limit)
+        return list(self.db.scalars(query))
+
+    def platforms_with_posts(self, account_id: str) -> list[str]:
+        return sorted(
+            self.db.scalars(
+                select(Post.platform)
+                .where(Post.account_id == account_id, Post.platform_post_id.is_not(None))
+                .distinct()
+            )
+        )
+
+    def campaign_latest(self, account_id: str, name: str) -> list[tuple[Post, MetricSnapshot]]:
+        """Each of the campaign's posts with its newest snapshot (part 0), those with any."""
+        newest = (
+            select(MetricSnapshot.post_id, MetricSnapshot.taken_at)
+            .join(Post, Post.id == MetricSnapshot.post_id)
+            .where(
+                Post.account_id == account_id,
+                Post.campaign_name == name,
+                MetricSnapshot.part_index == 0,
+            )
+            .order_by(MetricSnapshot.post_id, MetricSnapshot.taken_at.desc(), MetricSnapshot.id)
+        )
+        seen: dict[str, datetime] = {}
+        for post_id, taken_at in self.db.execute(newest):
+            seen.setdefault(post_id, taken_at)
+        if not seen:
+            return []
+        rows = self.db.execute(
+            select(Post, MetricSnapshot)
+            .join(MetricSnapshot, MetricSnapshot.post_id == Post.id)
+            .where(Post.id.in_(seen), MetricSnapshot.part_index == 0)
+            .order_by(
+                Post.created_at, Post.id, MetricSnapshot.taken_at.desc(), MetricSnapshot.id.desc()
+            )
+        )
+        latest: dict[str, tuple[Post, MetricSnapshot]] = {}
+        for post, snapshot in rows.tuples():
+            latest.setdefault(post.id, (post, snapshot))
+        return list(latest.values())
+
+    def campaign_posts(self, account_id: str, name: str) -> int:
+        return len(
+            list(
+                self.db.scalars(
+                    select(Post.id).where(Post.account_id == account_id, Post.campaign_name == name)
+                )
+            )
+        )
+
+    # Rounds.
+
+    def add_round(self, round_: MetricRound) -> MetricRound:
+        self.db.add(round_)
+        self.db.flush()
+        return round_
+
+    def get_round(self, account_id: str, round_id: str) -> MetricRound | None:
+        return self.db.scalar(
+            select(MetricRound).where(
+                MetricRound.id == round_id, MetricRound.account_id == account_id
+            )
+        )
+
+    def drop_round(self, round_id: str) -> None:
+        """A round that never ran: another was running."""
+        self.db.execute(delete(MetricRound).where(MetricRound.id == round_id))
+
+    def finish_round(
+        self, round_id: str, status: str, networks: dict[str, Any], at: datetime
+    ) -> None:
+        self.db.execute(
+            update(MetricRound)
+            .where(and_(MetricRound.id == round_id))
+            .values(status=status, networks=networks, finished_at=at)
+        )
+
+    def rounds_of(self, round_ids: Collection[str]) -> list[MetricRound]:
+        return list(self.db.scalars(select(MetricRound).where(MetricRound.id.in_(round_ids))))

@@ -1,0 +1,80 @@
+"""How requests reach their routes: ``route_cache`` and ``routing.RequestRoute``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import fastapi.routing
+import pytest
+from fastapi import Request, Response
+from starlette.routing import BaseRoute, Match
+
+from pressroom.service.routing import RequestRoute
+from tests.conftest import Service
+
+
+def _counting(route: BaseRoute, asked: list[str]) -> None:
+    matches = route.matches
+
+    def counted(scope: Any) -> tuple[Match, Any]:
+        asked.append(scope["path"])
+        return matches(scope)
+
+    route.matches = counted  # type: ignore[method-assign]
+
+
+def test_a_path_without_parameters_is_looked_for_once(service: Service) -> None:
+    """The second request to the same route goes straight to it: the routes before it,
+    which cannot match it, are not asked again."""
+    account = service.account()
+    app: Any = service.client.app
+    asked: list[str] = []
+    first_router = next(r for r in app.router.routes if hasattr(r, "original_router"))
+    _counting(first_router, asked)
+    for _ in range(3):
+        assert account.get("/api/connections/unified").status_code == 200  # type: ignore[attr-defined]
+    assert asked == ["/api/connections/unified"]
+
+
+def test_the_routes_answer_as_before_however_often_asked(service: Service) -> None:
+    """Paths with parameters, wrong methods and unknown paths walk the routes each
+    time and keep their answers."""
+    account = service.account()
+    for _ in range(2):
+        wrong = service.client.delete("/api/connections/unified", headers=account.headers)
+        assert wrong.status_code == 405
+        assert wrong.json()["error"]["code"] == "method_not_allowed"
+        assert service.client.get("/api/nothing-here").status_code == 404
+        missing = account.get("/api/posts/post_nothing")
+        assert missing.status_code == 404  # type: ignore[attr-defined]
+        assert missing.json()["error"]["code"] == "post_not_found"  # type: ignore[attr-defined]
+        assert account.get("/api/connections/unified").status_code == 200  # type: ignore[attr-defined]
+
+
+def test_a_request_route_takes_the_request_alone() -> None:
+    async def two(request: Request, limit: int) -> Response:
+        return Response()
+
+    def blocking(request: Request) -> Response:
+        return Response()
+
+    for endpoint in (two, blocking):
+        with pytest.raises(TypeError, match="takes \\(request: Request\\)"):
+            RequestRoute("/x", endpoint)
+
+
+def test_the_unified_list_is_answered_without_fastapis_dependency_solver(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It takes the request alone: FastAPI's solver, a third of its cost, has nothing
+    to solve."""
+    account = service.account()
+    account.connect("microblog", "@solo")
+
+    async def unsolvable(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the dependency solver ran")
+
+    monkeypatch.setattr(fastapi.routing, "solve_dependencies", unsolvable)
+    listed = account.get("/api/connections/unified")
+    assert listed.status_code == 200  # type: ignore[attr-defined]
+    assert [c["name"] for c in listed.json()] == ["@solo"]  # type: ignore[attr-defined]
