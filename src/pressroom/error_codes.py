@@ -155,6 +155,14 @@ PLATFORM_MISCONFIGURED = _code(
     "an app it has not enrolled); nothing was published, and nothing will be until the "
     "operator changes what the message names.",
 )
+SECRET_KEY_MISSING = _code(
+    "secret_key_missing",
+    500,
+    "A connection's stored token was encrypted under a secret key this service does not "
+    "have (restored without its key, or the key changed without PRESSROOM_OLD_SECRET_KEYS); "
+    "nothing was sent, and nothing will be until the operator sets the key back or the "
+    "account is reconnected.",
+)
 DATABASE_BUSY = _code(
     "database_busy",
     503,

@@ -1,4 +1,4 @@
-"""What a media file really is: PyAV for video, Pillow for images.
+"""What a media file really is: PyAV for video, Pillow for images, pypdf for a document.
 
 Shared by the service's processing and the campaign validator, so the same bytes get the
 same verdict everywhere. It imports nothing of the service (no FastAPI, SQLAlchemy or
@@ -8,8 +8,9 @@ boto3) so that ``pressroom campaign validate`` stays light.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -29,6 +30,34 @@ VIDEO_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
     "video/quicktime": ("mov", (".mov", ".qt")),
     "video/webm": ("webm", (".webm",)),
 }
+DOCUMENT_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
+    # content type: (the format's name, accepted extensions)
+    "application/pdf": ("PDF", (".pdf",)),
+}
+"""A document is our extension to the media library: a PDF, which a document post takes
+(LinkedIn's, ``format: document`` on professional_network) and nothing else does."""
+
+
+class FileKind(StrEnum):
+    """What a file of the media library is. ``image`` and ``video`` are the
+    ``MediaKind``s networks' media rules judge; a ``document`` is neither, and only a
+    post in the ``document`` format takes one."""
+
+    IMAGE = "image"
+    VIDEO = "video"
+    DOCUMENT = "document"
+
+
+SentKind = MediaKind | Literal[FileKind.DOCUMENT]
+"""The kind of a file a post sends: an image, a video, or a document."""
+
+
+def file_kind_of(content_type: str) -> FileKind | None:
+    """The kind of file an accepted content type makes, or None for one not accepted."""
+    if content_type in DOCUMENT_TYPES:
+        return FileKind.DOCUMENT
+    kind = kind_of(content_type)
+    return FileKind(kind.value) if kind is not None else None
 
 
 def kind_of(content_type: str) -> MediaKind | None:
@@ -42,7 +71,7 @@ def kind_of(content_type: str) -> MediaKind | None:
 def content_type_for(filename: str) -> str | None:
     """The accepted content type an extension stands for, or None."""
     suffix = Path(filename).suffix.lower()
-    for table in (IMAGE_TYPES, VIDEO_TYPES):
+    for table in (IMAGE_TYPES, VIDEO_TYPES, DOCUMENT_TYPES):
         for content_type, (_, extensions) in table.items():
             if suffix in extensions:
                 return content_type
@@ -86,6 +115,7 @@ FORMAT_NAMES = {
     "video/mp4": "MP4",
     "video/quicktime": "QuickTime",
     "video/webm": "WebM",
+    "application/pdf": "PDF",
 }
 """How a reason names each accepted format."""
 
@@ -108,6 +138,59 @@ class ProbeError(ValueError):
     def __init__(self, reason: str, detail: str | None = None) -> None:
         super().__init__(reason)
         self.detail = detail
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """What reading a document found: its format and how many pages it has."""
+
+    format: str
+    """``PDF 1.7``: the format and the version its header declares."""
+    pages: int
+    kind: Literal[FileKind.DOCUMENT] = FileKind.DOCUMENT
+
+    def facts(self) -> dict[str, object]:
+        """What a file's row records of the reading (as ``MediaInfo.facts``)."""
+        return {"pages": self.pages}
+
+
+Probed = MediaInfo | DocumentInfo
+
+
+def probe_file(source: str | Path | BinaryIO, content_type: str) -> Probed:
+    """``probe`` for any file the library takes: a document is read, media decoded."""
+    if content_type in DOCUMENT_TYPES:
+        return probe_document(source)
+    return probe(source, content_type)
+
+
+def probe_document(source: str | Path | BinaryIO) -> DocumentInfo:
+    """Parse the PDF through to its page tree: a file that is not a whole PDF, or one
+    encrypted so that its pages cannot be read (as a network could not either), is
+    refused with the rule it broke."""
+    from pypdf import PdfReader
+    from pypdf.errors import PyPdfError
+
+    try:
+        reader = PdfReader(str(source) if isinstance(source, Path) else source, strict=False)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise ProbeError("the PDF is encrypted with a password; upload it without one")
+        pages = len(reader.pages)
+        version = reader.pdf_header.removeprefix("%")
+    except ProbeError:
+        raise
+    except (PyPdfError, OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ProbeError(
+            "the file is not a readable PDF: its bytes are not a whole PDF document",
+            f"{type(exc).__name__}: {exc}",
+        ) from None
+    except RecursionError:
+        raise ProbeError(
+            "the file is not a readable PDF: its structure nests without end"
+        ) from None
+    if pages < 1:
+        raise ProbeError("the PDF has no pages")
+    return DocumentInfo(version.replace("-", " ", 1) if version else "PDF", pages)
 
 
 def probe(source: str | Path | BinaryIO, content_type: str) -> MediaInfo:

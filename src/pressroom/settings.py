@@ -197,7 +197,8 @@ class Settings(BaseSettings):
     ``pressroom worker`` processes do it."""
     job_lease_seconds: int = Field(60, ge=1)
     """How long a claimed media job is held without its worker renewing the claim; a
-    dead worker's jobs are taken again after this."""
+    dead worker's jobs are taken again after this. A metrics round's lease too: a round
+    whose process died is failed after this, and a new one may start."""
     process_heartbeat_seconds: float = Field(15.0, gt=0)
     """How often each API and worker process records in the database that it is alive.
     One silent for four beats counts as dead: the publishes it had claimed are given up

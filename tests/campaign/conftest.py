@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pressroom.campaign import validate
+from tests.support.documents import make_pdf
 from tests.support.media import make_fake_video, make_image, make_video
 
 Write = Callable[[str], Path]
@@ -26,6 +27,8 @@ def media_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     make_image(folder / "photo.webp", size=(1280, 720), fmt="WEBP")
     make_fake_video(folder / "fake.mp4")
     (folder / "notes.txt").write_text("not media\n")
+    (folder / "deck.pdf").write_bytes(make_pdf(12))
+    (folder / "fake.pdf").write_text("not a PDF\n")
     return folder
 
 

@@ -192,7 +192,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
             "warning: c.yaml:3:3: media.typo: media 'typo' is not used by any post",
             "error: c.yaml:4:16: media.fake.path: 'media/fake.mp4': the file is not a readable video: its bytes are not MP4, QuickTime or WebM with pictures that decode (Invalid data found when processing input)",
             "warning: c.yaml:5:3: media.text: media 'text' is not used by any post",
-            "error: c.yaml:5:16: media.text.path: '.txt' files are not accepted; use .jpg, .jpeg, .png, .gif, .webp (images) or .mp4, .m4v, .mov, .qt, .webm (videos)",
+            "error: c.yaml:5:16: media.text.path: '.txt' files are not accepted; use .jpg, .jpeg, .png, .gif, .webp (images), .mp4, .m4v, .mov, .qt, .webm (videos) or .pdf (documents)",
             "warning: c.yaml:6:3: media.absolute: media 'absolute' is not used by any post",
             "error: c.yaml:6:20: media.absolute.path: '/etc/hosts' is an absolute path; write it relative to this campaign file (e.g. media/teaser.mp4) so it works on every checkout",
             "warning: c.yaml:7:3: media.folder: media 'folder' is not used by any post",

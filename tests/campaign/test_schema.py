@@ -51,10 +51,13 @@ def test_each_block_has_exactly_its_platforms_fields() -> None:
     for platform, block in BLOCKS.items():
         # `thread` exactly where the network has a thread rule (X, Threads),
         # `first_comment` where it takes a comment on the post, and `media` (a
-        # carousel's list) where it publishes several files as one post.
+        # carousel's list, or a photo post's on short_video) where it publishes several
+        # files as one post.
         thread = {THREAD} if takes_threads(platform) else set()
         comment = {FIRST_COMMENT} if takes_first_comment(platform) else set()
         carousel = {CAROUSEL} if takes_carousels(platform) else set()
+        if platform is Platform.SHORT_VIDEO:
+            carousel = {CAROUSEL}
         assert set(block.model_fields) == {
             *content_fields(platform),
             CONNECTIONS,

@@ -730,3 +730,33 @@ def test_a_format_the_label_does_not_offer_is_a_validation_error_naming_format(
         "fileId": "f",
         "documentTitle": "Q3 report",
     }
+
+
+def test_a_pdf_is_uploaded_and_posted_as_a_document_through_the_typed_method(
+    service: Service, client_for: MakeClient, tmp_path: Path
+) -> None:
+    from tests.support.documents import make_pdf
+
+    account = service.account()
+    client = client_for(account)
+    path = tmp_path / "q3-report.pdf"
+    path.write_bytes(make_pdf(4))
+    pdf = client.upload(path)  # the content type follows from the extension
+    assert pdf.is_ready and pdf.is_document
+    assert (pdf.kind, pdf.content_type, pdf.pages) == ("document", "application/pdf", 4)
+    post = client.publish_professional_network(
+        connection_id=connect(account, Platform.PROFESSIONAL_NETWORK),
+        text="Our quarter",
+        file_id=pdf.file_id,
+        format=PostFormat.DOCUMENT,
+        document_title="Q3 report",
+    )
+    assert post.format == "document"
+    [delivery] = deliveries(service)
+    assert delivery.payload["media"]["fileId"] == pdf.file_id
+    with pytest.raises(ValidationError) as refused:
+        client.publish_photo_sharing(
+            connection_id=connect(account, Platform.PHOTO_SHARING), file_id=pdf.file_id
+        )
+    assert refused.value.field == "fileId"
+    assert len(deliveries(service)) == 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -137,7 +138,8 @@ def test_the_consent_asks_for_page_posting(driver: FacebookPagesDriver) -> None:
         "redirect_uri": CALLBACK,
         "state": "st",
         "response_type": "code",
-        "scope": "pages_show_list,pages_manage_posts,pages_read_engagement,pages_manage_engagement",
+        "scope": "pages_show_list,pages_manage_posts,pages_read_engagement,"
+        "pages_manage_engagement,read_insights",
     }
 
 
@@ -532,6 +534,7 @@ def debugged(facebook: respx.MockRouter, **data: object) -> respx.Route:
             "pages_manage_posts",
             "pages_read_engagement",
             "pages_manage_engagement",
+            "read_insights",
         ],
         "granular_scopes": [
             {"scope": "pages_show_list", "target_ids": [PAGE]},
@@ -567,6 +570,7 @@ def test_inspect_reads_the_page_tokens_grant_with_the_apps_token_posting_nothing
         "pages_manage_posts": ScopeState.GRANTED,
         "pages_read_engagement": ScopeState.GRANTED,
         "pages_manage_engagement": ScopeState.GRANTED,
+        "read_insights": ScopeState.GRANTED,
     }
     assert (report.account, report.account_type) == ("Acme Bakery", "page")
     lines = {f.topic: f for f in report.findings}
@@ -637,6 +641,29 @@ def test_a_multi_photo_post_is_unpublished_photos_attached_to_one_post(
     assert [(i.platform_post_id, i.url) for i in post.items] == [
         (p, f"https://www.facebook.com/photo/?fbid={p}") for p in ("701", "702", "703")
     ]
+
+
+def test_the_contract_takes_attached_photos_only_from_unpublished_uploads() -> None:
+    """A Page post's attached_media, and a photo story's photo, are photos uploaded with
+    published=false before it; a published photo's id, or none uploaded, is refused."""
+    token = {"access_token": "EAAPageToken"}
+
+    def sent(held: Any, path: str, **body: str) -> None:
+        held.check(httpx.Request("POST", f"{GRAPH}/{PAGE}/{path}", data={**token, **body}))
+
+    attached = {f"attached_media[{i}]": f'{{"media_fbid":"70{i}"}}' for i in range(2)}
+    held = facebook_contract.contract()
+    sent(held, "photos", url=LINK, published="false")
+    sent(held, "photos", url=LINK, published="false")
+    sent(held, "feed", message="Open day", **attached)
+    for uploads in ({"published": "true"}, {}):
+        held = facebook_contract.contract()
+        sent(held, "photos", url=LINK, published="false")
+        sent(held, "photos", url=LINK, **uploads)  # published: not attachable
+        with pytest.raises(AssertionError, match="published=false"):
+            sent(held, "feed", message="Open day", **attached)
+    with pytest.raises(AssertionError, match="published=false"):
+        sent(facebook_contract.contract(), "photo_stories", photo_id="701")
 
 
 def test_a_photo_facebook_refuses_names_its_place_and_posts_nothing(
@@ -921,10 +948,108 @@ def test_metrics_are_the_posts_reactions_comments_and_shares(
             "id": POST,
         },
     )
+    insights(facebook, 200, {"data": [VIEWS]})
     metrics = driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)
-    assert metrics == PostMetrics(likes=25, comments=4, shares=3)
+    assert metrics == PostMetrics(impressions=412, likes=25, comments=4, shares=3)
     assert form(node.calls.last.request)["fields"] == f"shares,{COUNTS}"
     assert isinstance(driver, MetricsDriver)
+
+
+VIEWS = {
+    "name": "post_media_view",
+    "period": "lifetime",
+    "values": [{"value": 412}],
+    "title": "Lifetime Post Media Views",
+    "description": "Lifetime: The number of times your post was on screen.",
+    "id": f"{POST}/insights/post_media_view/lifetime",
+}
+"""An insights row as https://developers.facebook.com/docs/graph-api/reference/insights
+shows them (its metric the post_impressions replacement the Pages API changelog names)."""
+
+
+def insights(facebook: respx.MockRouter, status: int, answer: dict[str, object]) -> respx.Route:
+    return read(facebook, f"/{POST}/insights", metric="post_media_view").respond(
+        status, json=answer
+    )
+
+
+def counts(facebook: respx.MockRouter) -> None:
+    read(facebook, f"/{POST}").respond(
+        200,
+        json={
+            "reactions": {"data": [], "summary": {"total_count": 7}},
+            "comments": {"data": [], "summary": {"total_count": 1}},
+            "id": POST,
+        },
+    )
+
+
+def test_a_page_under_100_likes_counts_no_impressions_and_keeps_the_rest(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    counts(facebook)
+    insights(
+        facebook,
+        400,
+        {
+            "error": {
+                "message": "Facebook Page insights are only available for Pages with at "
+                "least 100 likes.",
+                "type": "OAuthException",
+                "code": 2874008,
+            }
+        },
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)
+    assert metrics == PostMetrics(impressions=None, likes=7, comments=1)
+
+
+def test_a_grant_without_read_insights_counts_no_impressions(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    """A connection made before pressroom asked for read_insights keeps its other figures."""
+    counts(facebook)
+    insights(
+        facebook,
+        403,
+        {"error": {"message": "(#10) Requires read_insights permission", "code": 10}},
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)
+    assert metrics == PostMetrics(impressions=None, likes=7, comments=1)
+
+
+def test_insights_over_the_rate_limit_fail_the_read(
+    facebook: respx.MockRouter, driver: FacebookPagesDriver
+) -> None:
+    counts(facebook)
+    insights(facebook, 400, {"error": {"message": "(#32) Page request limit reached", "code": 32}})
+    with pytest.raises(PlatformRateLimited):
+        driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)
+
+
+def test_the_contract_refuses_the_deprecated_impressions_and_insights_without_the_scope() -> None:
+    asked = {"method": "GET", "access_token": "EAAPageToken"}
+    granted = frozenset(
+        {"pages_show_list", "pages_manage_posts", "pages_read_engagement", "read_insights"}
+    )
+    held = facebook_contract.contract(granted=granted)
+    held.check(
+        httpx.Request(
+            "POST", f"{GRAPH}/{POST}/insights", data={**asked, "metric": "post_media_view"}
+        )
+    )
+    for metric in ("post_impressions", "post_impressions_unique", "post_views"):
+        with pytest.raises(AssertionError):
+            held.check(
+                httpx.Request("POST", f"{GRAPH}/{POST}/insights", data={**asked, "metric": metric})
+            )
+    without = facebook_contract.contract(granted=granted - {"read_insights"})
+    with pytest.raises(AssertionError):
+        without.check(
+            httpx.Request(
+                "POST", f"{GRAPH}/{POST}/insights", data={**asked, "metric": "post_media_view"}
+            )
+        )
 
 
 def test_metrics_of_a_video_ask_for_no_shares_and_count_none(

@@ -17,6 +17,7 @@ host documents) and never in a URL, the scopes asked for at consent.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
@@ -1020,3 +1021,72 @@ def test_metrics_of_a_post_deleted_on_instagram_are_unsupported(
     )
     with pytest.raises(MetricsUnsupported, match="deleted on the network"):
         driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
+
+
+# --- alt text (``alt_text`` on image containers, since 2025-03-24,
+# https://developers.facebook.com/docs/instagram-platform/content-publishing) ---
+
+
+def test_a_photos_alt_text_goes_on_its_image_container(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    container = instagram.post(f"{GRAPH}/{USER}/media").respond(200, json={"id": "178894"})
+    instagram.get(f"{GRAPH}/178894").respond(200, json={"status_code": "FINISHED", "id": "178894"})
+    instagram.post(f"{GRAPH}/{USER}/media_publish").respond(200, json={"id": "17920"})
+    instagram.get(f"{GRAPH}/17920").respond(
+        200, json={"permalink": "https://www.instagram.com/p/Alt1/", "id": "17920"}
+    )
+    sent = delivery()
+    assert sent.media is not None
+    driver.publish(replace(sent, media=replace(sent.media, alt_text="Sourdough, sliced")))
+    assert form_of(container.calls.last.request)["alt_text"] == "Sourdough, sliced"
+
+
+def test_a_carousels_image_items_carry_their_alt_text(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    me(instagram)
+    created = instagram.post(f"{GRAPH}/{USER}/media")
+    created.side_effect = [
+        httpx.Response(200, json={"id": container}) for container in ("901", "902", "903", "910")
+    ]
+    for container in ("901", "902", "903", "910"):
+        instagram.get(f"{GRAPH}/{container}").respond(
+            200, json={"status_code": "FINISHED", "id": container}
+        )
+    instagram.post(f"{GRAPH}/{USER}/media_publish").respond(200, json={"id": "17920238422030999"})
+    published_carousel(instagram)
+    sent = carousel()
+    first, video, third = sent.items
+    items = (replace(first, alt_text="Rye"), video, replace(third, alt_text="Spelt"))
+
+    driver.publish(replace(sent, items=items))
+
+    alts = [form_of(call.request).get("alt_text") for call in created.calls]
+    assert alts == ["Rye", None, "Spelt", None]
+
+
+def test_alt_text_on_a_video_is_refused_before_any_request(driver: InstagramDriver) -> None:
+    sent = delivery(MediaKind.VIDEO)
+    assert sent.media is not None
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(replace(sent, media=replace(sent.media, alt_text="A reel")))
+    assert refused.value.field == "fileAlts.file_1"
+    assert refused.value.rule is not None and refused.value.rule.id == "photo_sharing.alt_text"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"media_type": "STORIES", "image_url": LINK, "alt_text": "a story"},
+        {"media_type": "REELS", "video_url": LINK, "alt_text": "a reel"},
+        {"media_type": "VIDEO", "video_url": LINK, "is_carousel_item": "true", "alt_text": "v"},
+    ],
+)
+def test_the_contract_refuses_alt_text_but_on_an_image_post(body: dict[str, str]) -> None:
+    request = httpx.Request(
+        "POST", f"{GRAPH}/{USER}/media", data=body, headers={"Authorization": "Bearer IGAAtoken"}
+    )
+    with pytest.raises(AssertionError, match="alt_text is for image posts"):
+        instagram_contract.contract().check(request)

@@ -529,3 +529,46 @@ def test_metrics_of_a_rate_limited_read_are_rate_limited(
     )
     with pytest.raises(PlatformRateLimited):
         driver.fetch_metrics(Account("conn_1", "pressroomhq"), "813744226420795884")
+
+
+# --- alt text (``PinCreate.alt_text``, at most 500) ---
+
+
+def test_a_pins_alt_text_is_its_alt_text(
+    pinterest: respx.MockRouter, driver: PinterestDriver
+) -> None:
+    from dataclasses import replace
+
+    route = pinterest.post("/pins").respond(
+        201, json=pin("813744226420795884", "2026-11-25T12:00:02")
+    )
+    sent = delivery()
+    assert sent.media is not None
+    driver.publish(replace(sent, media=replace(sent.media, alt_text="A tulip field")))
+    assert json.loads(route.calls.last.request.content)["alt_text"] == "A tulip field"
+
+
+def test_alt_text_over_500_or_on_a_carousel_pin_never_reaches_pinterest(
+    driver: PinterestDriver,
+) -> None:
+    from dataclasses import replace
+
+    sent = delivery()
+    assert sent.media is not None
+    with pytest.raises(PlatformRefused) as refused:
+        driver.publish(replace(sent, media=replace(sent.media, alt_text="a" * 501)))
+    assert refused.value.field == "fileAlts.file_1"
+    assert refused.value.rule is not None and refused.value.rule.id == "pin_board.alt_text"
+    carousel = carousel_delivery(2)
+    first, second = carousel.items
+    with pytest.raises(PlatformRefused, match="carousel"):
+        driver.publish(replace(carousel, items=(replace(first, alt_text="one"), second)))
+
+
+def test_the_contract_holds_alt_text_to_pinterests_500() -> None:
+    from tests.drivers.contracts.pinterest import check_pin
+
+    source = {"source_type": "image_url", "url": LINK}
+    with pytest.raises(AssertionError, match="alt_text"):
+        check_pin({"board_id": "549755885175", "media_source": source, "alt_text": "a" * 501})
+    check_pin({"board_id": "549755885175", "media_source": source, "alt_text": "a" * 500})

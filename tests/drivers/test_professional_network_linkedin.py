@@ -673,13 +673,13 @@ class StoredPdf:
 def document(title: str | None = "Q3 report") -> Delivery:
     from dataclasses import replace
 
-    from pressroom.platforms import MediaKind
+    from pressroom.probe import FileKind
     from pressroom.service.drivers.base import Media
 
     fields: dict[str, object] = {"text": "Our quarter", "format": "document"}
     if title is not None:
         fields["documentTitle"] = title
-    pdf = Media("file_9", MediaKind.IMAGE, "application/pdf", "files/file_9", None, 13)
+    pdf = Media("file_9", FileKind.DOCUMENT, "application/pdf", "files/file_9", None, 13, pages=2)
     return replace(delivery(), fields=fields, media=pdf)
 
 
@@ -818,3 +818,43 @@ def test_the_reads_of_a_posts_figures_need_scopes_the_consent_does_not_ask_for(
     ):
         with pytest.raises(AssertionError, match="needs the scopes"):
             held.check(httpx.Request("GET", f"https://api.linkedin.com{path}"))
+
+
+# --- alt text (``content.multiImage.images[].altText``,
+# https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/multiimage-post-api) ---
+
+
+def test_each_image_of_a_multi_image_post_carries_its_alt_text(
+    linkedin: respx.MockRouter, driver: LinkedInDriver
+) -> None:
+    from dataclasses import replace
+
+    driver.media = Stored()
+    linkedin.get("https://api.linkedin.com/v2/userinfo").respond(200, json=USERINFO)
+    initialized = linkedin.post("https://api.linkedin.com/rest/images")
+    initialized.side_effect = [
+        httpx.Response(
+            200,
+            json={
+                "value": {
+                    "uploadUrlExpiresAt": 1650567510704,
+                    "uploadUrl": f"{UPLOAD}?ca=vector_feedshare&cn=uploads&m=AQ{n}&sync=0",
+                    "image": f"urn:li:image:C4E10AQFoyyAjHPMQ{n}",
+                }
+            },
+        )
+        for n in (1, 2)
+    ]
+    linkedin.put(UPLOAD).respond(201)
+    posted = linkedin.post("https://api.linkedin.com/rest/posts").respond(
+        201, headers={"x-restli-id": URN}
+    )
+    sent = multi_image()
+    first, second = sent.items
+
+    driver.publish(replace(sent, items=(first, replace(second, alt_text="The team at lunch"))))
+
+    assert json.loads(posted.calls.last.request.content)["content"]["multiImage"]["images"] == [
+        {"id": "urn:li:image:C4E10AQFoyyAjHPMQ1"},
+        {"id": "urn:li:image:C4E10AQFoyyAjHPMQ2", "altText": "The team at lunch"},
+    ]

@@ -734,3 +734,80 @@ def test_metrics_over_the_rate_limit_are_rate_limited(
     )
     with pytest.raises(PlatformRateLimited):
         driver.fetch_metrics(Account("conn_twin", "acme.bakery"), POST_ID)
+
+
+# --- alt text (``alt_text`` on IMAGE and VIDEO containers,
+# https://developers.facebook.com/docs/threads/posts/accessibility) ---
+
+
+def test_each_carousel_item_carries_its_alt_text_on_its_container(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    driver.media = Links()
+    read(threads, "/me").respond(200, json={"id": USER})
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        200, json={"data": [{"quota_usage": 1, "config": {"quota_total": 250}}]}
+    )
+    made = threads.post(f"{API}/{USER}/threads")
+    made.side_effect = [httpx.Response(200, json={"id": c}) for c in ("501", "502", "510")]
+    for container in ("501", "502", "510"):
+        read(threads, f"/{container}").respond(200, json={"status": "FINISHED", "id": container})
+    threads.post(f"{API}/{USER}/threads_publish").respond(200, json={"id": "1789099999"})
+    carousel_read_back(threads)
+    sent = carousel_delivery()
+    image, video = sent.items
+    described = replace(
+        sent,
+        items=(replace(image, alt_text="Three loaves"), replace(video, alt_text="Slicing rye")),
+    )
+
+    driver.publish(described)
+
+    forms = [form(call.request) for call in made.calls]
+    assert [f.get("alt_text") for f in forms] == ["Three loaves", "Slicing rye", None]
+
+
+def test_a_thread_parts_file_carries_its_alt_text(
+    threads: respx.MockRouter, driver: ThreadsDriver
+) -> None:
+    from pressroom.platforms import MediaKind
+    from pressroom.service.drivers.base import Media
+
+    driver.media = Links()
+    read(threads, "/me").respond(200, json={"id": USER})
+    read(threads, f"/{USER}/threads_publishing_limit").respond(
+        200, json={"data": [{"quota_usage": 1, "config": {"quota_total": 250}}]}
+    )
+    made = threads.post(f"{API}/{USER}/threads").respond(200, json={"id": CONTAINER})
+    read(threads, f"/{CONTAINER}").respond(200, json={"status": "FINISHED", "id": CONTAINER})
+    threads.post(f"{API}/{USER}/threads_publish").respond(200, json={"id": "1789012346"})
+    read(threads, "/1789012346").respond(
+        200,
+        json={
+            "permalink": "https://www.threads.net/@acme.bakery/post/C1a2B4",
+            "timestamp": "2026-11-25T12:00:04+0000",
+            "id": "1789012346",
+        },
+    )
+    image = Media(
+        "file_1", MediaKind.IMAGE, "image/jpeg", "files/file_1", None, 1000, alt_text="Rye loaf"
+    )
+    driver.publish(replace(delivery("Rye on Fridays."), reply_to="1789012345", media=image))
+    assert form(made.calls.last.request)["alt_text"] == "Rye loaf"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"media_type": "TEXT", "text": "Hello", "alt_text": "nothing to describe"},
+        {"media_type": "CAROUSEL", "children": "501,502", "alt_text": "on the carousel"},
+    ],
+)
+def test_the_contract_refuses_alt_text_on_a_text_or_carousel_container(
+    body: dict[str, str],
+) -> None:
+    request = httpx.Request(
+        "POST", f"{API}/{USER}/threads", data=body | {"access_token": "THAAtoken"}
+    )
+    with pytest.raises(AssertionError, match="alt_text"):
+        threads_contract.contract().check(request)

@@ -81,3 +81,30 @@ def test_a_posts_chart_and_a_campaigns_totals_show_the_apis_numbers(
         assert cell.inner_text() == str(network["totals"][name])
     page.goto("/campaigns/never/metrics")
     assert page.get_by_role("heading", name="Campaign not found").is_visible()
+
+
+def test_a_threads_metrics_page_shows_each_part_and_the_total(
+    page: Any, axe: Any, live_server: LiveServer
+) -> None:
+    key, connection = signed_up_with_microblog(page, axe, live_server)
+    body = {"connectionId": connection, "text": "part 1", "thread": [{"text": "part 2"}]}
+    answer = api(live_server, key, "POST", "/api/v2/microblog/publish", json=body)
+    assert answer.status_code == 200, answer.text
+    record = answer.json()["recordId"]
+    _round(live_server, key)
+    metrics = api(live_server, key, "GET", f"/api/posts/{record}/metrics").json()
+    assert [p["index"] for p in metrics["parts"]] == [1]
+
+    page.goto(f"/posts/{record}/metrics")
+    check_page(page, axe)
+    table = page.locator("#post-parts-table")
+    assert table.locator("caption").is_visible()
+    rows = table.locator("tr:has(th[scope=row])")
+    assert rows.count() == 3
+    counted = [n for n in FIGURES if metrics["totals"][n] is not None]
+    for i, figures in enumerate(
+        (metrics["latest"], metrics["parts"][0]["latest"], metrics["totals"])
+    ):
+        for name in counted:
+            cell = rows.nth(i).locator(f'td[data-figure="{name}"]').inner_text()
+            assert cell == str(figures[name])

@@ -15,3 +15,9 @@ def test_the_rules_page_lists_the_rule_table() -> None:
     end = text.index("<!-- end network rules -->")
     listed = [row for row in text[start:end].splitlines()[1:] if row]
     assert listed == markdown_table()
+
+
+def test_the_rules_page_lists_formats_and_alt_text_beside_the_table() -> None:
+    text = RULES_PAGE.read_text(encoding="utf-8")
+    for rule_id in ("professional_network.document", "pin_board.alt_text", "short_video.photo"):
+        assert f"| `{rule_id}` |" in text, rule_id

@@ -16,6 +16,7 @@ from schemathesis import GenerationMode, HookContext
 
 from pressroom import rules as network
 from pressroom.platforms import RULES
+from pressroom.rules.alt_text import ALT_TEXT_RULES
 from pressroom.rules.model import ForbiddenCharacters, ItemCount
 
 _GRAPHEME = regex.compile(r"\X")
@@ -102,7 +103,27 @@ def map_case(context: HookContext, case: schemathesis.Case) -> schemathesis.Case
             files = {body.get("fileId"), *(body.get("fileIds") or [])}
             body["fileAlts"] = {name: alt for name, alt in alts.items() if name in files}
 
-    # 4. Whether a webhook URL may be called depends on where its host is (a public
+    # 4. `fileAlts` keys are the post's own file ids, and a network takes alt text on a
+    #    feed post's files only, a carousel Pin's none (``pressroom.rules.alt_text``):
+    #    JSON Schema cannot tie a map's keys to other fields' values. A positive body's
+    #    alt text goes to the post's first file, or is dropped where none can take it.
+    if labelled is not None and isinstance(body.get("fileAlts"), dict):
+        texts = [t for t in body["fileAlts"].values() if isinstance(t, str) and t.strip()]
+        ids = [body["fileId"]] if isinstance(body.get("fileId"), str) else []
+        ids += [i for i in body.get("fileIds") or [] if isinstance(i, str)]
+        carousel = bool(body.get("fileIds"))
+        rule = ALT_TEXT_RULES[labelled.platform]
+        if (
+            not ids
+            or not texts
+            or body.get("format", "post") != "post"
+            or (carousel and not rule.carousels)
+        ):
+            del body["fileAlts"]
+        else:
+            body["fileAlts"] = {ids[0]: texts[0]}
+
+    # 5. Whether a webhook URL may be called depends on where its host is (a public
     #    address): the network's answer, not the string's shape, which JSON Schema cannot
     #    know. Positive cases point at a public https host.
     if case.operation.path.startswith("/api/webhooks") and isinstance(body.get("url"), str):

@@ -316,6 +316,54 @@ def test_a_video_in_another_codec_and_rate_is_transcoded_to_h264_for_the_network
         assert sound == (["aac"] if "sound" in clip else [])
 
 
+@pytest.mark.parametrize("backend", ["local"], indirect=True)
+def test_pad_and_crop_make_a_video_the_shape_instagram_takes(
+    library: Library, tmp_path: Path
+) -> None:
+    """A 1100x100 strip (11:1) where Instagram takes video from 0.01:1 to 10:1: refused
+    by that rule unless the post says pad (letterboxed to 10:1, the whole strip kept) or
+    crop (its centre at 10:1), and then sent as the H.264 made for that shape."""
+    import av
+
+    def strip(index: int, frames: int) -> Image.Image:
+        picture = Image.new("RGB", (1100, 100), (220, 30, 30))
+        picture.paste((30, 30, 220), (0, 0, 50, 100))  # a blue band at the left edge
+        return picture
+
+    account = library.account()
+    clip = make_video(tmp_path / "strip.mp4", 3.5, width=1100, height=100, fps=24, paint=strip)
+    source = ready(library, account, clip)
+    connection = photo_connection(account)
+
+    refused = publish(account, PHOTO, {"connectionId": connection, "fileId": source})
+    assert refused.status_code == 400, refused.text
+    assert error_of(refused)["rule"] == "photo_sharing.video_aspect_ratio"
+
+    def first_frame(fit: str) -> Image.Image:
+        body = {"connectionId": connection, "fileId": source, "fit": fit}
+        answer = publish_when_fitted(account, PHOTO, body)
+        assert answer.status_code == 200, answer.text
+        media = deliveries(library.service)[-1].payload["media"]
+        assert media["storageKey"].startswith("derived/")
+        with (
+            library.media.storage.local_copy(media["storageKey"]) as path,
+            av.open(str(path)) as made,
+        ):
+            assert made.streams.video[0].codec_context.name == "h264"
+            return next(made.decode(video=0)).to_image()
+
+    padded = first_frame("pad")
+    assert padded.size == (1100, 110)  # 10:1, the strip whole between two bars
+    assert max(padded.getpixel((550, 1))) < 40  # a black bar above
+    assert padded.getpixel((550, 55))[0] > 150  # the strip's red in the middle
+    assert padded.getpixel((10, 55))[2] > 150  # and its blue edge kept
+    cropped = first_frame("crop")
+    assert cropped.size == (1000, 100)  # 10:1, its centre at full height
+    assert cropped.getpixel((10, 50))[0] > 150  # the blue edge cut away
+    profiles = [d["profile"] for d in library.status(account, source)["derivatives"]]
+    assert profiles == ["photo_sharing.video.crop", "photo_sharing.video.pad"]
+
+
 @ON_BOTH_BACKENDS
 def test_a_conversion_over_its_memory_bound_fails_the_derived_file_not_the_worker(
     library_factory: Callable[..., Library], tmp_path: Path

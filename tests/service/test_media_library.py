@@ -38,6 +38,7 @@ def test_status_has_the_documented_shape(library: Library, media_files: MediaFil
         "width": None,
         "height": None,
         "mediaFormat": None,
+        "pages": None,  # our extension: a document's page count
         "failureReason": None,
         "sha256": None,
         "derivatives": [],  # our extension: files made from it for networks, none yet

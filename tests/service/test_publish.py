@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any
 
 import pytest
 
@@ -104,6 +105,44 @@ def test_every_platform_publishes_with_its_result_shape(
     assert record["platformPostId"] == platform_id
     assert record["request"] == body
     assert record["result"] == result
+
+
+def test_a_text_post_takes_no_worker_thread_for_its_checks(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A post with no file to read is checked on the event loop: a thread's hand-off
+    and back cost more than its checks (a thread part naming files still takes one:
+    ``test_thread_files``)."""
+    from pressroom.service.publishing import service as publishing
+
+    handed: list[str] = []
+    real = publishing.run_in_threadpool
+
+    async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        handed.append(fn.__name__)
+        return await real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(publishing, "run_in_threadpool", counted)
+    account = service.account()
+    body = valid_body(account, Platform.MICROBLOG, thread=[{"text": "a reply"}])
+    assert publish(account, Platform.MICROBLOG, body, key="text-only").status_code == 200
+    assert handed == []
+
+
+def test_the_sandbox_reads_the_token_in_its_delivery_unit(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sandbox's scope check reads the connection's token in the transaction of the
+    delivery it is writing, not on a pooled connection of its own."""
+    from pressroom.service.drivers import tokens
+
+    def elsewhere(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the token was read outside the delivery's unit of work")
+
+    monkeypatch.setattr(tokens.ConnectionTokens, "access_token", elsewhere)
+    account = service.account()
+    body = valid_body(account, Platform.MICROBLOG)
+    assert publish(account, Platform.MICROBLOG, body, key="token-in-unit").status_code == 200
 
 
 def test_video_sharing_echoes_privacy_status_defaulting_to_public(service: Service) -> None:

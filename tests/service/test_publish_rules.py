@@ -149,7 +149,14 @@ def test_text_only_platforms_refuse_media(service: Service, platform: Platform) 
     assert response.status_code == 400
     error = error_of(response)
     assert error["code"] == "media_kind_not_allowed" and error["field"] == "fileId"
-    if platform in CAROUSELS:  # its files go in fileIds, as a carousel
+    if platform is Platform.PROFESSIONAL_NETWORK:  # a file alone is a document's PDF
+        assert error["message"] == (
+            "professional_network takes one file only as a document post: give format: "
+            "document and documentTitle with a PDF in fileId, or remove fileId (give fileIds "
+            "for a carousel)."
+        )
+        assert error["rule"] == "professional_network.document"
+    elif platform in CAROUSELS:  # its files go in fileIds, as a carousel
         assert error["message"] == (
             f"{platform.value} takes no single file: remove fileId, or give fileIds for a carousel."
         )

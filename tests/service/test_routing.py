@@ -36,6 +36,27 @@ def test_a_path_without_parameters_is_looked_for_once(service: Service) -> None:
     assert asked == ["/api/connections/unified"]
 
 
+def test_the_router_remembered_is_not_asked_again(service: Service) -> None:
+    """The included router that took a path is asked whether it matches once, on the
+    first walk: its answer adds nothing to the request, and it walks its own routes
+    again anyway as it hands the request on."""
+    account = service.account()
+    app: Any = service.client.app
+    asked: list[str] = []
+    taking = next(
+        r
+        for r in app.router.routes
+        if hasattr(r, "original_router")
+        and any(
+            getattr(c, "path", None) == "/api/connections/unified" for c in r.original_router.routes
+        )
+    )
+    _counting(taking, asked)
+    for _ in range(3):
+        assert account.get("/api/connections/unified").status_code == 200  # type: ignore[attr-defined]
+    assert asked == ["/api/connections/unified"]
+
+
 def test_the_routes_answer_as_before_however_often_asked(service: Service) -> None:
     """Paths with parameters, wrong methods and unknown paths walk the routes each
     time and keep their answers."""

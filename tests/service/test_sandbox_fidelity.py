@@ -228,8 +228,9 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
             "threads_read_replies",
         }
     ),
-    # Facebook: pages_manage_engagement is for a first comment only.
-    Platform.PAGE_SOCIAL: frozenset({"pages_manage_engagement"}),
+    # Facebook: pages_manage_engagement is for a first comment only, read_insights for
+    # a post's impressions.
+    Platform.PAGE_SOCIAL: frozenset({"pages_manage_engagement", "read_insights"}),
     # Pinterest: POST /v5/pins needs the board and pin scopes, not the account's.
     Platform.PIN_BOARD: frozenset({"user_accounts:read"}),
     Platform.TEXT_THREAD: frozenset(

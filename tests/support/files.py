@@ -60,3 +60,32 @@ def make_file(
             )
         )
     return file_id
+
+
+def make_document(
+    account: AccountHandle, *, pages: int = 12, size: int = 200_000, status: str = "ready"
+) -> str:
+    """A PDF of the account, as the media library records one it has read: kind
+    ``document``, its page count, no picture. Returns its id."""
+    now = utcnow()
+    file_id = new_id("file")
+    with transaction(account.service.sessions) as db:
+        db.add(
+            File(
+                id=file_id,
+                account_id=account.id,
+                filename=f"{file_id}.pdf",
+                content_type="application/pdf",
+                kind="document",
+                status=status,
+                storage_key=f"{account.id}/{file_id}",
+                size=size,
+                created_at=now,
+                upload_expires_at=now + timedelta(hours=1),
+                uploaded_at=now,
+                processed_at=now if status in ("ready", "failed") else None,
+                media_format="PDF 1.7",
+                pages=pages,
+            )
+        )
+    return file_id

@@ -17,6 +17,7 @@ from typing import Any
 from pressroom import rules as network
 from pressroom.campaign import media as media_files
 from pressroom.campaign import model
+from pressroom.campaign.alts import sent_alts
 from pressroom.campaign.fields import (
     ALT_TEXT,
     BOARD,
@@ -28,6 +29,7 @@ from pressroom.campaign.fields import (
     PRIVACY_LEVEL,
     THUMBNAIL,
     content_fields,
+    takes_post_media,
 )
 from pressroom.campaign.format import (
     CAROUSEL,
@@ -57,14 +59,20 @@ from pressroom.platforms import (
     Recommendation,
 )
 from pressroom.post_campaign import MAX_CHARS as CAMPAIGN_MAX_CHARS
+from pressroom.probe import DocumentInfo, FileKind, MediaInfo
 from pressroom.rules import formats
+from pressroom.rules.alt_text import check_alt_text
 from pressroom.rules.formats import DOCUMENT_TITLE
 from pressroom.statuses import ShortVideoPrivacyLevel
 
 PRIVACY_LEVELS: tuple[str, ...] = tuple(ShortVideoPrivacyLevel)
 _SLUG = re.compile(SLUG)
 _MEDIA_NAME = re.compile(MEDIA_NAME)
-_ARTICLE = {MediaKind.IMAGE: "an image", MediaKind.VIDEO: "a video"}
+_ARTICLE: dict[str, str] = {
+    MediaKind.IMAGE: "an image",
+    MediaKind.VIDEO: "a video",
+    FileKind.DOCUMENT: "a PDF (a document)",
+}
 
 
 @dataclass(frozen=True)
@@ -141,9 +149,13 @@ class _Checker:
                 )
             if entry.folder is not None and not entry.folder.strip():
                 self.report.error((*path, "folder"), "the folder name is empty; leave it out")
+            if entry.alt is not None and not entry.alt.strip():
+                self.report.error(
+                    (*path, "alt"), "the alt text is blank: describe the file or leave it out"
+                )
             try:
                 self.media[name] = media_files.examine(
-                    name, entry.path, entry.folder, self.base_dir
+                    name, entry.path, entry.folder, self.base_dir, entry.alt
                 )
             except media_files.MediaProblem as exc:
                 self.report.error((*path, "path"), str(exc))
@@ -275,7 +287,20 @@ class _Checker:
             self._check_carousel(content)  # instead of the post's media, on this network
         else:
             self._check_media(content, media, post.media)
+        self._check_alts(content, post.media)
         return content
+
+    def _check_alts(self, content: model.Content, post_media: str | None) -> None:
+        """Each alt text this post sends, at its ``alt:`` line, against the network's
+        length limit (Pinterest's 500 code points)."""
+        for name, text in sent_alts(content, post_media, self.media).items():
+            broken = check_alt_text(content.platform, text)
+            if broken is not None:
+                self.report.error(
+                    ("media", name, "alt"),
+                    f"{content.platform.value} ({broken.rule.network}) is sent this alt "
+                    f"text: {broken.message} ({broken.reference})",
+                )
 
     def _check_text(self, content: model.Content) -> None:
         rules = RULES[content.platform]
@@ -457,6 +482,9 @@ class _Checker:
         origin = content.origins[CAROUSEL]
         platform = content.platform
         count = len(content.carousel)
+        if platform not in network.CAROUSELS:
+            self._check_format_list(content, origin)
+            return
         wrong_count = network.check_carousel(platform, count)
         if wrong_count is not None:
             self.report.error(
@@ -473,6 +501,54 @@ class _Checker:
                 at_key=True,
             )
         self._check_items(content, content.carousel, origin)
+
+    def _check_format_list(self, content: model.Content, origin: FieldPath) -> None:
+        """A list of media where the network has no carousel but a format of several
+        files (TikTok's photo post): the format at the key, its count as the API checks
+        ``fileIds``, each file at its own line as the API checks ``fileIds[i]``."""
+        platform = content.platform
+        chosen = content.text(FORMAT)
+        rule = (
+            formats.format_rule(platform, PostFormat(chosen)) if chosen in set(PostFormat) else None
+        )
+        if rule is None or rule.max_items == 1:
+            (takes,) = [
+                r for r in formats.FORMAT_RULES if r.platform is platform and r.max_items > 1
+            ]
+            self.report.error(
+                origin,
+                f"a list of media on {platform.value} is a {takes.network} {takes.format} "
+                f"post: add 'format: {takes.format}', or write 'media: <name>' on the post "
+                "for one file",
+                at_key=True,
+                rule=takes,
+            )
+            return
+        wrong_count = formats.check_format_count(rule, len(content.carousel))
+        if wrong_count is not None:
+            self.report.error(
+                origin,
+                f"{rule.network} would refuse it: {wrong_count.message.rstrip('.')}",
+                at_key=True,
+                rule=rule,
+            )
+        for index, name in enumerate(content.carousel):
+            where = (*origin, index)
+            self.used_media.add(name)
+            media = self.media.get(name)
+            if media is None:
+                if name not in self.unusable_media:
+                    known = set(self.shape.media) | self.unusable_media
+                    hint = did_you_mean(name, known) if known else "add it under 'media:' first"
+                    self.report.error(where, f"no media named '{name}'; {hint}")
+                continue
+            problem = formats.check_format_file(rule, _facts(media), media.content_type)
+            if problem is not None:
+                self.report.error(
+                    where,
+                    f"{rule.network} would refuse media '{name}': {problem.rstrip('.')}",
+                    rule=rule,
+                )
 
     def _check_thread_media(self, content: model.Content) -> None:
         """Each thread part's ``media`` as the API checks ``thread[i].fileIds``: one
@@ -541,7 +617,18 @@ class _Checker:
     ) -> None:
         rules = RULES[content.platform]
         platform = content.platform.value
-        if rules.text_only:
+        if rules.text_only and takes_post_media(content.platform, content.fields):
+            # A format that takes a file on a text-only label: a document post's PDF.
+            if media_name is None:
+                self.report.error(
+                    content.path,
+                    f"format: {content.text(FORMAT)} needs its file: add 'media: <name>' "
+                    "(a PDF) to this post",
+                    at_key=True,
+                )
+            elif media is not None:
+                self._check_kind(content, media)
+        elif rules.text_only:
             if media_name is not None:
                 self.report.error(
                     content.path,
@@ -578,7 +665,14 @@ class _Checker:
             else None
         )
         if rule is not None:
-            problem = formats.check_format_file(rule, _facts(media), media.content_type)
+            info = media.info
+            problem = formats.check_format_file(
+                rule,
+                _facts(media) if isinstance(info, MediaInfo) else None,
+                media.content_type,
+                pages=info.pages if isinstance(info, DocumentInfo) else None,
+                size=media.size,
+            )
             if problem is not None:
                 self.report.error(
                     content.path,
@@ -593,9 +687,15 @@ class _Checker:
             return
         if media.kind not in rules.media_kinds:
             kinds = " or ".join(_ARTICLE[kind] for kind in sorted(rules.media_kinds))
+            only = (
+                " (only a professional_network post with 'format: document' takes one)"
+                if media.kind == FileKind.DOCUMENT
+                else ""
+            )
             self.report.error(
                 content.path,
-                f"{platform} takes {kinds}, but media '{media.name}' is {_ARTICLE[media.kind]}",
+                f"{platform} takes {kinds}, but media '{media.name}' is "
+                f"{_ARTICLE[media.kind]}{only}",
                 at_key=True,
             )
             return
@@ -612,6 +712,8 @@ class _Checker:
     ) -> None:
         """A video against the spec's length for the label."""
         rules = RULES[platform]
+        if not isinstance(media.info, MediaInfo):
+            return
         duration = media.info.duration_seconds
         low, high = rules.min_video_seconds, rules.max_video_seconds
         too_short = duration is not None and low is not None and duration < low
@@ -668,7 +770,9 @@ class _Checker:
                 self.report.error(origin, f"no media named '{name}'; {hint}")
             return
         if thumbnail.kind is not MediaKind.IMAGE:
-            self.report.error(origin, f"a thumbnail is an image, but media '{name}' is a video")
+            self.report.error(
+                origin, f"a thumbnail is an image, but media '{name}' is {_ARTICLE[thumbnail.kind]}"
+            )
             return
         self._check_network_media(
             content.platform, thumbnail, origin, at_key=False, subject=network.Subject.THUMBNAIL
@@ -766,9 +870,12 @@ def _fit_of(content: model.Content) -> network.Fit | None:
 
 
 def _facts(media: model.Media) -> network.MediaFacts:
+    """An image's or a video's facts for the media rules (a document has none: its
+    format rule reads its size and pages)."""
     info = media.info
+    assert isinstance(info, MediaInfo), "a document is judged by its format rule alone"
     return network.MediaFacts(
-        kind=media.kind,
+        kind=MediaKind(media.kind),
         content_type=media.content_type,
         size=media.size,
         width=info.width,

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pressroom.platforms import RULES, Platform
-from pressroom.rules.formats import DOCUMENT_TITLE, FORMATS
+from pressroom.platforms import RULES, Platform, PostFormat
+from pressroom.rules.formats import DOCUMENT_TITLE, FORMATS, format_rule
 
 CONNECTIONS = "connections"
 PRIVACY = "privacy"
@@ -104,3 +104,17 @@ def publish_body(
 
 def thumbnail_body(file_id: str) -> dict[str, Any]:
     return {body_name(THUMBNAIL): file_id}
+
+
+def takes_post_media(platform: Platform, fields: Mapping[str, str | bool]) -> bool:
+    """Whether the post's one file (its ``media``) goes with a block of ``platform``
+    holding ``fields``: on a label that takes media, and on a text-only one in a format
+    that takes a file (a document post's PDF on professional_network)."""
+    if not RULES[platform].text_only:
+        return True
+    chosen = fields.get(FORMAT)
+    return (
+        isinstance(chosen, str)
+        and chosen in set(PostFormat)
+        and format_rule(platform, PostFormat(chosen)) is not None
+    )

@@ -153,6 +153,29 @@ def _carousel(platform: Platform) -> Any:
     )
 
 
+def _format_list(platform: Platform) -> Any:
+    """A list of media for a format that takes several files where the network has no
+    carousel (TikTok's photo post): held to the format's rule, never to a carousel's."""
+    (rule,) = [r for r in formats.FORMAT_RULES if r.platform is platform and r.max_items > 1]
+    kinds = " or ".join(rule.content_types) or " or ".join(f"{k}s" for k in sorted(rule.kinds))
+    return Field(
+        None,
+        description=(
+            f"With `format: {rule.format}` only: names of entries under `media` ({kinds}), "
+            f"in the order shown, published as one {rule.network} {rule.format} post. "
+            f"{rule.network} takes {rule.min_items:,} to {rule.max_items:,}. Used instead "
+            "of the post's `media` on this network; sent as the body's `fileIds`."
+        ),
+    )
+
+
+MEDIA_LISTS: frozenset[Platform] = frozenset(CAROUSELS) | {
+    rule.platform for rule in formats.FORMAT_RULES if rule.max_items > 1
+}
+"""The labels whose block takes ``media`` as a list: a carousel, or a format of several
+files (TikTok's photo post, with ``format: photo``)."""
+
+
 def _connections() -> Any:
     return Field(None, json_schema_extra=CONNECTIONS_SCHEMA)
 
@@ -212,6 +235,18 @@ class MediaEntry(_Strict):
         description="The file, relative to this campaign file, e.g. `media/teaser.mp4`."
     )
     folder: str | None = Field(None, description="Media library folder to file it in.")
+    alt: str | None = Field(
+        None,
+        description=(
+            "Alt text: what the file shows, for people who cannot see it. Sent with the "
+            "file (the API's `fileAlts`) wherever the network takes alt text on it: "
+            "Instagram and Facebook images, Threads images and videos, LinkedIn "
+            "MultiImage images, a Pinterest Pin of one image (at most 500 code points); "
+            "elsewhere (YouTube, TikTok, a story, a video where only images take it, a "
+            "carousel Pin) it is not sent. Must not be blank."
+        ),
+        json_schema_extra={"minLength": 1},
+    )
 
 
 class ThreadEntry(_Strict):
@@ -320,6 +355,7 @@ class ShortVideoBlock(Block):
     allow_stitch: bool | None = _interaction("make Stitches with it")
     fit: str | None = _fit()
     format: str | None = _post_format(Platform.SHORT_VIDEO)
+    media: list[str] | None = _format_list(Platform.SHORT_VIDEO)
 
 
 class PhotoSharingBlock(Block):

@@ -12,24 +12,39 @@ from pathlib import Path, PurePosixPath
 
 from pressroom.campaign.model import Media
 from pressroom.platforms import Recommendation
-from pressroom.probe import IMAGE_TYPES, VIDEO_TYPES, ProbeError, content_type_for, kind_of, probe
+from pressroom.probe import (
+    DOCUMENT_TYPES,
+    IMAGE_TYPES,
+    VIDEO_TYPES,
+    FileKind,
+    MediaInfo,
+    ProbeError,
+    SentKind,
+    content_type_for,
+    kind_of,
+    probe_file,
+)
 
 
 class MediaProblem(ValueError):
     """Why a media entry cannot be used, worded for the person who wrote it."""
 
 
-def examine(name: str, written: str, folder: str | None, base_dir: Path) -> Media:
+def examine(
+    name: str, written: str, folder: str | None, base_dir: Path, alt: str | None = None
+) -> Media:
     """Find, type and probe one media entry; raises ``MediaProblem``."""
     path = _locate(written, base_dir)
     content_type = content_type_for(path.name)
-    kind = kind_of(content_type) if content_type else None
+    kind: SentKind | None = kind_of(content_type) if content_type else None
+    if content_type in DOCUMENT_TYPES:
+        kind = FileKind.DOCUMENT
     if content_type is None or kind is None:
         raise MediaProblem(
             f"'{path.suffix or path.name}' files are not accepted; use {_accepted()}"
         )
     try:
-        info = probe(path, content_type)
+        info = probe_file(path, content_type)
     except ProbeError as exc:
         # The editor's own file: the decoder's words (which may name its path) help here.
         detail = f" ({exc.detail})" if exc.detail else ""
@@ -43,6 +58,7 @@ def examine(name: str, written: str, folder: str | None, base_dir: Path) -> Medi
         kind=kind,
         size=path.stat().st_size,
         info=info,
+        alt=alt,
     )
 
 
@@ -80,11 +96,14 @@ def _nearby(written: str, base_dir: Path) -> str:
 def _accepted() -> str:
     images = ", ".join(ext for _, exts in IMAGE_TYPES.values() for ext in exts)
     videos = ", ".join(ext for _, exts in VIDEO_TYPES.values() for ext in exts)
-    return f"{images} (images) or {videos} (videos)"
+    documents = ", ".join(ext for _, exts in DOCUMENT_TYPES.values() for ext in exts)
+    return f"{images} (images), {videos} (videos) or {documents} (documents)"
 
 
 def gaps(advice: Recommendation, media: Media) -> list[str]:
     """What the file is where it departs from the advice (``640x360``, ``WEBP``)."""
+    if not isinstance(media.info, MediaInfo):
+        return []  # a document: the advice is about pictures
     width, height = media.info.width, media.info.height
     found: list[str] = []
     if advice.width and advice.height and (width, height) != (advice.width, advice.height):

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pressroom.campaign.source import Path as FieldPath
 from pressroom.campaign.source import SourceMap
-from pressroom.platforms import MediaKind, Platform
-from pressroom.probe import MediaInfo
+from pressroom.platforms import Platform
+from pressroom.probe import Probed, SentKind
 from pressroom.rules import CAROUSELS
 
 
@@ -48,9 +48,12 @@ class Media:
     """As written in the file, relative to it."""
     folder: str | None
     content_type: str
-    kind: MediaKind
+    kind: SentKind
+    """An image or a video, or a document (a PDF, for a document post only)."""
     size: int
-    info: MediaInfo
+    info: Probed
+    alt: str | None = None
+    """Its alt text, sent where the network takes alt text on it (``rules.alt_text``)."""
 
 
 class SelectBy(StrEnum):

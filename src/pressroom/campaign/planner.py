@@ -19,7 +19,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pressroom.campaign.fields import publish_body, thumbnail_body
+from pressroom.campaign.alts import sent_alts
+from pressroom.campaign.fields import publish_body, takes_post_media, thumbnail_body
 from pressroom.campaign.model import (
     Campaign,
     Content,
@@ -32,7 +33,8 @@ from pressroom.campaign.model import (
     item_parts,
 )
 from pressroom.campaign.source import Path as FieldPath
-from pressroom.platforms import RULES, THUMBNAIL_PATH, MediaKind, Platform
+from pressroom.platforms import RULES, THUMBNAIL_PATH, Platform
+from pressroom.probe import SentKind
 
 ACTIVE = "active"
 
@@ -73,7 +75,7 @@ class MediaUpload:
     path: Path
     filename: str
     content_type: str
-    kind: MediaKind
+    kind: SentKind
     size: int
     sha256: str
     folder: str | None
@@ -113,6 +115,8 @@ class PlannedPost:
     """A carousel's media names in order (sent as ``fileIds``); empty for none."""
     thread_media: tuple[tuple[str, ...], ...] = ()
     """Each thread part's media names (sent as its ``fileIds``); empty for none."""
+    alts: tuple[tuple[str, str], ...] = ()
+    """(media name, alt text) of each file sent with its alt text (``fileAlts``)."""
 
     @property
     def parts(self) -> int:
@@ -144,6 +148,7 @@ class PlannedPost:
         """The body to send, with ``fileId`` (or a carousel's ``fileIds``) from the
         uploads (media name → file id)."""
         body = with_thread_files(self.body, self.thread_media, lambda name: file_ids[name])
+        body = with_alts(body, self.alts, lambda name: file_ids[name])
         if self.carousel:
             return publish_body_with_files(body, [file_ids[n] for n in self.carousel])
         if self.media is None:
@@ -262,6 +267,17 @@ def with_thread_files(
     return result
 
 
+def with_alts(
+    body: Mapping[str, Any], alts: Sequence[tuple[str, str]], file_id: Callable[[str], str]
+) -> dict[str, Any]:
+    """The body with ``fileAlts``: each described file's id (as ``file_id`` gives it)
+    to its alt text."""
+    result = dict(body)
+    if alts:
+        result["fileAlts"] = {file_id(name): text for name, text in alts}
+    return result
+
+
 def publish_body_with_file(body: Mapping[str, Any], file_id: str) -> dict[str, Any]:
     """Insert ``fileId`` after ``connectionId``, where the spec lists it."""
     result: dict[str, Any] = {}
@@ -293,7 +309,7 @@ def plan(campaign: Campaign, connections: Iterable[Mapping[str, Any] | object]) 
             targets, misses = _resolve(post, content, known)
             skipped.extend(misses)
             for connection in targets:
-                planned.append(_planned(campaign.name, post, content, connection))
+                planned.append(_planned(campaign, post, content, connection))
                 for name in planned[-1].needs:
                     if name not in used_media:
                         used_media.append(name)
@@ -309,9 +325,12 @@ def plan(campaign: Campaign, connections: Iterable[Mapping[str, Any] | object]) 
     )
 
 
-def offline_body(content: Content, media: str | None) -> dict[str, Any]:
+def offline_body(
+    content: Content, media: str | None, alts: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The publish body with placeholders for what only the API knows; a carousel's
-    ``fileIds`` instead of ``media``'s ``fileId``."""
+    ``fileIds`` instead of ``media``'s ``fileId``; ``alts`` (media name to alt text) as
+    ``fileAlts``."""
     body = publish_body(
         content.platform,
         content.fields,
@@ -320,15 +339,18 @@ def offline_body(content: Content, media: str | None) -> dict[str, Any]:
         first_comment=content.first_comment,
     )
     body = with_thread_files(body, content.thread_media, lambda name: f"<file id of {name}>")
+    body = with_alts(body, list((alts or {}).items()), lambda name: f"<file id of {name}>")
     if content.carousel:
         return publish_body_with_files(body, [f"<file id of {n}>" for n in content.carousel])
     return publish_body_with_file(body, f"<file id of {media}>") if media else body
 
 
-def _planned(campaign: str, post: Post, content: Content, connection: Connection) -> PlannedPost:
+def _planned(
+    campaign: Campaign, post: Post, content: Content, connection: Connection
+) -> PlannedPost:
     rules = RULES[content.platform]
     return PlannedPost(
-        campaign=campaign,
+        campaign=campaign.name,
         post_id=post.id,
         platform=content.platform,
         connection=connection,
@@ -340,10 +362,13 @@ def _planned(campaign: str, post: Post, content: Content, connection: Connection
             thread=content.thread,
             first_comment=content.first_comment,
         ),
-        media=None if rules.text_only or content.carousel else post.media,
+        media=None
+        if content.carousel or not takes_post_media(content.platform, content.fields)
+        else post.media,
         thumbnail=ThumbnailStep(content.thumbnail) if content.thumbnail else None,
         carousel=content.carousel,
         thread_media=content.thread_media,
+        alts=tuple(sent_alts(content, post.media, campaign.media).items()),
     )
 
 

@@ -24,6 +24,7 @@ from pressroom.campaign.format import (
     CAROUSEL,
     EXTENSION_PREFIX,
     FIRST_COMMENT_KEY,
+    MEDIA_LISTS,
     THREAD,
     THREAD_PART_TAGS,
     CampaignFile,
@@ -42,8 +43,11 @@ _THREADED = [platform.value for platform in Platform if takes_threads(platform)]
 _UNTHREADED = {platform.value for platform in Platform if not takes_threads(platform)}
 _COMMENTED = [platform.value for platform in COMMENTED]
 _UNCOMMENTED = {platform.value for platform in Platform if platform not in COMMENTED}
-_CAROUSELS = [platform.value for platform in CAROUSELS]
-_NO_CAROUSELS = {platform.value for platform in Platform if platform not in CAROUSELS}
+_CAROUSELS = [
+    *(platform.value for platform in CAROUSELS),
+    *(f"{platform.value} (a photo post)" for platform in MEDIA_LISTS - set(CAROUSELS)),
+]
+_NO_CAROUSELS = {platform.value for platform in Platform if platform not in MEDIA_LISTS}
 
 
 @dataclass

@@ -318,6 +318,8 @@ def _print_plan(result: Plan) -> None:
 
 
 def _print_offline(campaign: Campaign, as_json: bool) -> None:
+    from pressroom.campaign.alts import sent_alts
+    from pressroom.campaign.fields import takes_post_media
     from pressroom.campaign.planner import offline_body
     from pressroom.platforms import RULES
 
@@ -331,7 +333,9 @@ def _print_offline(campaign: Campaign, as_json: bool) -> None:
                     "connections": str(content.selector),
                     "endpoint": RULES[content.platform].publish_path,
                     "body": offline_body(
-                        content, None if RULES[content.platform].text_only else post.media
+                        content,
+                        post.media if takes_post_media(content.platform, content.fields) else None,
+                        sent_alts(content, post.media, campaign.media),
                     ),
                     "parts": content.parts,
                     "thumbnail": content.thumbnail,

@@ -632,6 +632,7 @@ class AsyncClient(ClientCore):
         file_ids: Sequence[str] | None = None,
         caption: str | None = None,
         format: PostFormat | None = None,
+        file_alts: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
@@ -643,6 +644,7 @@ class AsyncClient(ClientCore):
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_alts=file_alts,
             file_ids=file_ids,
             caption=caption,
             format=format,
@@ -656,6 +658,7 @@ class AsyncClient(ClientCore):
         file_ids: Sequence[str] | None = None,
         message: str | None = None,
         format: PostFormat | None = None,
+        file_alts: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
@@ -667,6 +670,7 @@ class AsyncClient(ClientCore):
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_alts=file_alts,
             file_ids=file_ids,
             message=message,
             format=format,
@@ -681,6 +685,7 @@ class AsyncClient(ClientCore):
         board_id: str,
         title: str | None = None,
         description: str | None = None,
+        file_alts: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
@@ -691,6 +696,7 @@ class AsyncClient(ClientCore):
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_alts=file_alts,
             file_ids=file_ids,
             board_id=board_id,
             title=title,
@@ -704,6 +710,7 @@ class AsyncClient(ClientCore):
         text: str,
         thread: Sequence[str | models.TextThreadPart] | None = None,
         file_ids: Sequence[str] | None = None,
+        file_alts: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``thread`` (pressroom's extension) makes the post a thread: the texts of the
@@ -719,6 +726,7 @@ class AsyncClient(ClientCore):
             idempotency_key=idempotency_key,
             text=text,
             thread=thread,
+            file_alts=file_alts,
             file_ids=file_ids,
         )
 
@@ -731,6 +739,7 @@ class AsyncClient(ClientCore):
         format: PostFormat | None = None,
         file_id: str | None = None,
         document_title: str | None = None,
+        file_alts: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
@@ -747,6 +756,7 @@ class AsyncClient(ClientCore):
             format=format,
             file_id=file_id,
             document_title=document_title,
+            file_alts=file_alts,
         )
 
     async def publish_open_microblog(

@@ -629,6 +629,7 @@ class Client(ClientCore):
         file_ids: Sequence[str] | None = None,
         caption: str | None = None,
         format: PostFormat | None = None,
+        file_alts: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
@@ -640,6 +641,7 @@ class Client(ClientCore):
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_alts=file_alts,
             file_ids=file_ids,
             caption=caption,
             format=format,
@@ -653,6 +655,7 @@ class Client(ClientCore):
         file_ids: Sequence[str] | None = None,
         message: str | None = None,
         format: PostFormat | None = None,
+        file_alts: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
@@ -664,6 +667,7 @@ class Client(ClientCore):
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_alts=file_alts,
             file_ids=file_ids,
             message=message,
             format=format,
@@ -678,6 +682,7 @@ class Client(ClientCore):
         board_id: str,
         title: str | None = None,
         description: str | None = None,
+        file_alts: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
@@ -688,6 +693,7 @@ class Client(ClientCore):
             connection_id=connection_id,
             idempotency_key=idempotency_key,
             file_id=file_id,
+            file_alts=file_alts,
             file_ids=file_ids,
             board_id=board_id,
             title=title,
@@ -701,6 +707,7 @@ class Client(ClientCore):
         text: str,
         thread: Sequence[str | models.TextThreadPart] | None = None,
         file_ids: Sequence[str] | None = None,
+        file_alts: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``thread`` (pressroom's extension) makes the post a thread: the texts of the
@@ -716,6 +723,7 @@ class Client(ClientCore):
             idempotency_key=idempotency_key,
             text=text,
             thread=thread,
+            file_alts=file_alts,
             file_ids=file_ids,
         )
 
@@ -728,6 +736,7 @@ class Client(ClientCore):
         format: PostFormat | None = None,
         file_id: str | None = None,
         document_title: str | None = None,
+        file_alts: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """``file_ids`` (pressroom's extension) makes the post a carousel: its files in
@@ -744,6 +753,7 @@ class Client(ClientCore):
             format=format,
             file_id=file_id,
             document_title=document_title,
+            file_alts=file_alts,
         )
 
     def publish_open_microblog(

@@ -116,6 +116,8 @@ class FileStatus(Response):
     """``pending_upload``, ``processing``, ``ready`` or ``failed`` (hosted: also
     ``completed`` and ``uploaded``, both meaning ready). Use ``is_ready``."""
     kind: str | None = None
+    """``image`` or ``video``; ``document`` for a PDF (pressroom's extension), the file
+    of a professional_network document post."""
     content_type: str | None = None
     size: int | None = None
     filename: str | None = None
@@ -125,7 +127,10 @@ class FileStatus(Response):
     width: int | None = None
     height: int | None = None
     media_format: str | None = None
-    """What probing found (pressroom): the image format, or the video's container / codec."""
+    """What probing found (pressroom): the image format, the video's container / codec,
+    or a document's format and version (``PDF 1.7``)."""
+    pages: int | None = None
+    """A document's page count, once read (pressroom's extension); None for media."""
     failure_reason: str | None = None
     sha256: str | None = None
     """Hex SHA-256 of the bytes (pressroom's extension; the hosted service may omit it)."""
@@ -136,6 +141,11 @@ class FileStatus(Response):
     @property
     def is_ready(self) -> bool:
         return (self.status or "").lower() in READY_STATUSES
+
+    @property
+    def is_document(self) -> bool:
+        """A PDF, which only a document post (``format="document"``) takes."""
+        return self.kind == "document"
 
     @property
     def is_failed(self) -> bool:
@@ -328,6 +338,9 @@ class PhotoSharingPublish(PublishRequest):
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
     fit: Fit | None = None
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class PageSocialPublish(PublishRequest):
@@ -339,6 +352,9 @@ class PageSocialPublish(PublishRequest):
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
     fit: Fit | None = None
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class PinBoardPublish(PublishRequest):
@@ -350,6 +366,9 @@ class PinBoardPublish(PublishRequest):
     title: str | None = None
     description: str | None = None
     fit: Fit | None = None
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class TextThreadPublish(PublishRequest):
@@ -359,6 +378,9 @@ class TextThreadPublish(PublishRequest):
     """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     thread: list[TextThreadPart] | None = None
     """pressroom's extension: the parts after the first, each a reply to the one before."""
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class ProfessionalNetworkPublish(PublishRequest):
@@ -372,6 +394,9 @@ class ProfessionalNetworkPublish(PublishRequest):
     """pressroom's extension: a carousel's files, in order (not with ``file_id``)."""
     first_comment: str | None = None
     """pressroom's extension: a comment under the post, sent once the post stands."""
+    file_alts: dict[str, str] | None = None
+    """pressroom's extension: alt text per file, each file id (of ``file_id``,
+    ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
 class OpenMicroblogPublish(PublishRequest):
@@ -407,7 +432,8 @@ PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
 
 PublishField = str | bool | Sequence[str | ThreadPart] | Mapping[str, str] | Campaign | None
 """A publish field's value: text, a yes/no choice, a thread's parts (``thread``: texts,
-or ``TextThreadPart`` with files), or where the post comes from (``campaign``)."""
+or ``TextThreadPart`` with files), alt text per file (``file_alts``), or where the post
+comes from (``campaign``)."""
 
 
 def build_publish_request(
@@ -673,8 +699,20 @@ class MetricSnapshot(Figures):
     part_index: int = 0
 
 
+class PartMetrics(Response):
+    """A part of a post counted on its own by its network (a thread's reply)."""
+
+    index: int
+    kind: str | None = None
+    platform_post_id: str | None = None
+    latest: MetricSnapshot | None = None
+    series: list[MetricSnapshot] = []
+
+
 class PostMetrics(Response):
-    """A post's figures over time, or why its network gives none (``available``)."""
+    """A post's figures over time, or why its network gives none (``available``):
+    ``latest`` and ``series`` are part 0's, ``parts`` a thread's replies, ``totals``
+    their latest figures summed."""
 
     record_id: Id
     platform: str | None = None
@@ -683,6 +721,8 @@ class PostMetrics(Response):
     refreshed_at: Timestamp = None
     latest: MetricSnapshot | None = None
     series: list[MetricSnapshot] = []
+    parts: list[PartMetrics] = []
+    totals: Figures | None = None
 
 
 class NetworkTotals(Response):
@@ -697,7 +737,8 @@ class EditionTotals(Response):
 
 
 class CampaignMetrics(Response):
-    """A campaign's figures, each post by its latest snapshot, per network and edition."""
+    """A campaign's figures, each post by its latest totals (a thread's replies
+    included), per network and edition."""
 
     campaign: str
     posts: int = 0

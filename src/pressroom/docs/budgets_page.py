@@ -12,9 +12,10 @@ def page() -> str:
         "Metrics budgets",
         ["`src/pressroom/service/metrics/budgets.py`"],
         "How many posts one metrics round (`POST /api/posts/metrics/refresh`, and the "
-        "hourly `collect-metrics` flow that calls it) asks each network about, one call "
-        "per post, and the network's own limit it stays under. Posts past the budget wait "
-        "for the next round, the longest unasked first.",
+        "hourly `collect-metrics` flow that calls it) asks each network about, one read "
+        "per post (and one per reply of a thread, each a post on the network), and the "
+        "network's own limit it stays under. Posts past the budget wait for the next "
+        "round, the longest unasked first.",
     )
     rows = [
         [

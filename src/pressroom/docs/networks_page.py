@@ -69,6 +69,9 @@ OTHER_USES: dict[tuple[Platform, str], str] = {
     "outcome is unknown up among the replies of the part before (`/{threads-media-id}/replies`)",
     (Platform.TEXT_THREAD, "threads_manage_insights"): "reads a published post's insights "
     "(`/{threads-media-id}/insights`) for its metrics",
+    (Platform.PAGE_SOCIAL, "read_insights"): "reads a published Page post's insights "
+    "(`/{post-id}/insights`, `post_media_view`) for its impressions; a Page under 100 likes "
+    "has none, and its posts' impressions are not counted",
 }
 """Why a driver asks at consent for a scope that neither a post nor a first comment needs.
 Every such scope must have its line here: the page cannot be written without one."""

@@ -8,8 +8,10 @@ the rows, so the documentation package depends on the rules and never the other 
 from __future__ import annotations
 
 from pressroom.platforms import RULES, Platform
+from pressroom.rules.alt_text import ALT_TEXT_RULES, AltText
 from pressroom.rules.check import CAROUSELS
 from pressroom.rules.counting import Unit
+from pressroom.rules.formats import FORMAT_RULES, FormatRule
 from pressroom.rules.model import (
     ItemsPerPost,
     MediaRule,
@@ -51,6 +53,10 @@ def _what_happens(rule: Rule) -> str:
         return "refused before anything is sent (`error.field`: `fileIds`)"
     if isinstance(rule, SeeMore):
         return "never refused: `campaign preview` shows the cut"
+    if isinstance(rule, FormatRule):
+        return "refused before anything is sent (`error.field`: `format`, or the file's)"
+    if isinstance(rule, AltText):
+        return "refused before anything is sent (`error.field`: `fileAlts.<file id>`)"
     if isinstance(rule, MediaRule):
         if rule.fix is None:
             return "refused"
@@ -60,12 +66,22 @@ def _what_happens(rule: Rule) -> str:
     return "refused"
 
 
+def documented_rules(platform: Platform | None = None) -> list[Rule]:
+    """The table's rules, then each label's formats and its alt text: everything a
+    publish is held to beyond the spec, label by label."""
+    found: list[Rule] = []
+    for label in Platform:
+        if platform is None or label is platform:
+            found.extend(rule for rule in all_rules() if rule.platform is label)
+            found.extend(rule for rule in FORMAT_RULES if rule.platform is label)
+            found.append(ALT_TEXT_RULES[label])
+    return found
+
+
 def markdown_table(platform: Platform | None = None) -> list[str]:
     """Every rule, or one label's only (its network's page shows those)."""
     rows = ["| rule | network | limit | when broken | page |", "|---|---|---|---|---|"]
-    for rule in all_rules():
-        if platform is not None and rule.platform is not platform:
-            continue
+    for rule in documented_rules(platform):
         rows.append(
             f"| `{rule.id}` | {rule.network} | {rule.describe()} | {_what_happens(rule)} "
             f"| [{rule.doc_url.split('://', 1)[1].split('/', 1)[0]}]({rule.doc_url}) |"

@@ -17,9 +17,12 @@ each rule with the network's page it comes from.
   JPEG or WebP, each at most 20 MB). ``fileIds`` on short_video is taken with
   ``format: photo`` only: a TikTok video post is one video.
 - **document** on professional_network (a LinkedIn document post: one PDF, at most
-  100 MB and 300 pages, titled by the body's ``documentTitle``). The 100 MB and 300
-  pages are LinkedIn's Documents API page's figures as copies of it quote them; a
-  title length is not documented there, so none is checked beyond not being blank.
+  100 MB and 300 pages, titled by the body's ``documentTitle``). LinkedIn's Documents
+  API page says so ("The file size cannot exceed 100MB and 300 pages", read on its
+  li-lms-2023-03 and li-lms-2024-11 versions); whether its MB is 10^6 or 2^20 bytes is
+  not said, so the smaller, 100,000,000 bytes, is the limit. The page also lists PPT,
+  PPTX, DOC and DOCX; pressroom's media library takes PDFs only. A title length is not
+  documented there, so none is checked beyond not being blank.
 
 Facebook's story photo size (4 MB on some copies of its page, 10 MB on others) is not
 in the table: which is current could not be confirmed, so the photo's own rules apply.
@@ -164,6 +167,7 @@ FORMAT_RULES: tuple[FormatRule, ...] = (
         doc_url=LINKEDIN_DOCUMENTS,
         format=PostFormat.DOCUMENT,
         content_types=(PDF,),
+        # LINKEDIN_DOCUMENTS, "Important": "The file size cannot exceed 100MB and 300 pages."
         max_bytes=100 * MB,
         max_pages=300,
     ),
@@ -251,10 +255,16 @@ def check_format_count(rule: FormatRule, items: int) -> Violation | None:
 
 
 def check_format_file(
-    rule: FormatRule, facts: MediaFacts | None, content_type: str, *, pages: int | None = None
+    rule: FormatRule,
+    facts: MediaFacts | None,
+    content_type: str,
+    *,
+    pages: int | None = None,
+    size: int | None = None,
 ) -> str | None:
     """What in one file the format does not take, in words; None when it takes it.
-    ``facts`` is None for a file that is not an image or a video (a document)."""
+    ``facts`` is None for a file that is not an image or a video (a document), whose
+    ``size`` and ``pages`` are then given alone."""
     network, fmt = rule.network, rule.format
     if rule.kinds and (facts is None or facts.kind not in rule.kinds):
         wanted = " or ".join(_ARTICLE[kind] for kind in sorted(rule.kinds))
@@ -273,7 +283,7 @@ def check_format_file(
                 f"{network}'s {fmt} takes videos {_range(low, high)} seconds long; the "
                 f"file lasts {seconds:g} s."
             )
-    size = facts.size if facts is not None else None
+    size = facts.size if facts is not None else size
     if rule.max_bytes is not None and size is not None and size > rule.max_bytes:
         return f"{network}'s {fmt} takes files of at most {rule.max_bytes:,} bytes; the file has {size:,}."
     if rule.max_pages is not None and pages is not None and pages > rule.max_pages:

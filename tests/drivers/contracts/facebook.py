@@ -54,6 +54,11 @@ RUPLOAD = "rupload.facebook.com"
 POST = "https://developers.facebook.com/docs/graph-api/reference/post/"
 REACTIONS = "https://developers.facebook.com/docs/graph-api/reference/object/reactions"
 FIELD_EXPANSION = "https://developers.facebook.com/docs/graph-api/guides/field-expansion"
+INSIGHTS = "https://developers.facebook.com/docs/graph-api/reference/insights"
+PAGES_CHANGELOG = "https://developers.facebook.com/docs/pages-api/changelog/"
+INSIGHTS_GUIDE = (
+    "https://developers.facebook.com/blog/post/2022/11/08/getting-started-with-page-insights-api/"
+)
 POST_ID = r"[0-9]+(_[0-9]+)?"
 """A Page post's id (``{page-id}_{story-id}``) or a video's (digits)."""
 COMMENT_ID = r"[0-9]+_[0-9]+"
@@ -315,6 +320,38 @@ class CountsRead(Read):
     )
 
 
+READ_INSIGHTS = frozenset({"read_insights", "pages_show_list", "pages_read_engagement"})
+"""INSIGHTS_GUIDE: "The permissions you need for this API are: read_insights,
+pages_show_list, pages_read_engagement"."""
+
+
+class PostInsightsRead(Request):
+    """GET /{page-post-id}/insights (INSIGHTS): ``metric``, a comma-separated list of
+    Page post metrics. Only the two that PAGES_CHANGELOG names as replacements are known
+    here (``post_media_view`` for ``post_impressions``, ``post_total_media_view_unique``
+    for ``post_impressions_unique``); the ``post_impressions*`` metrics, deprecated for
+    every API version on 2025-11-15, are refused by name."""
+
+    METRICS: ClassVar[frozenset[str]] = frozenset(
+        {"post_media_view", "post_total_media_view_unique"}
+    )  # PAGES_CHANGELOG, the alternatives to the deprecated metrics
+
+    metric: str
+    period: str | None = None  # INSIGHTS
+    breakdown: str | None = None  # PAGES_CHANGELOG: is_from_ads, is_from_followers
+    since: str | None = None  # INSIGHTS
+    until: str | None = None  # INSIGHTS
+
+    @model_validator(mode="after")
+    def _known_metrics(self) -> PostInsightsRead:
+        asked = set(self.metric.split(","))
+        gone = {name for name in asked if name.startswith("post_impressions")}
+        assert not gone, f"deprecated on 2025-11-15 ({PAGES_CHANGELOG}): {sorted(gone)}"
+        unknown = asked - self.METRICS
+        assert not unknown, f"Facebook Page post insights have no metric {sorted(unknown)}"
+        return self
+
+
 def _or_counts(model: type[Request]) -> type[Request]:
     """A node edge's read (``model``) that also takes a read of a post's counts: a Page
     post's id has the shape of a comment's, a video's that of any node's."""
@@ -339,8 +376,39 @@ def _or_counts(model: type[Request]) -> type[Request]:
     return NodeOrCounts
 
 
+class UnpublishedPhotos:
+    """A rule across requests: every ``attached_media`` of a Page post, and the photo
+    of a photo story, is a photo uploaded unpublished before it (FEED, "attached_media":
+    the ``media_fbid`` of a photo uploaded with ``published=false``; PHOTOS,
+    "published"; STORIES). The contract sees requests, not answers, so it counts: each
+    ``POST /{page-id}/photos`` with ``published=false`` adds one photo waiting; a feed
+    post with k attached photos, or a photo story, takes that many."""
+
+    def __init__(self) -> None:
+        self.waiting = 0
+
+    def __call__(self, method: str, path: str, params: dict[str, str]) -> None:
+        if method != "POST":
+            return
+        if path.endswith("/photos"):
+            if params.get("published") == "false":
+                self.waiting += 1
+            return
+        taken = (
+            1
+            if path.endswith("/photo_stories")
+            else sum(re.fullmatch(r"attached_media\[[0-9]+\]", k) is not None for k in params)
+        )
+        assert taken <= self.waiting, (
+            f"{path} attaches {taken} photo(s), {self.waiting} uploaded with published=false "
+            f"before it: attached photos are unpublished uploads ({FEED}, attached_media)"
+        )
+        self.waiting -= taken
+
+
 def contract(granted: frozenset[str] | None = None) -> Contract:
     """Facebook's documented endpoints; ``granted``: the scopes asked for at consent."""
+    unpublished = UnpublishedPhotos()
     return Contract(
         "Facebook",
         (
@@ -364,6 +432,7 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 "parameter",
                 post=PhotoCreate,
                 scopes=POSTING,
+                then=unpublished,
             ),
             *edge(
                 HOST,
@@ -374,7 +443,15 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 post=VideoCreate,
                 scopes=POSTING,
             ),
-            *edge(HOST, f"{VERSION}/{ID}/feed", FEED, "parameter", post=FeedCreate, scopes=POSTING),
+            *edge(
+                HOST,
+                f"{VERSION}/{ID}/feed",
+                FEED,
+                "parameter",
+                post=FeedCreate,
+                scopes=POSTING,
+                then=unpublished,
+            ),
             *edge(
                 HOST,
                 f"{VERSION}/{ID}/video_reels",
@@ -393,6 +470,7 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 "parameter",
                 post=PhotoStory,
                 scopes=POSTING,  # STORIES, "Requirements"
+                then=unpublished,
             ),
             *edge(
                 HOST,
@@ -425,6 +503,14 @@ def contract(granted: frozenset[str] | None = None) -> Contract:
                 "parameter",
                 get=_or_counts(VideoRead),
                 scopes=READING,
+            ),
+            *edge(
+                HOST,
+                f"{VERSION}/{COMMENT_ID}/insights",
+                f"{INSIGHTS}; {PAGES_CHANGELOG}; {INSIGHTS_GUIDE}",
+                "parameter",
+                get=PostInsightsRead,
+                scopes=READ_INSIGHTS,
             ),
             *edge(
                 HOST,

@@ -131,6 +131,11 @@ class MediaCreate(Request):
             assert self.video_url is not None, "a reel is a video_url (USER_MEDIA, reels)"
         if self.share_to_feed is not None:
             assert self.media_type == "REELS", "share_to_feed is a reel's (USER_MEDIA)"
+        if self.alt_text is not None:
+            assert self.image_url is not None and self.media_type is None, (
+                "alt_text is for image posts; reels and stories are not supported "
+                "(PUBLISHING, 2025-03-24)"
+            )
         return self
 
 

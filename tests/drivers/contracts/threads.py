@@ -42,6 +42,7 @@ OVERVIEW = "https://developers.facebook.com/docs/threads/overview"
 PROFILES = "https://developers.facebook.com/docs/threads/threads-profiles"
 MEDIA = "https://developers.facebook.com/docs/threads/threads-media"
 INSIGHTS = "https://developers.facebook.com/docs/threads/insights"
+ACCESSIBILITY = "https://developers.facebook.com/docs/threads/posts/accessibility"
 REPLIES = (
     "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/"
     "replies-and-conversations"
@@ -94,7 +95,7 @@ class ContainerCreate(Request):
     ) = None  # PUBLISHING
     quote_post_id: str | None = None  # PUBLISHING
     link_attachment: str | None = None  # PUBLISHING
-    alt_text: str | None = None  # PUBLISHING
+    alt_text: str | None = None  # PUBLISHING; ACCESSIBILITY: "for images and videos only"
     topic_tag: str | None = None  # PUBLISHING
     location_id: str | None = None  # PUBLISHING
     auto_publish_text: Literal["true", "false"] | None = None  # PUBLISHING
@@ -124,6 +125,11 @@ class ContainerCreate(Request):
         if self.is_carousel_item == "true":
             assert self.media_type in ("IMAGE", "VIDEO"), (
                 "a carousel item is an IMAGE or VIDEO container (POSTS, carousel step 1)"
+            )
+        if self.alt_text is not None:
+            assert self.media_type in ("IMAGE", "VIDEO"), (
+                "alt_text is for images and videos only, not text-only posts "
+                "(ACCESSIBILITY); a carousel's is on its items"
             )
         return self
 

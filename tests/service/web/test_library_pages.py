@@ -164,3 +164,29 @@ def test_the_media_page_lists_the_copies_made_for_networks(
     copy = page[page.index('data-profile="photo_sharing.image"') :]
     copy = copy[: copy.index("</li>")]
     assert 'status-ready">ready' in copy and "image/jpeg" in copy and "320x240" in copy
+
+
+def test_the_media_page_shows_a_pdf_as_a_document_with_its_pages(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """A PDF has no picture: the page shows it as a document with its page count, and
+    never points an image or a video element at it."""
+    from tests.support.documents import make_pdf
+
+    browser.sign_up()
+    headers = {"X-API-Key": browser.api_key_shown()}
+    path = tmp_path / "deck.pdf"
+    path.write_bytes(make_pdf(7))
+    pdf = upload_file(browser.client, headers, path)
+    assert (pdf["status"], pdf["kind"], pdf["pages"]) == ("ready", "document", 7)
+    page = browser.client.get("/media").text
+    row = page[page.index(f'data-file="{pdf["fileId"]}"') :]
+    row = row[: row.index("</tr>")]
+    assert '<span class="preview">PDF' in row
+    assert "<img" not in row and "<video" not in row
+    assert "<td>document</td>" in row and "<td>7 pages</td>" in row
+    assert 'accept="image/*,video/*,application/pdf"' in page
+    download = browser.client.get(f"/media/files/{pdf['fileId']}/download")
+    assert download.status_code == 200
+    assert download.headers["content-type"] == "application/pdf"
+    assert download.content == path.read_bytes()

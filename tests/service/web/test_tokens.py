@@ -7,8 +7,10 @@ from datetime import timedelta
 
 import pytest
 from cryptography.fernet import Fernet
+from fastapi.testclient import TestClient
 
 from pressroom.platforms import Platform
+from pressroom.service.app import create_app
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Connection, SandboxGrant
 from pressroom.service.db.session import transaction
@@ -181,3 +183,33 @@ def test_signup_closed_and_secure_cookie_over_https(settings: Settings) -> None:
         assert refused.status_code == 401
         cookie = client.get("/sign-in", headers={"Cookie": ""}).headers.get("set-cookie", "")
         assert "Secure" in cookie and "HttpOnly" in cookie
+
+
+@pytest.mark.parametrize("lapsed", [False, True], ids=["token", "lapsed-token"])
+def test_a_service_without_its_secret_key_refuses_clearly_and_sends_nothing(
+    browser: Browser, settings: Settings, lapsed: bool
+) -> None:
+    """Restored without its secret key, the service cannot read the tokens it stored: a
+    publish is a final ``secret_key_missing`` naming the setting, with nothing sent and the
+    connection left active, and the same Idempotency-Key publishes once the key is back."""
+    browser.sign_up()
+    key = browser.api_key_shown()
+    connect(browser, "photo_sharing", "acme.photos")
+    ids = _ids(browser, key)
+    if lapsed:
+        _lapse(oauth.flow_of(browser.client.app), ids["photo_sharing"])
+    body = {"connectionId": ids["text_thread"], "text": "after the restore"}
+    headers = {"X-API-Key": key, "Idempotency-Key": f"restore-{lapsed}"}
+    keyless = settings.model_copy(update={"secret_key": "not the key it ran with"})
+    with TestClient(create_app(keyless), base_url="http://testserver") as restored:
+        refused = restored.post("/api/v2/text_thread/publish", headers=headers, json=body)
+        assert refused.status_code == 500, refused.text
+        error = refused.json()["error"]
+        assert error["code"] == "secret_key_missing"
+        assert "PRESSROOM_SECRET_KEY" in error["message"]
+        unified = restored.get("/api/connections/unified", headers={"X-API-Key": key}).json()
+        assert {c["status"] for c in unified} == {"active"}
+        restored.app.state.engine.dispose()
+    published = browser.client.post("/api/v2/text_thread/publish", headers=headers, json=body)
+    assert published.status_code == 200, published.text
+    assert published.json()["success"] is True

@@ -202,7 +202,12 @@ class _Page:
         return (
             f'<li><figure data-media="{_e(item.name)}">{image}'
             f"<figcaption>{_e(label)}<br><code>{_e(item.media.written_path)}</code>"
-            "</figcaption></figure></li>"
+            + (
+                f'<br><span class="alt">alt text: {_e(item.alt)}</span>'
+                if item.alt is not None
+                else ""
+            )
+            + "</figcaption></figure></li>"
         )
 
 

@@ -165,7 +165,8 @@ def _count(count: Count) -> str:
 
 
 def _media(item: MediaPreview) -> str:
-    return f"{_inline(item.name)} ({_inline(item.media.written_path)}): {_inline(item.describe())}"
+    line = f"{_inline(item.name)} ({_inline(item.media.written_path)}): {_inline(item.describe())}"
+    return line + (f"; alt text: {_inline(item.alt)}" if item.alt is not None else "")
 
 
 def _issues(issues: Sequence[Issue]) -> list[str]:

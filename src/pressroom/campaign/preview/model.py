@@ -15,13 +15,21 @@ from pathlib import Path
 
 import regex
 
-from pressroom.campaign.fields import CONNECTIONS, FORMAT, THUMBNAIL, content_fields
+from pressroom.campaign.alts import sent_alts
+from pressroom.campaign.fields import (
+    CONNECTIONS,
+    FORMAT,
+    THUMBNAIL,
+    content_fields,
+    takes_post_media,
+)
 from pressroom.campaign.issues import Issue, dotted
 from pressroom.campaign.model import Campaign, Content, Media, Post
 from pressroom.campaign.timing import next_runs
 from pressroom.campaign.validate import Report
 from pressroom.platforms import RULES, MediaKind, Platform, count_characters
 from pressroom.platforms import TextRule as SpecTextRule
+from pressroom.probe import DocumentInfo
 from pressroom.rules import FIRST_COMMENT, SeeMore, Unit, measure, rules_of
 from pressroom.rules.check import count_items
 from pressroom.rules.model import ItemCount, TextLength
@@ -98,14 +106,21 @@ class MediaPreview:
     media: Media
     role: str = "media"
     """``media`` for what the post carries, ``thumbnail`` for a video's cover."""
+    alt: str | None = None
+    """The alt text sent with it to this network (``media.<name>.alt``, where the
+    network takes it on this file)."""
 
     @property
     def name(self) -> str:
         return self.media.name
 
     def describe(self) -> str:
-        """The file's facts in a few words: ``video, 720x1280, 4 s, 7.7 KB``."""
+        """The file's facts in a few words: ``video, 720x1280, 4 s, 7.7 KB``; a
+        document's pages: ``document, 12 pages, 180 KB``."""
         info = self.media.info
+        if isinstance(info, DocumentInfo):
+            pages = f"{info.pages:,} page{'s' if info.pages != 1 else ''}"
+            return ", ".join((str(self.media.kind), pages, _size(self.media.size)))
         facts = [str(self.media.kind), f"{info.width}x{info.height}"]
         if self.media.kind is MediaKind.VIDEO and info.duration_seconds is not None:
             facts.append(f"{info.duration_seconds:.3g} s")
@@ -239,14 +254,19 @@ def _block(
         if (value := content.text(rule.name)) is not None
     )
     media: tuple[MediaPreview, ...] = ()
+    alts = sent_alts(content, post.media, campaign.media)
     if content.carousel:  # its files in order, instead of the post's one
         media = tuple(
-            MediaPreview(campaign.media[name])
+            MediaPreview(campaign.media[name], alt=alts.get(name))
             for name in content.carousel
             if name in campaign.media
         )
-    elif not spec.text_only and post.media is not None and post.media in campaign.media:
-        media = (MediaPreview(campaign.media[post.media]),)
+    elif (
+        takes_post_media(content.platform, content.fields)
+        and post.media is not None
+        and post.media in campaign.media
+    ):
+        media = (MediaPreview(campaign.media[post.media], alt=alts.get(post.media)),)
     thumbnail = None
     if content.thumbnail is not None and content.thumbnail in campaign.media:
         thumbnail = MediaPreview(campaign.media[content.thumbnail], role="thumbnail")
@@ -260,7 +280,11 @@ def _block(
             index,
             PartKind.REPLY,
             (_text(content.platform, text_rule, text),),
-            tuple(MediaPreview(campaign.media[n]) for n in names if n in campaign.media),
+            tuple(
+                MediaPreview(campaign.media[n], alt=alts.get(n))
+                for n in names
+                if n in campaign.media
+            ),
         )
         for index, (text, names) in enumerate(zip(content.thread, part_media, strict=True), 1)
         if text_rule is not None  # a thread is read only where there is a text

@@ -36,6 +36,8 @@ def write(media: Media, folder: Path) -> tuple[str, int, int] | None:
 
     from pressroom.probe import ProbeError, poster_frame
 
+    if media.kind not in set(MediaKind):
+        return None  # a document: no picture is taken from a PDF
     try:
         if media.kind is MediaKind.VIDEO:
             with Image.open(io.BytesIO(poster_frame(media.path, media.content_type))) as poster:

@@ -113,6 +113,9 @@ class File(Base):
     they were recorded."""
     audio_codec: Mapped[str | None] = mapped_column(String(32), nullable=True)
     frame_rate: Mapped[float | None] = mapped_column(Float, nullable=True)
+    pages: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """A document's page count, as read (LinkedIn's document rule counts pages); null
+    for images and videos."""
     failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     poster_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     """A video's poster frame (JPEG), made during processing, for the library's preview."""

@@ -29,8 +29,10 @@ from typing import Any, NoReturn, Protocol, runtime_checkable
 
 from pydantic.alias_generators import to_camel
 
+from pressroom import error_codes
 from pressroom.error_codes import ErrorCode
 from pressroom.platforms import RULES, MediaKind, Platform, PostFormat
+from pressroom.probe import SentKind
 from pressroom.rules import (
     CAROUSELS,
     FIRST_COMMENT,
@@ -38,6 +40,7 @@ from pressroom.rules import (
     Rule,
     Subject,
     Violation,
+    alt_text,
     check_carousel,
     check_media,
     check_text,
@@ -64,7 +67,8 @@ class Account:
 @dataclass(frozen=True)
 class Media:
     file_id: str
-    kind: MediaKind
+    kind: SentKind
+    """An image or a video, or a document (a PDF, in a ``document`` post only)."""
     content_type: str
     storage_key: str
     duration_seconds: float | None = None
@@ -79,11 +83,17 @@ class Media:
     """Set when what is sent is the file fitted for this network (``media.fitting``): the
     content type, storage key and facts above are then the derived file's, ``file_id``
     still the file the post names."""
+    alt_text: str | None = None
+    """The file's alt text (the body's ``fileAlts``), sent in the network's own field
+    where it takes one (``pressroom.rules.alt_text``)."""
+    pages: int | None = None
+    """A document's page count; None for an image or a video."""
 
     def facts(self) -> MediaFacts:
-        """What the network's media rules are judged on."""
+        """What the network's media rules are judged on (an image's or a video's: a
+        document has none, and raises ``ValueError``)."""
         return MediaFacts(
-            kind=self.kind,
+            kind=MediaKind(self.kind),
             content_type=self.content_type,
             size=self.size,
             width=self.width,
@@ -207,6 +217,18 @@ class NetworkMisconfigured(Exception):
     """The network refuses how the service is set up, not the post or the account (an
     API version it no longer serves): nothing was sent or published, and nothing can be
     until the operator changes the setting the message names."""
+
+    code: ErrorCode = error_codes.PLATFORM_MISCONFIGURED
+
+
+class SecretKeyMissing(NetworkMisconfigured):
+    """The connection's token cannot be decrypted with the service's secret keys (a
+    restore without its key, a key changed without ``PRESSROOM_OLD_SECRET_KEYS``). Like
+    a misconfigured network it stops every send before anything leaves, and unlike a
+    revoked grant it is not the account's doing: the connection stays active, so setting
+    the key back is enough."""
+
+    code = error_codes.SECRET_KEY_MISSING
 
 
 class LookupUnsupported(Exception):
@@ -373,6 +395,7 @@ def check_before_sending(delivery: Delivery) -> None:
     broken = check_text(platform, texts)
     if broken:
         _refuse(broken[0], field=to_camel(broken[0].field or ""))
+    _refuse_alt_texts(delivery)
     if _refuse_format(delivery, texts):
         return
     if delivery.media is not None:
@@ -414,7 +437,9 @@ def _refuse_format(delivery: Delivery, texts: dict[str, str | None]) -> bool:
     for i, media in enumerate(files):
         field = f"fileIds[{i}]" if delivery.items else "fileId"
         facts = media.facts() if media.kind in set(MediaKind) else None
-        problem = check_format_file(rule, facts, media.content_type)
+        problem = check_format_file(
+            rule, facts, media.content_type, pages=media.pages, size=media.size
+        )
         if problem is not None:
             _refuse(Violation(rule, problem), field=field)
         if facts is not None:
@@ -440,6 +465,25 @@ def _refuse_carousel(platform: Platform, items: tuple[Media, ...]) -> None:
                 field=f"fileIds[{i}]",
             )
         _refuse_media(platform, item, Subject.MEDIA, field=f"fileIds[{i}]")
+
+
+def _refuse_alt_texts(delivery: Delivery) -> None:
+    """Alt text where the network takes none (its label, the post's format, a
+    carousel's items, a kind of file) or longer than it takes (``rules.alt_text``)."""
+    files = delivery.items or ((delivery.media,) if delivery.media is not None else ())
+    value = delivery.fields.get("format") or PostFormat.POST
+    post_format = PostFormat(value) if value in set(PostFormat) else PostFormat.POST
+    for media in files:
+        if media.alt_text is None:
+            continue
+        field = alt_text.field_of(media.file_id)
+        broken = (
+            alt_text.check_alt_post(delivery.platform, post_format, carousel=bool(delivery.items))
+            or alt_text.check_alt_kind(delivery.platform, media.kind)
+            or alt_text.check_alt_text(delivery.platform, media.alt_text)
+        )
+        if broken is not None:
+            _refuse(broken, field=field)
 
 
 def check_thumbnail_before_sending(platform: Platform, change: ThumbnailChange) -> None:

@@ -73,15 +73,21 @@ What the driver does, and the pages it follows (read 2026-11-25):
   (https://developers.facebook.com/docs/graph-api/reference/post/,
   https://developers.facebook.com/docs/graph-api/reference/object/reactions,
   https://developers.facebook.com/docs/graph-api/reference/object/comments,
-  https://developers.facebook.com/docs/graph-api/guides/field-expansion). Post insights
-  are not read: they need ``read_insights`` and a Page of 100 likes or more, and Meta
-  deprecated ``post_impressions`` and the other impressions metrics on 2025-11-15 for
-  "views" metrics whose post-level names its pages read here do not confirm
-  (https://developers.facebook.com/docs/platforminsights/page/deprecated-metrics), so
-  impressions stay None rather than a guessed metric failing every read. Facebook
-  leaves ``shares`` out of a post nobody shared; the Post reference does not say so, so
-  it stays None too. A post Facebook no longer has is ``MetricsUnsupported``
-  (``meta_insights``);
+  https://developers.facebook.com/docs/graph-api/guides/field-expansion). A Page
+  post's impressions are its insights' ``post_media_view``, the metric Meta names in
+  place of ``post_impressions``, which it deprecated on 2025-11-15 for every API version
+  (https://developers.facebook.com/docs/pages-api/changelog/), read with ``GET
+  /{post-id}/insights?metric=post_media_view`` under ``read_insights``
+  (https://developers.facebook.com/docs/graph-api/reference/insights). Meta gives
+  insights only for Pages with 100 likes or more (the same page, "Limitations"; error
+  code 2874008, https://developers.facebook.com/documentation/pages-api/error-codes):
+  a smaller Page's post, one whose grant predates ``read_insights``, or any other
+  refusal of the insights read leaves impressions None (not counted) with the other
+  figures kept; a rate limit, a refused token or Meta being unavailable fails the read
+  as for the counts. A video (known by its own id, not a Page post's) has no Page post
+  insights: impressions None. Facebook leaves ``shares`` out of a post nobody shared;
+  the Post reference does not say so, so it stays None too. A post Facebook no longer
+  has is ``MetricsUnsupported`` (``meta_insights``);
 - errors: ``meta.failure``.
 
 The Page has no refresh token and needs none: a Page token lasts until the person
@@ -112,6 +118,7 @@ from pressroom.service.drivers.base import (
     LookupUnsupported,
     Media,
     MediaSource,
+    MetricsUnsupported,
     PlatformRefused,
     PlatformUnavailable,
     PostMetrics,
@@ -145,7 +152,19 @@ COMMENT_SCOPES = ("pages_manage_engagement", "pages_read_engagement")
 """A comment as the Page (https://developers.facebook.com/docs/pages-api/comments-mentions);
 ``pages_read_user_engagement``, which that page lists for reading people's comments and
 mentions, is not needed to write one and is not asked for."""
-SCOPES = (*PUBLISH_SCOPES, COMMENT_SCOPES[0])
+INSIGHTS_SCOPE = "read_insights"
+"""A Page post's insights, for its impressions: Meta's Page Insights guide lists
+``read_insights``, ``pages_show_list`` and ``pages_read_engagement``
+(https://developers.facebook.com/blog/post/2022/11/08/getting-started-with-page-insights-api/),
+on the token of a person who can do ANALYZE on the Page
+(https://developers.facebook.com/docs/graph-api/reference/insights)."""
+SCOPES = (*PUBLISH_SCOPES, COMMENT_SCOPES[0], INSIGHTS_SCOPE)
+IMPRESSIONS_METRIC = "post_media_view"
+"""The Page post insights metric read as impressions (module docstring)."""
+TOO_FEW_LIKES = 2874008
+""""Facebook Page insights are only available for Pages with at least [100 likes]"
+(https://developers.facebook.com/documentation/pages-api/error-codes; whether Meta sends
+it as the code or the subcode is not shown there: both are read)."""
 METRICS_REQUESTS_PER_HOUR = 200
 """Calls within one hour = 200 times the number of users (the Graph API's platform rate
 limit, the floor: a Page token's own business use case limit, 4800 times the Page's
@@ -374,6 +393,7 @@ class FacebookPagesDriver:
         message = delivery.fields.get("message")
         if media.kind is MediaKind.IMAGE:
             form = {"url": link, "published": "true", **({"message": message} if message else {})}
+            form |= _alt_text(media)
             response = self._call("POST", f"/{page_id}/photos", token, form, creates=True)
             if response.status_code != 200:
                 raise meta.failure(
@@ -409,7 +429,7 @@ class FacebookPagesDriver:
         photos = []
         for i, item in enumerate(delivery.items):
             link = self.media.url(item.file_id, item.storage_key, item.content_type)
-            form = {"url": link, "published": "false"}
+            form = {"url": link, "published": "false"} | _alt_text(item)
             response = self._call("POST", f"/{page_id}/photos", token, form)
             if response.status_code != 200:
                 raise meta.failure(
@@ -712,8 +732,8 @@ class FacebookPagesDriver:
         raise PlatformRefused("page_social posts take no custom thumbnail")
 
     def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
-        """Reactions as likes, comments and shares (module docstring); impressions,
-        views, saves and clicks are insights pressroom does not read: None."""
+        """Reactions as likes, comments and shares, and a Page post's impressions from
+        its insights (module docstring); views, saves and clicks are not read: None."""
         token = self.tokens.access_token(account.connection_id)
         page_post = "_" in platform_post_id  # a video is known by its own id
         fields = ("shares", *COUNTS) if page_post else COUNTS
@@ -724,10 +744,25 @@ class FacebookPagesDriver:
             )
         post = json_of(response)
         return PostMetrics(
+            impressions=self._impressions(token, platform_post_id) if page_post else None,
             likes=_summary_count(post, "reactions"),
             comments=_summary_count(post, "comments"),
             shares=_shares(post),
         )
+
+    def _impressions(self, token: str, post_id: str) -> int | None:
+        """The post's ``post_media_view``, or None where Meta gives no insights of it
+        (module docstring)."""
+        response = self._call("GET", f"/{post_id}/insights", token, {"metric": IMPRESSIONS_METRIC})
+        if response.status_code == 200:
+            return meta_insights.insight_values(json_of(response)).get(IMPRESSIONS_METRIC)
+        error = meta.error_of(response)
+        if TOO_FEW_LIKES in (error.get("code"), error.get("error_subcode")):
+            return None  # a Page under 100 likes: Meta counts none of its posts' views
+        failure = meta_insights.metrics_failure(response, "Facebook", permission=INSIGHTS_SCOPE)
+        if isinstance(failure, MetricsUnsupported):
+            return None
+        raise failure
 
     # --- helpers ---------------------------------------------------------------
     def _token(self, form: dict[str, str]) -> TokenSet:
@@ -778,3 +813,11 @@ def _photos(photo_ids: list[str], at: datetime) -> tuple[Published, ...]:
     return tuple(
         Published(photo, f"https://www.facebook.com/photo/?fbid={photo}", at) for photo in photo_ids
     )
+
+
+def _alt_text(photo: Media) -> dict[str, str]:
+    """A photo's alt text as Facebook takes it: ``alt_text_custom`` on the photo's
+    upload ("Accessible alternative description for an image", the Photo reference's
+    creating parameters, https://developers.facebook.com/docs/graph-api/reference/photo/),
+    so on a feed photo and on each photo of a multi-photo post; ``/feed`` takes none."""
+    return {"alt_text_custom": photo.alt_text} if photo.alt_text is not None else {}

@@ -238,6 +238,10 @@ class PinterestDriver:
         for ours, theirs in (("title", "title"), ("description", "description")):
             if delivery.fields.get(ours):
                 pin[theirs] = delivery.fields[ours]
+        if delivery.media is not None and delivery.media.alt_text is not None:
+            # The Pin's ``alt_text`` (PinCreate, at most 500: the rule table's
+            # pin_board.alt_text); a carousel Pin's images take none of their own.
+            pin["alt_text"] = delivery.media.alt_text
         response = self.http.request("POST", f"{API}/pins", token=token, creates=True, json=pin)
         if response.status_code not in CREATED:
             raise _refusal(response)

@@ -85,6 +85,7 @@ from pressroom.service.drivers.base import (
     Account,
     Delivery,
     LookupUnsupported,
+    Media,
     MediaSource,
     MetricsUnsupported,
     NetworkMisconfigured,
@@ -297,7 +298,17 @@ class LinkedInDriver:
         post = self._post_body(delivery.account.connection_id, token, str(delivery.fields["text"]))
         images = [self._upload_image(delivery, token, i) for i in range(len(delivery.items))]
         if images:
-            post["content"] = {"multiImage": {"images": [{"id": urn} for urn in images]}}
+            # Each image's ``altText`` (MultiImage API, "images": id and optional
+            # altText,
+            # https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/multiimage-post-api).
+            post["content"] = {
+                "multiImage": {
+                    "images": [
+                        {"id": urn} | _alt_text(item)
+                        for urn, item in zip(images, delivery.items, strict=True)
+                    ]
+                }
+            }
         if delivery.fields.get("format") == PostFormat.DOCUMENT:
             post["content"] = {"media": self._upload_document(delivery, token)}
         response = self.http.request(
@@ -608,3 +619,7 @@ def refusal_of(response: httpx.Response, version: str) -> Exception:
     if status in (400, 409, 422):
         return PlatformRefused(f"LinkedIn answered: {message}", field="text")
     return PlatformUnavailable(f"LinkedIn answered {status}: {message}", retry_after=30, sent=True)
+
+
+def _alt_text(image: Media) -> dict[str, str]:
+    return {"altText": image.alt_text} if image.alt_text is not None else {}

@@ -65,6 +65,7 @@ from pressroom.rules import CAROUSELS, rules_of
 from pressroom.rules.model import PostsPerDay
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Connection
+from pressroom.service.db.prepared import Link
 from pressroom.service.db.session import transaction
 from pressroom.service.db.writer import Tx, Unit, Writes, writes_for
 from pressroom.service.drivers import grants, meta, sandbox_network, sandbox_oauth, shapes
@@ -97,7 +98,7 @@ from pressroom.service.drivers.inspection import (
 )
 from pressroom.service.drivers.sandbox_metrics import sandbox_metrics
 from pressroom.service.drivers.short_video import post_info_of
-from pressroom.service.drivers.tokens import TokenSource
+from pressroom.service.drivers.tokens import ConnectionTokens, TokenSource
 from pressroom.settings import SandboxSettings
 from pressroom.statuses import ConnectionStatus
 
@@ -149,7 +150,7 @@ def _media_payload(media: Media) -> dict[str, Any]:
         # What the network got: the file fitted for it, when one was made.
         "storageKey": media.storage_key,
         "size": media.size,
-    }
+    } | ({"altText": media.alt_text} if media.alt_text is not None else {})
 
 
 def _format_of(delivery: Delivery) -> PostFormat:
@@ -365,7 +366,7 @@ class SandboxDriver:
                         earlier.created_at,
                         items=_items_of(earlier.payload, earlier.created_at),
                     ), True
-            self._refuse_without_scopes(connection_id, comment=kind == COMMENT)
+            self._refuse_without_scopes(connection_id, comment=kind == COMMENT, link=tx.link)
             if kind == COMMENT:
                 assert delivery.comment_on is not None
                 created = self.rng.create(
@@ -410,22 +411,28 @@ class SandboxDriver:
 
     # What the network refuses beyond its rules (``sandbox_network``).
 
-    def _refuse_without_scopes(self, connection_id: str, *, comment: bool = False) -> None:
+    def _refuse_without_scopes(
+        self, connection_id: str, *, comment: bool = False, link: Link | None = None
+    ) -> None:
         """The network's refusal of a token without a scope publishing (or, with
-        ``comment``, a first comment) needs."""
-        granted = self._granted(connection_id)
+        ``comment``, a first comment) needs; ``link``: the caller's unit of work, where
+        the token is read."""
+        granted = self._granted(connection_id, link)
         if granted is not None and grants.missing_for_publishing(
             self.platform, granted, comment=comment
         ):
             raise sandbox_network.scope_refusal(self.platform)
 
-    def _granted(self, connection_id: str) -> tuple[str, ...] | None:
+    def _granted(self, connection_id: str, link: Link | None = None) -> tuple[str, ...] | None:
         """The scopes the connection's consent granted; None where it went through no
         consent here (seeded by the demo, made in tests): everything asked."""
         if self.tokens is None:
             return None
         try:
-            token = self.tokens.access_token(connection_id)
+            if link is not None and isinstance(self.tokens, ConnectionTokens):
+                token = self.tokens.access_token_on(link, connection_id)
+            else:
+                token = self.tokens.access_token(connection_id)
         except AccessRevoked:
             return None
         with transaction(self.sessions, write=False) as db:

@@ -331,9 +331,13 @@ class ThreadsDriver:
         ``video_url``, a signed link Threads fetches (posts page, "Single thread posts")."""
         assert self.media is not None, "a post with files needs the service's media links"
         link = self.media.url(item.file_id, item.storage_key, item.content_type)
+        # Alt text on an image or a video container, a carousel's items included
+        # ("alt_text ... for images and videos only",
+        # https://developers.facebook.com/docs/threads/posts/accessibility).
+        alt = {"alt_text": item.alt_text} if item.alt_text is not None else {}
         if item.kind is MediaKind.IMAGE:
-            return {"media_type": "IMAGE", "image_url": link}
-        return {"media_type": "VIDEO", "video_url": link}
+            return {"media_type": "IMAGE", "image_url": link} | alt
+        return {"media_type": "VIDEO", "video_url": link} | alt
 
     def _await_container(self, token: str, container: str, *, field: str = "text") -> None:
         """Until Threads says the container is ready, as Meta's pages ask (what Threads

@@ -15,8 +15,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.service.connections.repository import encrypted_tokens
 from pressroom.service.db import reads
-from pressroom.service.drivers.base import AccessRevoked
-from pressroom.service.oauth.vault import Vault
+from pressroom.service.db.prepared import Link, Row
+from pressroom.service.drivers.base import AccessRevoked, SecretKeyMissing
+from pressroom.service.oauth.vault import Vault, VaultError
 
 
 class TokenSource(Protocol):
@@ -33,9 +34,19 @@ class ConnectionTokens:
 
     def access_token(self, connection_id: str) -> str:
         """The connection's access token; ``AccessRevoked`` when it holds none (made
-        before the network's driver was configured, or its grant was dropped). One
+        before the network's driver was configured, or its grant was dropped),
+        ``SecretKeyMissing`` when the service's keys cannot decrypt it. One
         prepared statement (``db.reads``): the sandbox asks on every publish."""
-        row = reads.read_now(self.engine, lambda link: encrypted_tokens(link, connection_id))
+        return self._decrypted(
+            reads.read_now(self.engine, lambda link: encrypted_tokens(link, connection_id))
+        )
+
+    def access_token_on(self, link: Link, connection_id: str) -> str:
+        """The same, read in the transaction of a unit of work already open on ``link``
+        (the sandbox's delivery): no pooled connection taken for it."""
+        return self._decrypted(encrypted_tokens(link, connection_id))
+
+    def _decrypted(self, row: Row | None) -> str:
         encrypted = None
         if row is not None:
             encrypted = row.access_token_enc
@@ -43,4 +54,10 @@ class ConnectionTokens:
                 encrypted = row.parent_access_token_enc
         if encrypted is None:
             raise AccessRevoked("the connection holds no token for this network: reconnect it")
-        return self.vault.decrypt(encrypted)
+        try:
+            return self.vault.decrypt(encrypted)
+        except VaultError as exc:
+            raise SecretKeyMissing(
+                f"{exc}: set PRESSROOM_SECRET_KEY to the key the service ran with (or add it "
+                "to PRESSROOM_OLD_SECRET_KEYS), or reconnect the account"
+            ) from exc

@@ -20,12 +20,12 @@ from typing import TypeVar
 
 from pebble import ProcessExpired, ProcessPool
 
-from pressroom.probe import MediaInfo, ProbeError, probe
+from pressroom.probe import Probed, ProbeError, probe_file
 
 _lock = threading.Lock()
 _pool: ProcessPool | None = None
 
-Probe = Callable[[Path, str], MediaInfo]
+Probe = Callable[[Path, str], Probed]
 T = TypeVar("T")
 
 
@@ -56,9 +56,9 @@ def exit_with_parent(parent: int) -> None:
 
 
 def probe_isolated(
-    path: Path, content_type: str, *, workers: int, timeout: float, run: Probe = probe
-) -> MediaInfo:
-    """``run`` (``pressroom.probe.probe``) in a worker process; ProbeError says what is
+    path: Path, content_type: str, *, workers: int, timeout: float, run: Probe = probe_file
+) -> Probed:
+    """``run`` (``pressroom.probe.probe_file``) in a worker process; ProbeError says what is
     wrong, also when the decoder crashed or did not finish within ``timeout`` seconds."""
     return run_isolated(run, path, content_type, workers=workers, timeout=timeout)
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.exc import SQLAlchemyError
 
 from pressroom.platforms import MediaKind
-from pressroom.probe import MediaInfo, ProbeError, poster_frame
+from pressroom.probe import MediaInfo, Probed, ProbeError, poster_frame
 from pressroom.service import leases
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
@@ -65,7 +65,7 @@ PARTIAL_UPLOAD_MAX_AGE = timedelta(hours=1)
 
 @dataclass(frozen=True)
 class Ready:
-    info: MediaInfo
+    info: Probed
     size: int
     sha256: str | None = None
     """Taken here only where the upload did not pass through the service (s3)."""
@@ -237,12 +237,10 @@ class Processor:
             return Failed(_sentence(str(exc)))
         return Ready(info, found.size, digest, poster)
 
-    def _make_poster(
-        self, file_id: str, path: Path, content_type: str, info: MediaInfo
-    ) -> str | None:
+    def _make_poster(self, file_id: str, path: Path, content_type: str, info: Probed) -> str | None:
         """A still for the library's preview of a video; without one the file is still
         ready (a preview is a nicety, not a rule)."""
-        if info.kind is not MediaKind.VIDEO:
+        if not isinstance(info, MediaInfo) or info.kind is not MediaKind.VIDEO:
             return None
         settings = self.library.settings
         try:

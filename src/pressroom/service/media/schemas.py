@@ -7,15 +7,16 @@ from collections.abc import Sequence
 from pydantic import ConfigDict, Field, JsonValue
 
 from pressroom.platforms import Platform
-from pressroom.probe import IMAGE_TYPES, VIDEO_TYPES
+from pressroom.probe import DOCUMENT_TYPES, IMAGE_TYPES, VIDEO_TYPES, FileKind
 from pressroom.service.db.models import Derivative, File
 from pressroom.service.media import states
 from pressroom.service.schemas import CamelModel, RequestModel, Timestamp
 from pressroom.service.text_rules import filename_pattern
 from pressroom.statuses import DerivativeState
 
-ACCEPTED_TYPES = {**IMAGE_TYPES, **VIDEO_TYPES}
-"""Content type -> (media kind, the filename extensions that fit it)."""
+ACCEPTED_TYPES = {**IMAGE_TYPES, **VIDEO_TYPES, **DOCUMENT_TYPES}
+"""Content type -> (its format's name, the filename extensions that fit it). PDFs are our
+extension: the file of a document post (``format: document`` on professional_network)."""
 MAX_FILENAME = 255
 
 
@@ -49,7 +50,8 @@ class PresignRequest(RequestModel):
     )
     content_type: str = Field(
         description="image/jpeg, image/png, image/gif, image/webp, video/mp4, "
-        "video/quicktime or video/webm.",
+        "video/quicktime or video/webm; or (our extension) application/pdf, the file of a "
+        "professional_network document post (`format: document`).",
         json_schema_extra={"enum": list(ACCEPTED_TYPES)},
     )
     folder_id: str | None = Field(None, description="Put the file in this folder.")
@@ -111,7 +113,10 @@ class FileStatus(CamelModel):
         description="pending_upload, processing, ready or failed.",
         json_schema_extra={"enum": list(states.ALL)},
     )
-    kind: str = Field(description="image or video.", json_schema_extra={"enum": ["image", "video"]})
+    kind: str = Field(
+        description="image or video; document for a PDF (our extension).",
+        json_schema_extra={"enum": list(FileKind)},
+    )
     content_type: str
     size: int | None = Field(description="Bytes, once the upload has arrived.")
     filename: str
@@ -121,7 +126,13 @@ class FileStatus(CamelModel):
     width: int | None
     height: int | None
     media_format: str | None = Field(
-        description="What probing found: the image format, or the video's container / codec."
+        description="What probing found: the image format, the video's container / codec, "
+        "or a document's format and version (`PDF 1.7`)."
+    )
+    pages: int | None = Field(
+        None,
+        description="Our extension: a document's page count, once read; null for images "
+        "and videos.",
     )
     failure_reason: str | None
     sha256: str | None = Field(
@@ -150,6 +161,7 @@ class FileStatus(CamelModel):
             width=file.width,
             height=file.height,
             media_format=file.media_format,
+            pages=file.pages,
             failure_reason=file.failure_reason,
             sha256=file.sha256,
             derivatives=[DerivedFile.of(d) for d in derivatives],

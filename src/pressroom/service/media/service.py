@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from pressroom import error_codes
 from pressroom.plans import PLAN_LIMITS, Plan
-from pressroom.probe import kind_of
+from pressroom.probe import file_kind_of
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import Account, Derivative, File
 from pressroom.service.errors import ServiceError
@@ -73,8 +73,8 @@ def request_upload(
 
 
 def check_upload_request(filename: str, content_type: str) -> str:
-    """The media kind, or the 400 naming the field and the rule that was broken."""
-    kind = kind_of(content_type)
+    """The file's kind, or the 400 naming the field and the rule that was broken."""
+    kind = file_kind_of(content_type)
     if kind is None:
         raise ServiceError(
             error_codes.UNSUPPORTED_MEDIA,

@@ -1,8 +1,8 @@
 """How many posts one metrics round may ask each network about: the one table of budgets.
 
-A round reads one post per call (``MetricsDriver.fetch_metrics``), and rounds of one
-account and network never overlap (a lease each), so a budget is the most calls a round
-spends on the network. The network's limit for the read is the real driver's
+A round reads one post per call (``MetricsDriver.fetch_metrics``; a thread's replies
+are posts of their own, a call each), and rounds of one account and network never
+overlap (a lease each), so a budget is the most calls a round spends on the network. The network's limit for the read is the real driver's
 (``METRICS_REQUESTS_PER_HOUR``, with its source, in each driver module); each budget is
 our choice under it, checked at import, leaving the rest to publishing and to other
 apps: with the hourly ``collect-metrics`` schedule, a budget per round is also a budget
@@ -47,7 +47,8 @@ class Budget:
     posts_per_round: int
     doc_url: str
     calls_per_post: int = 1
-    """Requests one post's figures take (Instagram: the media's counts, then its insights)."""
+    """Requests one post's figures take (Instagram, and a Facebook Page post: the post's
+    counts, then its insights)."""
 
 
 BUDGETS: dict[Platform, Budget] = {
@@ -64,7 +65,9 @@ BUDGETS: dict[Platform, Budget] = {
         50, "https://developers.facebook.com/docs/threads/overview#rate-limiting"
     ),
     Platform.PAGE_SOCIAL: Budget(
-        50, "https://developers.facebook.com/docs/graph-api/overview/rate-limiting"
+        50,
+        "https://developers.facebook.com/docs/graph-api/overview/rate-limiting",
+        calls_per_post=2,
     ),
     Platform.PIN_BOARD: Budget(40, "https://developers.pinterest.com/docs/reference/rate-limits/"),
     Platform.PROFESSIONAL_NETWORK: Budget(

@@ -11,6 +11,7 @@ from pressroom.service.db.session import transaction
 from pressroom.service.deps import CurrentAccount, DbSession
 from pressroom.service.errors import responses
 from pressroom.service.metrics import service
+from pressroom.service.metrics.repository import RUNNING
 from pressroom.service.metrics.rounds import runner_of
 from pressroom.service.metrics.schemas import (
     CampaignMetricsResponse,
@@ -58,9 +59,19 @@ def refresh_metrics(
     response_model=RoundResponse,
     responses=responses(error_codes.METRICS_ROUND_NOT_FOUND),
 )
-def get_round(roundId: str, account: CurrentAccount, db: DbSession) -> RoundResponse:
-    """Our extension: a metrics round, `running` until every network's part is done."""
-    return RoundResponse(round=service.get_round(db, account, roundId))
+def get_round(roundId: str, request: Request, account: CurrentAccount) -> RoundResponse:
+    """Our extension: a metrics round, `running` until every network's part is done,
+    then `done`; `failed` when an error ended it or when the process running it
+    stopped (its lease ran out unrenewed: the round is found abandoned here or at the
+    next refresh, which then starts a new one)."""
+    sessions = request.app.state.session_factory
+    with transaction(sessions, write=False) as db:
+        found = service.get_round(db, account, roundId)
+    if found.status == RUNNING:
+        runner_of(request.app).settle(roundId)
+        with transaction(sessions, write=False) as db:
+            found = service.get_round(db, account, roundId)
+    return RoundResponse(round=found)
 
 
 @posts_router.get(
@@ -70,7 +81,9 @@ def get_round(roundId: str, account: CurrentAccount, db: DbSession) -> RoundResp
 )
 def post_metrics(recordId: str, account: CurrentAccount, db: DbSession) -> PostMetricsResponse:
     """Our extension: what the post's network reported of it, latest and every
-    snapshot, or why it reports nothing (`available: false`, `unavailableReason`)."""
+    snapshot, or why it reports nothing (`available: false`, `unavailableReason`).
+    `latest` and `series` are part 0's; a thread's replies, each a post on the network,
+    are in `parts`, and `totals` sums the latest figures of part 0 and of each reply."""
     return service.post_metrics(db, account, recordId)
 
 
@@ -84,8 +97,8 @@ def campaign_metrics(
     account: CurrentAccount,
     db: DbSession,
 ) -> CampaignMetricsResponse:
-    """Our extension: a campaign's figures, each post counted by its latest snapshot,
-    summed per network and per edition and network."""
+    """Our extension: a campaign's figures, each post counted by its latest `totals`
+    (a thread's replies included), summed per network and per edition and network."""
     return service.campaign_metrics(db, account, name)
 
 

@@ -7,12 +7,19 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, select, update
+from sqlalchemy import and_, delete, exists, select, update
 from sqlalchemy.orm import Session
 
-from pressroom.service.db.models import MetricRound, MetricSnapshot, Post, PostMetricsState
+from pressroom.service.db.models import (
+    MetricRound,
+    MetricSnapshot,
+    PeriodicLease,
+    Post,
+    PostMetricsState,
+    PostPart,
+)
 from pressroom.service.drivers.base import PostMetrics
-from pressroom.statuses import PostStatus
+from pressroom.statuses import PartKind, PostStatus
 
 FIGURES = tuple(field.name for field in fields(PostMetrics))
 """The figures a snapshot keeps, in ``PostMetrics``'s order (its one source)."""
@@ -92,6 +99,33 @@ class MetricsRepository:
             )
         )
 
+    def measured_parts(self, post_id: str) -> list[tuple[int, str]]:
+        """The parts after the first whose figures are read (index, network id): a
+        thread's published replies, each a post of its own on the network."""
+        rows = self.db.execute(
+            select(PostPart.index, PostPart.platform_post_id)
+            .where(
+                PostPart.post_id == post_id,
+                PostPart.index > 0,
+                PostPart.kind == PartKind.REPLY.value,
+                PostPart.status == PostStatus.PUBLISHED.value,
+                PostPart.platform_post_id.is_not(None),
+            )
+            .order_by(PostPart.index)
+        )
+        return [(index, str(part_id)) for index, part_id in rows.tuples()]
+
+    def part_indexes(self, post_id: str) -> list[int]:
+        """The parts after the first that have snapshots, in order."""
+        return list(
+            self.db.scalars(
+                select(MetricSnapshot.part_index)
+                .where(MetricSnapshot.post_id == post_id, MetricSnapshot.part_index > 0)
+                .distinct()
+                .order_by(MetricSnapshot.part_index)
+            )
+        )
+
     def candidates(
         self, account_id: str, platform: str, chosen: PostFilter, limit: int
     ) -> list[Post]:
@@ -134,33 +168,23 @@ class MetricsRepository:
         )
 
     def campaign_latest(self, account_id: str, name: str) -> list[tuple[Post, MetricSnapshot]]:
-        """Each of the campaign's posts with its newest snapshot (part 0), those with any."""
-        newest = (
-            select(MetricSnapshot.post_id, MetricSnapshot.taken_at)
-            .join(Post, Post.id == MetricSnapshot.post_id)
-            .where(
-                Post.account_id == account_id,
-                Post.campaign_name == name,
-                MetricSnapshot.part_index == 0,
-            )
-            .order_by(MetricSnapshot.post_id, MetricSnapshot.taken_at.desc(), MetricSnapshot.id)
-        )
-        seen: dict[str, datetime] = {}
-        for post_id, taken_at in self.db.execute(newest):
-            seen.setdefault(post_id, taken_at)
-        if not seen:
-            return []
+        """Each measured part of the campaign's posts with its newest snapshot (a post
+        without parts: part 0 alone; a thread: each of its parts read)."""
         rows = self.db.execute(
             select(Post, MetricSnapshot)
             .join(MetricSnapshot, MetricSnapshot.post_id == Post.id)
-            .where(Post.id.in_(seen), MetricSnapshot.part_index == 0)
+            .where(Post.account_id == account_id, Post.campaign_name == name)
             .order_by(
-                Post.created_at, Post.id, MetricSnapshot.taken_at.desc(), MetricSnapshot.id.desc()
+                Post.created_at,
+                Post.id,
+                MetricSnapshot.part_index,
+                MetricSnapshot.taken_at.desc(),
+                MetricSnapshot.id.desc(),
             )
         )
-        latest: dict[str, tuple[Post, MetricSnapshot]] = {}
+        latest: dict[tuple[str, int], tuple[Post, MetricSnapshot]] = {}
         for post, snapshot in rows.tuples():
-            latest.setdefault(post.id, (post, snapshot))
+            latest.setdefault((post.id, snapshot.part_index), (post, snapshot))
         return list(latest.values())
 
     def campaign_posts(self, account_id: str, name: str) -> int:
@@ -193,10 +217,59 @@ class MetricsRepository:
     def finish_round(
         self, round_id: str, status: str, networks: dict[str, Any], at: datetime
     ) -> None:
+        """Only a running round: one already found abandoned stays ``failed``."""
         self.db.execute(
             update(MetricRound)
-            .where(and_(MetricRound.id == round_id))
+            .where(and_(MetricRound.id == round_id, MetricRound.status == RUNNING))
             .values(status=status, networks=networks, finished_at=at)
+        )
+
+    def add_round_lease(self, round_id: str, name: str, expires_at: datetime) -> None:
+        """The round's own lease, written with its row: never a moment when the round
+        runs without one."""
+        self.db.add(PeriodicLease(name=name, owner=round_id, expires_at=expires_at))
+        self.db.flush()
+
+    def running_rounds(self, account_id: str) -> list[str]:
+        return list(
+            self.db.scalars(
+                select(MetricRound.id).where(
+                    MetricRound.account_id == account_id, MetricRound.status == RUNNING
+                )
+            )
+        )
+
+    def abandon_if_dead(self, round_id: str, lease: str, now: datetime) -> bool:
+        """Fail the round if it is running and its lease ran out unrenewed (or is gone),
+        and free every lease it held; one conditional ``UPDATE``, so a round that
+        finished meanwhile (its status written before its lease is released) is left
+        as it is."""
+        live = exists().where(PeriodicLease.name == lease, PeriodicLease.expires_at >= now)
+        failed = self.db.execute(
+            update(MetricRound)
+            .where(MetricRound.id == round_id, MetricRound.status == RUNNING, ~live)
+            .values(status=FAILED, finished_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        if failed.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult
+            return False
+        self.db.execute(delete(PeriodicLease).where(PeriodicLease.owner == round_id))
+        return True
+
+    def renew_leases(
+        self, round_ids: Collection[str], lease_names: Collection[str], until: datetime
+    ) -> set[str]:
+        """Extend every lease the rounds hold (their own and their networks'); the
+        names of their own leases still there (a missing one: the round was found
+        abandoned, and stops)."""
+        self.db.execute(
+            update(PeriodicLease)
+            .where(PeriodicLease.owner.in_(round_ids))
+            .values(expires_at=until)
+            .execution_options(synchronize_session=False)
+        )
+        return set(
+            self.db.scalars(select(PeriodicLease.name).where(PeriodicLease.name.in_(lease_names)))
         )
 
     def rounds_of(self, round_ids: Collection[str]) -> list[MetricRound]:

@@ -13,13 +13,21 @@ The tokens never leave the service, so the pipeline (or anyone) starts a round w
   refused token does too, until a reconnect; a network that cannot answer now leaves
   the post for a later round, and a rate limit ends that network's part of the round;
 - keeps each answer as a snapshot and announces ``post.metrics`` in the same
-  transaction.
+  transaction;
+- holds a lease of its own (``round_lease``), written with its row and renewed, with
+  its networks' leases, by a heartbeat of the process running it every third of
+  ``PRESSROOM_JOB_LEASE_SECONDS``. A round whose process died stops being renewed: once
+  its lease has run out, the next reader of the round or start of the account's rounds
+  finds it abandoned, marks it ``failed`` (its figures read so far are kept) and frees
+  its networks' leases, so a new round starts at once. A round found abandoned while
+  its process was only stalled stops at its next post and stays ``failed``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -70,6 +78,15 @@ def lease_name(account_id: str, platform: Platform) -> str:
     return f"metrics:{digest}"
 
 
+def round_lease(round_id: str) -> str:
+    """The round's own lease: live while the process running the round renews it."""
+    return f"metrics-round:{round_id}"
+
+
+class RoundAbandoned(Exception):
+    """The round's lease was found run out and the round failed: its process stops it."""
+
+
 def gate_name(account_id: str) -> str:
     """The lease one call holds while it starts a round of the account: starts never
     interleave, so no call is ever answered with a round another start then drops."""
@@ -114,6 +131,43 @@ class RoundRunner:
     pool: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(2, thread_name_prefix="pressroom-metrics")
     )
+    held: set[str] = field(default_factory=set)
+    """Rounds of this process not finished yet (queued or running): the heartbeat
+    renews their leases."""
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _beat: threading.Thread | None = None
+
+    def begin(self) -> None:
+        """Start the heartbeat that keeps this process's rounds' leases live."""
+        if self._beat is not None and self._beat.is_alive():
+            return  # the app started again inside its own lifespan (nested clients)
+        self._stop.clear()
+        self._beat = threading.Thread(
+            target=self._heartbeat, name="pressroom-metrics-heartbeat", daemon=True
+        )
+        self._beat.start()
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self.lease_seconds / 3):
+            try:
+                self.renew()
+            except Exception:  # a busy database skips a beat; the lease outlasts three
+                log.warning("metrics rounds' leases not renewed", exc_info=True)
+
+    def renew(self, only: str | None = None) -> set[str]:
+        """Extend the leases of this process's rounds (or of ``only``); the rounds whose
+        own lease is gone, found abandoned meanwhile (each stops at its next post)."""
+        with self._lock:
+            rounds = {only} if only is not None else set(self.held)
+        if not rounds:
+            return set()
+        names = {round_lease(r): r for r in rounds}
+        with transaction(self.sessions) as db:
+            kept = MetricsRepository(db).renew_leases(
+                rounds, names, utcnow() + timedelta(seconds=self.lease_seconds)
+            )
+        return {r for name, r in names.items() if name not in kept}
 
     def start(self, account_id: str, chosen: PostFilter, filters: dict[str, Any]) -> Started:
         """A new round for the account, or the one running (a lease on any network)."""
@@ -135,18 +189,28 @@ class RoundRunner:
         """The round's row is written before its leases are taken, so whoever finds a
         lease held finds its round too; None when the round holding one ended between
         the claim and the look (try again)."""
+        ttl = timedelta(seconds=self.lease_seconds)
+        now = utcnow()
+        with transaction(self.sessions) as db:
+            repo = MetricsRepository(db)
+            for other in repo.running_rounds(account_id):
+                if repo.abandon_if_dead(other, round_lease(other), now):
+                    log.warning("metrics round %s abandoned: its lease ran out", other)
         made = MetricRound(
             id=new_id("mrnd"),
             account_id=account_id,
             status=RUNNING,
             filters=filters,
             networks={},
-            started_at=utcnow(),
+            started_at=now,
         )
         with transaction(self.sessions) as db:
-            MetricsRepository(db).add_round(made)
+            repo = MetricsRepository(db)
+            repo.add_round(made)
+            repo.add_round_lease(made.id, round_lease(made.id), now + ttl)
             db.expunge(made)
-        ttl = timedelta(seconds=self.lease_seconds)
+        with self._lock:
+            self.held.add(made.id)
         taken: list[Platform] = []
         for platform in Platform:
             if leases.claim(self.sessions, lease_name(account_id, platform), made.id, ttl):
@@ -156,6 +220,7 @@ class RoundRunner:
                 leases.release(self.sessions, lease_name(account_id, held), made.id)
             with transaction(self.sessions) as db:
                 MetricsRepository(db).drop_round(made.id)
+            self._forget(made.id)
             running = self._running(account_id, platform)
             return None if running is None else Started(running, running_already=True)
         self.pool.submit(self._run, made.id, account_id, chosen)
@@ -180,16 +245,26 @@ class RoundRunner:
                 if counts.asked or counts.unavailable or counts.failed:
                     networks[platform.value] = counts.json()
                 leases.release(self.sessions, lease_name(account_id, platform), round_id)
+        except RoundAbandoned:
+            log.warning("metrics round %s stopped: found abandoned (its lease ran out)", round_id)
+            status = FAILED
         except Exception:
             log.exception("metrics round %s failed", round_id)
             status = FAILED
         finally:
             # Leases first: a call that finds one held is answered with its round,
-            # which must still be running then.
+            # which must still be running then. The round's own lease last, once its
+            # status is written: a reader that finds it gone finds the round finished.
             for platform in Platform:
                 leases.release(self.sessions, lease_name(account_id, platform), round_id)
             with transaction(self.sessions) as db:
                 MetricsRepository(db).finish_round(round_id, status, networks, utcnow())
+            leases.release(self.sessions, round_lease(round_id), round_id)
+            self._forget(round_id)
+
+    def _forget(self, round_id: str) -> None:
+        with self._lock:
+            self.held.discard(round_id)
 
     def refresh_network(
         self, round_id: str, account_id: str, platform: Platform, chosen: PostFilter
@@ -202,9 +277,11 @@ class RoundRunner:
             for post in posts:
                 db.expunge(post)
         reader = self.drivers[platform]
-        ttl = timedelta(seconds=self.lease_seconds)
         for post in posts:
-            leases.claim(self.sessions, lease_name(account_id, platform), round_id, ttl)
+            if counts.asked >= counts.budget:
+                break  # a thread's replies spent it: the rest wait for the next round
+            if self.renew(round_id):  # never a lease taken back from a newer round
+                raise RoundAbandoned(round_id)
             if not isinstance(reader, driver.MetricsDriver):
                 self._unavailable(post, NO_DRIVER.format(network=platform.value), final=False)
                 counts.unavailable += 1
@@ -234,7 +311,40 @@ class RoundRunner:
             else:
                 self._keep(post, metrics)
                 counts.refreshed += 1
+                if self._read_replies(reader, who, post, counts):
+                    break
         return counts
+
+    def _read_replies(
+        self, reader: driver.MetricsDriver, who: driver.Account, post: Post, counts: NetworkCounts
+    ) -> bool:
+        """A thread's replies are posts of their own on the network, each read with a
+        call of the budget's (those past it wait for the next round); a carousel's items
+        and a first comment are not read: the carousel is one post, and a comment's
+        figures are not the post's. A reply the network cannot answer for now is left
+        uncounted this round (the post's standing is its first part's). True when a
+        rate limit ends the network's part of the round."""
+        with transaction(self.sessions, write=False) as db:
+            replies = MetricsRepository(db).measured_parts(post.id)
+        for index, reply_id in replies:
+            if counts.asked >= counts.budget:
+                return False
+            counts.asked += 1
+            try:
+                metrics = reader.fetch_metrics(who, reply_id)
+            except driver.PlatformRateLimited as exc:
+                counts.stopped = f"rate limited: {exc}"
+                return True
+            except (
+                driver.MetricsUnsupported,
+                driver.AccessRevoked,
+                driver.TokenRefused,
+                driver.PlatformUnavailable,
+            ):
+                continue
+            with transaction(self.sessions) as db:
+                MetricsRepository(db).add_snapshot(post.id, metrics, utcnow(), part_index=index)
+        return False
 
     def _keep(self, post: Post, metrics: driver.PostMetrics) -> None:
         now = utcnow()
@@ -263,8 +373,24 @@ class RoundRunner:
         with transaction(self.sessions) as db:
             MetricsRepository(db).mark_asked(post.id, utcnow())
 
+    def settle(self, round_id: str) -> None:
+        """Fail the round if its lease ran out unrenewed (its process died). A read
+        first: a live lease, the usual answer to a client polling its round, takes no
+        write lock."""
+        now = utcnow()
+        with transaction(self.sessions, write=False) as db:
+            lease = db.get(PeriodicLease, round_lease(round_id))
+            if lease is not None and lease.expires_at >= now:
+                return
+        with transaction(self.sessions) as db:
+            if MetricsRepository(db).abandon_if_dead(round_id, round_lease(round_id), utcnow()):
+                log.warning("metrics round %s abandoned: its lease ran out", round_id)
+
     def stop(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+        self._stop.set()
+        if self._beat is not None:
+            self._beat.join(timeout=5)
 
 
 def install_rounds(app: FastAPI) -> RoundRunner:
@@ -273,7 +399,7 @@ def install_rounds(app: FastAPI) -> RoundRunner:
     runner = RoundRunner(
         app.state.session_factory, drivers_of(app), app.state.settings.job_lease_seconds
     )
-    run_with_app(app, lambda: None, runner.stop)
+    run_with_app(app, runner.begin, runner.stop)
     app.state.metrics_rounds = runner
     return runner
 

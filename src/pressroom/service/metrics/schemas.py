@@ -41,14 +41,23 @@ class NetworkRound(CamelModel):
     refreshed: int = Field(description="Posts whose figures were read and kept.")
     unavailable: int = Field(description="Posts whose network gives no figures (why: per post).")
     failed: int = Field(description="Posts the network could not answer for now: next round.")
-    budget: int = Field(description="The most posts a round asks this network about.")
+    budget: int = Field(
+        description="The most reads a round asks this network for (one per post, and "
+        "one per reply of a thread)."
+    )
     asked: int = Field(description="Calls made to the network; never over `budget`.")
     stopped: str | None = Field(description="Why the network's part ended early (a rate limit).")
 
 
 class MetricsRound(CamelModel):
     round_id: str
-    status: str = Field(json_schema_extra={"enum": ["running", "done", "failed"]})
+    status: str = Field(
+        description="`running`, then `done`; `failed` when an error ended the round or "
+        "its process stopped (its lease, renewed while it runs, ran out: the round is "
+        "found abandoned by the next read of it or refresh of the account, which then "
+        "starts a new one; the figures it read are kept).",
+        json_schema_extra={"enum": ["running", "done", "failed"]},
+    )
     running_already: bool = Field(
         False,
         description="True when this call found the account's round running and answers "
@@ -82,6 +91,14 @@ class Snapshot(Figures):
     part_index: int = Field(description="The part of the post the figures are for (0: the post).")
 
 
+class PartMetrics(CamelModel):
+    index: int = Field(description="The part's index in the post's `parts` (from 0).")
+    kind: str | None = Field(description="The part's kind (`reply`: a thread's reply).")
+    platform_post_id: str | None
+    latest: Snapshot
+    series: list[Snapshot] = Field(description="Every snapshot of this part, oldest first.")
+
+
 class PostMetricsResponse(CamelModel):
     success: bool = True
     record_id: str
@@ -94,13 +111,27 @@ class PostMetricsResponse(CamelModel):
     refreshed_at: Timestamp | None = Field(description="When a round last asked; null: never.")
     latest: Snapshot | None
     series: list[Snapshot] = Field(description="Every snapshot of part 0, oldest first.")
+    parts: list[PartMetrics] = Field(
+        default_factory=list,
+        description="The figures of the post's other parts the network counts on their "
+        "own: a thread's replies (each a post on the network). A carousel is one post "
+        "(its figures are part 0's) and a first comment's figures are not the post's: "
+        "neither is listed.",
+    )
+    totals: Figures | None = Field(
+        None,
+        description="The post's figures: the latest of part 0 plus the latest of each "
+        "part listed in `parts` (a thread's replies); the same as `latest` for a post "
+        "of one part. Campaign totals sum these. Null before the first reading.",
+    )
 
 
 class NetworkTotals(CamelModel):
     platform: str = Field(json_schema_extra=PLATFORM_ENUM)
     posts: int = Field(description="Posts with figures, each counted by its latest snapshot.")
     totals: Figures = Field(
-        description="Sums of the latest figures; null where no post's network counts it."
+        description="Sums of each post's `totals` (its latest figures, a thread's replies "
+        "included); null where no post's network counts it."
     )
 
 

@@ -20,6 +20,7 @@ from pressroom.service.metrics.schemas import (
     MetricsRound,
     NetworkRound,
     NetworkTotals,
+    PartMetrics,
     PostMetricsResponse,
     RefreshRequest,
     Snapshot,
@@ -73,7 +74,25 @@ def post_metrics(db: Session, account: Account, record_id: str) -> PostMetricsRe
     if post is None:
         raise ServiceError(error_codes.POST_NOT_FOUND, f"No post {record_id!r} in this account.")
     repo = MetricsRepository(db)
-    series = [_snapshot(row) for row in repo.series(post.id)]
+    rows = repo.series(post.id)
+    series = [_snapshot(row) for row in rows]
+    parts = PostRepository(db).parts_of([post.id]).get(post.id, [])
+    kinds = {part.index: part for part in parts}
+    measured = []
+    newest = rows[-1:]
+    for index in repo.part_indexes(post.id):
+        part_rows = repo.series(post.id, part_index=index)
+        newest.append(part_rows[-1])
+        part = kinds.get(index)
+        measured.append(
+            PartMetrics(
+                index=index,
+                kind=part.kind if part is not None else None,
+                platform_post_id=part.platform_post_id if part is not None else None,
+                latest=_snapshot(part_rows[-1]),
+                series=[_snapshot(row) for row in part_rows],
+            )
+        )
     state = repo.state(post.id)
     reason = state.unavailable_reason if state is not None else None
     return PostMetricsResponse(
@@ -84,6 +103,8 @@ def post_metrics(db: Session, account: Account, record_id: str) -> PostMetricsRe
         refreshed_at=state.refreshed_at if state is not None else None,
         latest=series[-1] if series else None,
         series=series,
+        parts=measured,
+        totals=_totals(newest) if newest else None,
     )
 
 
@@ -103,7 +124,9 @@ def _per_network(rows: list[tuple[str, MetricSnapshot]]) -> list[NetworkTotals]:
         by.setdefault(platform, []).append(row)
     order = [p.value for p in Platform]
     return [
-        NetworkTotals(platform=platform, posts=len(snaps), totals=_totals(snaps))
+        NetworkTotals(
+            platform=platform, posts=len({s.post_id for s in snaps}), totals=_totals(snaps)
+        )
         for platform, snaps in sorted(by.items(), key=lambda item: order.index(item[0]))
     ]
 
@@ -122,7 +145,7 @@ def campaign_metrics(db: Session, account: Account, name: str) -> CampaignMetric
     return CampaignMetricsResponse(
         campaign=name,
         posts=count,
-        measured=len(latest),
+        measured=len({post.id for post, _ in latest}),
         networks=_per_network([(post.platform, row) for post, row in latest]),
         editions=[
             EditionTotals(edition=edition, networks=_per_network(rows))

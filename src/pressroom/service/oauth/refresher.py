@@ -28,7 +28,7 @@ from pressroom.service import leases
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Connection
 from pressroom.service.db.session import transaction
-from pressroom.service.drivers.base import PlatformUnavailable
+from pressroom.service.drivers.base import PlatformUnavailable, SecretKeyMissing
 from pressroom.service.lifespan import run_with_app
 from pressroom.service.oauth import service as oauth
 
@@ -97,6 +97,8 @@ class TokenRefresher:
                 renewed += oauth.refresh(self.flow, connection_id)
             except PlatformUnavailable:
                 log.warning("could not refresh %s now; next pass", connection_id)
+            except SecretKeyMissing as exc:
+                log.error("cannot refresh %s: %s", connection_id, exc)
         return renewed
 
 

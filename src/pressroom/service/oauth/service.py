@@ -29,12 +29,13 @@ from pressroom.service.drivers.base import (
     PlatformDriver,
     PlatformUnavailable,
     Profile,
+    SecretKeyMissing,
     TokenRefused,
     TokenSet,
 )
 from pressroom.service.events.catalog import InactiveReason
 from pressroom.service.oauth.repository import OAuthStateRepository
-from pressroom.service.oauth.vault import Vault
+from pressroom.service.oauth.vault import Vault, VaultError
 
 if TYPE_CHECKING:
     from pressroom.service.drivers.page_social import FacebookPagesDriver, GrantedPage
@@ -449,11 +450,17 @@ def _refresh_held(flow: Flow, connection_id: str, seen_expiry: datetime | None) 
             return connection.token_expires_at is None  # refreshed (or refused) meanwhile
         platform = Platform(connection.platform)
         parent_id = connection.parent_id
-        refresh_token = (
-            flow.vault.decrypt(connection.refresh_token_enc)
-            if connection.refresh_token_enc
-            else None
-        )
+        try:
+            refresh_token = (
+                flow.vault.decrypt(connection.refresh_token_enc)
+                if connection.refresh_token_enc
+                else None
+            )
+        except VaultError as exc:
+            raise SecretKeyMissing(
+                f"{exc}: set PRESSROOM_SECRET_KEY to the key the service ran with (or add it "
+                "to PRESSROOM_OLD_SECRET_KEYS), or reconnect the account"
+            ) from exc
     try:
         if refresh_token is None:
             raise TokenRefused("no_refresh_token")

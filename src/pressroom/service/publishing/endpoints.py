@@ -63,6 +63,7 @@ _ALWAYS = (
     error_codes.OUTCOME_UNKNOWN,
     error_codes.RATE_LIMITED,
     error_codes.PLATFORM_UNAVAILABLE,
+    error_codes.SECRET_KEY_MISSING,
 )
 _FILE = (
     error_codes.MEDIA_NOT_ALLOWED,

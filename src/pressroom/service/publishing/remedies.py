@@ -7,7 +7,9 @@ Idempotency-Key, or look an unknown outcome up. The dashboard's post page offers
   and nothing is sent; a held key is looked up before anything is sent; a ``partial``
   post resumes after the parts that stand (``resuming``); a free key sends the post as
   new. There is no second way to publish to keep in step with the first.
-- ``look_up`` is the reconciler's step for one record (``unknowns.settle_unknown``).
+- ``look_up`` is the reconciler's step for one record (``unknowns.settle_unknown``):
+  a post of several parts has each of its unsettled parts looked up in order, nothing
+  sent, and is recorded published, partial or failed as they are found.
 
 Which of them a record offers (``remedies``) follows from its status and its key: a
 post some of whose parts may stand is retried only while its key is kept, since a
@@ -59,8 +61,10 @@ def remedies(post: Post, *, key_kept: bool, now: datetime) -> tuple[Remedy, ...]
             found.append(Remedy.RETRY)  # nothing of it went out: a free key sends it anew
         elif (post.status == PostStatus.PARTIAL or (unsettled and several)) and key_kept:
             found.append(Remedy.RETRY)  # looks up what stands, then goes on after it
-    if unsettled and not several:
-        found.append(Remedy.LOOK_UP)  # several parts are looked up by a retry instead
+    if unsettled:
+        # A post of several parts is looked up part by part, each unsettled one in
+        # order, sending nothing (``settle_unknown``): it needs no key, as a retry does.
+        found.append(Remedy.LOOK_UP)
     return tuple(found)
 
 

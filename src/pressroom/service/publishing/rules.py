@@ -29,6 +29,7 @@ from pressroom.platforms import (
     Platform,
     PostFormat,
 )
+from pressroom.probe import FileKind
 from pressroom.rules import (
     CAROUSELS,
     FIRST_COMMENT,
@@ -38,6 +39,15 @@ from pressroom.rules import (
     Subject,
     Violation,
     check_text,
+)
+from pressroom.rules.alt_text import (
+    FIELD as ALTS_FIELD,
+)
+from pressroom.rules.alt_text import (
+    check_alt_kind,
+    check_alt_post,
+    check_alt_text,
+    field_of,
 )
 from pressroom.rules.formats import (
     DOCUMENT_TITLE,
@@ -109,6 +119,18 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
     post_format = check_format(platform, body)
     check_files(platform, body)
     if rules.text_only and body.media_file_id is not None and post_format is None:
+        document = format_rule(platform, PostFormat.DOCUMENT)
+        if document is not None:
+            # A PDF in fileId is the usual slip here: say how a document post is made.
+            raise ServiceError(
+                error_codes.MEDIA_NOT_ALLOWED,
+                f"{platform.value} takes one file only as a document post: give format: "
+                f"document and {to_camel(DOCUMENT_TITLE)} with a PDF in fileId, or remove "
+                "fileId (give fileIds for a carousel).",
+                field="fileId",
+                rule=document.id,
+                doc_url=document.doc_url,
+            )
         raise ServiceError(
             error_codes.MEDIA_NOT_ALLOWED,
             f"{platform.value} posts text only: remove fileId."
@@ -140,6 +162,54 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
     comment = body.first_comment_text
     if comment is not None:
         check_first_comment(platform, comment)
+    if getattr(body, "file_alts", None) is not None:
+        check_alts(platform, body)
+
+
+def check_alts(platform: Platform, body: PublishRequest) -> None:
+    """``fileAlts``: the network takes alt text on this post at all (its label, format,
+    a carousel), then each key one of the post's file ids and each text not blank and
+    within the network's limit; the kind of each described file is checked with the
+    file (``check_alt_file``). Each refusal names ``fileAlts.<id>`` (``fileAlts`` for the
+    post as a whole)."""
+    alts = body.alt_texts
+    if not alts:
+        return
+    carousel = bool(body.carousel_file_ids) or any(
+        len(part.file_ids or ()) > 1 for part in body.thread_parts
+    )
+    broken = check_alt_post(platform, body.post_format, carousel=carousel)
+    if broken is not None:
+        raise network_refusal(platform, broken, field=ALTS_FIELD)
+    named = set(body.all_file_ids)
+    for file_id, text in alts.items():
+        field = field_of(file_id)
+        if file_id not in named:
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR,
+                f"{field}: {file_id!r} is none of the post's files (fileId, fileIds, a "
+                "thread part's fileIds): alt text describes a file the post carries.",
+                field=field,
+            )
+        if not text.strip():
+            raise ServiceError(
+                error_codes.VALIDATION_ERROR,
+                f"{field} must not be empty: describe the file, or leave it out.",
+                field=field,
+            )
+        too_long = check_alt_text(platform, text)
+        if too_long is not None:
+            raise network_refusal(platform, too_long, field=field)
+
+
+def check_alt_file(platform: Platform, body: PublishRequest, file: File) -> None:
+    """A described file's kind against the network's alt-text rule (Instagram, Facebook,
+    LinkedIn and Pinterest take it on images only)."""
+    if file.id not in body.alt_texts:
+        return
+    broken = check_alt_kind(platform, file.kind)
+    if broken is not None:
+        raise network_refusal(platform, broken, field=field_of(file.id))
 
 
 def check_format(platform: Platform, body: PublishRequest) -> FormatRule | None:
@@ -232,7 +302,7 @@ def check_format_media(rule: FormatRule, file: File, *, field: str) -> None:
     """One file of a post in a format other than ``post``: the kind, content type, length,
     size or page count the format takes (a document's PDF is no image or video)."""
     facts = facts_of(file) if file.kind in set(MediaKind) else None
-    problem = check_format_file(rule, facts, file.content_type, pages=getattr(file, "pages", None))
+    problem = check_format_file(rule, facts, file.content_type, pages=file.pages, size=file.size)
     if problem is not None:
         raise network_refusal(rule.platform, Violation(rule, problem), field=field)
 
@@ -279,6 +349,42 @@ def check_files(platform: Platform, body: PublishRequest) -> None:
         raise network_refusal(platform, too_many, field="fileIds")
 
 
+def check_not_a_document(
+    platform: Platform, file: File, *, field: str, post_format: PostFormat = PostFormat.POST
+) -> None:
+    """A document (a PDF) goes alone, in ``fileId``, in a post whose format is
+    ``document``: anywhere else (a feed post, a carousel, a thread part, a thumbnail,
+    another label) it is refused with the rule that says where it goes, the label's
+    ``document`` format or, on a label without one, the formats it offers."""
+    if file.kind != FileKind.DOCUMENT:
+        return
+    document = format_rule(platform, PostFormat.DOCUMENT)
+    if document is not None and post_format is PostFormat.DOCUMENT and field == "fileId":
+        return
+    if document is not None:
+        where = (
+            "give it alone in fileId"
+            if field != "fileId"
+            else f"give format: document and {to_camel(DOCUMENT_TITLE)}"
+        )
+        message = (
+            f"File {file.id!r} is a PDF, which {document.network} takes only as a document "
+            f"post: {where}, or choose an image or a video here."
+        )
+        rule_id, doc_url = document.id, document.doc_url
+    else:
+        offer = offered_rule(platform)
+        message = (
+            f"File {file.id!r} is a PDF: only a document post takes one (format: document "
+            f"on professional_network), and {platform.value} offers format "
+            f"{', '.join(offered(platform))}. Choose an image or a video."
+        )
+        rule_id, doc_url = offer.id, offer.doc_url
+    raise ServiceError(
+        error_codes.MEDIA_NOT_ALLOWED, message, field=field, rule=rule_id, doc_url=doc_url
+    )
+
+
 def check_carousel_item(
     platform: Platform,
     file: File,
@@ -290,6 +396,7 @@ def check_carousel_item(
     """A carousel's file: a kind the network takes in carousels, then the spec's video
     length and the network's media rules, as for ``fileId``. A TikTok photo post's images
     are held to the format's rule instead."""
+    check_not_a_document(platform, file, field=field, post_format=post_format)
     rule = format_rule(platform, post_format)
     if rule is not None:
         check_format_media(rule, file, field=field)
@@ -477,6 +584,7 @@ def check_media(
     post_format: PostFormat = PostFormat.POST,
 ) -> None:
     rules = RULES[platform]
+    check_not_a_document(platform, file, field=field, post_format=post_format)
     rule = format_rule(platform, post_format)
     if rule is not None:
         # The format says which files it takes (a reel: a video; a document: a PDF);
@@ -523,6 +631,7 @@ def _check_duration(platform: Platform, file: File, *, field: str) -> None:
 
 
 def check_thumbnail(file: File, *, field: str) -> None:
+    check_not_a_document(Platform.VIDEO_SHARING, file, field=field)
     if file.kind != MediaKind.IMAGE:
         raise ServiceError(
             error_codes.MEDIA_NOT_ALLOWED,

@@ -29,6 +29,8 @@ from pressroom.rules import (
     carousel_rule,
     text_rules,
 )
+from pressroom.rules.alt_text import ALT_TEXT_RULES
+from pressroom.rules.counting import Unit
 from pressroom.rules.formats import FORMAT_RULES, offered
 from pressroom.rules.model import Fit, TextLength
 from pressroom.service.publishing.campaign import Campaign, campaign_field
@@ -164,6 +166,49 @@ NO_MEDIA = SkipJsonSchema[str | None]
 """Text-only platforms declare ``file_id`` this way: hidden from the schema, present so a
 body carrying one is refused with ``media_kind_not_allowed`` rather than a bare
 "unknown field"."""
+
+
+NO_ALTS = SkipJsonSchema[dict[str, str] | None]
+"""Labels whose network takes no alt text declare ``file_alts`` this way: hidden from the
+schema, present so a body carrying one is refused naming the ``<label>.alt_text`` rule
+rather than with a bare "unknown field"."""
+
+
+def _file_alts(platform: Platform) -> Any:
+    """``fileAlts``: alt text per file, as one map beside the ids (not objects in their
+    place), so ``fileId``, ``fileIds`` and a thread part's ``fileIds`` stay lists of ids
+    as the spec and the carousel design have them, and a body without alt text is
+    unchanged."""
+    rule = ALT_TEXT_RULES[platform]
+    kinds = " and ".join(f"{kind}s" for kind in sorted(rule.kinds))
+    where = (
+        "a post's, a carousel's and a thread part's files"
+        if rule.carousels
+        else (f"a post of one file only ({rule.network} takes none on a carousel's images)")
+    )
+    limit = (
+        f"At most {rule.limit:,} {rule.unit} (`maxLength`); longer is refused with 400 "
+        f"`validation_error` (`error.rule` `{rule.id}`)."
+        if rule.limit is not None
+        else f"{rule.network} documents no length limit, so none is checked before sending."
+    )
+    text: dict[str, Any] = {"type": "string", "minLength": 1, "pattern": SOME_TEXT}
+    if rule.limit is not None and rule.unit is Unit.CODE_POINTS:
+        text["maxLength"] = rule.limit
+    return Field(
+        None,
+        description=f"Our extension: alt text, the description of a file {rule.network} "
+        "gives people who cannot see it, per file: an object mapping each described "
+        "file's id to its text (one shape: a map beside the ids, so `fileId` and "
+        f"`fileIds` stay ids). Sent as {rule.network}'s `{rule.field_name}`, on {kinds} "
+        f"only, for {where}, in a feed post (`format` `post`). A key that is not one of "
+        "the post's file ids (`fileId`, `fileIds`, a thread part's `fileIds`), a file of a "
+        "kind or a format the network takes no alt text on, or a blank text is refused "
+        "with 400 `validation_error` naming `fileAlts.<id>` before anything is sent "
+        f"(`error.rule` `{rule.id}` where the network's rule is at stake). {limit} The "
+        "post record keeps it in `request`.",
+        json_schema_extra={"additionalProperties": text},
+    )
 
 
 class ThreadPart(RequestModel):
@@ -349,6 +394,22 @@ class PublishRequest(RequestModel):
             parts.append(LaterPart(PartKind.COMMENT, comment, "firstComment"))
         return parts
 
+    @property
+    def alt_texts(self) -> dict[str, str]:
+        """``fileAlts``: each described file's alt text by its id; empty when none."""
+        value = getattr(self, "file_alts", None)
+        return dict(value) if isinstance(value, dict) else {}
+
+    @property
+    def all_file_ids(self) -> list[str]:
+        """Every file id the post names: ``fileId``, ``fileIds``, then each thread part's
+        ``fileIds``, in order (the keys ``fileAlts`` may use)."""
+        ids = [self.media_file_id] if self.media_file_id is not None else []
+        ids += self.carousel_file_ids
+        for part in self.thread_parts:
+            ids += part.file_ids or []
+        return ids
+
     def text_value(self, name: str) -> str | None:
         """A text field by its rule name (``text``, ``title``, ...), None when absent."""
         value = getattr(self, name, None)
@@ -371,6 +432,7 @@ class MicroblogPublish(PublishRequest):
     text: str = text_field(Platform.MICROBLOG, "text", "The post.")
     file_id: NO_MEDIA = None
     thread: list[MicroblogThreadPart] | None = _thread()
+    file_alts: NO_ALTS = None
 
 
 class VideoSharingPublish(PublishRequest):
@@ -387,6 +449,7 @@ class VideoSharingPublish(PublishRequest):
         json_schema_extra={"enum": list(PRIVACY_STATUSES)},
     )
     first_comment: str | None = _first_comment(Platform.VIDEO_SHARING)
+    file_alts: NO_ALTS = None
     made_for_kids: bool | None = Field(
         None,
         description=(
@@ -457,6 +520,7 @@ class ShortVideoPost(PublishRequest):
     allow_duet: bool | None = _interaction("make Duets with the video")
     allow_stitch: bool | None = _interaction("make Stitches with the video")
     fit: str | None = _fit()
+    file_alts: NO_ALTS = None
 
 
 class PhotoSharingPublish(PublishRequest):
@@ -467,6 +531,7 @@ class PhotoSharingPublish(PublishRequest):
     caption: str | None = text_field(Platform.PHOTO_SHARING, "caption", "Caption.")
     first_comment: str | None = _first_comment(Platform.PHOTO_SHARING)
     fit: str | None = _fit()
+    file_alts: dict[str, str] | SkipJsonSchema[None] = _file_alts(Platform.PHOTO_SHARING)
 
 
 class PageSocialPublish(PublishRequest):
@@ -477,6 +542,7 @@ class PageSocialPublish(PublishRequest):
     message: str | None = text_field(Platform.PAGE_SOCIAL, "message", "Post text.")
     first_comment: str | None = _first_comment(Platform.PAGE_SOCIAL)
     fit: str | None = _fit()
+    file_alts: dict[str, str] | SkipJsonSchema[None] = _file_alts(Platform.PAGE_SOCIAL)
 
 
 class PinBoardPublish(PublishRequest):
@@ -488,6 +554,7 @@ class PinBoardPublish(PublishRequest):
     title: str | None = text_field(Platform.PIN_BOARD, "title", "Pin title.")
     description: str | None = text_field(Platform.PIN_BOARD, "description", "Pin description.")
     fit: str | None = _fit()
+    file_alts: dict[str, str] | SkipJsonSchema[None] = _file_alts(Platform.PIN_BOARD)
 
 
 class TextThreadPublish(PublishRequest):
@@ -496,6 +563,7 @@ class TextThreadPublish(PublishRequest):
     file_id: NO_MEDIA = None
     file_ids: list[str] | SkipJsonSchema[None] = _file_ids(Platform.TEXT_THREAD)
     thread: list[TextThreadThreadPart] | None = _thread()
+    file_alts: dict[str, str] | SkipJsonSchema[None] = _file_alts(Platform.TEXT_THREAD)
 
 
 class ProfessionalNetworkPublish(PublishRequest):
@@ -518,6 +586,7 @@ class ProfessionalNetworkPublish(PublishRequest):
     )
     file_ids: list[str] | SkipJsonSchema[None] = _file_ids(Platform.PROFESSIONAL_NETWORK)
     first_comment: str | None = _first_comment(Platform.PROFESSIONAL_NETWORK)
+    file_alts: dict[str, str] | SkipJsonSchema[None] = _file_alts(Platform.PROFESSIONAL_NETWORK)
 
 
 class OpenMicroblogPublish(PublishRequest):

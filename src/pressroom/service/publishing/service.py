@@ -34,6 +34,7 @@ from starlette.concurrency import run_in_threadpool
 
 from pressroom import error_codes
 from pressroom.platforms import DEFAULT_PRIVACY_STATUS, RULES, MediaKind, Platform
+from pressroom.probe import FileKind, SentKind
 from pressroom.rules import Subject
 from pressroom.service.connections.repository import ConnectionRepository
 from pressroom.service.connections.service import access_revoked, require_publishable
@@ -83,12 +84,13 @@ NOT_SENT = RecordStatus.NOT_SENT.value
 
 _NOT_SENT_TO_PLATFORM = frozenset(
     {"connection_id", "file_id", "file_ids", "platform", "fit", "thread", "first_comment"}
-    | {CAMPAIGN_FIELD}
+    | {CAMPAIGN_FIELD, "file_alts"}
 )
 """Body fields that are the service's business: which connection and files (a
 carousel's go as ``Delivery.items``), how a file is fitted for the network, and the parts after the first (a thread's replies, a
 first comment: each sent on its own, ``threads``), where the post comes from
-(``campaign``), never a field the network reads with the first part."""
+(``campaign``), each file's alt text (``fileAlts``: it goes with its file, ``Media.alt_text``),
+never a field the network reads with the first part."""
 PLATFORM_REFERENCE = "platformReference"
 """Kept in an unknown record's result: the network's handle for what it received (TikTok's
 ``publish_id``), which its look-up asks for."""
@@ -109,7 +111,7 @@ async def publish(ctx: PublishContext, platform: Platform, body: PublishRequest)
         RULES[platform].text_only or RULES[platform].media_optional
     ):
         media = await run_in_threadpool(_checked_media, ctx, platform, body)
-    part_files = await run_in_threadpool(checked_part_files, ctx, platform, body)
+    part_files = await part_files_of(ctx, platform, body)
     attempt = await _record_attempt(ctx, platform, body, refresh=media is None and not items)
     delivery = replace(_delivery(ctx, platform, body, attempt, media), items=items)
     sending = asyncio.ensure_future(_send(ctx, platform, body, attempt, delivery, part_files))
@@ -146,7 +148,7 @@ async def _resume(
     first = at.stood[0]
     answer = answer_of(result_of(platform, body, first, post_id))
     sender = ctx.drivers[platform]
-    part_files = await run_in_threadpool(checked_part_files, ctx, platform, body)
+    part_files = await part_files_of(ctx, platform, body)
     return await threads.continue_thread(
         ctx,
         platform,
@@ -214,7 +216,7 @@ async def _send(
         raise await _refused(ctx, attempt, platform, error) from exc
     except driver.NetworkMisconfigured as exc:
         error = ServiceError(
-            error_codes.PLATFORM_MISCONFIGURED,
+            exc.code,
             f"{platform.value} cannot take posts from this service as it is set up: {exc}. "
             f"Nothing was published (record {post_id} is marked failed).",
             record_status=NOT_SENT,
@@ -320,6 +322,13 @@ def _refresh(ctx: PublishContext, platform: Platform, connection_id: str) -> Non
             headers={"Retry-After": str(exc.retry_after)},
             record_status=NOT_SENT,
         ) from exc
+    except driver.SecretKeyMissing as exc:
+        raise ServiceError(
+            exc.code,
+            f"{platform.value}: the connection's authorization could not be renewed, as "
+            f"{exc}. Nothing was sent.",
+            record_status=NOT_SENT,
+        ) from exc
 
 
 def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest) -> driver.Media:
@@ -336,7 +345,11 @@ def _checked_media(ctx: PublishContext, platform: Platform, body: PublishRequest
         assert body.media_file_id is not None  # required by every media body
         file = require_ready_file(db, ctx.account, body.media_file_id, field="fileId")
         rules.check_media(platform, file, fit=body.fit_choice, post_format=body.post_format)
-        return media_sent(fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice))
+        rules.check_alt_file(platform, body, file)
+        if file.kind == FileKind.DOCUMENT:
+            return media_of(file)  # a document is sent as it is: nothing fits a PDF
+        sent = fitting.to_send(db, file, platform, field="fileId", fit=body.fit_choice)
+        return described(media_sent(sent), body)
 
 
 def _checked_items(
@@ -360,9 +373,29 @@ def _checked_items(
             rules.check_carousel_item(
                 platform, file, field=field, fit=body.fit_choice, post_format=body.post_format
             )
+            rules.check_alt_file(platform, body, file)
             sent = fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
-            items.append(media_sent(sent))
+            items.append(described(media_sent(sent), body))
     return tuple(items)
+
+
+def _wanted_part_files(body: PublishRequest) -> dict[int, tuple[str, ...]]:
+    """The file ids each reply of a thread names, by part index; empty for most posts."""
+    return {
+        index: part.file_ids
+        for index, part in enumerate(body.later_parts, start=1)
+        if part.kind == PartKind.REPLY and part.file_ids
+    }
+
+
+async def part_files_of(
+    ctx: PublishContext, platform: Platform, body: PublishRequest
+) -> dict[int, tuple[driver.Media, ...]]:
+    """``checked_part_files``, on a worker thread only when a part names files: the
+    hand-off to a thread and back cost a text post more than the rest of its checks."""
+    if not _wanted_part_files(body):
+        return {}
+    return await run_in_threadpool(checked_part_files, ctx, platform, body)
 
 
 def checked_part_files(
@@ -371,11 +404,7 @@ def checked_part_files(
     """A thread's parts' files by part index (1 for ``thread[0]``), each checked as a
     carousel's file is (the kinds the network takes, its media rules, ready) and named
     ``thread[i].fileIds[j]``, fitted for the network as ``fileIds`` are."""
-    wanted = {
-        index: part.file_ids
-        for index, part in enumerate(body.later_parts, start=1)
-        if part.kind == PartKind.REPLY and part.file_ids
-    }
+    wanted = _wanted_part_files(body)
     if not wanted:
         return {}
     files: dict[int, tuple[driver.Media, ...]] = {}
@@ -389,9 +418,13 @@ def checked_part_files(
                 field = f"thread[{index - first_reply}].fileIds[{j}]"
                 file = require_ready_file(db, ctx.account, file_id, field=field)
                 rules.check_carousel_item(platform, file, field=field, fit=body.fit_choice)
+                rules.check_alt_file(platform, body, file)
                 sent.append(
-                    media_sent(
-                        fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
+                    described(
+                        media_sent(
+                            fitting.to_send(db, file, platform, field=field, fit=body.fit_choice)
+                        ),
+                        body,
                     )
                 )
             files[index] = tuple(sent)
@@ -416,10 +449,16 @@ def media_sent(sent: fitting.Sent) -> driver.Media:
     )
 
 
+def described(media: driver.Media, body: PublishRequest) -> driver.Media:
+    """The file with its alt text (``fileAlts``), where the body gives one."""
+    alt = body.alt_texts.get(media.file_id)
+    return media if alt is None else replace(media, alt_text=alt)
+
+
 def media_of(file: File) -> driver.Media:
     return driver.Media(
         file_id=file.id,
-        kind=MediaKind(file.kind),
+        kind=sent_kind(file.kind),
         content_type=file.content_type,
         storage_key=file.storage_key,
         duration_seconds=file.duration_seconds,
@@ -429,7 +468,13 @@ def media_of(file: File) -> driver.Media:
         video_codec=file.video_codec,
         audio_codec=file.audio_codec,
         frame_rate=file.frame_rate,
+        pages=file.pages,
     )
+
+
+def sent_kind(kind: str) -> SentKind:
+    """A file's kind as a driver gets it: an image or video kind, or a document."""
+    return FileKind.DOCUMENT if kind == FileKind.DOCUMENT else MediaKind(kind)
 
 
 def platform_fields(platform: Platform, body: PublishRequest) -> dict[str, Any]:

@@ -426,7 +426,7 @@ def _part_error(
         ), PartStatus.FAILED
     if isinstance(exc, driver.NetworkMisconfigured):
         return ServiceError(
-            error_codes.PLATFORM_MISCONFIGURED,
+            exc.code,
             f"{name} cannot take posts from this service as it is set up: {exc}. "
             f"{what[0].upper()}{what[1:]} was not published; {stands}.",
             record_status=RecordStatus.NOT_SENT,

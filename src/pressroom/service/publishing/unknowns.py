@@ -28,7 +28,7 @@ from fastapi import FastAPI
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from pressroom.platforms import RULES, Platform
+from pressroom.platforms import RULES, Platform, PostFormat
 from pressroom.service import leases
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Connection, File, Post
@@ -150,7 +150,11 @@ def delivery_of(db: Session, post: Post) -> driver.Delivery:
         platform=platform,
         account=driver.Account(connection.id, connection.name),
         fields=platform_fields(platform, body),
-        media=media_of(file) if file is not None and not RULES[platform].text_only else None,
+        # A text-only label carries a file only in a document post: its PDF.
+        media=media_of(file)
+        if file is not None
+        and (not RULES[platform].text_only or body.post_format is PostFormat.DOCUMENT)
+        else None,
         reference=post.id,
         platform_reference=str(kept) if kept else None,
         items=items,
