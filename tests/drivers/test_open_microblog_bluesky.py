@@ -364,7 +364,10 @@ def test_up_to_four_images_go_in_one_post_each_with_its_alt_text(
         "open_microblog.images_per_post",
     )
     stray = bluesky.publish({**body, "fileAlts": {"file_elsewhere": "no such file here"}})
-    assert (stray.status_code, stray.json()["error"]["field"]) == (400, "fileAlts")
+    assert (stray.status_code, stray.json()["error"]["field"]) == (
+        400,
+        "fileAlts.file_elsewhere",
+    )
     assert len(bluesky.network.records(author.did)) == 1
 
 

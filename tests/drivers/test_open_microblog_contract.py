@@ -326,12 +326,22 @@ def test_a_reply_with_images_and_a_link_card_are_records_the_lexicons_accept(
     _answer(bluesky, "POST", PDS, "com.atproto.repo.uploadBlob", json={"blob": blob})
     created = bluesky.post(f"{PDS}/xrpc/com.atproto.repo.createRecord")
     created.mock(side_effect=_record_answer)
+    alts = {0: "first", 2: "third"}  # the service puts each file's fileAlts on its Media
     images = tuple(
-        Media(f"file_{n}", MediaKind.IMAGE, "image/png", "k", size=64, width=4, height=3)
+        Media(
+            f"file_{n}",
+            MediaKind.IMAGE,
+            "image/png",
+            "k",
+            size=64,
+            width=4,
+            height=3,
+            alt_text=alts.get(n),
+        )
         for n in range(3)
     )
     reply = replace(
-        _delivery("a reply with pictures", fileAlts={"file_0": "first", "file_2": "third"}),
+        _delivery("a reply with pictures"),
         items=images,
         reply_to=parent,
         reference="post_0123456789abcdef01234567.2",

@@ -345,16 +345,14 @@ class BlueskyDriver:
             record["facets"] = facets
         if delivery.reply_to is not None:  # a thread's later part
             record["reply"] = self._reply_ref(session, delivery.reply_to)
-        alts = delivery.fields.get("fileAlts")
-        alts = alts if isinstance(alts, dict) else {}
+        # Each file's alt text travels with it (``Media.alt_text``, from ``fileAlts``);
+        # ``altText`` says the same for a post's one file. The lexicon requires ``alt``
+        # on an image: a file without one is sent with an empty one.
         if delivery.items:
-            images = [
-                self._image(session, item, str(alts.get(item.file_id) or ""))
-                for item in delivery.items
-            ]
+            images = [self._image(session, item, item.alt_text or "") for item in delivery.items]
             record["embed"] = {"$type": "app.bsky.embed.images", "images": images}
         elif delivery.media is not None:
-            alt = str(alts.get(delivery.media.file_id) or delivery.fields.get("altText") or "")
+            alt = delivery.media.alt_text or str(delivery.fields.get("altText") or "")
             record["embed"] = self._embed(session, delivery.media, alt)
         elif (card := link_card(text)) is not None:
             record["embed"] = card

@@ -100,16 +100,6 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
                 f"{over.limit:,}. Shorten it by {over.length - over.limit:,}.",
                 field=field,
             )
-    alts = getattr(body, "file_alts", None)
-    files = {body.media_file_id, *body.carousel_file_ids} - {None}
-    if isinstance(alts, dict) and set(alts) - files:
-        stray = sorted(set(alts) - files)[0]
-        raise ServiceError(
-            error_codes.VALIDATION_ERROR,
-            f"fileAlts names {stray!r}, which is not one of the post's files: give the alt "
-            "text of a file of fileIds (or of fileId), or remove it.",
-            field="fileAlts",
-        )
     if getattr(body, "alt_text", None) is not None and body.media_file_id is None:
         raise ServiceError(
             error_codes.VALIDATION_ERROR,

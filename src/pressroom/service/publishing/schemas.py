@@ -631,13 +631,7 @@ class OpenMicroblogPublish(PublishRequest):
         description="The image's or the video's alt text, for people who cannot see it; "
         "only with `fileId`.",
     )
-    file_alts: dict[str, str] | SkipJsonSchema[None] = Field(
-        None,
-        description="Our extension: each file's alt text, by its id (a file of `fileIds`, "
-        "or `fileId`'s), for people who cannot see it; a file left out has none. An id "
-        "that is not one of the post's files is refused with 400 `validation_error` naming "
-        "`fileAlts`. With `fileId`, `altText` says the same for its one file.",
-    )
+    file_alts: dict[str, str] | SkipJsonSchema[None] = _file_alts(Platform.OPEN_MICROBLOG)
     thread: list[OpenMicroblogThreadPart] | None = _thread()
 
 
