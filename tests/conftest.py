@@ -28,6 +28,9 @@ from pressroom.service.db.migrate import upgrade
 from pressroom.service.db.session import normalise_url, transaction
 from pressroom.settings import DatabaseSettings, SandboxSettings, Settings, StorageSettings
 
+# The local AT Protocol network (session-scoped, started only by the tests that use it).
+pytest_plugins = ("tests.support.atproto",)
+
 POSTGRES_URL = os.environ.get("PRESSROOM_TEST_POSTGRES_URL")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -47,7 +50,8 @@ TESTS = Path(__file__).parent
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the tests that need a server by what they use, so none is forgotten:
-    ``s3`` for the SeaweedFS fixture or the ``s3`` backend parameter, ``prefect`` for
+    ``s3`` for the SeaweedFS fixture or the ``s3`` backend parameter, ``atproto`` for the
+    local AT Protocol network, ``prefect`` for
     everything under tests/pipeline (its Prefect harness is autouse). ``postgres`` comes
     with the database parameter; modules that start a server themselves mark it."""
     for item in items:
@@ -55,6 +59,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         params = callspec.params if callspec is not None else {}
         if "seaweed" in getattr(item, "fixturenames", ()) or params.get("backend") == "s3":
             item.add_marker(pytest.mark.s3)
+        if {"atproto_network", "atproto_lexicons"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.atproto)
         if item.path.is_relative_to(TESTS / "pipeline"):
             item.add_marker(pytest.mark.prefect)
 

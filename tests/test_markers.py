@@ -13,6 +13,7 @@ SAMPLE = [
     "tests/pipeline/test_outcomes.py",
     "tests/cli/test_demo.py",
     "tests/cli/test_habits.py",
+    "tests/drivers/test_atproto_network.py",
 ]
 
 
@@ -33,14 +34,20 @@ def test_server_suites_are_marked_and_deselectable() -> None:
     s3 = collected("-m", "s3", *SAMPLE)
     prefect = collected("-m", "prefect", *SAMPLE)
     postgres = collected("-m", "postgres", *SAMPLE)
+    atproto = collected("-m", "atproto", *SAMPLE)
     on_s3 = {t for t in everything if "[s3-" in t or "-s3]" in t}
     assert s3 and s3 == on_s3
     assert prefect == {
         t for t in everything if t.startswith(("tests/pipeline/", "tests/cli/test_demo.py"))
     }
     assert postgres and all("postgres" in t for t in postgres)
-    plain = collected("-m", "not s3 and not prefect and not postgres and not browser", *SAMPLE)
-    assert plain == everything - s3 - prefect - postgres
+    assert atproto and atproto == {
+        t for t in everything if t.startswith("tests/drivers/test_atproto_network.py")
+    }
+    plain = collected(
+        "-m", "not s3 and not prefect and not postgres and not browser and not atproto", *SAMPLE
+    )
+    assert plain == everything - s3 - prefect - postgres - atproto
     assert any(t.startswith("tests/cli/test_habits.py") for t in plain)
 
 

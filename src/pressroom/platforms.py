@@ -1,4 +1,8 @@
-"""The eight platform labels and their content rules: the one table everyone reads.
+"""The platform labels and their content rules: the one table everyone reads.
+
+The spec names eight labels (``SPEC_PLATFORMS``); ``open_microblog`` (Bluesky, over the
+AT Protocol) is pressroom's extension beside them (``EXTENSION_PLATFORMS``): its own
+route, rules and driver, marked as an extension wherever the labels are listed.
 
 The service enforces these rules, the campaign validator checks them offline and the
 client exposes them, so no limit is written anywhere else.
@@ -31,6 +35,15 @@ class Platform(StrEnum):
     PIN_BOARD = "pin_board"
     TEXT_THREAD = "text_thread"
     PROFESSIONAL_NETWORK = "professional_network"
+    OPEN_MICROBLOG = "open_microblog"
+    """Our extension, not in the spec: Bluesky over the AT Protocol."""
+
+
+EXTENSION_PLATFORMS: frozenset[Platform] = frozenset({Platform.OPEN_MICROBLOG})
+"""Labels pressroom adds beside the spec's; a client written for the hosted service
+never meets them unless it asks for them."""
+SPEC_PLATFORMS: tuple[Platform, ...] = tuple(p for p in Platform if p not in EXTENSION_PLATFORMS)
+"""The spec's eight labels, in its order."""
 
 
 class MediaKind(StrEnum):
@@ -103,6 +116,9 @@ class PlatformRules:
     max_video_seconds: float | None = None
     requires_board: bool = False
     supports_thumbnail: bool = False
+    media_optional: bool = False
+    """A post may carry a file or be text alone (open_microblog); otherwise a label that
+    takes media requires a file."""
     text_only: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -174,6 +190,16 @@ RULES: dict[Platform, PlatformRules] = {
             "/api/v2/professional_network/publish",
             "postId",
             text_fields=(TextRule("text", required=True),),
+        ),
+        PlatformRules(
+            Platform.OPEN_MICROBLOG,
+            "/api/v2/open_microblog/publish",
+            "postId",
+            # No spec sets its limits: Bluesky's own (300 graphemes, 3,000 bytes) are in
+            # the network rule table (pressroom.rules.bluesky), checked before sending.
+            text_fields=(TextRule("text", required=True),),
+            media_kinds=frozenset({MediaKind.IMAGE, MediaKind.VIDEO}),
+            media_optional=True,
         ),
     )
 }

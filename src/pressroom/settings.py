@@ -119,6 +119,13 @@ class NetworkSettings(BaseSettings):
     (``pressroom.service.drivers.linkedin_versions``). The
     default is the newest version LinkedIn's "Recent Marketing API Changes" page names
     (August 2026, https://learn.microsoft.com/en-us/linkedin/marketing/integrations/recent-changes)."""
+    open_microblog_service_url: str | None = Field(None, pattern=r"^https?://[^/?#]+/?$")
+    """open_microblog (Bluesky, our extension) publishes for real once this is set: the
+    AT Protocol service where handles are resolved, ``https://bsky.social`` for Bluesky.
+    Bluesky needs no app registration, so there is no client id or secret; each account's
+    own server (PDS) is found from its DID document."""
+    open_microblog_plc_url: str = Field("https://plc.directory", pattern=r"^https?://[^/?#]+/?$")
+    """The PLC directory that ``did:plc`` identities are read from."""
     meta_graph_version: str = Field("v23.0", pattern=r"^v\d+\.\d+$")
     """The Graph API version page_social, photo_sharing and text_thread call."""
     meta_container_wait_seconds: float = Field(300.0, gt=0, le=480)
@@ -130,7 +137,10 @@ class NetworkSettings(BaseSettings):
     """How long one call to a network may take before its outcome counts as unknown."""
 
     def credentials(self, label: str) -> tuple[str, str] | None:
-        """The (client id, client secret) registered for a label, or None."""
+        """The (client id, client secret) registered for a label, or None. open_microblog
+        needs no app: its service URL turns it on, and its pair is empty."""
+        if label == "open_microblog":
+            return ("", "") if self.open_microblog_service_url else None
         client_id = getattr(self, f"{label}_client_id", None)
         secret = getattr(self, f"{label}_client_secret", None)
         return (client_id, secret) if client_id and secret else None

@@ -24,13 +24,14 @@ media:
 """
 
 
-def test_the_five_blocks_take_a_carousel() -> None:
+def test_the_six_blocks_take_a_carousel() -> None:
     assert set(CAROUSELS) == {
         Platform.PHOTO_SHARING,
         Platform.PAGE_SOCIAL,
         Platform.TEXT_THREAD,
         Platform.PROFESSIONAL_NETWORK,
         Platform.PIN_BOARD,
+        Platform.OPEN_MICROBLOG,
     }
 
 
@@ -90,8 +91,8 @@ posts:
     words, one, many, unknown, kind, shape, single = (i.message for i in report.errors)
     assert words == (
         "unknown key 'media'; microblog takes no carousel; only photo_sharing, page_social, "
-        "text_thread, professional_network, pin_board, short_video (a photo post) publish a list "
-        "of media as one post"
+        "text_thread, professional_network, pin_board, open_microblog, short_video (a photo "
+        "post) publish a list of media as one post"
     )
     # The same rule, with the same words, as the API's 400 for `fileIds`.
     instagram = carousel_rule(Platform.PHOTO_SHARING)

@@ -126,7 +126,7 @@ def test_schema_prints_the_committed_schema(tmp_path: Path) -> None:
 def test_plan_offline_shows_selectors_and_bodies() -> None:
     code, out, _ = run("plan", "--offline", str(PIPELINES / "spring-launch.yaml"))
     assert code == 0
-    assert out.splitlines()[0] == "campaign spring-launch (offline): 9 post blocks, 4 uploads"
+    assert out.splitlines()[0] == "campaign spring-launch (offline): 10 post blocks, 4 uploads"
     assert (
         "  launch-announcement  microblog  to name '@acme'  POST /api/v2/microblog/publish" in out
     )

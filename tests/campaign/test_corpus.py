@@ -134,7 +134,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
             "error: c.yaml:12:5: posts.1.pin_board.board: pin_board needs 'board': add 'board: …' here or under defaults.pin_board",
             "error: c.yaml:14:5: posts.2.microblog.text: microblog needs 'text': add 'text: …' here or under defaults.microblog",
             "error: c.yaml:16:5: posts.2.text_thread: the text_thread block is empty: give its fields, or write 'text_thread: {}' to take them all from defaults",
-            "error: c.yaml:17:5: posts.3: post 'nowhere' goes nowhere: add a block for at least one platform (microblog, video_sharing, short_video, photo_sharing, page_social, pin_board, text_thread, professional_network)",
+            "error: c.yaml:17:5: posts.3: post 'nowhere' goes nowhere: add a block for at least one platform (microblog, video_sharing, short_video, photo_sharing, page_social, pin_board, text_thread, professional_network, open_microblog)",
         ],
     ),
     "media kinds and the text-only platforms": (
@@ -227,7 +227,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
             "error: c.yaml:8:19: posts.0.text_thread.txt: unknown key 'txt'; did you mean 'text'?",
             "error: c.yaml:10:21: posts.1.video_sharing.titel: unknown key 'titel'; did you mean 'title'?",
             "error: c.yaml:10:5: posts.1.video_sharing: video_sharing needs a video: add 'media: <name>' to this post",
-            "error: c.yaml:11:5: posts.1.colour: unknown key 'colour'; expected one of: id, media, microblog, page_social, photo_sharing, pin_board, professional_network, short_video, text_thread, video_sharing",
+            "error: c.yaml:11:5: posts.1.colour: unknown key 'colour'; expected one of: id, media, microblog, open_microblog, page_social, photo_sharing, pin_board, professional_network, short_video, text_thread, video_sharing",
         ],
     ),
     "schedule, retries and names": (
@@ -283,7 +283,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
             "error: c.yaml:2:11: schedule: expected a mapping with keys like: cron, timezone, got text ('0 9 * * 1')",
             "error: c.yaml:3:8: media: expected a mapping of media names to files, got a list",
             "error: c.yaml:5:14: defaults.microblog: expected a mapping with keys like: connections, text, thread, got text ('hello')",
-            "error: c.yaml:7:5: posts.0: expected a mapping with keys like: microblog, video_sharing, short_video, photo_sharing, page_social, pin_board, text_thread, professional_network, id, media, got text ('just text')",
+            "error: c.yaml:7:5: posts.0: expected a mapping with keys like: microblog, video_sharing, short_video, photo_sharing, page_social, pin_board, text_thread, professional_network, open_microblog, id, media, got text ('just text')",
             "error: c.yaml:9:23: posts.1.microblog.text: expected text, got a number (1984); put it in quotes",
         ],
     ),
@@ -378,7 +378,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
             twitter: {text: hi}
         """,
         [
-            "error: c.yaml:4:5: posts.0.twitter: unknown key 'twitter'; expected one of: id, media, microblog, page_social, photo_sharing, pin_board, professional_network, short_video, text_thread, video_sharing",
+            "error: c.yaml:4:5: posts.0.twitter: unknown key 'twitter'; expected one of: id, media, microblog, open_microblog, page_social, photo_sharing, pin_board, professional_network, short_video, text_thread, video_sharing",
         ],
     ),
     "a cron that never fires": (

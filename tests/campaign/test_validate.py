@@ -235,6 +235,39 @@ def test_media_paths_are_relative_to_the_campaign_file_not_the_working_directory
     assert report.ok, [str(i) for i in report.issues]
 
 
+def test_open_microblog_posts_text_alone_or_with_media_and_alt_text_needs_media(
+    write: Write,
+) -> None:
+    path = write(
+        f"""
+        name: spring
+        media:
+          poster: {{path: media/pin.png}}
+        posts:
+          - id: words
+            open_microblog:
+              text: "Spring is here #spring"
+          - id: picture
+            media: poster
+            open_microblog:
+              text: "Our poster"
+              alt_text: "Stripes of green and pink"
+          - id: mistakes
+            open_microblog:
+              text: "{"é" * 301}"
+              alt_text: "Describes nothing"
+        """
+    )
+    report = validate(path)
+    assert [(i.line, i.path) for i in report.errors] == [
+        (15, "posts.2.open_microblog.text"),
+        (16, "posts.2.open_microblog.alt_text"),
+    ]
+    assert report.errors[0].message.startswith("Bluesky would refuse it: text is 301 characters")
+    assert report.errors[0].doc_url.endswith("/lexicons/app/bsky/feed/post.json")
+    assert "has none: add 'media: <name>'" in report.errors[1].message
+
+
 def test_fit_pad_or_crop_turns_a_refused_shape_into_a_conversion(write: Write) -> None:
     """pin.png is 2:3, a shape Instagram refuses: an error without ``fit``, a warning
     (the file will be converted) with ``fit: pad`` or ``fit: crop``, and a misspelt fit
@@ -346,8 +379,8 @@ def test_a_threads_parts_are_checked_each_at_its_line(write: Write) -> None:
     assert messages[3].startswith("expected a list")
     assert messages[4] == "expected text, got a number (42); put it in quotes"
     assert messages[5] == (
-        "unknown key 'thread'; professional_network takes no thread; only microblog and "
-        "text_thread post one, as a chain of replies"
+        "unknown key 'thread'; professional_network takes no thread; only microblog, "
+        "text_thread and open_microblog post one, as a chain of replies"
     )
 
 

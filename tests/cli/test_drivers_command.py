@@ -83,7 +83,8 @@ def test_every_label_is_sandbox_without_credentials(monkeypatch: pytest.MonkeyPa
     done = runner.invoke(app, ["drivers"], env={"COLUMNS": "200"})
     assert done.exit_code == 0, done.output
     table = rows(done.output)
-    assert len(table) == 8
+    assert set(table) == {p.value for p in Platform}  # the spec's eight and open_microblog
+    assert "PRESSROOM_OPEN_MICROBLOG_SERVICE_URL" in table["open_microblog"]
     assert all(row.startswith("sandbox") for row in table.values())
     assert "PRESSROOM_MICROBLOG_CLIENT_ID" in table["microblog"]
     assert "/oauth/callback/<label>" in done.output

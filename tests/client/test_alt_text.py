@@ -34,6 +34,7 @@ def test_alt_text_goes_through_the_typed_method(
         Platform.PROFESSIONAL_NETWORK: functools.partial(
             client.publish_professional_network, text="two"
         ),
+        Platform.OPEN_MICROBLOG: functools.partial(client.publish_open_microblog, text="two"),
     }
     if platform is Platform.PIN_BOARD:  # a carousel Pin takes none: a Pin of one image
         methods[platform](connection_id=connection, file_id=files[0], file_alts={files[0]: "A"})

@@ -119,6 +119,12 @@ def publish_every_platform(studio: Studio) -> dict[Platform, PublishResult]:
         Platform.PROFESSIONAL_NETWORK: client.publish_professional_network(
             connection_id=conn[Platform.PROFESSIONAL_NETWORK], text="We are hiring"
         ),
+        Platform.OPEN_MICROBLOG: client.publish_open_microblog(
+            connection_id=conn[Platform.OPEN_MICROBLOG],
+            text="Launched, on the open network",
+            file_id=image.file_id,
+            alt_text="The launch poster",
+        ),
     }
 
 
@@ -619,6 +625,7 @@ def test_a_carousel_is_published_through_the_typed_method_and_read_back(
         Platform.PROFESSIONAL_NETWORK: functools.partial(
             client.publish_professional_network, text="three"
         ),
+        Platform.OPEN_MICROBLOG: functools.partial(client.publish_open_microblog, text="three"),
     }
     result = methods[platform](connection_id=connection, file_ids=files, idempotency_key="c")
 

@@ -96,6 +96,12 @@ def map_case(context: HookContext, case: schemathesis.Case) -> schemathesis.Case
                 body["text"] = "x"
         if labelled.platform.value == "short_video" and "fileIds" in body:
             body["format"] = "photo"
+        # open_microblog's `fileAlts` names the post's own files by id, which JSON Schema
+        # cannot tie to `fileId` and `fileIds`: a positive body keeps only those.
+        alts = body.get("fileAlts")
+        if isinstance(alts, dict):
+            files = {body.get("fileId"), *(body.get("fileIds") or [])}
+            body["fileAlts"] = {name: alt for name, alt in alts.items() if name in files}
 
     # 4. `fileAlts` keys are the post's own file ids, and a network takes alt text on a
     #    feed post's files only, a carousel Pin's none (``pressroom.rules.alt_text``):

@@ -28,6 +28,7 @@ def test_the_labels_whose_network_takes_alt_text() -> None:
         Platform.TEXT_THREAD,
         Platform.PROFESSIONAL_NETWORK,
         Platform.PIN_BOARD,
+        Platform.OPEN_MICROBLOG,
     }
     for platform, body in REQUESTS.items():
         schema = body.model_json_schema(by_alias=True)

@@ -31,6 +31,7 @@ ID_SHAPES = {
     Platform.PIN_BOARD: r"[1-9]\d{17}",
     Platform.TEXT_THREAD: r"[1-9]\d{16}",
     Platform.PROFESSIONAL_NETWORK: r"urn:li:share:[1-9]\d{18}",
+    Platform.OPEN_MICROBLOG: r"at://did:plc:[a-z2-7]{24}/app\.bsky\.feed\.post/[2-7a-z]{13}",
 }
 URL_SHAPES = {
     Platform.MICROBLOG: r"https://microblog\.example/[\w.-]+/status/{id}",
@@ -41,6 +42,7 @@ URL_SHAPES = {
     Platform.PIN_BOARD: r"https://pin-board\.example/pin/{id}/",
     Platform.TEXT_THREAD: r"https://text-thread\.example/@[\w.-]+/post/[\w-]{11}",
     Platform.PROFESSIONAL_NETWORK: r"https://professional-network\.example/feed/update/{id}/",
+    Platform.OPEN_MICROBLOG: r"https://open-microblog\.example/profile/[\w.-]+/post/[2-7a-z]{13}",
 }
 
 
@@ -74,6 +76,8 @@ def test_every_platform_publishes_with_its_result_shape(
         expected_keys |= {"publishId", "privacyLevel", "publiclyAvailable"}  # our extension
     if platform == Platform.PIN_BOARD:
         expected_keys.add("boardId")
+    if platform == Platform.OPEN_MICROBLOG:
+        expected_keys.add("cid")  # the record's content hash
     assert set(result) == expected_keys
 
     # The platform received exactly this post, with our record as its reference.
@@ -83,7 +87,7 @@ def test_every_platform_publishes_with_its_result_shape(
     assert delivered.payload["reference"] == result["recordId"]
     assert delivered.payload["media"] == (
         None
-        if RULES[platform].text_only
+        if RULES[platform].text_only or "fileId" not in body  # open_microblog: media optional
         else {
             "fileId": body["fileId"],
             "kind": delivered.payload["media"]["kind"],

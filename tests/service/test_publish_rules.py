@@ -200,6 +200,7 @@ def test_the_spec_media_kinds() -> None:
         "pin_board": ["image"],
         "photo_sharing": ["image", "video"],
         "page_social": ["image", "video"],
+        "open_microblog": ["image", "video"],
     }
 
 

@@ -244,6 +244,9 @@ PUBLISHES_WITHOUT: dict[Platform, frozenset[str]] = {
         }
     ),
     Platform.PROFESSIONAL_NETWORK: frozenset(),
+    # Bluesky: an app-password session holds both; every write needs transition:generic
+    # and every session atproto (https://atproto.com/specs/oauth#authorization-scopes).
+    Platform.OPEN_MICROBLOG: frozenset(),
 }
 """The scopes a consent on each label can leave out and still publish there."""
 

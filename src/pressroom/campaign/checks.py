@@ -19,6 +19,7 @@ from pressroom.campaign import media as media_files
 from pressroom.campaign import model
 from pressroom.campaign.alts import sent_alts
 from pressroom.campaign.fields import (
+    ALT_TEXT,
     BOARD,
     CHOICES,
     CONNECTIONS,
@@ -635,7 +636,7 @@ class _Checker:
                     "move this block to a post without media",
                     at_key=True,
                 )
-        elif media_name is None:
+        elif media_name is None and not rules.media_optional:
             kinds = " or ".join(_ARTICLE[kind] for kind in sorted(rules.media_kinds))
             self.report.error(
                 content.path,
@@ -644,6 +645,13 @@ class _Checker:
             )
         elif media is not None:
             self._check_kind(content, media)
+        if media_name is None and content.text(ALT_TEXT) is not None:
+            self.report.error(
+                content.origins.get(ALT_TEXT, (*content.path, ALT_TEXT)),
+                f"'{ALT_TEXT}' describes the post's media, and this post has none: add "
+                "'media: <name>' to the post, or remove it",
+                at_key=True,
+            )
         if content.thumbnail is not None:
             self._check_thumbnail(content)
 

@@ -23,6 +23,8 @@ shape the network does not take."""
 MADE_FOR_KIDS = "made_for_kids"
 FORMAT = "format"
 """``post`` (the default) or a format the label offers (``pressroom.rules.formats``)."""
+ALT_TEXT = "alt_text"
+"""open_microblog's description of the post's image or video, for people who cannot see it."""
 INTERACTIONS = ("allow_comments", "allow_duet", "allow_stitch")
 """short_video's yes/no choices, each turning one interaction on (pressroom's extension)."""
 CHOICES = (PRIVACY, PRIVACY_LEVEL, BOARD, THUMBNAIL, FIT, FORMAT)
@@ -39,6 +41,7 @@ BODY_FIELDS: Mapping[str, str] = {
     "allow_stitch": "allowStitch",
     MADE_FOR_KIDS: "madeForKids",
     DOCUMENT_TITLE: "documentTitle",
+    ALT_TEXT: "altText",
 }
 """Campaign name → API body name, where they differ."""
 
@@ -70,6 +73,8 @@ def content_fields(platform: Platform) -> tuple[str, ...]:
         names.append(FORMAT)
     if any(rule.name == "document" for rule in FORMATS[platform].values()):
         names.append(DOCUMENT_TITLE)
+    if platform is Platform.OPEN_MICROBLOG:
+        names.append(ALT_TEXT)
     return tuple(names)
 
 

@@ -33,6 +33,7 @@ PLATFORM_KINDS: dict[Platform, str] = {
     Platform.PIN_BOARD: "an image pin network",
     Platform.TEXT_THREAD: "a text conversation network",
     Platform.PROFESSIONAL_NETWORK: "a professional networking site",
+    Platform.OPEN_MICROBLOG: "pressroom's extension: Bluesky, the open short text-post network",
 }
 
 CONNECTIONS_SCHEMA: dict[str, Any] = {
@@ -88,13 +89,14 @@ def _thread(platform: Platform, more: str = "") -> Any:
     how many it takes is read from that rule."""
     [rule] = [rule for rule in rules_of(platform) if isinstance(rule, PartsPerThread)]
     text = RULES[platform].text_rule("text")
-    assert text is not None and text.max_chars is not None
+    assert text is not None
+    limit = f"at most {text.max_chars:,} characters, then " if text.max_chars else ""
     return Field(
         None,
         description=(
             "Makes the post a thread: the texts of the parts after the first, in order, "
             "each sent as a reply to the one before. Each is held to the rules of `text` "
-            f"(at most {text.max_chars:,} characters, then {rule.network}'s own count); "
+            f"({limit}{rule.network}'s own count); "
             f"{rule.network} takes at most {rule.max_parts:,} parts in one thread, the "
             f"first included{more}."
         ),
@@ -404,6 +406,22 @@ class ProfessionalNetworkBlock(Block):
     )
 
 
+class OpenMicroblogBlock(Block):
+    text: str | None = _text_field(
+        Platform.OPEN_MICROBLOG,
+        "text",
+        "The post's text; links, @handles and #hashtags in it become links on Bluesky.",
+    )
+    alt_text: str | None = Field(
+        None,
+        description="Describes the post's image or video for people who cannot see it "
+        "(only with `media`).",
+    )
+    fit: str | None = _fit()
+    thread: list[str] | None = _thread(Platform.OPEN_MICROBLOG)
+    media: list[str] | None = _carousel(Platform.OPEN_MICROBLOG)
+
+
 THREAD = "thread"
 """The key of a thread's follow-up parts, on the blocks whose network chains replies."""
 FIRST_COMMENT_KEY = FIRST_COMMENT
@@ -421,6 +439,7 @@ BLOCKS: dict[Platform, type[Block]] = {
     Platform.PIN_BOARD: PinBoardBlock,
     Platform.TEXT_THREAD: TextThreadBlock,
     Platform.PROFESSIONAL_NETWORK: ProfessionalNetworkBlock,
+    Platform.OPEN_MICROBLOG: OpenMicroblogBlock,
 }
 
 
@@ -429,7 +448,9 @@ def _block(platform: Platform) -> Any:
     takes = (
         "text only, no media"
         if rules.text_only
-        else "the post's " + " or ".join(sorted(kind.value for kind in rules.media_kinds))
+        else "the post's "
+        + " or ".join(sorted(kind.value for kind in rules.media_kinds))
+        + (", if it has one" if rules.media_optional else "")
     )
     return Field(
         None, description=f"Post to {platform.value}, {PLATFORM_KINDS[platform]}: {takes}."
@@ -445,6 +466,7 @@ class Blocks(_Strict):
     pin_board: PinBoardBlock | None = _block(Platform.PIN_BOARD)
     text_thread: TextThreadBlock | None = _block(Platform.TEXT_THREAD)
     professional_network: ProfessionalNetworkBlock | None = _block(Platform.PROFESSIONAL_NETWORK)
+    open_microblog: OpenMicroblogBlock | None = _block(Platform.OPEN_MICROBLOG)
 
     def block(self, platform: Platform) -> Block | None:
         value: Block | None = getattr(self, platform.value)

@@ -241,8 +241,8 @@ def _report(
             )
         if name == THREAD and len(loc) >= 2 and str(loc[-2]) in _UNTHREADED:
             hint = (
-                f"{loc[-2]} takes no thread; only {' and '.join(_THREADED)} post one, as a "
-                "chain of replies"
+                f"{loc[-2]} takes no thread; only {', '.join(_THREADED[:-1])} and "
+                f"{_THREADED[-1]} post one, as a chain of replies"
             )
         if name == CAROUSEL and len(loc) >= 2 and str(loc[-2]) in _NO_CAROUSELS:
             hint = (

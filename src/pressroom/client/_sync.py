@@ -756,6 +756,34 @@ class Client(ClientCore):
             file_alts=file_alts,
         )
 
+    def publish_open_microblog(
+        self,
+        *,
+        connection_id: str,
+        text: str,
+        file_id: str | None = None,
+        alt_text: str | None = None,
+        file_ids: Sequence[str] | None = None,
+        file_alts: Mapping[str, str] | None = None,
+        thread: Sequence[str] | None = None,
+        idempotency_key: str | None = None,
+    ) -> models.PublishResult:
+        """pressroom's extension (not on the hosted service): a Bluesky post, with one
+        optional image or video and its alt text, or two to four images (``file_ids``)
+        each with its alt text by id (``file_alts``); ``thread`` makes it a thread of
+        replies, resumed after the parts that stand by the same ``idempotency_key``."""
+        return self.publish(
+            Platform.OPEN_MICROBLOG,
+            connection_id=connection_id,
+            idempotency_key=idempotency_key,
+            text=text,
+            file_id=file_id,
+            alt_text=alt_text,
+            file_ids=file_ids,
+            file_alts=file_alts,
+            thread=thread,
+        )
+
     # --- posts read-back (pressroom's extension) ---------------------------------------
 
     def list_posts(

@@ -399,6 +399,21 @@ class ProfessionalNetworkPublish(PublishRequest):
     ``file_ids`` or a thread part's) to its text, where the network takes it."""
 
 
+class OpenMicroblogPublish(PublishRequest):
+    """pressroom's extension beside the spec's eight labels: a Bluesky post."""
+
+    platform_label = Platform.OPEN_MICROBLOG
+    text: str
+    file_id: str | None = None
+    alt_text: str | None = None
+    file_ids: list[str] | None = None
+    """Two to four images in one post, in order (not with ``file_id``)."""
+    file_alts: dict[str, str] | None = None
+    """Each file's alt text, by its id."""
+    thread: list[ThreadPart] | None = None
+    """The parts after the first, each a reply to the one before."""
+
+
 PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
     model.platform_label: model
     for model in (
@@ -410,6 +425,7 @@ PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {
         PinBoardPublish,
         TextThreadPublish,
         ProfessionalNetworkPublish,
+        OpenMicroblogPublish,
     )
 }
 

@@ -26,6 +26,7 @@ from pressroom.service.drivers import (
     base,
     grants,
     microblog,
+    open_microblog,
     page_social,
     photo_sharing,
     pin_board,
@@ -47,6 +48,7 @@ DRIVERS: dict[Platform, ModuleType] = {
     Platform.PIN_BOARD: pin_board,
     Platform.TEXT_THREAD: text_thread,
     Platform.PROFESSIONAL_NETWORK: professional_network,
+    Platform.OPEN_MICROBLOG: open_microblog,
 }
 """Each label's real driver, whose module holds its scopes and says why it needs them."""
 

@@ -1,5 +1,5 @@
 """The real networks' own rules, as data: what X, YouTube, TikTok, Instagram, Facebook,
-Pinterest, Threads and LinkedIn refuse, each rule with the page it comes from.
+Pinterest, Threads, LinkedIn and Bluesky refuse, each rule with the page it comes from.
 
 **The spec first, then the network.** ``pressroom.platforms`` holds the spec's contract
 (labels, routes, the spec's limits), checked first with the spec's errors: 281
@@ -18,7 +18,7 @@ first request.
 
 **Adding a rule** is adding data to one network's module (``x.py`` for microblog,
 ``youtube.py``, ``tiktok.py``, ``instagram.py``, ``facebook.py``, ``pinterest.py``,
-``threads.py``, ``linkedin.py``): one of the kinds of ``model`` (``TextLength``,
+``threads.py``, ``linkedin.py``, ``bluesky.py`` for open_microblog): one of the kinds of ``model`` (``TextLength``,
 ``ForbiddenCharacters``, ``ItemCount``, ``MediaFormat``, ``MaxBytes``, ``Dimensions``,
 ``AspectRatio``, ``Duration``, ``VideoCodec``, ``AudioCodec``, ``FrameRate``,
 ``ItemsPerPost``, ``PartsPerThread``, ``PostsPerDay``, ``SeeMore``) with its name, its limit and ``doc_url``; a media rule

@@ -26,6 +26,10 @@ each rule with the network's page it comes from.
   ``link``) take none of their own, so alt text on a carousel Pin is refused rather than
   given to one image of it.
 
+- **Bluesky** (open_microblog, pressroom's extension): ``alt`` on each image of
+  ``app.bsky.embed.images`` and on ``app.bsky.embed.video`` (the lexicons); no length
+  limit on an image's, so none is checked.
+
 X takes alt text too (``POST /2/media/metadata``, at most 1,000 characters), but the
 spec's microblog posts text only, so no microblog post carries a file to describe.
 YouTube (``videos.insert``) and TikTok (its Content Posting API, photo posts included)
@@ -38,7 +42,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pressroom.platforms import MediaKind, Platform, PostFormat
-from pressroom.rules import facebook, instagram, linkedin, pinterest, threads, tiktok, x, youtube
+from pressroom.rules import (
+    bluesky,
+    facebook,
+    instagram,
+    linkedin,
+    pinterest,
+    threads,
+    tiktok,
+    x,
+    youtube,
+)
 from pressroom.rules.check import Violation
 from pressroom.rules.counting import Unit, measure
 from pressroom.rules.model import Rule, Subject
@@ -131,6 +145,14 @@ ALT_TEXT_RULES: dict[Platform, AltText] = {
         limit=500,
         unit=Unit.CODE_POINTS,
         field_name="alt_text",
+    ),
+    Platform.OPEN_MICROBLOG: AltText(
+        platform=Platform.OPEN_MICROBLOG,
+        network=bluesky.NETWORK,
+        name="alt_text",
+        doc_url=bluesky.IMAGES,
+        kinds=_EITHER,
+        field_name="alt",
     ),
     # The networks that take none: a refusal still names a rule and the page that
     # lists what the network's publishing call takes.

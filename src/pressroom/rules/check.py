@@ -137,11 +137,20 @@ CAROUSELS: dict[Platform, Carousel] = {
     Platform.PIN_BOARD: Carousel(
         "Pinterest", _IMAGES, False, "Pinterest's carousel Pin (media_source multiple_image_urls)"
     ),
+    Platform.OPEN_MICROBLOG: Carousel(
+        "Bluesky",
+        _IMAGES,
+        False,
+        "Bluesky's post of several images (one app.bsky.embed.images, each image with its "
+        "alt text)",
+    ),
 }
 """The labels whose network publishes several files as one post through the API, and
 how (Instagram's and Threads' carousels take images and videos; Facebook's multi-photo
-posts, LinkedIn's MultiImage posts and Pinterest's carousel Pins take images). Pinterest
-gives the carousel's items no ids of their own, so its result lists no ``item`` parts."""
+posts, LinkedIn's MultiImage posts, Pinterest's carousel Pins and Bluesky's image embeds
+take images). Pinterest and Bluesky give the carousel's items no ids of their own (a
+Bluesky post's images are blobs of the one record), so their results list no ``item``
+parts."""
 
 
 def takes_carousels(platform: Platform) -> bool:

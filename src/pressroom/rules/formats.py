@@ -33,7 +33,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pressroom.platforms import MediaKind, Platform, PostFormat
-from pressroom.rules import facebook, instagram, linkedin, pinterest, threads, tiktok, x, youtube
+from pressroom.rules import (
+    bluesky,
+    facebook,
+    instagram,
+    linkedin,
+    pinterest,
+    threads,
+    tiktok,
+    x,
+    youtube,
+)
 from pressroom.rules.check import MediaFacts, Violation
 from pressroom.rules.model import Rule, Subject, _range
 
@@ -178,6 +188,7 @@ FEED_DOCS: dict[Platform, str] = {
     Platform.PIN_BOARD: pinterest.PIN_CREATE,
     Platform.TEXT_THREAD: threads.POSTS,
     Platform.PROFESSIONAL_NETWORK: LINKEDIN_DOCUMENTS,
+    Platform.OPEN_MICROBLOG: bluesky.POST,
 }
 """The page a refusal of a format the label does not offer points to: the network's
 publishing page, which lists what it makes."""

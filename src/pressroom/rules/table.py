@@ -7,7 +7,17 @@ so a rule changed in the table (in a test) changes what every one of them accept
 from __future__ import annotations
 
 from pressroom.platforms import Platform
-from pressroom.rules import facebook, instagram, linkedin, pinterest, threads, tiktok, x, youtube
+from pressroom.rules import (
+    bluesky,
+    facebook,
+    instagram,
+    linkedin,
+    pinterest,
+    threads,
+    tiktok,
+    x,
+    youtube,
+)
 from pressroom.rules.model import Rule
 
 TABLE: dict[Platform, tuple[Rule, ...]] = {
@@ -19,6 +29,7 @@ TABLE: dict[Platform, tuple[Rule, ...]] = {
     Platform.PIN_BOARD: pinterest.RULES,
     Platform.TEXT_THREAD: threads.RULES,
     Platform.PROFESSIONAL_NETWORK: linkedin.RULES,
+    Platform.OPEN_MICROBLOG: bluesky.RULES,
 }
 
 NETWORKS: dict[Platform, str] = {
@@ -30,6 +41,7 @@ NETWORKS: dict[Platform, str] = {
     Platform.PIN_BOARD: pinterest.NETWORK,
     Platform.TEXT_THREAD: threads.NETWORK,
     Platform.PROFESSIONAL_NETWORK: linkedin.NETWORK,
+    Platform.OPEN_MICROBLOG: bluesky.NETWORK,
 }
 """The real network behind each label, as its rules name it."""
 

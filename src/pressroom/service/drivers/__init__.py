@@ -25,6 +25,7 @@ from pressroom.service.drivers import linkedin_versions
 from pressroom.service.drivers.base import MediaSource, PlatformDriver
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.microblog import XDriver
+from pressroom.service.drivers.open_microblog import BlueskyDriver
 from pressroom.service.drivers.page_social import FacebookPagesDriver
 from pressroom.service.drivers.photo_sharing import InstagramDriver
 from pressroom.service.drivers.pin_board import PinterestDriver
@@ -62,6 +63,9 @@ class RealNetwork:
     network: str
     """The network behind the label, as its users know it."""
     make: RealDriverFactory
+    turned_on_by: str | None = None
+    """The setting that turns the network on, where it is not an app's client id and
+    secret (Bluesky needs no app)."""
 
 
 REAL_DRIVERS: dict[Platform, RealNetwork] = {
@@ -125,6 +129,17 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
         "Pinterest (API v5)",
         lambda a: PinterestDriver(a.client_id, a.client_secret, a.tokens, a.http, a.media),
     ),
+    Platform.OPEN_MICROBLOG: RealNetwork(
+        "Bluesky (AT Protocol)",
+        lambda a: BlueskyDriver(
+            a.settings.open_microblog_service_url or "",
+            a.settings.open_microblog_plc_url,
+            a.tokens,
+            a.http,
+            a.media,
+        ),
+        turned_on_by="PRESSROOM_OPEN_MICROBLOG_SERVICE_URL (https://bsky.social)",
+    ),
 }
 """The real network behind each label, and how its driver is made."""
 
@@ -166,10 +181,11 @@ def describe(settings: Settings, today: date | None = None) -> list[DriverChoice
                 )
             )
         else:
-            hint = (
-                f"set PRESSROOM_{platform.value.upper()}_CLIENT_ID and _CLIENT_SECRET "
-                f"to publish to {real.network}"
+            setting = (
+                real.turned_on_by
+                or f"PRESSROOM_{platform.value.upper()}_CLIENT_ID and _CLIENT_SECRET"
             )
+            hint = f"set {setting} to publish to {real.network}"
             choices.append(DriverChoice(platform, "sandbox", False, hint))
     return choices
 

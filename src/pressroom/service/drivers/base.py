@@ -133,6 +133,9 @@ class Delivery:
     """A carousel's files, in order (the body's ``fileIds``, each as the network gets
     it); ``media`` is then None. Published as one post the network's own way
     (``rules.CAROUSELS``)."""
+    created_at: datetime | None = None
+    """When our post record was made: the same for every attempt at it, so a network
+    that takes the client's own record key (Bluesky) gets the same key each time."""
 
 
 @dataclass(frozen=True)

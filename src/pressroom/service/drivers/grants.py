@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pressroom.platforms import Platform
 from pressroom.service.drivers import (
     microblog,
+    open_microblog,
     page_social,
     photo_sharing,
     pin_board,
@@ -33,6 +34,7 @@ CONSENT: dict[Platform, tuple[str, ...]] = {
     Platform.PIN_BOARD: pin_board.SCOPES,
     Platform.TEXT_THREAD: text_thread.SCOPES,
     Platform.PROFESSIONAL_NETWORK: professional_network.SCOPES,
+    Platform.OPEN_MICROBLOG: open_microblog.SCOPES,
 }
 """The scopes each label's real driver asks for at consent."""
 
@@ -45,6 +47,7 @@ PUBLISHING: dict[Platform, tuple[str, ...]] = {
     Platform.PIN_BOARD: pin_board.PUBLISH_SCOPES,
     Platform.TEXT_THREAD: text_thread.PUBLISH_SCOPES,
     Platform.PROFESSIONAL_NETWORK: professional_network.PUBLISH_SCOPES,
+    Platform.OPEN_MICROBLOG: open_microblog.PUBLISH_SCOPES,
 }
 """The scopes each label's publishing calls require of the token."""
 

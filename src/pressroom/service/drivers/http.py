@@ -165,12 +165,13 @@ def classify(platform: Platform, response: httpx.Response, *, creates: bool) -> 
 
 def retry_after_of(response: httpx.Response, *, now: datetime | None = None) -> int:
     """Seconds to wait, from ``Retry-After`` (seconds or a date) or a rate-limit reset
-    time (``x-rate-limit-reset``, epoch seconds, as X sends); at least 1."""
+    time in epoch seconds (``x-rate-limit-reset`` as X sends it, ``ratelimit-reset`` as a
+    Bluesky PDS does: https://docs.bsky.app/docs/advanced-guides/rate-limits); at least 1."""
     now = now or datetime.now(UTC)
     wait = retry_after_header.seconds(response.headers.get("Retry-After"), now=now.timestamp())
     if wait is not None:
         return max(1, math.ceil(wait))
-    reset = response.headers.get("x-rate-limit-reset")
+    reset = response.headers.get("x-rate-limit-reset") or response.headers.get("ratelimit-reset")
     if reset and reset.strip().isdigit():
         return max(1, int(reset) - int(now.timestamp()))
     return DEFAULT_RETRY_AFTER

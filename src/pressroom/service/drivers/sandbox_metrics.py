@@ -58,6 +58,9 @@ REPORTED: dict[Platform, frozenset[str]] = {
     # TikTok video query: view_count, like_count, comment_count, share_count.
     # https://developers.tiktok.com/doc/tiktok-api-v2-video-query
     Platform.SHORT_VIDEO: frozenset({VIEWS, LIKES, COMMENTS, SHARES}),
+    # Bluesky's post view: likeCount, replyCount, repostCount and quoteCount (shares).
+    # https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/feed/defs.json
+    Platform.OPEN_MICROBLOG: frozenset({LIKES, COMMENTS, SHARES}),
 }
 
 

@@ -27,6 +27,7 @@ from pressroom.rules.model import PostsPerDay
 from pressroom.service.drivers import (
     meta,
     microblog,
+    open_microblog,
     professional_network,
     short_video,
     video_sharing,
@@ -174,6 +175,13 @@ SCOPE_REFUSALS: dict[Platform, Answer] = {
         },
         "https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/error-handling",
         lambda response: professional_network.refusal_of(response, version=""),
+    ),
+    # Bluesky: the PDS's auth verifier refuses a token without the scope a method needs.
+    Platform.OPEN_MICROBLOG: Answer(
+        400,
+        {"error": "InvalidToken", "message": "Bad token scope"},
+        "https://github.com/bluesky-social/atproto/blob/main/packages/pds/src/auth-verifier.ts",
+        open_microblog.refusal_of,
     ),
 }
 """Each network's answer to a call its token lacks a scope for."""

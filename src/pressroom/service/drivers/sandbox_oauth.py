@@ -92,6 +92,9 @@ SCOPE_WORDS: dict[str, str] = {
     "openid": "sign you in",
     "profile": "read your name and photo",
     "w_member_social": "post as you",
+    # Bluesky (https://atproto.com/specs/oauth#authorization-scopes)
+    "atproto": "know your handle and DID",
+    "transition:generic": "publish posts and upload images and videos as you",
 }
 """Each permission in plain words, as the consent page says it (a scope without words
 is shown by its name)."""

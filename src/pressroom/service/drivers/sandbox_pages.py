@@ -37,6 +37,7 @@ PLATFORM_NAMES = {
     Platform.PAGE_SOCIAL: "PageSocial",
     Platform.PIN_BOARD: "PinBoard",
     Platform.PROFESSIONAL_NETWORK: "ProfessionalNetwork",
+    Platform.OPEN_MICROBLOG: "OpenMicroblog",
 }
 
 

@@ -87,6 +87,18 @@ def _professional_network(rng: random.Random, _name: str, _conn: str) -> Created
     return Created(urn, f"https://professional-network.example/feed/update/{urn}/")
 
 
+def _open_microblog(rng: random.Random, name: str, connection_id: str) -> Created:
+    """An AT URI (``at://did/app.bsky.feed.post/rkey``) and its web page, as Bluesky's."""
+    base32 = "abcdefghijklmnopqrstuvwxyz234567"
+    did_digest = hashlib.sha256(connection_id.encode()).digest()
+    did = "did:plc:" + "".join(base32[b % 32] for b in did_digest[:24])
+    rkey = "3" + "".join(rng.choice("234567abcdefghijklmnopqrstuvwxyz") for _ in range(12))
+    return Created(
+        f"at://{did}/app.bsky.feed.post/{rkey}",
+        f"https://open-microblog.example/profile/{_handle(name)}/post/{rkey}",
+    )
+
+
 SHAPES: dict[Platform, Shape] = {
     Platform.MICROBLOG: _microblog,
     Platform.VIDEO_SHARING: _video_sharing,
@@ -96,6 +108,7 @@ SHAPES: dict[Platform, Shape] = {
     Platform.PIN_BOARD: _pin_board,
     Platform.TEXT_THREAD: _text_thread,
     Platform.PROFESSIONAL_NETWORK: _professional_network,
+    Platform.OPEN_MICROBLOG: _open_microblog,
 }
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pressroom.platforms import Platform
 from pressroom.service.drivers import (
     microblog,
+    open_microblog,
     page_social,
     photo_sharing,
     pin_board,
@@ -35,6 +36,7 @@ HOURLY_LIMITS: dict[Platform, int] = {
     Platform.PIN_BOARD: pin_board.METRICS_REQUESTS_PER_HOUR,
     Platform.PROFESSIONAL_NETWORK: professional_network.METRICS_REQUESTS_PER_HOUR,
     Platform.SHORT_VIDEO: short_video.METRICS_REQUESTS_PER_HOUR,
+    Platform.OPEN_MICROBLOG: open_microblog.METRICS_REQUESTS_PER_HOUR,
 }
 """The reads an hour each network allows a post's figures, as each real driver says
 with its source (0: the driver makes no request, the network giving this app none)."""
@@ -72,6 +74,7 @@ BUDGETS: dict[Platform, Budget] = {
         50, "https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/rate-limits"
     ),
     Platform.SHORT_VIDEO: Budget(100, "https://developers.tiktok.com/doc/tiktok-api-v2-rate-limit"),
+    Platform.OPEN_MICROBLOG: Budget(100, "https://docs.bsky.app/docs/advanced-guides/rate-limits"),
 }
 
 for _platform, _budget in BUDGETS.items():

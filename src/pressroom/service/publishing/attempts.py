@@ -57,6 +57,9 @@ class Attempt:
     threaded: bool = False
     """A post of several parts (a thread, a first comment): part 0 has a row of its own
     (``post_parts``), settled with the record."""
+    created_at: datetime | None = None
+    """When the record was written: the same for every attempt at it (Bluesky's record
+    key is made from it, ``drivers.atproto.tid``)."""
     campaign_name: str | None = None
     """The body's ``campaign``, as the record's columns keep it (its events carry it)."""
     campaign_edition: str | None = None
@@ -133,6 +136,7 @@ def attempt_unit(
             connection.name,
             key_id,
             threaded=threaded,
+            created_at=now,
             campaign_name=campaign.name if campaign else None,
             campaign_edition=campaign.edition if campaign else None,
             campaign_post_id=campaign.post_id if campaign else None,

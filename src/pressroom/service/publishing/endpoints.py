@@ -23,6 +23,8 @@ from pressroom.service.publishing.repository import PostRepository
 from pressroom.service.publishing.schemas import (
     MicroblogPublish,
     MicroblogResult,
+    OpenMicroblogPublish,
+    OpenMicroblogResult,
     PageSocialPublish,
     PageSocialResult,
     Part,
@@ -195,6 +197,21 @@ async def publish_professional_network(
     LinkedIn no longer serves the `LinkedIn-Version` the service is set to send."""
     return JsonAnswer(
         await service.publish(await publishing(request), Platform.PROFESSIONAL_NETWORK, body)
+    )
+
+
+@publish_router.post(
+    RULES[Platform.OPEN_MICROBLOG].publish_path,
+    response_model=OpenMicroblogResult,
+    responses=_errors(Platform.OPEN_MICROBLOG),
+    openapi_extra=PUBLISH_DOCUMENTED,
+)
+async def publish_open_microblog(body: OpenMicroblogPublish, request: Request) -> Response:
+    """Our extension, not in the spec: a post to Bluesky (AT Protocol), text with one
+    optional image or video and its alt text. The result's `postId` is the post's AT URI;
+    a retry after an unknown outcome writes at the same record key, so it never posts twice."""
+    return JsonAnswer(
+        await service.publish(await publishing(request), Platform.OPEN_MICROBLOG, body)
     )
 
 

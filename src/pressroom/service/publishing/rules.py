@@ -100,6 +100,12 @@ def check_body(platform: Platform, body: PublishRequest) -> None:
                 f"{over.limit:,}. Shorten it by {over.length - over.limit:,}.",
                 field=field,
             )
+    if getattr(body, "alt_text", None) is not None and body.media_file_id is None:
+        raise ServiceError(
+            error_codes.VALIDATION_ERROR,
+            "altText describes the post's file: add fileId, or remove altText.",
+            field="altText",
+        )
     post_format = check_format(platform, body)
     check_files(platform, body)
     if rules.text_only and body.media_file_id is not None and post_format is None:
@@ -298,7 +304,8 @@ def check_files(platform: Platform, body: PublishRequest) -> None:
     the connection (``check_carousel_item``)."""
     files = getattr(body, "file_ids", None)
     if files is None:
-        if not RULES[platform].text_only and body.media_file_id is None:
+        rules = RULES[platform]
+        if not (rules.text_only or rules.media_optional) and body.media_file_id is None:
             also = " (or fileIds, for a carousel)" if platform in CAROUSELS else ""
             raise ServiceError(
                 error_codes.VALIDATION_ERROR,

@@ -241,6 +241,10 @@ class TextThreadThreadPart(ThreadPart):
     )
 
 
+class OpenMicroblogThreadPart(ThreadPart):
+    text: str = text_field(Platform.OPEN_MICROBLOG, "text", "The part's text.")
+
+
 def _thread() -> Any:
     return Field(
         None,
@@ -585,6 +589,52 @@ class ProfessionalNetworkPublish(PublishRequest):
     file_alts: dict[str, str] | SkipJsonSchema[None] = _file_alts(Platform.PROFESSIONAL_NETWORK)
 
 
+class OpenMicroblogPublish(PublishRequest):
+    """Our extension, not in the spec: a Bluesky post (AT Protocol)."""
+
+    # altText describes fileId's file: with it, fileId is required (and not null);
+    # fileAlts describes files of fileId or fileIds, one of which it needs; the two
+    # never together.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "allOf": [
+                {
+                    "if": {"required": ["altText"], "properties": {"altText": {"type": "string"}}},
+                    "then": {"required": ["fileId"]},
+                },
+                {
+                    "if": {"required": ["fileAlts"]},
+                    "then": {"anyOf": [{"required": ["fileId"]}, {"required": ["fileIds"]}]},
+                },
+            ],
+            "not": {"required": ["fileId", "fileIds"]},
+        }
+    )
+    label = Platform.OPEN_MICROBLOG
+    text: str = text_field(
+        Platform.OPEN_MICROBLOG,
+        "text",
+        "The post. Links (http:// or https://), @-mentions of handles and #hashtags in it "
+        "become Bluesky's facets; a mention of a handle that does not resolve stays plain "
+        "text. Bluesky's own limits (300 characters, 3,000 UTF-8 bytes) are refused with "
+        "400 `validation_error` naming the rule.",
+    )
+    file_id: str | SkipJsonSchema[None] = Field(
+        None,
+        min_length=1,
+        description="Id of an uploaded, ready file: one image or one video (MP4), or none "
+        "for a text post.",
+    )
+    file_ids: list[str] | SkipJsonSchema[None] = _file_ids(Platform.OPEN_MICROBLOG)
+    alt_text: str | None = Field(
+        None,
+        description="The image's or the video's alt text, for people who cannot see it; "
+        "only with `fileId`.",
+    )
+    file_alts: dict[str, str] | SkipJsonSchema[None] = _file_alts(Platform.OPEN_MICROBLOG)
+    thread: list[OpenMicroblogThreadPart] | None = _thread()
+
+
 REQUESTS: dict[Platform, type[PublishRequest]] = {
     Platform.MICROBLOG: MicroblogPublish,
     Platform.VIDEO_SHARING: VideoSharingPublish,
@@ -594,6 +644,7 @@ REQUESTS: dict[Platform, type[PublishRequest]] = {
     Platform.PIN_BOARD: PinBoardPublish,
     Platform.TEXT_THREAD: TextThreadPublish,
     Platform.PROFESSIONAL_NETWORK: ProfessionalNetworkPublish,
+    Platform.OPEN_MICROBLOG: OpenMicroblogPublish,
 }
 
 
@@ -720,6 +771,16 @@ class ProfessionalNetworkResult(PublishResult):
     parts: list[Part] | None = _parts()
 
 
+class OpenMicroblogResult(PostIdResult):
+    post_id: str = Field(
+        description="The post's AT URI (`at://{did}/app.bsky.feed.post/{rkey}`); the record "
+        "key is pressroom's own, the same for every attempt at one post record."
+    )
+    cid: str | None = Field(
+        None, description="The record's content hash (CID); null on the sandbox."
+    )
+
+
 class PinBoardResult(PublishResult):
     pin_id: str
     board_id: str
@@ -735,6 +796,7 @@ RESULTS: dict[Platform, type[PublishResult]] = {
     Platform.PIN_BOARD: PinBoardResult,
     Platform.TEXT_THREAD: TextThreadResult,
     Platform.PROFESSIONAL_NETWORK: ProfessionalNetworkResult,
+    Platform.OPEN_MICROBLOG: OpenMicroblogResult,
 }
 
 

@@ -107,7 +107,9 @@ async def publish(ctx: PublishContext, platform: Platform, body: PublishRequest)
     items: tuple[driver.Media, ...] = ()
     if body.carousel_file_ids:
         items = await run_in_threadpool(_checked_items, ctx, platform, body)
-    elif not RULES[platform].text_only or body.media_file_id is not None:
+    elif body.media_file_id is not None or not (
+        RULES[platform].text_only or RULES[platform].media_optional
+    ):
         media = await run_in_threadpool(_checked_media, ctx, platform, body)
     part_files = await part_files_of(ctx, platform, body)
     attempt = await _record_attempt(ctx, platform, body, refresh=media is None and not items)
@@ -131,6 +133,7 @@ def _delivery(
         media=media,
         reference=attempt.id,
         dedup_key=f"{ctx.account.id}:{ctx.claim.key}" if ctx.claim else None,
+        created_at=attempt.created_at,
     )
 
 

@@ -92,6 +92,7 @@ def standing(
             status=post.status,
             result=post.result,
             threaded=True,
+            created_at=post.created_at,
             campaign_name=post.campaign_name,
             campaign_edition=post.campaign_edition,
             campaign_post_id=post.campaign_post_id,

@@ -158,6 +158,7 @@ def delivery_of(db: Session, post: Post) -> driver.Delivery:
         reference=post.id,
         platform_reference=str(kept) if kept else None,
         items=items,
+        created_at=post.created_at,
     )
 
 

@@ -1,5 +1,6 @@
-"""Connections: list with status and why, Connect (OAuth), Reconnect, Disconnect, and
-the choice of Facebook Pages after a consent that granted several."""
+"""Connections: list with status and why, Connect (OAuth, or a handle and an app
+password where the network takes that: Bluesky), Reconnect, Disconnect, and the choice
+of Facebook Pages after a consent that granted several."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pressroom.service.connections import service as connections
 from pressroom.service.deps import DbSession
 from pressroom.service.drivers import describe
 from pressroom.service.drivers.page_social import GrantedPage
+from pressroom.service.oauth import app_passwords
 from pressroom.service.oauth import service as oauth
 from pressroom.service.web.security import Actor, Viewer, Visitor, WebRoute
 from pressroom.service.web.templating import flash, render_page
@@ -61,8 +63,11 @@ def connect(request: Request, visitor: Actor, db: DbSession, platform: str) -> R
         chosen = Platform(platform)
     except ValueError:
         return _page(request, visitor, db, "No platform has this name.")
+    flow = oauth.flow_of(request.app)
+    if app_passwords.signs_in_with_password(flow, chosen):
+        return RedirectResponse(f"/connections/{chosen.value}/sign-in", status_code=303)
     try:
-        url = oauth.start(oauth.flow_of(request.app), visitor.account.id, chosen)
+        url = oauth.start(flow, visitor.account.id, chosen)
     except connections.ConnectionRuleError as exc:
         return _page(request, visitor, db, _sentence(str(exc)))
     return RedirectResponse(url, status_code=303)
@@ -70,6 +75,12 @@ def connect(request: Request, visitor: Actor, db: DbSession, platform: str) -> R
 
 @router.post("/connections/{connection_id}/reconnect")
 def reconnect(request: Request, visitor: Actor, db: DbSession, connection_id: str) -> Response:
+    flow = oauth.flow_of(request.app)
+    label = app_passwords.platform_of(flow, visitor.account.id, connection_id)
+    if label is not None and app_passwords.signs_in_with_password(flow, label):
+        return RedirectResponse(
+            f"/connections/{label.value}/sign-in?reconnect={connection_id}", status_code=303
+        )
     try:
         url = oauth.start(
             oauth.flow_of(request.app),
@@ -80,6 +91,79 @@ def reconnect(request: Request, visitor: Actor, db: DbSession, connection_id: st
     except connections.ConnectionRuleError as exc:
         return _page(request, visitor, db, _sentence(str(exc)))
     return RedirectResponse(url, status_code=303)
+
+
+@router.get("/connections/{platform}/sign-in")
+def sign_in_form(request: Request, visitor: Viewer, platform: str, reconnect: str = "") -> Response:
+    """Bluesky's Connect: the handle and an app password (no OAuth consent page)."""
+    chosen = _password_platform(request, platform)
+    if chosen is None:
+        return RedirectResponse("/connections", status_code=303)
+    return _sign_in_page(request, visitor, chosen, reconnect_id=reconnect or None)
+
+
+@router.post("/connections/{platform}/sign-in")
+def sign_in(
+    request: Request,
+    visitor: Actor,
+    platform: str,
+    handle: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    reconnect_id: Annotated[str | None, Form()] = None,
+) -> Response:
+    chosen = _password_platform(request, platform)
+    if chosen is None:
+        return RedirectResponse("/connections", status_code=303)
+    try:
+        connection = app_passwords.sign_in(
+            oauth.flow_of(request.app),
+            visitor.account.id,
+            chosen,
+            handle=handle,
+            password=password,
+            reconnect_id=reconnect_id or None,
+        )
+    except app_passwords.SignInError as exc:
+        return _sign_in_page(
+            request, visitor, chosen, reconnect_id, handle, {exc.field: exc.message}
+        )
+    except oauth.OAuthFailure as exc:
+        return _refused(request, visitor, exc)
+    response = RedirectResponse("/connections", status_code=303)
+    return flash(response, f"Connected {connection.platform} account {connection.name}.")
+
+
+def _password_platform(request: Request, name: str) -> Platform | None:
+    try:
+        chosen = Platform(name)
+    except ValueError:
+        return None
+    flow = oauth.flow_of(request.app)
+    return chosen if app_passwords.signs_in_with_password(flow, chosen) else None
+
+
+def _sign_in_page(
+    request: Request,
+    visitor: Visitor,
+    platform: Platform,
+    reconnect_id: str | None,
+    handle: str = "",
+    errors: dict[str, str] | None = None,
+) -> Response:
+    return render_page(
+        request,
+        "app_password.html",
+        {
+            "title": "Connect a Bluesky account",
+            "visitor": visitor,
+            "active": "/connections",
+            "platform": platform.value,
+            "reconnect_id": reconnect_id,
+            "handle": handle,
+            "errors": errors or {},
+        },
+        status=400 if errors else 200,
+    )
 
 
 @router.get("/oauth/callback/{platform}")
