@@ -534,13 +534,8 @@ class _Checker:
             )
         for index, name in enumerate(content.carousel):
             where = (*origin, index)
-            self.used_media.add(name)
-            media = self.media.get(name)
+            media = self._item(name, where)
             if media is None:
-                if name not in self.unusable_media:
-                    known = set(self.shape.media) | self.unusable_media
-                    hint = did_you_mean(name, known) if known else "add it under 'media:' first"
-                    self.report.error(where, f"no media named '{name}'; {hint}")
                 continue
             problem = formats.check_format_file(rule, _facts(media), media.content_type)
             if problem is not None:
@@ -571,6 +566,17 @@ class _Checker:
                 )
             self._check_items(content, names, where)
 
+    def _item(self, name: str, where: FieldPath) -> model.Media | None:
+        """A list's media name, counted as used; None, with the error at its line, when
+        no media has it (one already reported as unusable is not reported again)."""
+        self.used_media.add(name)
+        media = self.media.get(name)
+        if media is None and name not in self.unusable_media:
+            known = set(self.shape.media) | self.unusable_media
+            hint = did_you_mean(name, known) if known else "add it under 'media:' first"
+            self.report.error(where, f"no media named '{name}'; {hint}")
+        return media
+
     def _check_items(
         self, content: model.Content, names: tuple[str, ...], origin: FieldPath
     ) -> None:
@@ -579,13 +585,8 @@ class _Checker:
         carousel = network.CAROUSELS[platform]
         for index, name in enumerate(names):
             where = (*origin, index)
-            self.used_media.add(name)
-            media = self.media.get(name)
+            media = self._item(name, where)
             if media is None:
-                if name not in self.unusable_media:
-                    known = set(self.shape.media) | self.unusable_media
-                    hint = did_you_mean(name, known) if known else "add it under 'media:' first"
-                    self.report.error(where, f"no media named '{name}'; {hint}")
                 continue
             if media.kind not in carousel.kinds:
                 kinds = " or ".join(_ARTICLE[kind] for kind in sorted(carousel.kinds))
