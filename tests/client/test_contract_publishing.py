@@ -660,6 +660,9 @@ def test_file_id_with_file_ids_is_refused_by_the_client_before_sending(
         Platform.PIN_BOARD, connection_id="c", board_id="b", file_ids=["a", "b"]
     )
     assert request.body()["fileIds"] == ["a", "b"] and "fileId" not in request.body()
+    # Bluesky's media is optional: a text post is built without a file.
+    text_only = build_publish_request(Platform.OPEN_MICROBLOG, connection_id="c", text="hi")
+    assert text_only.body() == {"connectionId": "c", "text": "hi"}
     assert deliveries(service) == []
 
 

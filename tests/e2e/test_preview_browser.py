@@ -101,7 +101,7 @@ def test_every_post_of_the_repository_shows_its_text_counts_and_thumbnails(
                 expected = len(files) + (content.thumbnail is not None)
                 widths = thumbnails_loaded(article)
                 assert len(widths) == expected and all(0 < w <= 320 for w in widths)
-    assert blocks == page.locator("article.block").count() == 17
+    assert blocks == page.locator("article.block").count() == 18
     microblog = page.locator('section.post[data-post="hello"] article[data-platform="microblog"]')
     assert "63 / 280 weighted characters" in microblog.locator(".count").first.inner_text()
     # spring-launch's Instagram carousel: the film, then the cover, in that order.

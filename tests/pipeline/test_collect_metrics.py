@@ -31,6 +31,7 @@ posts:
     microblog: {text: "Hello."}
     text_thread: {text: "Hello from Threads."}
     professional_network: {text: "Hello, network."}
+    open_microblog: {text: "Hello, Bluesky."}
   - id: again
     microblog: {text: "Hello again."}
 """
@@ -53,6 +54,7 @@ def test_collect_metrics_fills_every_networks_series_within_budget(
     del photo  # its text_thread twin publishes the Threads post
     live_service.connect("microblog", "@acme")
     live_service.connect("professional_network", "Acme Inc.")
+    live_service.connect("open_microblog", "acme.bsky.social")
     outcome = run_campaign_file(write_campaign(TEXT_ONLY), edition="2026-w48")
     assert outcome.ok, outcome.message
     with Client(base_url=live_service.base_url, api_key=live_service.key) as client:
@@ -73,7 +75,7 @@ def test_collect_metrics_fills_every_networks_series_within_budget(
             figures = client.post_metrics(post.record_id)
             assert figures.available and len(figures.series) == 1, post.platform
         totals = client.campaign_metrics("words-everywhere")
-    assert totals.measured == 4
+    assert totals.measured == 5
     flow_run_id = str(state.state_details.flow_run_id)
     by_key = {a.key: a for a in prefect_api.artifacts(flow_run_id)}
     assert set(by_key) == {"metrics-words-everywhere", "metrics-media-week"}

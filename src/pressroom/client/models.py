@@ -265,14 +265,16 @@ class PublishRequest(Request):
     @model_validator(mode="after")
     def _one_file_or_a_carousel(self) -> Self:
         """``file_id`` or ``file_ids`` where a label takes both, never both; a label
-        with media needs one of them (checked here, before anything is sent)."""
+        whose posts carry media needs one of them, one whose media is optional (Bluesky)
+        does not (checked here, before anything is sent)."""
         fields = type(self).model_fields
         if "file_ids" not in fields or "file_id" not in fields:
             return self
         one, many = getattr(self, "file_id", None), getattr(self, "file_ids", None)
         if one is not None and many is not None:
             raise ValueError("give file_id for one file or file_ids for a carousel, not both")
-        if one is None and many is None and not RULES[self.platform_label].text_only:
+        rules = RULES[self.platform_label]
+        if one is None and many is None and not (rules.text_only or rules.media_optional):
             raise ValueError("file_id is required (or file_ids, for a carousel)")
         return self
 
