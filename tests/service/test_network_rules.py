@@ -35,7 +35,10 @@ from tests.support.publish import (
 from tests.support.rules import patch_rule
 from tests.support.uploads import upload_file
 
-FILLERS = ("a", "é", "中", "😀", "e\u0301")
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
+"""One character (a grapheme) of 25 bytes: a limit in bytes beside a tighter one in
+characters (Bluesky's 3,000 bytes and 300 graphemes) is reached only with such."""
+FILLERS = ("a", "é", "中", "😀", "e\u0301", FAMILY)
 """Characters a generated text is made of: one or many units each, one character each."""
 
 
