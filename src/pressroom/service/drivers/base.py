@@ -230,6 +230,14 @@ class SecretKeyMissing(NetworkMisconfigured):
 
     code = error_codes.SECRET_KEY_MISSING
 
+    @classmethod
+    def of(cls, cause: Exception) -> SecretKeyMissing:
+        """The vault's failure, with what the operator can do about it."""
+        return cls(
+            f"{cause}: set PRESSROOM_SECRET_KEY to the key the service ran with (or add it "
+            "to PRESSROOM_OLD_SECRET_KEYS), or reconnect the account"
+        )
+
 
 class LookupUnsupported(Exception):
     """The network will not list the account's posts to this app (LinkedIn without its

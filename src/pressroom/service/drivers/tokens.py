@@ -57,7 +57,4 @@ class ConnectionTokens:
         try:
             return self.vault.decrypt(encrypted)
         except VaultError as exc:
-            raise SecretKeyMissing(
-                f"{exc}: set PRESSROOM_SECRET_KEY to the key the service ran with (or add it "
-                "to PRESSROOM_OLD_SECRET_KEYS), or reconnect the account"
-            ) from exc
+            raise SecretKeyMissing.of(exc) from exc

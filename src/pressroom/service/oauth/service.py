@@ -457,10 +457,7 @@ def _refresh_held(flow: Flow, connection_id: str, seen_expiry: datetime | None) 
                 else None
             )
         except VaultError as exc:
-            raise SecretKeyMissing(
-                f"{exc}: set PRESSROOM_SECRET_KEY to the key the service ran with (or add it "
-                "to PRESSROOM_OLD_SECRET_KEYS), or reconnect the account"
-            ) from exc
+            raise SecretKeyMissing.of(exc) from exc
     try:
         if refresh_token is None:
             raise TokenRefused("no_refresh_token")
