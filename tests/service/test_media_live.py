@@ -314,8 +314,15 @@ def test_workers_share_the_jobs_and_take_over_a_killed_ones(
             f for f, claimer, _, _ in jobs.waiting(sessions) if claimer is None
         ) == sorted(files)
 
+        # The doomed worker sits on its first job for a minute: it starts before the
+        # survivor, and on a loaded machine the survivor's start can outlast a short delay,
+        # so the kill could land after the doomed worker recorded the file's outcome (the
+        # take-over would then be a no-op too brief to watch). A minute keeps the kill
+        # mid-job.
         with (
-            live_worker(data_dir, database_url, **knobs) as doomed,
+            live_worker(
+                data_dir, database_url, **knobs | {"PRESSROOM_PROCESSING_DELAY_MS": "60000"}
+            ) as doomed,
             live_worker(data_dir, database_url, **knobs) as survivor,
         ):
             host = socket.gethostname()
@@ -331,7 +338,7 @@ def test_workers_share_the_jobs_and_take_over_a_killed_ones(
             while not (victims := held_by(doomed)):
                 assert time.monotonic() < deadline, "the first worker never claimed a job"
                 time.sleep(0.02)
-            os.killpg(doomed.pid, signal.SIGKILL)  # mid-job: it holds the file for 3 s
+            os.killpg(doomed.pid, signal.SIGKILL)  # mid-job: it holds the file for a minute
             doomed.wait(10)
             [victim] = victims
             deadline = time.monotonic() + 30
