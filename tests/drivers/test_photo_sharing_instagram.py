@@ -26,6 +26,7 @@ import pytest
 import respx
 
 from pressroom.platforms import MediaKind, Platform
+from pressroom.service.drivers import photo_sharing
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
@@ -989,7 +990,29 @@ def test_metrics_of_a_refused_token_are_access_revoked(
         driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
 
 
-def test_metrics_without_the_insights_permission_are_unsupported_not_revoked(
+def test_metrics_without_the_insights_permission_keep_likes_and_comments(
+    instagram: respx.MockRouter, driver: InstagramDriver
+) -> None:
+    """A grant without the insights scope (made before it was asked for, or withheld at
+    consent): the insights' figures are not counted, the media object's still are, and
+    the connection is not revoked; the figures left None are those ``METRICS_SCOPES``
+    says the scope gives, the table the sandbox counts by."""
+    instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
+        200,
+        json={"media_product_type": "REELS", "like_count": 54, "comments_count": 7, "id": MEDIA_ID},
+    )
+    instagram.get(f"{GRAPH}/{MEDIA_ID}/insights").respond(
+        400,
+        json={"error": {"message": "(#10) Application does not have permission", "code": 10}},
+    )
+    metrics = driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
+    assert metrics == PostMetrics(likes=54, comments=7)
+    uncounted = set(photo_sharing.METRICS_SCOPES[photo_sharing.INSIGHTS_SCOPE])
+    assert uncounted == {"impressions", "shares", "saves"}
+    assert all(getattr(metrics, name) is None for name in uncounted)
+
+
+def test_metrics_whose_insights_are_refused_otherwise_are_unsupported(
     instagram: respx.MockRouter, driver: InstagramDriver
 ) -> None:
     instagram.get(f"{GRAPH}/{MEDIA_ID}").respond(
@@ -997,9 +1020,9 @@ def test_metrics_without_the_insights_permission_are_unsupported_not_revoked(
     )
     instagram.get(f"{GRAPH}/{MEDIA_ID}/insights").respond(
         400,
-        json={"error": {"message": "(#10) Application does not have permission", "code": 10}},
+        json={"error": {"message": "(#100) Invalid parameter", "code": 100}},
     )
-    with pytest.raises(MetricsUnsupported, match="instagram_business_manage_insights"):
+    with pytest.raises(MetricsUnsupported, match="Instagram gives no figures"):
         driver.fetch_metrics(Account("conn_1", "acme.bakery"), MEDIA_ID)
 
 

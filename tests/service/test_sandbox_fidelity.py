@@ -3,7 +3,9 @@
 Each behaviour is tried just inside (published) and just outside (the network's refusal,
 as the real driver reads it): a consent without a scope publishing needs, TikTok's
 unaudited-app privacy rule and its owner's privacy choice, the daily quotas of the rule
-table on a test clock, and the wait for a Meta media container.
+table on a test clock, and the wait for a Meta media container. A consent without a
+scope some figures need (the insights scopes, TikTok's ``video.list``) is read by a
+metrics round as the network answers it: those figures null, or none at all.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from pressroom.rules.model import PostsPerDay
 from pressroom.service.admin import connect_through_sandbox
 from pressroom.service.db.models import Account, Connection, SandboxDelivery
 from pressroom.service.db.session import transaction
-from pressroom.service.drivers import drivers_of, sandbox_oauth
+from pressroom.service.drivers import drivers_of, grants, sandbox_oauth
 from pressroom.service.drivers.sandbox import SandboxDriver
+from pressroom.service.metrics.repository import FIGURES
 from tests.conftest import AccountHandle, Service
+from tests.service.test_metrics_api import finished, metrics_of, refresh
 from tests.service.web.conftest import Browser, consent_fields, csrf_of
 from tests.support.publish import (
     CONNECT_EXTRA,
@@ -545,3 +549,118 @@ def test_the_sandbox_reports_a_grant_as_drivers_check_reports_a_networks(
     assert report.scopes["boards:write"] is ScopeState.MISSING
     assert report.scopes["pins:write"] is ScopeState.GRANTED
     assert report.can_publish is False
+
+
+# --- Metrics: the figures a scope withheld at consent is needed for --------------------
+
+
+@dataclass(frozen=True)
+class MetricsWithheld:
+    platform: Platform
+    consent_on: Platform
+    scope: str
+    uncounted: frozenset[str]
+    """The figures the network gives none of without the scope (null through the API)."""
+    counted: frozenset[str]
+    """The figures still read; empty: the network answers no figures at all."""
+
+
+METRICS_WITHHELD = [
+    # Facebook: impressions are the post's post_media_view insight, under read_insights;
+    # reactions, comments and shares come from the post under pages_read_engagement.
+    MetricsWithheld(
+        Platform.PAGE_SOCIAL,
+        Platform.PAGE_SOCIAL,
+        "read_insights",
+        frozenset({"impressions"}),
+        frozenset({"likes", "comments", "shares"}),
+    ),
+    # Instagram: views (impressions), shares and saved from the insights edge; likes and
+    # comments from the media object under the basic scope.
+    MetricsWithheld(
+        Platform.PHOTO_SHARING,
+        Platform.PHOTO_SHARING,
+        "instagram_business_manage_insights",
+        frozenset({"impressions", "shares", "saves"}),
+        frozenset({"likes", "comments"}),
+    ),
+    # Threads: every figure is an insight (the twin shares photo_sharing's consent).
+    MetricsWithheld(
+        Platform.TEXT_THREAD,
+        Platform.PHOTO_SHARING,
+        "threads_manage_insights",
+        frozenset({"impressions", "likes", "comments", "shares"}),
+        frozenset(),
+    ),
+    # TikTok: every figure comes from the video query, under video.list.
+    MetricsWithheld(
+        Platform.SHORT_VIDEO,
+        Platform.SHORT_VIDEO,
+        "video.list",
+        frozenset({"views", "likes", "comments", "shares"}),
+        frozenset(),
+    ),
+]
+
+
+def test_the_metrics_cases_cover_every_scope_a_figure_needs() -> None:
+    assert {(c.platform, c.scope): c.uncounted for c in METRICS_WITHHELD} == {
+        (platform, scope): frozenset(figures)
+        for platform, by_scope in grants.METRICS.items()
+        for scope, figures in by_scope.items()
+    }
+
+
+@pytest.mark.parametrize("case", METRICS_WITHHELD, ids=lambda case: case.platform.value)
+def test_a_consent_without_a_metrics_scope_counts_none_of_the_figures_it_gives(
+    service: Service, browser: Browser, case: MetricsWithheld
+) -> None:
+    """The post publishes (publishing needs no metrics scope); a metrics round then reads
+    it as the network answers such a grant: the figures the scope gives are null and
+    the others counted, or, where it gives them all, no figures and the reason why."""
+    account = signed_up(service, browser)
+    consent(browser, case.consent_on.value, "acme", withheld=case.scope)
+    connection_id = connection_of(account, case.platform)
+    answer = publish(
+        account, case.platform, valid_body(account, case.platform, connection_id=connection_id)
+    )
+    assert answer.status_code == 200, answer.text
+    record_id = answer.json()["recordId"]
+
+    finished(account, refresh(account)["roundId"])
+    found = metrics_of(account, record_id)
+
+    if not case.counted:
+        assert found["available"] is False, found
+        assert case.scope in found["unavailableReason"]
+        assert found["latest"] is None
+        return
+    assert found["available"] is True, found
+    latest = found["latest"]
+    assert {name for name in case.uncounted if latest[name] is None} == case.uncounted, latest
+    assert all(latest[name] is not None for name in case.counted), latest
+    assert found["totals"] == {name: latest[name] for name in FIGURES}
+
+
+def test_a_consent_granting_the_metrics_scopes_counts_every_figure(
+    service: Service, browser: Browser
+) -> None:
+    """The same reads with nothing withheld: every figure the cases leave null is counted."""
+    account = signed_up(service, browser)
+    records = {}
+    for consent_on in (Platform.PAGE_SOCIAL, Platform.PHOTO_SHARING, Platform.SHORT_VIDEO):
+        consent(browser, consent_on.value, "acme", withheld=None)
+    for case in METRICS_WITHHELD:
+        body = valid_body(
+            account, case.platform, connection_id=connection_of(account, case.platform)
+        )
+        answer = publish(account, case.platform, body)
+        assert answer.status_code == 200, answer.text
+        records[case] = answer.json()["recordId"]
+
+    finished(account, refresh(account)["roundId"])
+
+    for case, record_id in records.items():
+        latest = metrics_of(account, record_id)["latest"]
+        assert latest is not None, case
+        assert all(latest[name] is not None for name in case.uncounted | case.counted), latest

@@ -4,7 +4,8 @@ and what the sandbox refuses and answers as that network.
 Both are read from the code that does it (the drivers' ``SCOPES``, ``PUBLISH_SCOPES`` and
 ``COMMENT_SCOPES`` gathered in ``grants``, with the drivers' own docstrings for why; the
 sandbox's ``sandbox_network`` answers, the rule table's quotas, the sandbox's id shapes), so
-a scope added to a driver or a refusal added to the sandbox shows on the page at the next
+a scope added to a driver (or a figure to its ``METRICS_SCOPES``) or a refusal added to
+the sandbox shows on the page at the next
 ``python -m pressroom.docs``, and the staleness test fails until it does."""
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pressroom.service.drivers import (
     pin_board,
     professional_network,
     sandbox,
+    sandbox_metrics,
     sandbox_network,
     short_video,
     text_thread,
@@ -205,6 +207,31 @@ def _answer(platform: Platform, answer: sandbox_network.Answer) -> str:
     )
 
 
+def _metrics_scope_lines(platform: Platform) -> list[str]:
+    """What a metrics read gets from the sandbox when the consent withheld a scope some
+    figures need (``grants.METRICS``)."""
+    lines = []
+    for scope, figures in grants.METRICS.get(platform, {}).items():
+        names = [f"`{name}`" for name in figures]
+        named = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        if sandbox_metrics.REPORTED[platform] <= set(figures):
+            answer = sandbox_network.METRICS_REFUSALS[platform]
+            lines.append(
+                f"- **A grant without `{_short(scope)}`**, which every figure needs "
+                f"({named}): a metrics read gets {_of(NETWORKS[platform])} `{answer.status}` "
+                f"{_said(answer.body)} ([{_host(answer.source)}]({answer.source})), which the "
+                "real driver reads as no figures: the post's metrics say `available: false` "
+                "with the reason, and the connection still publishes."
+            )
+        else:
+            lines.append(
+                f"- **A grant without `{_short(scope)}`**: a post's {named} are not counted "
+                "(null in its metrics) and its other figures are, as the real driver reads "
+                "the network's refusal of that read; the connection still publishes."
+            )
+    return lines
+
+
 def sandbox_lines(platform: Platform) -> list[str]:
     """What the sandbox refuses and answers as ``platform``'s network."""
     network = NETWORKS[platform]
@@ -236,6 +263,7 @@ def sandbox_lines(platform: Platform) -> list[str]:
                 f"are not posts): the next post is {_heard(retry)} with "
                 f"`Retry-After: {retry.retry_after}`, nothing sent."
             )
+    lines.extend(_metrics_scope_lines(platform))
     if platform in sandbox.CONTAINERS:
         lines.append(
             "- **The media container**, ready `PRESSROOM_SANDBOX_CONTAINER_READY_MS` after it "

@@ -4,13 +4,15 @@ Each real driver keeps its own scopes (``SCOPES``, sent at consent) and the part
 its publishing calls require (``PUBLISH_SCOPES``); this gathers them per label for those
 that stand in for the networks or report on them: the sandbox's consent page grants the
 same scopes and refuses a post as the network would when one is missing, and
-``pressroom drivers check`` says what a connection's grant lacks. Nothing here restates a
-scope.
+``pressroom drivers check`` says what a connection's grant lacks. The figures a metrics
+read needs a further scope for (``METRICS_SCOPES``) are gathered the same way, so the
+sandbox counts what the network would for a grant. Nothing here restates a scope.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import fields
 
 from pressroom.platforms import Platform
 from pressroom.service.drivers import (
@@ -24,6 +26,7 @@ from pressroom.service.drivers import (
     text_thread,
     video_sharing,
 )
+from pressroom.service.drivers.base import PostMetrics
 
 CONSENT: dict[Platform, tuple[str, ...]] = {
     Platform.MICROBLOG: microblog.SCOPES,
@@ -59,8 +62,26 @@ COMMENTING: dict[Platform, tuple[str, ...]] = {
 }
 """The scopes a first comment's call requires of the token, on the labels that take one."""
 
-for _platform, _needed in (*PUBLISHING.items(), *COMMENTING.items()):
+METRICS: dict[Platform, dict[str, tuple[str, ...]]] = {
+    Platform.SHORT_VIDEO: short_video.METRICS_SCOPES,
+    Platform.PHOTO_SHARING: photo_sharing.METRICS_SCOPES,
+    Platform.PAGE_SOCIAL: page_social.METRICS_SCOPES,
+    Platform.TEXT_THREAD: text_thread.METRICS_SCOPES,
+}
+"""Per label, the figures (``PostMetrics``'s names) its metrics read needs a scope for
+that publishing does not: a grant without the scope leaves them not counted (None), or,
+where it is every figure the network reports, gets none at all. A label not here reads
+its figures under its publishing scopes."""
+
+for _platform, _needed in (
+    *PUBLISHING.items(),
+    *COMMENTING.items(),
+    *((p, tuple(by_scope)) for p, by_scope in METRICS.items()),
+):
     assert set(_needed) <= set(CONSENT[_platform]), f"{_platform}: calls with unasked scopes"
+for _platform, _by_scope in METRICS.items():
+    for _figures in _by_scope.values():
+        assert set(_figures) <= {f.name for f in fields(PostMetrics)}, f"{_platform}: {_figures}"
 
 
 def missing_for_publishing(
@@ -71,3 +92,15 @@ def missing_for_publishing(
     have = set(granted)
     needed = COMMENTING.get(platform, ()) if comment else PUBLISHING[platform]
     return tuple(scope for scope in needed if scope not in have)
+
+
+def uncounted(platform: Platform, granted: Iterable[str]) -> frozenset[str]:
+    """The figures a metrics read on ``platform`` leaves None for want of a scope that
+    ``granted`` lacks (``METRICS``)."""
+    have = set(granted)
+    return frozenset(
+        figure
+        for scope, figures in METRICS.get(platform, {}).items()
+        if scope not in have
+        for figure in figures
+    )

@@ -61,7 +61,9 @@ What the driver does, and the pages it follows (read 2026-11-25):
   story, ``saved``. ``impressions`` is not asked for: Meta retired it for media made
   after 2024-07-02 (an error since 2025-04-21 for them), ``views`` replacing it
   (https://developers.facebook.com/docs/instagram-platform/reference/instagram-media/insights);
-  refusals as ``meta_insights`` reads them;
+  an insights read refused for a permission the grant lacks leaves those three not
+  counted (None) and the likes and comments read; other refusals as ``meta_insights``
+  reads them;
 - errors: ``meta.failure``; a permission the grant lacks turns the connection inactive.
 """
 
@@ -117,6 +119,11 @@ COMMENT_SCOPES = ("instagram_business_basic", "instagram_business_manage_comment
 INSIGHTS_SCOPE = "instagram_business_manage_insights"
 """What a media object's insights need (Instagram Media Insights, "Requirements")."""
 SCOPES = (*PUBLISH_SCOPES, COMMENT_SCOPES[1], INSIGHTS_SCOPE)
+METRICS_SCOPES: dict[str, tuple[str, ...]] = {INSIGHTS_SCOPE: ("impressions", "shares", "saves")}
+"""The figures (``PostMetrics``'s names) read under a scope publishing does not need:
+views (as impressions), shares and saves come from the insights edge, so a grant without
+its scope leaves them not counted; likes and comments come from the media object under
+the basic scope and are still read (``fetch_metrics``)."""
 INSIGHTS: dict[str, tuple[str, ...]] = {
     "FEED": ("views", "shares", "saved"),
     "REELS": ("views", "shares", "saved"),
@@ -462,7 +469,10 @@ class InstagramDriver:
 
     def fetch_metrics(self, account: Account, platform_post_id: str) -> PostMetrics:
         """Likes and comments from the media object, views (shown), shares and saves
-        from its insights (module docstring); Instagram counts no clicks of a post."""
+        from its insights (module docstring); Instagram counts no clicks of a post. A
+        grant without the insights scope (a connection made before it was asked for,
+        or one whose owner withheld it) keeps its likes and comments, the insights'
+        figures not counted, as Facebook's driver does with ``read_insights``."""
         token = self.tokens.access_token(account.connection_id)
         node = self._call(
             "GET",
@@ -475,11 +485,13 @@ class InstagramDriver:
         media = json_of(node)
         kind = str(media.get("media_product_type") or "FEED")
         asked = INSIGHTS.get(kind, INSIGHTS["FEED"])
-        figures = meta_insights.read_insights(
-            self._call("GET", f"/{platform_post_id}/insights", token, {"metric": ",".join(asked)}),
-            "Instagram",
-            permission=INSIGHTS_SCOPE,
+        insights = self._call(
+            "GET", f"/{platform_post_id}/insights", token, {"metric": ",".join(asked)}
         )
+        if meta.is_permission_refusal(insights):
+            figures: dict[str, int] = {}  # a grant without the insights scope: METRICS_SCOPES
+        else:
+            figures = meta_insights.read_insights(insights, "Instagram", permission=INSIGHTS_SCOPE)
         return PostMetrics(
             impressions=figures.get("views"),
             likes=_count(media, "like_count"),

@@ -52,6 +52,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -96,7 +97,7 @@ from pressroom.service.drivers.inspection import (
     scope_finding,
     scope_states,
 )
-from pressroom.service.drivers.sandbox_metrics import sandbox_metrics
+from pressroom.service.drivers.sandbox_metrics import REPORTED, sandbox_metrics
 from pressroom.service.drivers.short_video import post_info_of
 from pressroom.service.drivers.tokens import ConnectionTokens, TokenSource
 from pressroom.settings import SandboxSettings
@@ -554,7 +555,11 @@ class SandboxDriver:
         """The post's figures now (``sandbox_metrics``: a function of its id and its
         age, growing with time). A connection made inactive (``admin expire-token``)
         or removed is refused as the network refuses a revoked token; the failure
-        knobs apply as to any call, before anything is read."""
+        knobs apply as to any call, before anything is read. A grant whose consent
+        withheld a scope some figures need (``grants.METRICS``: the insights scopes,
+        TikTok's ``video.list``) leaves those figures None, as the real driver reads
+        the network; one withholding what every figure needs gets the network's
+        refusal, read as the driver reads it (no figures, not a revoked token)."""
         if self._begin("reading the post's metrics"):  # nothing is written: fail now
             self._fail("reading the post's metrics", sent=False)
         with transaction(self.sessions, write=False) as db:
@@ -570,7 +575,12 @@ class SandboxDriver:
             post = DeliveryRepository(db).find_post(self.platform.value, platform_post_id)
         if post is None:
             raise MetricsUnsupported(f"{self.platform.value} has no post {platform_post_id!r}")
-        return sandbox_metrics(self.platform, platform_post_id, post.created_at, self.clock())
+        figures = sandbox_metrics(self.platform, platform_post_id, post.created_at, self.clock())
+        granted = self._granted(account.connection_id)
+        withheld = frozenset() if granted is None else grants.uncounted(self.platform, granted)
+        if withheld and REPORTED[self.platform] <= withheld:
+            raise sandbox_network.metrics_refusal(self.platform)
+        return replace(figures, **dict.fromkeys(withheld))
 
     def set_thumbnail(self, change: ThumbnailChange) -> ThumbnailSet:
         check_thumbnail_before_sending(self.platform, change)

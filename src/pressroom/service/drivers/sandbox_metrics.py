@@ -13,7 +13,9 @@ sandbox recorded it, nothing else (no randomness, no state), so a test can predi
 
 where ``h`` is the SHA-256 of the post id. The square root makes a post gain fast at
 first and slower later, as real posts do, and every figure never falls. Each network
-reports only the figures its real API reports (``REPORTED``); the others are None.
+reports only the figures its real driver reads of it (``REPORTED``); the others are None.
+A figure the connection's grant lacks a scope for is None too (the sandbox driver,
+``grants.METRICS``).
 """
 
 from __future__ import annotations
@@ -43,12 +45,13 @@ REPORTED: dict[Platform, frozenset[str]] = {
     # Instagram media insights: views, likes, comments, shares, saved.
     # https://developers.facebook.com/docs/instagram-platform/reference/instagram-media/insights
     Platform.PHOTO_SHARING: frozenset({IMPRESSIONS, LIKES, COMMENTS, SHARES, SAVES}),
-    # Threads media insights: views, likes, replies, reposts, quotes.
-    # https://developers.facebook.com/docs/threads/insights
-    Platform.TEXT_THREAD: frozenset({VIEWS, LIKES, COMMENTS, SHARES}),
-    # Facebook post insights: impressions, reactions, comments, shares, clicks.
+    # Threads media insights: views (times shown, read as impressions), likes, replies,
+    # reposts, quotes. https://developers.facebook.com/docs/threads/insights
+    Platform.TEXT_THREAD: frozenset({IMPRESSIONS, LIKES, COMMENTS, SHARES}),
+    # Facebook: a Page post's post_media_view insight (impressions), its reactions,
+    # comments and shares; clicks are not read.
     # https://developers.facebook.com/docs/graph-api/reference/insights
-    Platform.PAGE_SOCIAL: frozenset({IMPRESSIONS, LIKES, COMMENTS, SHARES, CLICKS}),
+    Platform.PAGE_SOCIAL: frozenset({IMPRESSIONS, LIKES, COMMENTS, SHARES}),
     # Pinterest pin analytics: IMPRESSION, SAVE, PIN_CLICK, OUTBOUND_CLICK.
     # https://developers.pinterest.com/docs/api/v5/pins-analytics
     Platform.PIN_BOARD: frozenset({IMPRESSIONS, SAVES, CLICKS}),

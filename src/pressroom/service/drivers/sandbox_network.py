@@ -26,10 +26,12 @@ from pressroom.platforms import Platform
 from pressroom.rules.model import PostsPerDay
 from pressroom.service.drivers import (
     meta,
+    meta_insights,
     microblog,
     open_microblog,
     professional_network,
     short_video,
+    text_thread,
     video_sharing,
 )
 from pressroom.service.drivers.base import PlatformRateLimited
@@ -209,6 +211,41 @@ UNAUDITED_LEVEL = "SELF_ONLY"
 def scope_refusal(platform: Platform) -> Exception:
     """What publishing on ``platform`` raises when the grant lacks a scope it needs."""
     return SCOPE_REFUSALS[platform].as_heard(platform)
+
+
+METRICS_REFUSALS: dict[Platform, Answer] = {
+    # Threads' insights edge answers a token without threads_manage_insights as any Graph
+    # call without its permission (code 10), and its driver reads that as no figures, not
+    # a revoked token (https://developers.facebook.com/docs/threads/insights).
+    Platform.TEXT_THREAD: Answer(
+        400,
+        {"error": GRAPH_PERMISSION},
+        "https://developers.facebook.com/docs/threads/troubleshooting",
+        lambda response: meta_insights.metrics_failure(
+            response, "Threads", permission=text_thread.INSIGHTS_SCOPE
+        ),
+    ),
+    # TikTok's video query answers 401 scope_not_authorized without video.list; the
+    # driver, finding the token still answers creator_info, reads it as no figures
+    # (``short_video.metrics_scope_missing``).
+    Platform.SHORT_VIDEO: Answer(
+        401,
+        SCOPE_REFUSALS[Platform.SHORT_VIDEO].body,
+        "https://developers.tiktok.com/doc/tiktok-api-v2-video-query",
+    ),
+}
+"""Each network's answer to a metrics read whose every figure needs a scope the grant
+lacks (``grants.METRICS``); where only some figures need it, the read gives the others
+and leaves those None, as the real driver does."""
+
+
+def metrics_refusal(platform: Platform) -> Exception:
+    """What a metrics read on ``platform`` raises when the grant lacks the scope every
+    figure it reports needs: the network's answer, read as the real driver reads it."""
+    heard = METRICS_REFUSALS[platform].as_heard(platform)
+    if platform is Platform.SHORT_VIDEO:  # a 401: the HTTP layer's, then the driver's
+        return short_video.metrics_scope_missing(heard)
+    return heard
 
 
 QUOTA_ANSWERS: dict[Platform, Callable[[meta.Quota], PlatformRateLimited]] = {

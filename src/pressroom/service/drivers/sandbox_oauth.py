@@ -13,7 +13,8 @@ refresh, as a real network's revocation does. The rules are the usual ones:
 - the scopes are the real network's (``consent_scopes``), and the person may untick any
   on the consent page, as several networks' own consent screens allow: the token answer
   says which were granted (``scope``), and ``granted_scopes`` tells the sandbox driver,
-  which refuses a post its grant lacks a scope for as the network would.
+  which refuses a post its grant lacks a scope for as the network would, and counts no
+  figure of a post that needs a scope withheld (an insights scope: ``grants.METRICS``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,14 @@ from sqlalchemy.orm import Session
 from pressroom.platforms import Platform
 from pressroom.service.db.base import new_id, utcnow
 from pressroom.service.db.models import SandboxGrant
-from pressroom.service.drivers import grants, page_social, photo_sharing, text_thread, video_sharing
+from pressroom.service.drivers import (
+    grants,
+    page_social,
+    photo_sharing,
+    short_video,
+    text_thread,
+    video_sharing,
+)
 
 CLIENT_ID = "pressroom"
 GRANTED = "scope"
@@ -69,19 +77,24 @@ SCOPE_WORDS: dict[str, str] = {
     # TikTok (https://developers.tiktok.com/doc/tiktok-api-scopes)
     "user.info.basic": "read your profile's name and avatar",
     "video.publish": "publish videos to your account",
+    short_video.METRICS_SCOPE: "read your videos' view, like, comment and share counts",
     # Instagram (https://developers.facebook.com/docs/instagram-platform/content-publishing)
     "instagram_business_basic": "read your professional account's profile and media",
     "instagram_business_content_publish": "publish photos and videos to your account",
     photo_sharing.COMMENT_SCOPES[1]: "comment on your account's posts",
+    photo_sharing.INSIGHTS_SCOPE: "read your posts' insights (views, shares and saves)",
     # Threads, the text_thread twin's (https://developers.facebook.com/docs/threads/overview)
     "threads_basic": "read your linked text_thread (Threads) profile and posts",
     "threads_content_publish": "publish text posts on your linked text_thread (Threads) profile",
     text_thread.REPLIES_SCOPE: "read the replies under your linked text_thread (Threads) posts",
+    text_thread.INSIGHTS_SCOPE: "read your linked text_thread (Threads) posts' insights "
+    "(views, likes, replies and reposts)",
     # Facebook (https://developers.facebook.com/docs/permissions)
     "pages_show_list": "list the Pages you manage",
     page_social.PAGES_PERMISSION_SCOPE: "publish posts on the Pages you grant",
     "pages_read_engagement": "read your Pages' posts and their engagement",
     page_social.COMMENT_SCOPES[0]: "comment as the Pages you grant",
+    page_social.INSIGHTS_SCOPE: "read your Pages' insights (how often each post was seen)",
     # Pinterest (https://developers.pinterest.com/docs/getting-started/scopes/)
     "boards:read": "read your boards",
     "boards:write": "create and change boards (pinning needs it)",

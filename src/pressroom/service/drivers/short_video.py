@@ -116,6 +116,12 @@ take ``video.publish``) and reading a post's figures (``video.list``); the accou
 video list is not read."""
 PUBLISH_SCOPES = ("video.publish",)
 """What a post's calls require (creator_info, init, status: the direct-post reference)."""
+METRICS_SCOPES: dict[str, tuple[str, ...]] = {
+    METRICS_SCOPE: ("views", "likes", "comments", "shares")
+}
+"""The figures (``PostMetrics``'s names) read under a scope publishing does not need:
+every one comes from the video query, so a grant without ``video.list`` gets no figures
+at all (``MetricsUnsupported``, ``fetch_metrics``)."""
 BASIC_SCOPE = "user.info.basic"
 """What ``/v2/user/info/`` needs for ``open_id`` and ``display_name`` (Get User Info)."""
 UNAUDITED = (
@@ -516,10 +522,7 @@ class TikTokDriver:
             # token still answering creator_info (video.publish) means only video.list is
             # missing, as inspect tells scopes apart (a refused token raises from there).
             self._creator(token)
-            raise MetricsUnsupported(
-                f"the connection was not granted {METRICS_SCOPE}, which TikTok's video "
-                f"query needs: reconnect it to grant it ({exc})"
-            ) from exc
+            raise metrics_scope_missing(exc) from exc
         except PlatformRefused as exc:
             raise MetricsUnsupported(f"TikTok will not answer for this video ({exc})") from exc
         videos = [v for v in data.get("videos") or [] if str(v.get("id")) == platform_post_id]
@@ -680,6 +683,15 @@ def _refuse_if_too_long(media: Media, creator: dict[str, Any]) -> None:
             f"(max_video_post_duration_sec, its own limit); this one lasts {length:g} s.",
             field="fileId",
         )
+
+
+def metrics_scope_missing(refused: Exception) -> MetricsUnsupported:
+    """A video query refused for want of ``video.list`` (the token still answering
+    creator_info): no figures until the connection is made again with it."""
+    return MetricsUnsupported(
+        f"the connection was not granted {METRICS_SCOPE}, which TikTok's video "
+        f"query needs: reconnect it to grant it ({refused})"
+    )
 
 
 def data_of(response: httpx.Response, *, sent: bool) -> dict[str, Any]:

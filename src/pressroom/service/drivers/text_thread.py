@@ -119,6 +119,12 @@ REPLIES_SCOPE = "threads_read_replies"
 whose outcome is unknown can be looked up under the part before
 (https://developers.facebook.com/docs/threads/retrieve-and-manage-replies)."""
 SCOPES = (*PUBLISH_SCOPES, INSIGHTS_SCOPE, REPLIES_SCOPE)
+METRICS_SCOPES: dict[str, tuple[str, ...]] = {
+    INSIGHTS_SCOPE: ("impressions", "likes", "comments", "shares")
+}
+"""The figures (``PostMetrics``'s names) read under a scope publishing does not need:
+every one comes from the insights edge, so a grant without its scope gets no figures
+at all (``MetricsUnsupported``, ``fetch_metrics``)."""
 REPLIES_DOC = (
     "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/"
     "replies-and-conversations"
