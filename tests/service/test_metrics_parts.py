@@ -1,19 +1,28 @@
 """Metrics of posts made of several parts: a thread's replies are posts of their own on
 the network and are read each (``parts``, summed into the post's ``totals`` and the
 campaign's); a carousel is one post and a first comment is not the post's reach, so
-neither adds a part. Each reply is a read of the network's budget."""
+neither adds a part. Each reply is a read of the network's budget. The ``post.metrics``
+event carries the same parts and totals to a real receiver."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
+from fastapi.testclient import TestClient
+
 from pressroom.platforms import Platform
+from pressroom.service.app import create_app
 from pressroom.service.metrics.budgets import budget_of
 from pressroom.service.metrics.repository import FIGURES
+from pressroom.settings import Settings
 from tests.conftest import Service
 from tests.service.test_carousels import carousel_body
 from tests.service.test_metrics_api import CAMPAIGN, finished, metrics_of, refresh, tag
+from tests.service.test_webhooks import fast, subscribe
 from tests.support.publish import connect, publish, valid_body
+from tests.support.receiver import running_receiver
 
 
 def published(account: Any, platform: Platform, body: dict[str, Any]) -> dict[str, Any]:
@@ -117,3 +126,58 @@ def test_replies_count_against_the_budget_and_the_rest_wait(service: Service) ->
     assert metrics_of(account, single["recordId"])["series"] == []  # next round's first
     finished(account, refresh(account)["roundId"])
     assert len(metrics_of(account, single["recordId"])["series"]) == 1
+
+
+@pytest.fixture
+def hooked(settings: Settings) -> Iterator[Service]:
+    """The service with its webhook sender running, tuned for tests."""
+    tuned = fast(settings)
+    app = create_app(tuned)
+    with TestClient(app) as client:
+        yield Service(client, app.state.session_factory, tuned)
+    app.state.engine.dispose()
+
+
+def test_the_post_metrics_event_carries_a_threads_parts_and_totals(hooked: Service) -> None:
+    """A receiver subscribed to ``post.metrics`` hears of the whole thread in one event per
+    post and round: part 0's figures as ``metrics``, each reply read as ``parts`` (as the
+    metrics API lists them, without the series) and the post's ``totals``."""
+    account = hooked.account()
+    with running_receiver() as receiver:
+        subscribe(account, receiver, ["post.metrics"])
+        thread = published(
+            account,
+            Platform.MICROBLOG,
+            valid_body(
+                account,
+                Platform.MICROBLOG,
+                text="part 1",
+                thread=[{"text": "part 2"}, {"text": "part 3"}],
+            ),
+        )
+        single = published(
+            account, Platform.MICROBLOG, valid_body(account, Platform.MICROBLOG, text="alone")
+        )
+        finished(account, refresh(account)["roundId"])
+        receiver.wait_for(2)
+        heard = {event.data["postId"]: event.data for event in receiver.events()}
+    assert len(receiver.events()) == 2 and set(heard) == {thread["recordId"], single["recordId"]}
+
+    whole = metrics_of(account, thread["recordId"])
+    data = heard[thread["recordId"]]
+    assert data["metrics"] == {name: whole["latest"][name] for name in FIGURES}
+    assert [part["index"] for part in data["parts"]] == [1, 2]
+    assert data["parts"] == [
+        {key: value for key, value in part.items() if key != "series"} for part in whole["parts"]
+    ]
+    assert (
+        data["totals"]
+        == whole["totals"]
+        == summed(whole["latest"], *(part["latest"] for part in whole["parts"]))
+    )
+    assert data["totals"] != data["metrics"]  # the replies' figures are in it
+
+    alone = metrics_of(account, single["recordId"])
+    data = heard[single["recordId"]]
+    assert data["parts"] == []
+    assert data["totals"] == data["metrics"] == {name: alone["latest"][name] for name in FIGURES}

@@ -52,9 +52,14 @@ DESCRIPTIONS: dict[EventType, str] = {
     "`data`: as `post.failed`, with `parts` (`index`, `kind`, `platformPostId`, `url`, "
     "`status`).",
     EventType.POST_METRICS: "A metrics round read a post's figures from its network "
-    "(off unless an endpoint names it in `events`). `data`: `postId`, `platform`, "
-    "`connectionId`, `campaign`, `takenAt`, `metrics` (`impressions`, `views`, `likes`, "
-    "`comments`, `shares`, `saves`, `clicks`; null where the network does not count it).",
+    "(off unless an endpoint names it in `events`); one event per post and round. `data`: "
+    "`postId`, `platform`, `connectionId`, `campaign`, `takenAt`, `metrics` (part 0's "
+    "figures: `impressions`, `views`, `likes`, `comments`, `shares`, `saves`, `clicks`; "
+    "null where the network does not count it), `parts` (a thread's replies, each a post "
+    "on the network: `index`, `kind`, `platformPostId`, `latest` (its newest figures, "
+    "with `takenAt` and `partIndex`); empty for a post of one part) and `totals` (part "
+    "0's figures plus each part's latest: the whole thread), as "
+    "`GET /api/posts/{recordId}/metrics` shows them without the series.",
     EventType.CONNECTION_ACTIVE: "A connection can publish (connected or reconnected). "
     "`data`: `connectionId`, `platform`, `name`.",
     EventType.CONNECTION_INACTIVE: "A connection can no longer publish. `data`: "

@@ -115,16 +115,19 @@ class MetricsRepository:
         )
         return [(index, str(part_id)) for index, part_id in rows.tuples()]
 
-    def part_indexes(self, post_id: str) -> list[int]:
-        """The parts after the first that have snapshots, in order."""
-        return list(
-            self.db.scalars(
-                select(MetricSnapshot.part_index)
-                .where(MetricSnapshot.post_id == post_id, MetricSnapshot.part_index > 0)
-                .distinct()
-                .order_by(MetricSnapshot.part_index)
+    def latest_per_part(self, post_id: str) -> list[MetricSnapshot]:
+        """The newest snapshot of each part of the post that has one, part 0 first."""
+        rows = self.db.scalars(
+            select(MetricSnapshot)
+            .where(MetricSnapshot.post_id == post_id)
+            .order_by(
+                MetricSnapshot.part_index, MetricSnapshot.taken_at.desc(), MetricSnapshot.id.desc()
             )
         )
+        latest: dict[int, MetricSnapshot] = {}
+        for row in rows:
+            latest.setdefault(row.part_index, row)
+        return list(latest.values())
 
     def candidates(
         self, account_id: str, platform: str, chosen: PostFilter, limit: int

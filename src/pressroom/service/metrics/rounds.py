@@ -12,8 +12,8 @@ The tokens never leave the service, so the pipeline (or anyone) starts a round w
   raises ``MetricsUnsupported``, makes the post "not available" with the reason; a
   refused token does too, until a reconnect; a network that cannot answer now leaves
   the post for a later round, and a rate limit ends that network's part of the round;
-- keeps each answer as a snapshot and announces ``post.metrics`` in the same
-  transaction;
+- keeps each post's answers (its first part's and a thread's replies') as snapshots
+  and announces ``post.metrics``, with the parts and totals, in the same transaction;
 - holds a lease of its own (``round_lease``), written with its row and renewed, with
   its networks' leases, by a heartbeat of the process running it every third of
   ``PRESSROOM_JOB_LEASE_SECONDS``. A round whose process died stops being renewed: once
@@ -58,6 +58,7 @@ from pressroom.service.metrics.repository import (
     MetricsRepository,
     PostFilter,
 )
+from pressroom.service.metrics.service import latest_readings
 from pressroom.service.schemas import iso_utc
 
 log = logging.getLogger(__name__)
@@ -309,32 +310,35 @@ class RoundRunner:
                 self._asked(post)
                 counts.failed += 1
             else:
-                self._keep(post, metrics)
+                replies, stopped = self._read_replies(reader, who, post, counts)
+                self._keep(post, metrics, replies)
                 counts.refreshed += 1
-                if self._read_replies(reader, who, post, counts):
+                if stopped:
                     break
         return counts
 
     def _read_replies(
         self, reader: driver.MetricsDriver, who: driver.Account, post: Post, counts: NetworkCounts
-    ) -> bool:
+    ) -> tuple[list[tuple[int, driver.PostMetrics]], bool]:
         """A thread's replies are posts of their own on the network, each read with a
         call of the budget's (those past it wait for the next round); a carousel's items
         and a first comment are not read: the carousel is one post, and a comment's
         figures are not the post's. A reply the network cannot answer for now is left
-        uncounted this round (the post's standing is its first part's). True when a
-        rate limit ends the network's part of the round."""
+        uncounted this round (the post's standing is its first part's). The figures
+        read, by part index, and True when a rate limit ends the network's part of the
+        round."""
         with transaction(self.sessions, write=False) as db:
             replies = MetricsRepository(db).measured_parts(post.id)
+        read: list[tuple[int, driver.PostMetrics]] = []
         for index, reply_id in replies:
             if counts.asked >= counts.budget:
-                return False
+                break
             counts.asked += 1
             try:
-                metrics = reader.fetch_metrics(who, reply_id)
+                read.append((index, reader.fetch_metrics(who, reply_id)))
             except driver.PlatformRateLimited as exc:
                 counts.stopped = f"rate limited: {exc}"
-                return True
+                return read, True
             except (
                 driver.MetricsUnsupported,
                 driver.AccessRevoked,
@@ -342,14 +346,24 @@ class RoundRunner:
                 driver.PlatformUnavailable,
             ):
                 continue
-            with transaction(self.sessions) as db:
-                MetricsRepository(db).add_snapshot(post.id, metrics, utcnow(), part_index=index)
-        return False
+        return read, False
 
-    def _keep(self, post: Post, metrics: driver.PostMetrics) -> None:
+    def _keep(
+        self,
+        post: Post,
+        metrics: driver.PostMetrics,
+        replies: list[tuple[int, driver.PostMetrics]],
+    ) -> None:
+        """The post's figures and its replies' read this round, kept together with the
+        one ``post.metrics`` that tells of them: part 0's as ``metrics``, and, as
+        ``GET /api/posts/{recordId}/metrics`` shows them, each reply's newest reading
+        (``parts``, one not read this round keeps its last) and the post's ``totals``."""
         now = utcnow()
         with transaction(self.sessions) as db:
             MetricsRepository(db).add_snapshot(post.id, metrics, now)
+            for index, figures in replies:
+                MetricsRepository(db).add_snapshot(post.id, figures, now, part_index=index)
+            parts, totals = latest_readings(db, post.id)
             outbox.emit(
                 db,
                 post.account_id,
@@ -362,6 +376,8 @@ class RoundRunner:
                     "campaign": post.campaign_name,
                     "takenAt": iso_utc(now),
                     "metrics": {name: getattr(metrics, name) for name in FIGURES},
+                    "parts": [part.model_dump(mode="json", by_alias=True) for part in parts],
+                    "totals": totals.model_dump(mode="json", by_alias=True) if totals else None,
                 },
             )
 

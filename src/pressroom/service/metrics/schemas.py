@@ -91,11 +91,16 @@ class Snapshot(Figures):
     part_index: int = Field(description="The part of the post the figures are for (0: the post).")
 
 
-class PartMetrics(CamelModel):
+class PartReading(CamelModel):
+    """A part's newest figures: what the ``post.metrics`` event carries of each part."""
+
     index: int = Field(description="The part's index in the post's `parts` (from 0).")
     kind: str | None = Field(description="The part's kind (`reply`: a thread's reply).")
     platform_post_id: str | None
     latest: Snapshot
+
+
+class PartMetrics(PartReading):
     series: list[Snapshot] = Field(description="Every snapshot of this part, oldest first.")
 
 

@@ -21,6 +21,7 @@ from pressroom.service.metrics.schemas import (
     NetworkRound,
     NetworkTotals,
     PartMetrics,
+    PartReading,
     PostMetricsResponse,
     RefreshRequest,
     Snapshot,
@@ -74,25 +75,18 @@ def post_metrics(db: Session, account: Account, record_id: str) -> PostMetricsRe
     if post is None:
         raise ServiceError(error_codes.POST_NOT_FOUND, f"No post {record_id!r} in this account.")
     repo = MetricsRepository(db)
-    rows = repo.series(post.id)
-    series = [_snapshot(row) for row in rows]
-    parts = PostRepository(db).parts_of([post.id]).get(post.id, [])
-    kinds = {part.index: part for part in parts}
-    measured = []
-    newest = rows[-1:]
-    for index in repo.part_indexes(post.id):
-        part_rows = repo.series(post.id, part_index=index)
-        newest.append(part_rows[-1])
-        part = kinds.get(index)
-        measured.append(
-            PartMetrics(
-                index=index,
-                kind=part.kind if part is not None else None,
-                platform_post_id=part.platform_post_id if part is not None else None,
-                latest=_snapshot(part_rows[-1]),
-                series=[_snapshot(row) for row in part_rows],
-            )
+    series = [_snapshot(row) for row in repo.series(post.id)]
+    readings, totals = latest_readings(db, post.id)
+    measured = [
+        PartMetrics(
+            index=part.index,
+            kind=part.kind,
+            platform_post_id=part.platform_post_id,
+            latest=part.latest,
+            series=[_snapshot(row) for row in repo.series(post.id, part_index=part.index)],
         )
+        for part in readings
+    ]
     state = repo.state(post.id)
     reason = state.unavailable_reason if state is not None else None
     return PostMetricsResponse(
@@ -104,8 +98,29 @@ def post_metrics(db: Session, account: Account, record_id: str) -> PostMetricsRe
         latest=series[-1] if series else None,
         series=series,
         parts=measured,
-        totals=_totals(newest) if newest else None,
+        totals=totals,
     )
+
+
+def latest_readings(db: Session, post_id: str) -> tuple[list[PartReading], Figures | None]:
+    """The post's parts after the first with their newest figures, and its ``totals``
+    (the newest of part 0 and of each of those): what ``post.metrics`` carries, the
+    same as ``post_metrics`` answers less the series."""
+    newest = MetricsRepository(db).latest_per_part(post_id)
+    parts = {part.index: part for part in PostRepository(db).parts_of([post_id]).get(post_id, [])}
+    readings = [
+        PartReading(
+            index=row.part_index,
+            kind=parts[row.part_index].kind if row.part_index in parts else None,
+            platform_post_id=(
+                parts[row.part_index].platform_post_id if row.part_index in parts else None
+            ),
+            latest=_snapshot(row),
+        )
+        for row in newest
+        if row.part_index > 0
+    ]
+    return readings, _totals(newest) if newest else None
 
 
 def _totals(rows: Iterable[MetricSnapshot]) -> Figures:
