@@ -28,6 +28,7 @@ import pytest
 import respx
 
 from pressroom.platforms import MediaKind, Platform
+from pressroom.service.drivers import page_social
 from pressroom.service.drivers.base import (
     AccessRevoked,
     Account,
@@ -1007,7 +1008,9 @@ def test_a_page_under_100_likes_counts_no_impressions_and_keeps_the_rest(
 def test_a_grant_without_read_insights_counts_no_impressions(
     facebook: respx.MockRouter, driver: FacebookPagesDriver
 ) -> None:
-    """A connection made before pressroom asked for read_insights keeps its other figures."""
+    """A connection made before pressroom asked for read_insights keeps its other figures;
+    those left None are the ones ``METRICS_SCOPES`` says the scope gives, the table the
+    sandbox counts by."""
     counts(facebook)
     insights(
         facebook,
@@ -1016,6 +1019,7 @@ def test_a_grant_without_read_insights_counts_no_impressions(
     )
     metrics = driver.fetch_metrics(Account("conn_1", "Acme Bakery"), POST)
     assert metrics == PostMetrics(impressions=None, likes=7, comments=1)
+    assert page_social.METRICS_SCOPES == {page_social.INSIGHTS_SCOPE: ("impressions",)}
 
 
 def test_insights_over_the_rate_limit_fail_the_read(

@@ -162,7 +162,7 @@ SCOPES = (*PUBLISH_SCOPES, COMMENT_SCOPES[0], INSIGHTS_SCOPE)
 METRICS_SCOPES: dict[str, tuple[str, ...]] = {INSIGHTS_SCOPE: ("impressions",)}
 """The figures (``PostMetrics``'s names) read under a scope publishing does not need: a
 grant without ``read_insights`` leaves impressions not counted, the rest read
-(``fetch_metrics``)."""
+(``fetch_metrics``; https://developers.facebook.com/docs/graph-api/reference/insights)."""
 IMPRESSIONS_METRIC = "post_media_view"
 """The Page post insights metric read as impressions (module docstring)."""
 TOO_FEW_LIKES = 2874008

@@ -123,7 +123,10 @@ METRICS_SCOPES: dict[str, tuple[str, ...]] = {INSIGHTS_SCOPE: ("impressions", "s
 """The figures (``PostMetrics``'s names) read under a scope publishing does not need:
 views (as impressions), shares and saves come from the insights edge, so a grant without
 its scope leaves them not counted; likes and comments come from the media object under
-the basic scope and are still read (``fetch_metrics``)."""
+the basic scope and are still read (``fetch_metrics``). The insights guide lists
+``instagram_business_basic`` and ``instagram_business_manage_insights`` for Instagram Login
+(https://developers.facebook.com/docs/instagram-platform/insights); the Facebook Login
+flavour's ``instagram_manage_insights`` is not this driver's."""
 INSIGHTS: dict[str, tuple[str, ...]] = {
     "FEED": ("views", "shares", "saved"),
     "REELS": ("views", "shares", "saved"),

@@ -121,7 +121,8 @@ METRICS_SCOPES: dict[str, tuple[str, ...]] = {
 }
 """The figures (``PostMetrics``'s names) read under a scope publishing does not need:
 every one comes from the video query, so a grant without ``video.list`` gets no figures
-at all (``MetricsUnsupported``, ``fetch_metrics``)."""
+at all (``MetricsUnsupported``, ``fetch_metrics``;
+https://developers.tiktok.com/doc/tiktok-api-v2-video-query)."""
 BASIC_SCOPE = "user.info.basic"
 """What ``/v2/user/info/`` needs for ``open_id`` and ``display_name`` (Get User Info)."""
 UNAUDITED = (

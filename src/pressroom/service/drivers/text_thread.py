@@ -124,7 +124,8 @@ METRICS_SCOPES: dict[str, tuple[str, ...]] = {
 }
 """The figures (``PostMetrics``'s names) read under a scope publishing does not need:
 every one comes from the insights edge, so a grant without its scope gets no figures
-at all (``MetricsUnsupported``, ``fetch_metrics``)."""
+at all (``MetricsUnsupported``, ``fetch_metrics``;
+https://developers.facebook.com/docs/threads/insights)."""
 REPLIES_DOC = (
     "https://developers.facebook.com/docs/threads/retrieve-and-manage-replies/"
     "replies-and-conversations"
