@@ -277,8 +277,8 @@ def test_workers_share_the_jobs_and_take_over_a_killed_ones(
     database_url: str, tmp_path: Path
 ) -> None:
     """An API without in-process processing leaves uploads to ``pressroom worker``s; a
-    worker killed mid-job loses it to the other once its lease runs out, and every file
-    ends ready, with no job left behind."""
+    worker killed mid-job loses it to the workers after it once its lease runs out, and
+    every file ends ready, with no job left behind."""
     from PIL import Image
 
     from pressroom.service.media import jobs
@@ -314,47 +314,52 @@ def test_workers_share_the_jobs_and_take_over_a_killed_ones(
             f for f, claimer, _, _ in jobs.waiting(sessions) if claimer is None
         ) == sorted(files)
 
-        # The doomed worker sits on its first job for a minute: it starts before the
-        # survivor, and on a loaded machine the survivor's start can outlast a short delay,
-        # so the kill could land after the doomed worker recorded the file's outcome (the
-        # take-over would then be a no-op too brief to watch). A minute keeps the kill
-        # mid-job.
-        with (
-            live_worker(
-                data_dir, database_url, **knobs | {"PRESSROOM_PROCESSING_DELAY_MS": "60000"}
-            ) as doomed,
-            live_worker(data_dir, database_url, **knobs) as survivor,
-        ):
-            host = socket.gethostname()
+        host = socket.gethostname()
 
-            def held_by(process: subprocess.Popen[bytes]) -> list[str]:
-                return [
-                    f
-                    for f, claimer, _, _ in jobs.waiting(sessions)
-                    if (claimer or "").startswith(f"{host}:{process.pid}:")
-                ]
+        def held_by(*processes: subprocess.Popen[bytes]) -> list[str]:
+            owners = tuple(f"{host}:{process.pid}:" for process in processes)
+            return [
+                f
+                for f, claimer, _, _ in jobs.waiting(sessions)
+                if (claimer or "").startswith(owners)
+            ]
 
+        # The doomed worker runs alone and sits on its first job for a minute, so the kill
+        # lands mid-job whatever the machine's load: with another worker beside it, a
+        # starved lease renewal could hand its job over before the kill, or a short job
+        # could end first (the take-over would then be a no-op too brief to watch).
+        with live_worker(
+            data_dir, database_url, **knobs | {"PRESSROOM_PROCESSING_DELAY_MS": "60000"}
+        ) as doomed:
             deadline = time.monotonic() + 30
             while not (victims := held_by(doomed)):
                 assert time.monotonic() < deadline, "the first worker never claimed a job"
                 time.sleep(0.02)
             os.killpg(doomed.pid, signal.SIGKILL)  # mid-job: it holds the file for a minute
             doomed.wait(10)
-            [victim] = victims
+        [victim] = victims
+        assert held_by(doomed) == [victim]  # still the dead worker's: no one else is there
+
+        # Two workers share what is left, the dead worker's job among it once its lease is
+        # out. The first is watched from its start: it takes the oldest job, the dead
+        # worker's, and holds it through the 3-second delay.
+        with live_worker(data_dir, database_url, **knobs) as one:
             deadline = time.monotonic() + 30
-            while victim not in held_by(survivor):
+            while victim not in held_by(one):
                 assert time.monotonic() < deadline, "the killed worker's job was never taken over"
                 assert victim in {f for f, _, _, _ in jobs.waiting(sessions)}, (
                     "done without a worker"
                 )
                 time.sleep(0.05)
             [(_, _, _, attempts)] = [j for j in jobs.waiting(sessions) if j[0] == victim]
-            assert attempts == 2  # claimed by the dead worker, then by the survivor
-            for file_id in files:
-                assert wait_for(service, key, file_id, "ready", "failed")["status"] == "ready"
-            assert jobs.waiting(sessions) == []
-            survivor.send_signal(signal.SIGTERM)
-            assert survivor.wait(20) == 0  # a clean stop
+            assert attempts == 2  # claimed by the dead worker, then by a live one
+            with live_worker(data_dir, database_url, **knobs) as other:
+                for file_id in files:
+                    assert wait_for(service, key, file_id, "ready", "failed")["status"] == "ready"
+                assert jobs.waiting(sessions) == []
+                for worker in (one, other):
+                    worker.send_signal(signal.SIGTERM)
+                assert [one.wait(20), other.wait(20)] == [0, 0]  # clean stops
     sessions.kw["bind"].dispose()
 
 
