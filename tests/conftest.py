@@ -53,7 +53,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     ``s3`` for the SeaweedFS fixture or the ``s3`` backend parameter, ``atproto`` for the
     local AT Protocol network, ``prefect`` for
     everything under tests/pipeline (its Prefect harness is autouse). ``postgres`` comes
-    with the database parameter; modules that start a server themselves mark it."""
+    with the database parameter; modules that start a server themselves mark it. Then
+    the files marked ``long`` move to the front."""
     for item in items:
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec is not None else {}
@@ -63,6 +64,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.atproto)
         if item.path.is_relative_to(TESTS / "pipeline"):
             item.add_marker(pytest.mark.prefect)
+    # Long files first: pytest-xdist hands files out in this order (scripts/test), and a
+    # file of minutes taken last would leave one worker running alone at the end.
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
 @pytest.fixture(scope="session")
