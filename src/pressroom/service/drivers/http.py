@@ -76,6 +76,7 @@ class NetworkClient:
         creates: bool = False,
         read: bool = False,
         headers: Mapping[str, str] | None = None,
+        answer_401: bool = False,
         **kwargs: Any,
     ) -> httpx.Response:
         """Send one call and classify what can be classified without knowing the network.
@@ -84,7 +85,8 @@ class NetworkClient:
         is ``sent=True``. ``read`` marks a call that only reads whatever its method (Meta's
         POST with ``method=GET``): it is retried as a ``GET`` is. ``token`` is sent as a
         bearer token. Returns every answer below 500 except 401 and 429, for the driver
-        to read."""
+        to read; with ``answer_401`` a 401 too (a DPoP server asks for its nonce with
+        one, RFC 9449 section 9)."""
         sent_headers = dict(headers or {})
         if token is not None:
             sent_headers["Authorization"] = f"Bearer {token}"
@@ -105,6 +107,8 @@ class NetworkClient:
             if response.status_code in _RETRYABLE_STATUS and attempt < attempts:
                 self._pause(attempt)
                 continue
+            if answer_401 and response.status_code == 401:
+                return response
             return self._classify(response, creates=creates)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
