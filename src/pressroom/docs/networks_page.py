@@ -23,6 +23,7 @@ from pressroom.platforms import Platform
 from pressroom.rules.model import PostsPerDay
 from pressroom.rules.table import NETWORKS, all_rules
 from pressroom.service.drivers import (
+    atproto_oauth,
     base,
     grants,
     microblog,
@@ -255,3 +256,40 @@ def sandbox_lines(platform: Platform) -> list[str]:
             f"{_answer(platform, sandbox_network.UNAUDITED_CLIENT)}.",
         ]
     return lines
+
+
+def oauth_lines() -> list[str]:
+    """What Bluesky's OAuth needs of pressroom and of the account's server, read from
+    ``atproto_oauth`` (the client pressroom is, and the server profile it checks)."""
+    on_https = atproto_oauth.client_of("https://pressroom.example.com", open_microblog.SCOPES)
+    on_loopback = atproto_oauth.client_of("http://127.0.0.1:8000", open_microblog.SCOPES)
+    document = json.dumps(atproto_oauth.client_metadata(on_https), indent=2).splitlines()
+    return [
+        "From `src/pressroom/service/drivers/atproto_oauth.py` "
+        "([AT Protocol OAuth](https://atproto.com/specs/oauth)):",
+        "",
+        "- **No registration**: the client id is a URL the account's server reads. With "
+        "`PRESSROOM_BASE_URL` on https, it is the client metadata document pressroom serves "
+        f"at `{atproto_oauth.CLIENT_METADATA_PATH}` (for `https://pressroom.example.com`: "
+        f"`{on_https.client_id}`). On a loopback address (`http://127.0.0.1:PORT` or "
+        "`http://[::1]:PORT`, not `localhost`) pressroom is the spec's localhost client, "
+        f"`{on_loopback.client_id}`. On any other address (plain http on a host name) no "
+        "server can sign pressroom in, and Connect asks for an app password.",
+        f"- **Redirect URI**: `{{PRESSROOM_BASE_URL}}{atproto_oauth.CALLBACK_PATH}`.",
+        f"- **Scopes**: `{on_https.scope}` (the table above).",
+        "- **A public client**: no secret (`token_endpoint_auth_method: none`); every token "
+        f"is bound to a key pressroom makes for the grant (DPoP, `{atproto_oauth.DPOP_ALG}`), "
+        "kept encrypted in the token vault with the tokens.",
+        "- **The account's server** names its authorization server "
+        "(`/.well-known/oauth-protected-resource`), whose metadata "
+        "(`/.well-known/oauth-authorization-server`) must name itself as the issuer and "
+        "offer pushed authorization requests, PKCE `S256`, "
+        f"`{atproto_oauth.DPOP_ALG}` DPoP proofs and the `atproto` scope; a server without "
+        "them is connected with an app password instead.",
+        "",
+        "The client metadata document, as served:",
+        "",
+        "```json",
+        *document,
+        "```",
+    ]

@@ -86,7 +86,8 @@ APPVIEW = "did:web:api.bsky.app#bsky_appview"
 SCOPES = ("atproto", "transition:generic")
 """What an AT Protocol OAuth grant names (https://atproto.com/specs/oauth#authorization-scopes):
 ``atproto`` for any session, ``transition:generic`` for an app password's powers (write
-records, upload blobs). An app-password session has exactly these powers; the sandbox's
+records, upload blobs). pressroom's OAuth client asks for both at consent
+(``atproto_oauth``); an app-password session has exactly these powers; the sandbox's
 consent page asks for them."""
 PUBLISH_SCOPES = SCOPES
 METRICS_REQUESTS_PER_HOUR = 36_000
