@@ -21,6 +21,7 @@ from pressroom.service.app import create_app
 from pressroom.service.db.models import Connection
 from pressroom.service.db.session import transaction
 from pressroom.service.drivers import atproto
+from pressroom.service.drivers.base import Account as DriverAccount
 from pressroom.service.oauth import service as oauth
 from pressroom.settings import NetworkSettings, Settings, get_settings
 from tests.drivers.test_open_microblog_bluesky import Bluesky
@@ -101,6 +102,11 @@ def test_oauth_connects_from_the_handle_then_publishes_text_and_an_image_and_ref
     assert access.by_oauth and access.did == author.did
     assert access.token_endpoint == f"{bluesky.network.pds_url}/oauth/token"
     assert access.client_id is not None and access.client_id.startswith("http://localhost?")
+
+    # `pressroom drivers check` reads the session with a DPoP-signed getSession.
+    inspection = bluesky.driver.inspect(DriverAccount(connection_id, f"@{author.handle}"))
+    assert inspection.account == f"@{author.handle}" and inspection.can_publish is not False
+    assert "OAuth" in inspection.scopes_source
 
     text = bluesky.publish({"connectionId": connection_id, "text": "Signed with DPoP"})
     assert text.status_code == 200, text.text
