@@ -24,7 +24,7 @@ from pressroom.platforms import Platform
 from pressroom.service.app import create_app
 from pressroom.service.drivers import atproto_oauth, open_microblog
 from pressroom.service.drivers.atproto import Session
-from pressroom.service.drivers.base import AccessRevoked, TokenRefused
+from pressroom.service.drivers.base import AccessRevoked, Account, TokenRefused
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.open_microblog import BlueskyDriver
 from pressroom.settings import NetworkSettings, Settings, get_settings
@@ -286,3 +286,20 @@ def test_a_handle_alone_at_an_address_no_server_can_sign_in_asks_for_an_app_pass
         assert refused.status_code == 400
         assert 'href="#password"' in refused.text
         assert "connect it with an app password instead" in refused.text
+
+
+def test_a_read_tried_again_after_a_502_carries_a_fresh_proof(driver: BlueskyDriver) -> None:
+    """A DPoP proof is good for one request (its ``jti``): a server that checks replays
+    would refuse the same proof sent twice, so each attempt is signed afresh."""
+    session = f"{PDS}/xrpc/com.atproto.server.getSession"
+    with respx.mock(assert_all_called=True) as router:
+        router.get(session).mock(
+            side_effect=[
+                httpx.Response(502),
+                httpx.Response(200, json={"handle": "pressroom.bsky.social", "did": DID}),
+            ]
+        )
+        driver.inspect(Account("connection", "@pressroom.bsky.social"))
+        first, second = (_proof_of(call.request)[1] for call in router.calls)
+    assert first["jti"] != second["jti"]
+    assert first["htm"] == second["htm"] == "GET" and first["htu"] == session

@@ -265,10 +265,13 @@ def dpop_post(
     the nonce it asks for."""
     response = None
     for _ in range(2):
-        headers = {"DPoP": proof(key, "POST", url, nonce=nonces.get(url))}
         try:
             response = http.request(
-                "POST", url, data=form, headers={**headers, "Accept": "application/json"}
+                "POST",
+                url,
+                data=form,
+                headers={"Accept": "application/json"},
+                signed=lambda: {"DPoP": proof(key, "POST", url, nonce=nonces.get(url))},
             )
         except AccessRevoked:  # a 401 from the authorization server: the client refused
             raise TokenRefused("invalid_client") from None

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -77,6 +77,7 @@ class NetworkClient:
         read: bool = False,
         headers: Mapping[str, str] | None = None,
         answer_401: bool = False,
+        signed: Callable[[], Mapping[str, str]] | None = None,
         **kwargs: Any,
     ) -> httpx.Response:
         """Send one call and classify what can be classified without knowing the network.
@@ -86,14 +87,16 @@ class NetworkClient:
         POST with ``method=GET``): it is retried as a ``GET`` is. ``token`` is sent as a
         bearer token. Returns every answer below 500 except 401 and 429, for the driver
         to read; with ``answer_401`` a 401 too (a DPoP server asks for its nonce with
-        one, RFC 9449 section 9)."""
+        one, RFC 9449 section 9). ``signed`` makes headers afresh for each attempt (a
+        DPoP proof is good for one request only)."""
         sent_headers = dict(headers or {})
         if token is not None:
             sent_headers["Authorization"] = f"Bearer {token}"
         attempts = READ_ATTEMPTS if read or method.upper() == "GET" else 1
         for attempt in range(1, attempts + 1):
             try:
-                response = self._send(method, url, sent_headers, kwargs)
+                attempt_headers = {**sent_headers, **signed()} if signed else sent_headers
+                response = self._send(method, url, attempt_headers, kwargs)
             except httpx.TransportError as exc:
                 reached = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
                 if attempt < attempts:

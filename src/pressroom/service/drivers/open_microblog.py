@@ -276,22 +276,22 @@ class BlueskyDriver:
         self, session: atproto.Session, method: str, url: str, **kwargs: Any
     ) -> httpx.Response:
         """One call to the PDS as the session: its bearer token (an app password's), or
-        its DPoP-bound token with a fresh proof, made once more with the nonce the PDS
-        asks for (RFC 9449 section 9). A proof is good for one request: a read retried
-        by the client after a 502 reuses it, and a PDS that refuses it as a replay is
-        heard as the session gone (safe: the connection asks to be connected again)."""
+        its DPoP-bound token with a proof made afresh for each attempt, the call made
+        once more with the nonce the PDS asks for (RFC 9449 section 9)."""
         if not session.by_oauth:
             return self.http.request(method, url, token=session.token, **kwargs)
-        assert session.dpop_key is not None
-        given = dict(kwargs.pop("headers", None) or {})
+        key = session.dpop_key
+        assert key is not None
+
+        def signed() -> dict[str, str]:
+            proof = atproto_oauth.proof(
+                key, method, url, nonce=self.nonces.get(url), access_token=session.token
+            )
+            return {"Authorization": f"DPoP {session.token}", "DPoP": proof}
+
         response = None
         for _ in range(2):
-            nonce = self.nonces.get(url)
-            signed = atproto_oauth.proof(
-                session.dpop_key, method, url, nonce=nonce, access_token=session.token
-            )
-            headers = {**given, "Authorization": f"DPoP {session.token}", "DPoP": signed}
-            response = self.http.request(method, url, headers=headers, answer_401=True, **kwargs)
+            response = self.http.request(method, url, answer_401=True, signed=signed, **kwargs)
             self.nonces.note(url, response)
             if not atproto_oauth.wants_nonce(response):
                 break
