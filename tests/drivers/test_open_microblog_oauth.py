@@ -153,3 +153,45 @@ def test_a_callback_naming_another_issuer_connects_nothing(bluesky: Bluesky) -> 
         "/api/connections/unified", headers=bluesky.headers
     ).json()
     assert [c for c in listed if c["platform"] == "open_microblog"] == []
+
+
+def test_a_connection_whose_grant_ended_is_reconnected_from_the_handle_and_publishes(
+    bluesky: Bluesky,
+) -> None:
+    """A public client's grant ends (two weeks on the reference server): Reconnect goes
+    through the same handle form, the same connection comes back with a new grant."""
+    from pressroom.service.connections import service as connections
+    from pressroom.service.events.catalog import InactiveReason
+
+    author = bluesky.network.create_account("again")
+    connection_id = _connect(bluesky, author)
+    before, _ = _session(bluesky, connection_id)
+    flow = oauth.flow_of(bluesky.client.app)
+    with transaction(flow.sessions) as db:
+        connections.expire_token(db, connection_id, InactiveReason.REFRESH_FAILED)
+    page = bluesky.client.get("/connections").text
+    asked = bluesky.client.post(
+        f"/connections/{connection_id}/reconnect",
+        data={"csrf_token": csrf_of(page)},
+        follow_redirects=False,
+    )
+    form = bluesky.client.get(asked.headers["location"])
+    assert f'name="reconnect_id" value="{connection_id}"' in form.text
+    sent = bluesky.client.post(
+        "/connections/open_microblog/sign-in",
+        data={
+            "csrf_token": csrf_of(form.text),
+            "handle": author.handle,
+            "reconnect_id": connection_id,
+        },
+        follow_redirects=False,
+    )
+    back = allow(sent.headers["location"], author.handle, author.password)
+    done = bluesky.client.get(CALLBACK, params=back, follow_redirects=False)
+    assert done.status_code == 303, done.text
+    after, _ = _session(bluesky, connection_id)
+    assert after.token != before.token and after.dpop_key != before.dpop_key
+    posted = bluesky.publish({"connectionId": connection_id, "text": "back again"})
+    assert posted.status_code == 200, posted.text
+    listed = bluesky.client.get("/api/connections/unified", headers=bluesky.headers).json()
+    assert [c["id"] for c in listed if c["platform"] == "open_microblog"] == [connection_id]
