@@ -266,10 +266,16 @@ def test_the_client_metadata_document_is_served_at_its_client_id_on_https(
             "https://pressroom.example.com/oauth/callback/open_microblog"
         ]
         assert document["dpop_bound_access_tokens"] is True
-        assert document["token_endpoint_auth_method"] == "none"
         assert set(document["scope"].split()) == {"atproto", "transition:generic"}
+        # A confidential client: its keys' public half where the document says.
+        assert document["token_endpoint_auth_method"] == "private_key_jwt"
+        assert document["token_endpoint_auth_signing_alg"] == "ES256"
+        keys = client.get(urlsplit(document["jwks_uri"]).path).json()["keys"]
+        assert [sorted(k) for k in keys] == [["alg", "crv", "kid", "kty", "use", "x", "y"]]
+        assert keys[0]["kid"] == ECKey.import_key(keys[0]).thumbprint()
     with _app(settings, "http://127.0.0.1:8000") as client:  # the localhost client has none
         assert client.get(atproto_oauth.CLIENT_METADATA_PATH).status_code == 404
+        assert client.get(atproto_oauth.JWKS_PATH).status_code == 404
 
 
 def test_a_handle_alone_at_an_address_no_server_can_sign_in_asks_for_an_app_password(
@@ -303,3 +309,89 @@ def test_a_read_tried_again_after_a_502_carries_a_fresh_proof(driver: BlueskyDri
         first, second = (_proof_of(call.request)[1] for call in router.calls)
     assert first["jti"] != second["jti"]
     assert first["htm"] == second["htm"] == "GET" and first["htu"] == session
+
+
+def test_a_confidential_client_signs_a_fresh_assertion_for_each_request_to_the_server(
+    key: str,
+) -> None:
+    """RFC 7523 and https://atproto.com/specs/oauth#confidential-client-authentication:
+    iss and sub the client id, aud the issuer, a jti of its own each time (the nonce
+    retry too), signed with the key the client's JWKS names."""
+    http = NetworkClient(Platform.OPEN_MICROBLOG, timeout_seconds=5, backoff_seconds=0)
+    client_key = atproto_oauth.client_key(b"a service secret")
+    client = atproto_oauth.client_of(
+        "https://pressroom.example.com", open_microblog.SCOPES, (client_key,)
+    )
+    [public] = atproto_oauth.jwks(client)["keys"]
+    server = atproto_oauth.AuthServer(
+        ISSUER, f"{ISSUER}/oauth/par", f"{ISSUER}/oauth/authorize", f"{ISSUER}/oauth/token"
+    )
+    with respx.mock() as router:
+        router.post(server.par_endpoint).mock(
+            side_effect=[
+                httpx.Response(400, headers={"DPoP-Nonce": "n"}, json={"error": "use_dpop_nonce"}),
+                httpx.Response(201, json={"request_uri": "urn:ietf:params:oauth:request_uri:r"}),
+            ]
+        )
+        atproto_oauth.push(
+            http,
+            atproto_oauth.Nonces(),
+            server,
+            client,
+            state="s",
+            verifier="v" * 64,
+            key=key,
+            login_hint="alice.bsky.social",
+        )
+        forms = [parse_qs(call.request.content.decode()) for call in router.calls]
+    seen = []
+    for form in forms:
+        assert form["client_assertion_type"] == [atproto_oauth.ASSERTION_TYPE]
+        decoded = jwt.decode(
+            form["client_assertion"][0], ECKey.import_key(public), algorithms=["ES256"]
+        )
+        assert decoded.header["kid"] == public["kid"]
+        claims = decoded.claims
+        assert claims["iss"] == claims["sub"] == client.client_id
+        assert claims["aud"] == ISSUER and claims["exp"] > claims["iat"]
+        seen.append(claims["jti"])
+    assert len(set(seen)) == 2
+
+
+def test_a_confidential_grant_is_refreshed_with_its_own_client_key(key: str) -> None:
+    first, second = atproto_oauth.client_key(b"old secret"), atproto_oauth.client_key(b"new")
+    http = NetworkClient(Platform.OPEN_MICROBLOG, timeout_seconds=5, backoff_seconds=0)
+    held = Session(
+        PDS,
+        DID,
+        "pressroom.bsky.social",
+        "a-refresh-token",
+        key,
+        f"{ISSUER}/oauth/token",
+        "https://pressroom.example.com/oauth/open_microblog/client-metadata.json",
+        ISSUER,
+        atproto_oauth.kid_of(first),
+    )
+    answer = {
+        "access_token": "new-access",
+        "refresh_token": "next-refresh",
+        "token_type": "DPoP",
+        "expires_in": 3600,
+        "sub": DID,
+        "scope": "atproto transition:generic",
+    }
+    # The service's secret was replaced and the old one kept: the grant's key still signs.
+    driver = BlueskyDriver(SERVICE, PLC, Tokens(key), http, NoFiles(), client_keys=(second, first))
+    with respx.mock() as router:
+        router.post(f"{ISSUER}/oauth/token").respond(json=answer)
+        tokens = driver.refresh(held.dumps())
+        form = parse_qs(router.calls[0].request.content.decode())
+    assert form["grant_type"] == ["refresh_token"] and form["refresh_token"] == ["a-refresh-token"]
+    header = json.loads(base64.urlsafe_b64decode(form["client_assertion"][0].split(".")[0] + "=="))
+    assert header["kid"] == atproto_oauth.kid_of(first)
+    assert tokens.refresh_token is not None
+    assert Session.loads(tokens.refresh_token).client_kid == atproto_oauth.kid_of(first)
+    # Without the old secret the grant cannot be refreshed: the connection turns inactive.
+    gone = BlueskyDriver(SERVICE, PLC, Tokens(key), http, NoFiles(), client_keys=(second,))
+    with pytest.raises(TokenRefused, match="client_key_gone"):
+        gone.refresh(held.dumps())

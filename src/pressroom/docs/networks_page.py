@@ -261,7 +261,10 @@ def sandbox_lines(platform: Platform) -> list[str]:
 def oauth_lines() -> list[str]:
     """What Bluesky's OAuth needs of pressroom and of the account's server, read from
     ``atproto_oauth`` (the client pressroom is, and the server profile it checks)."""
-    on_https = atproto_oauth.client_of("https://pressroom.example.com", open_microblog.SCOPES)
+    example_key = atproto_oauth.client_key(b"an example secret")
+    on_https = atproto_oauth.client_of(
+        "https://pressroom.example.com", open_microblog.SCOPES, (example_key,)
+    )
     on_loopback = atproto_oauth.client_of("http://127.0.0.1:8000", open_microblog.SCOPES)
     document = json.dumps(atproto_oauth.client_metadata(on_https), indent=2).splitlines()
     return [
@@ -277,9 +280,17 @@ def oauth_lines() -> list[str]:
         "server can sign pressroom in, and Connect asks for an app password.",
         f"- **Redirect URI**: `{{PRESSROOM_BASE_URL}}{atproto_oauth.CALLBACK_PATH}`.",
         f"- **Scopes**: `{on_https.scope}` (the table above).",
-        "- **A public client**: no secret (`token_endpoint_auth_method: none`); every token "
-        f"is bound to a key pressroom makes for the grant (DPoP, `{atproto_oauth.DPOP_ALG}`), "
-        "kept encrypted in the token vault with the tokens.",
+        "- **A confidential client on https**: no client secret to register; each request "
+        "to the authorization server carries a client assertion (`private_key_jwt`, "
+        f"`{atproto_oauth.DPOP_ALG}`) signed with a key pressroom derives from its own secret "
+        "(`PRESSROOM_SECRET_KEY` or the data dir's key file; keep a replaced one in "
+        "`PRESSROOM_OLD_SECRET_KEYS`, or the grants made under it cannot be refreshed), "
+        f"whose public half it serves at `{atproto_oauth.JWKS_PATH}`. The localhost client "
+        "is a public one (`token_endpoint_auth_method: none`), whose grant the reference "
+        "server ends two weeks after consent, against two years for a confidential "
+        "client's.",
+        "- **DPoP**: every token is bound to a key pressroom makes for the grant "
+        f"(`{atproto_oauth.DPOP_ALG}`), kept encrypted in the token vault with the tokens.",
         "- **The account's server** names its authorization server "
         "(`/.well-known/oauth-protected-resource`), whose metadata "
         "(`/.well-known/oauth-authorization-server`) must name itself as the issuer and "
@@ -287,7 +298,7 @@ def oauth_lines() -> list[str]:
         f"`{atproto_oauth.DPOP_ALG}` DPoP proofs and the `atproto` scope; a server without "
         "them is connected with an app password instead.",
         "",
-        "The client metadata document, as served:",
+        "The client metadata document, as served (for `https://pressroom.example.com`):",
         "",
         "```json",
         *document,

@@ -147,6 +147,12 @@ class Session:
     """A session connected by OAuth: where its refresh token is spent."""
     client_id: str | None = None
     """A session connected by OAuth: the client it was granted to (refreshes name it)."""
+    issuer: str | None = None
+    """A session connected by OAuth: its authorization server (a client assertion's
+    audience)."""
+    client_kid: str | None = None
+    """A session granted to pressroom as a confidential client: the client key that
+    authenticates its refreshes."""
 
     @property
     def by_oauth(self) -> bool:
@@ -172,6 +178,8 @@ class Session:
             optional("dpop_key"),
             optional("token_endpoint"),
             optional("client_id"),
+            optional("issuer"),
+            optional("client_kid"),
         )
 
 

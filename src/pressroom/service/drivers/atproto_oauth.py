@@ -7,11 +7,16 @@ asking for an app password (https://docs.bsky.app/docs/advanced-guides/oauth-cli
   the PDS names its authorization server (``/.well-known/oauth-protected-resource``,
   RFC 9728), whose metadata (``/.well-known/oauth-authorization-server``, RFC 8414) must
   name itself as the issuer and offer PAR, PKCE's S256 and ES256 DPoP proofs.
-- **The client**: a public client (``token_endpoint_auth_method: none``) identified by
-  the URL of its client metadata document, which pressroom serves at
-  ``CLIENT_METADATA_PATH`` (it must be https). A pressroom on a loopback address
-  (``http://127.0.0.1:PORT``) is the spec's "localhost client" instead: the client id
-  ``http://localhost?redirect_uri=…&scope=…`` carries its metadata in itself
+- **The client**: identified by the URL of its client metadata document, which
+  pressroom serves at ``CLIENT_METADATA_PATH`` (it must be https). It is a confidential
+  client (``private_key_jwt``, https://atproto.com/specs/oauth#confidential-client-authentication):
+  every request to the authorization server carries a client assertion signed with a
+  key derived from the service's secret (``client_key``; its public half is served at
+  ``JWKS_PATH``), so its grants last as long as the server lets a confidential client's
+  (two years on the reference server, against two weeks for a public client). A
+  pressroom on a loopback address (``http://127.0.0.1:PORT``) is the spec's "localhost
+  client" instead, a public one: the client id ``http://localhost?redirect_uri=…&scope=…``
+  carries its metadata in itself
   (https://atproto.com/specs/oauth#localhost-client-development).
 - **Authorization**: a pushed authorization request (RFC 9126) with PKCE (S256) and
   ``login_hint`` (the handle); the browser goes to the authorization endpoint with the
@@ -40,6 +45,9 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 import httpx
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from joserfc import jwt
 from joserfc.jwk import ECKey
 
@@ -49,7 +57,12 @@ from pressroom.service.drivers.http import NetworkClient
 
 CLIENT_METADATA_PATH = "/oauth/open_microblog/client-metadata.json"
 """Where pressroom serves its client metadata document: its client id on https."""
+JWKS_PATH = "/oauth/open_microblog/jwks.json"
+"""Where pressroom serves the public half of its client keys (the metadata's ``jwks_uri``)."""
 CALLBACK_PATH = "/oauth/callback/open_microblog"
+ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+ASSERTION_SECONDS = 60
+"""How long a client assertion may be used (the reference server takes one minute)."""
 LOOPBACK_CLIENT = "http://localhost"
 """The spec's localhost client id origin (https://atproto.com/specs/oauth#localhost-client-development)."""
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1"})
@@ -76,21 +89,49 @@ class Client:
     redirect_uri: str
     scope: str
     base_url: str
+    keys: tuple[str, ...] = ()
+    """Its signing keys (private JWKs with their ``kid``), the first signing: a
+    confidential client's; none for a public one."""
 
     @property
     def loopback(self) -> bool:
         return self.client_id.startswith(f"{LOOPBACK_CLIENT}?")
 
+    @property
+    def confidential(self) -> bool:
+        return bool(self.keys)
 
-def client_of(base_url: str, scopes: tuple[str, ...]) -> Client:
-    """The client pressroom is at ``base_url`` (``PRESSROOM_BASE_URL``);
-    ``OAuthUnavailable`` when no authorization server may take it."""
+
+def client_key(secret: bytes) -> str:
+    """The client's P-256 signing key, derived from a service secret (HKDF-SHA256 under
+    its own label, so it says nothing of the secret or of the other keys made from it):
+    every process of one service derives the same key, and nothing more is stored. A
+    private JWK with its RFC 7638 thumbprint as ``kid``."""
+    material = HKDF(
+        algorithm=hashes.SHA256(), length=48, salt=None, info=b"pressroom atproto oauth client"
+    ).derive(secret)
+    order = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551  # P-256's n
+    private = ECKey.import_key(
+        ec.derive_private_key(int.from_bytes(material, "big") % (order - 1) + 1, ec.SECP256R1())
+    )
+    jwk = private.as_dict(private=True)
+    return json.dumps({**jwk, "kid": private.thumbprint()}, separators=(",", ":"))
+
+
+def kid_of(key: str) -> str:
+    return str(json.loads(key)["kid"])
+
+
+def client_of(base_url: str, scopes: tuple[str, ...], keys: tuple[str, ...] = ()) -> Client:
+    """The client pressroom is at ``base_url`` (``PRESSROOM_BASE_URL``): confidential on
+    https with ``keys``, public at a loopback address; ``OAuthUnavailable`` when no
+    authorization server may take it."""
     base = base_url.rstrip("/")
     redirect = f"{base}{CALLBACK_PATH}"
     scope = " ".join(scopes)
     parts = urlsplit(base)
     if parts.scheme == "https":
-        return Client(f"{base}{CLIENT_METADATA_PATH}", redirect, scope, base)
+        return Client(f"{base}{CLIENT_METADATA_PATH}", redirect, scope, base, keys)
     if parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS:
         query = urlencode({"redirect_uri": redirect, "scope": scope}, quote_via=quote)
         return Client(f"{LOOPBACK_CLIENT}?{query}", redirect, scope, base)
@@ -102,6 +143,15 @@ def client_of(base_url: str, scopes: tuple[str, ...]) -> Client:
 
 def client_metadata(client: Client) -> dict[str, Any]:
     """The client metadata document (https://atproto.com/specs/oauth#client-id-metadata-document)."""
+    authentication: dict[str, Any] = (
+        {
+            "token_endpoint_auth_method": "private_key_jwt",
+            "token_endpoint_auth_signing_alg": DPOP_ALG,
+            "jwks_uri": f"{client.base_url}{JWKS_PATH}",
+        }
+        if client.confidential
+        else {"token_endpoint_auth_method": "none"}
+    )
     return {
         "client_id": client.client_id,
         "client_name": "pressroom",
@@ -111,9 +161,37 @@ def client_metadata(client: Client) -> dict[str, Any]:
         "response_types": ["code"],
         "redirect_uris": [client.redirect_uri],
         "scope": client.scope,
-        "token_endpoint_auth_method": "none",
+        **authentication,
         "dpop_bound_access_tokens": True,
     }
+
+
+def jwks(client: Client) -> dict[str, Any]:
+    """The public half of the client's keys (RFC 7517), each with its ``kid``."""
+    found = []
+    for key in client.keys:
+        public = ECKey.import_key(json.loads(key)).as_dict(private=False)
+        found.append({**public, "kid": kid_of(key), "use": "sig", "alg": DPOP_ALG})
+    return {"keys": found}
+
+
+def assertion(key: str, client_id: str, issuer: str) -> dict[str, str]:
+    """The form fields that authenticate a confidential client (RFC 7523): a JWT from
+    the client to the issuer, signed with its key, good for one request."""
+    private = ECKey.import_key(json.loads(key))
+    now = int(time.time())
+    claims = {
+        "iss": client_id,
+        "sub": client_id,
+        "aud": issuer,
+        "jti": secrets.token_urlsafe(16),
+        "iat": now,
+        "exp": now + ASSERTION_SECONDS,
+    }
+    token = jwt.encode(
+        {"alg": DPOP_ALG, "kid": kid_of(key)}, claims, private, algorithms=[DPOP_ALG]
+    )
+    return {"client_assertion_type": ASSERTION_TYPE, "client_assertion": token}
 
 
 # -- DPoP ----------------------------------------------------------------------------
@@ -245,6 +323,9 @@ class Pending:
     pds: str
     handle: str
     client_id: str
+    client_kid: str = ""
+    """The client key that authenticated the request (empty: a public client); the
+    code is traded, and the grant refreshed, with the same key."""
 
     def dumps(self) -> str:
         return json.dumps({"atproto_oauth": asdict(self)}, separators=(",", ":"))
@@ -259,17 +340,25 @@ class Pending:
 
 
 def dpop_post(
-    http: NetworkClient, nonces: Nonces, url: str, form: dict[str, str], key: str
+    http: NetworkClient,
+    nonces: Nonces,
+    url: str,
+    form: dict[str, str],
+    key: str,
+    *,
+    client: tuple[str, str, str] | None = None,
 ) -> httpx.Response:
     """A form POST to the authorization server with a DPoP proof, made once more with
-    the nonce it asks for."""
+    the nonce it asks for; ``client`` (its key, its id and the issuer) adds a fresh
+    client assertion to each attempt (the server refuses one it has seen)."""
     response = None
     for _ in range(2):
+        sent = {**form, **(assertion(*client) if client is not None else {})}
         try:
             response = http.request(
                 "POST",
                 url,
-                data=form,
+                data=sent,
                 headers={"Accept": "application/json"},
                 signed=lambda: {"DPoP": proof(key, "POST", url, nonce=nonces.get(url))},
             )
@@ -305,7 +394,8 @@ def push(
         "code_challenge_method": "S256",
         "login_hint": login_hint,
     }
-    answer = dpop_post(http, nonces, server.par_endpoint, form, key)
+    signer = (client.keys[0], client.client_id, server.issuer) if client.confidential else None
+    answer = dpop_post(http, nonces, server.par_endpoint, form, key, client=signer)
     body = json_of(answer)
     if answer.status_code not in (200, 201) or not body.get("request_uri"):
         raise TokenRefused(str(body.get("error") or f"http_{answer.status_code}"))

@@ -111,6 +111,8 @@ class BlueskyDriver:
         tokens: TokenSource,
         http: NetworkClient,
         media: MediaSource,
+        *,
+        client_keys: tuple[str, ...] = (),
     ) -> None:
         self.service_url = service_url.rstrip("/")
         self.plc_url = plc_url.rstrip("/")
@@ -118,6 +120,8 @@ class BlueskyDriver:
         self.http = http
         self.media = media
         self.nonces = atproto_oauth.Nonces()
+        self.client_keys = client_keys
+        """pressroom's OAuth client keys (``atproto_oauth.client_key``), current first."""
 
     # --- connect: handle and app password ----------------------------------------------
     def sign_in(self, identifier: str, password: str) -> tuple[TokenSet, Profile]:
@@ -148,6 +152,21 @@ class BlueskyDriver:
         return tokens, self.fetch_profile(tokens)
 
     # --- connect: AT Protocol OAuth -----------------------------------------------------
+    def client(self, base_url: str) -> atproto_oauth.Client:
+        """The OAuth client pressroom is at ``base_url``; ``OAuthUnavailable`` when none."""
+        return atproto_oauth.client_of(base_url, SCOPES, self.client_keys)
+
+    def _signer(self, kid: str | None, client_id: str, issuer: str) -> tuple[str, str, str] | None:
+        """What authenticates the client to ``issuer``: the key ``kid`` names (None for a
+        public client); ``TokenRefused`` when the service no longer holds it (its secret
+        was replaced without keeping the old one in ``PRESSROOM_OLD_SECRET_KEYS``)."""
+        if not kid:
+            return None
+        key = next((k for k in self.client_keys if atproto_oauth.kid_of(k) == kid), None)
+        if key is None:
+            raise TokenRefused("client_key_gone")
+        return key, client_id, issuer
+
     def start_oauth(
         self, identifier: str, client: atproto_oauth.Client, state: str
     ) -> tuple[str, str]:
@@ -172,7 +191,15 @@ class BlueskyDriver:
             login_hint=handle,
         )
         pending = atproto_oauth.Pending(
-            verifier, key, server.issuer, server.token_endpoint, did, pds, handle, client.client_id
+            verifier,
+            key,
+            server.issuer,
+            server.token_endpoint,
+            did,
+            pds,
+            handle,
+            client.client_id,
+            atproto_oauth.kid_of(client.keys[0]) if client.confidential else "",
         )
         return url, pending.dumps()
 
@@ -199,8 +226,9 @@ class BlueskyDriver:
             "code_verifier": pending.verifier,
             "client_id": pending.client_id,
         }
+        signer = self._signer(pending.client_kid, pending.client_id, pending.issuer)
         answer = atproto_oauth.dpop_post(
-            self.http, self.nonces, pending.token_endpoint, form, pending.key
+            self.http, self.nonces, pending.token_endpoint, form, pending.key, client=signer
         )
         grant = atproto_oauth.grant_of(answer, pending.did)
         access = atproto.Session(
@@ -211,6 +239,8 @@ class BlueskyDriver:
             pending.key,
             pending.token_endpoint,
             pending.client_id,
+            pending.issuer,
+            pending.client_kid or None,
         )
         return self._oauth_tokens(access, grant)
 
@@ -261,13 +291,14 @@ class BlueskyDriver:
         answer brings the next refresh token (each is used once)."""
         assert held.token_endpoint is not None and held.client_id is not None
         assert held.dpop_key is not None
+        signer = self._signer(held.client_kid, held.client_id, held.issuer or "")
         form = {
             "grant_type": "refresh_token",
             "refresh_token": held.token,
             "client_id": held.client_id,
         }
         answer = atproto_oauth.dpop_post(
-            self.http, self.nonces, held.token_endpoint, form, held.dpop_key
+            self.http, self.nonces, held.token_endpoint, form, held.dpop_key, client=signer
         )
         grant = atproto_oauth.grant_of(answer, held.did)
         return self._oauth_tokens(replace(held, token=grant.access_token), grant)

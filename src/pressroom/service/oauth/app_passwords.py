@@ -22,7 +22,7 @@ from pressroom.service.connections import service as connections
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.models import Connection, OAuthState
 from pressroom.service.db.session import transaction
-from pressroom.service.drivers import atproto_oauth, open_microblog
+from pressroom.service.drivers import atproto_oauth
 from pressroom.service.drivers.base import PlatformUnavailable, TokenRefused
 from pressroom.service.drivers.open_microblog import BlueskyDriver, SignInRefused
 from pressroom.service.oauth.repository import OAuthStateRepository
@@ -80,7 +80,7 @@ def start_oauth(
     _check_rules(flow, account_id, platform, reconnect_id)
     state = secrets.token_urlsafe(32)
     try:
-        client = atproto_oauth.client_of(flow.base_url, open_microblog.SCOPES)
+        client = driver.client(flow.base_url)
         url, pending = driver.start_oauth(handle, client, state)
     except atproto_oauth.OAuthUnavailable as exc:
         raise SignInError(

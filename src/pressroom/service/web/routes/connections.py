@@ -13,7 +13,8 @@ from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.platforms import Platform
 from pressroom.service.connections import service as connections
 from pressroom.service.deps import DbSession
-from pressroom.service.drivers import atproto_oauth, describe, open_microblog
+from pressroom.service.drivers import atproto_oauth, describe
+from pressroom.service.drivers.open_microblog import BlueskyDriver
 from pressroom.service.drivers.page_social import GrantedPage
 from pressroom.service.oauth import app_passwords
 from pressroom.service.oauth import service as oauth
@@ -176,23 +177,44 @@ def _sign_in_page(
     )
 
 
+def _bluesky_client(request: Request) -> atproto_oauth.Client | None:
+    """The OAuth client pressroom is for Bluesky, where it is one a server fetches (on
+    https, with open_microblog on Bluesky); None elsewhere."""
+    driver = oauth.flow_of(request.app).drivers.get(Platform.OPEN_MICROBLOG)
+    if not isinstance(driver, BlueskyDriver):
+        return None
+    try:
+        client = driver.client(request.app.state.settings.public_base_url)
+    except atproto_oauth.OAuthUnavailable:
+        return None
+    return None if client.loopback else client
+
+
+_NOT_A_CLIENT = {"error": "not_found", "message": "pressroom is an OAuth client on https only"}
+
+
 @router.get(atproto_oauth.CLIENT_METADATA_PATH)
 def bluesky_client_metadata(request: Request) -> Response:
     """pressroom's client metadata document, read by the Bluesky servers it asks for
     authorization: its URL is the client id, so it is served on https only
     (https://atproto.com/specs/oauth#client-id-metadata-document)."""
-    base_url = request.app.state.settings.public_base_url
-    try:
-        client = atproto_oauth.client_of(base_url, open_microblog.SCOPES)
-    except atproto_oauth.OAuthUnavailable:
-        client = None
-    if client is None or client.loopback:
-        return JSONResponse(
-            {"error": "not_found", "message": "pressroom is an OAuth client on https only"},
-            status_code=404,
-        )
+    client = _bluesky_client(request)
+    if client is None:
+        return JSONResponse(_NOT_A_CLIENT, status_code=404)
     return JSONResponse(
         atproto_oauth.client_metadata(client), headers={"Cache-Control": "public, max-age=600"}
+    )
+
+
+@router.get(atproto_oauth.JWKS_PATH)
+def bluesky_client_keys(request: Request) -> Response:
+    """The public half of pressroom's client keys, which the servers check its client
+    assertions with (the metadata's ``jwks_uri``)."""
+    client = _bluesky_client(request)
+    if client is None:
+        return JSONResponse(_NOT_A_CLIENT, status_code=404)
+    return JSONResponse(
+        atproto_oauth.jwks(client), headers={"Cache-Control": "public, max-age=600"}
     )
 
 
