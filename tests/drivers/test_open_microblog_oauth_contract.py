@@ -10,7 +10,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import shutil
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -29,6 +32,7 @@ from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.open_microblog import BlueskyDriver
 from pressroom.settings import NetworkSettings, Settings, get_settings
 from tests.service.web.conftest import Browser, csrf_of
+from tests.support.atproto import LexiconCheck
 
 SERVICE = "https://bsky.social"
 PLC = "https://plc.directory"
@@ -395,3 +399,32 @@ def test_a_confidential_grant_is_refreshed_with_its_own_client_key(key: str) -> 
     gone = BlueskyDriver(SERVICE, PLC, Tokens(key), http, NoFiles(), client_keys=(second,))
     with pytest.raises(TokenRefused, match="client_key_gone"):
         gone.refresh(held.dumps())
+
+
+def test_the_reference_server_accepts_the_client_pressroom_is(
+    atproto_lexicons: LexiconCheck,
+) -> None:
+    """The client metadata document, its keys and the localhost client id, judged by
+    the pinned ``@atproto/oauth-provider``'s own checks (tests/atproto/client_metadata.mjs):
+    what a PDS runs on the document it fetches at the client id."""
+    keys = (atproto_oauth.client_key(b"a service secret"),)
+    on_https = atproto_oauth.client_of("https://pressroom.example.com", open_microblog.SCOPES, keys)
+    loopback = atproto_oauth.client_of("http://127.0.0.1:8000", open_microblog.SCOPES, keys)
+    script = Path(__file__).resolve().parents[1] / "atproto" / "client_metadata.mjs"
+    shutil.copyfile(script, atproto_lexicons.directory / script.name)
+    done = subprocess.run(
+        [str(atproto_lexicons.home / "bin" / "node"), script.name],
+        input=json.dumps(
+            {
+                "metadata": atproto_oauth.client_metadata(on_https),
+                "jwks": atproto_oauth.jwks(on_https),
+                "loopback": loopback.client_id,
+            }
+        ),
+        cwd=atproto_lexicons.directory,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == {"metadata": None, "jwks": None, "loopback": None}
