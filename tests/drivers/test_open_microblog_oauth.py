@@ -69,8 +69,8 @@ def _start(bluesky: Bluesky, handle: str) -> str:
     return str(sent.headers["location"])
 
 
-def _connect(bluesky: Bluesky, account: Account) -> str:
-    authorize = _start(bluesky, account.handle)
+def _connect(bluesky: Bluesky, account: Account, typed: str | None = None) -> str:
+    authorize = _start(bluesky, typed or account.handle)
     assert authorize.startswith(f"{bluesky.network.pds_url}/oauth/authorize?")
     back = allow(authorize, account.handle, account.password)
     assert back["iss"] == bluesky.network.pds_url
@@ -95,7 +95,10 @@ def test_oauth_connects_from_the_handle_then_publishes_text_and_an_image_and_ref
     bluesky: Bluesky, tmp_path: Path
 ) -> None:
     author = bluesky.network.create_account("oauth")
-    connection_id = _connect(bluesky, author)
+    # Typed as a person might: the connection takes the handle the PDS gives.
+    connection_id = _connect(bluesky, author, typed=f"@{author.handle.upper()}")
+    listed = bluesky.client.get("/api/connections/unified", headers=bluesky.headers).json()
+    assert [c["name"] for c in listed if c["id"] == connection_id] == [f"@{author.handle}"]
     access, held = _session(bluesky, connection_id)
     # The grant is DPoP-bound: its key and its token endpoint are kept with it, and no
     # app password was made or used.

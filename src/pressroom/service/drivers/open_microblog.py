@@ -234,7 +234,7 @@ class BlueskyDriver:
         access = atproto.Session(
             pending.pds,
             pending.did,
-            pending.handle,
+            self._handle_of(pending.pds, pending.did, pending.handle),
             grant.access_token,
             pending.key,
             pending.token_endpoint,
@@ -243,6 +243,16 @@ class BlueskyDriver:
             pending.client_kid or None,
         )
         return self._oauth_tokens(access, grant)
+
+    def _handle_of(self, pds: str, did: str, typed: str) -> str:
+        """The account's handle as its PDS names it (``com.atproto.repo.describeRepo``),
+        which the connection is named after, as an app-password session's is: what the
+        person typed may differ in case, or be the DID."""
+        response = self.http.request(
+            "GET", _xrpc(pds, "com.atproto.repo.describeRepo"), params={"repo": did}
+        )
+        handle = json_of(response).get("handle") if response.status_code == 200 else None
+        return str(handle) if handle else typed
 
     def _oauth_tokens(self, access: atproto.Session, grant: atproto_oauth.Grant) -> TokenSet:
         refresh = (
