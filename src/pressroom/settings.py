@@ -174,10 +174,11 @@ class Settings(BaseSettings):
     base_url: str = "http://127.0.0.1:8000"
     """The address clients reach the service at; generated URLs start with it."""
     secret_key: str | None = None
-    """Signs local upload URLs and encrypts platform tokens; default: a random key kept
-    in the data dir."""
+    """Signs local upload URLs, encrypts platform tokens and yields pressroom's Bluesky
+    OAuth client key; default: a random key kept in the data dir."""
     old_secret_keys: str = ""
-    """Comma-separated earlier secret keys: tokens they encrypted still decrypt."""
+    """Comma-separated earlier secret keys: tokens they encrypted still decrypt, and
+    Bluesky grants made under them still refresh."""
     signup: Literal["open", "closed"] = "open"
     """``closed`` leaves account creation to ``pressroom admin create-account``."""
     session_days: int = Field(14, ge=1)

@@ -24,6 +24,7 @@ from pressroom.platforms import Platform
 from pressroom.rules.model import PostsPerDay
 from pressroom.rules.table import NETWORKS, all_rules
 from pressroom.service.drivers import (
+    atproto_oauth,
     base,
     grants,
     microblog,
@@ -283,3 +284,51 @@ def sandbox_lines(platform: Platform) -> list[str]:
             f"{_answer(platform, sandbox_network.UNAUDITED_CLIENT)}.",
         ]
     return lines
+
+
+def oauth_lines() -> list[str]:
+    """What Bluesky's OAuth needs of pressroom and of the account's server, read from
+    ``atproto_oauth`` (the client pressroom is, and the server profile it checks)."""
+    example_key = atproto_oauth.client_key(b"an example secret")
+    on_https = atproto_oauth.client_of(
+        "https://pressroom.example.com", open_microblog.SCOPES, (example_key,)
+    )
+    on_loopback = atproto_oauth.client_of("http://127.0.0.1:8000", open_microblog.SCOPES)
+    document = json.dumps(atproto_oauth.client_metadata(on_https), indent=2).splitlines()
+    return [
+        "From `src/pressroom/service/drivers/atproto_oauth.py` "
+        "([AT Protocol OAuth](https://atproto.com/specs/oauth)):",
+        "",
+        "- **No registration**: the client id is a URL the account's server reads. With "
+        "`PRESSROOM_BASE_URL` on https, it is the client metadata document pressroom serves "
+        f"at `{atproto_oauth.CLIENT_METADATA_PATH}` (for `https://pressroom.example.com`: "
+        f"`{on_https.client_id}`). On a loopback address (`http://127.0.0.1:PORT` or "
+        "`http://[::1]:PORT`, not `localhost`) pressroom is the spec's localhost client, "
+        f"`{on_loopback.client_id}`. On any other address (plain http on a host name) no "
+        "server can sign pressroom in, and Connect asks for an app password.",
+        f"- **Redirect URI**: `{{PRESSROOM_BASE_URL}}{atproto_oauth.CALLBACK_PATH}`.",
+        f"- **Scopes**: `{on_https.scope}` (the table above).",
+        "- **A confidential client on https**: no client secret to register; each request "
+        "to the authorization server carries a client assertion (`private_key_jwt`, "
+        f"`{atproto_oauth.DPOP_ALG}`) signed with a key pressroom derives from its own secret "
+        "(`PRESSROOM_SECRET_KEY` or the data dir's key file; keep a replaced one in "
+        "`PRESSROOM_OLD_SECRET_KEYS`, or the grants made under it cannot be refreshed), "
+        f"whose public half it serves at `{atproto_oauth.JWKS_PATH}`. The localhost client "
+        "is a public one (`token_endpoint_auth_method: none`), whose grant the reference "
+        "server ends two weeks after consent, against two years for a confidential "
+        "client's.",
+        "- **DPoP**: every token is bound to a key pressroom makes for the grant "
+        f"(`{atproto_oauth.DPOP_ALG}`), kept encrypted in the token vault with the tokens.",
+        "- **The account's server** names its authorization server "
+        "(`/.well-known/oauth-protected-resource`), whose metadata "
+        "(`/.well-known/oauth-authorization-server`) must name itself as the issuer and "
+        "offer pushed authorization requests, PKCE `S256`, "
+        f"`{atproto_oauth.DPOP_ALG}` DPoP proofs and the `atproto` scope; a server without "
+        "them is connected with an app password instead.",
+        "",
+        "The client metadata document, as served (for `https://pressroom.example.com`):",
+        "",
+        "```json",
+        *document,
+        "```",
+    ]

@@ -49,7 +49,8 @@ def network_page(network: str) -> str:
 
 
 def sections() -> list[Section]:
-    from pressroom.docs.networks_page import sandbox_lines, scopes_lines
+    from pressroom.docs.networks_page import oauth_lines, sandbox_lines, scopes_lines
+    from pressroom.platforms import Platform
     from pressroom.rules.docs import markdown_table
     from pressroom.rules.table import NETWORKS
 
@@ -64,6 +65,8 @@ def sections() -> list[Section]:
             Section(page, "network rules", partial(markdown_table, platform)),
             Section(page, "network sandbox", partial(sandbox_lines, platform)),
         ]
+        if platform is Platform.OPEN_MICROBLOG:
+            found.append(Section(page, "network oauth", oauth_lines))
     return found
 
 

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pressroom.platforms import Platform
 from pressroom.service.db.base import utcnow
-from pressroom.service.drivers import linkedin_versions
+from pressroom.service.drivers import atproto_oauth, linkedin_versions
 from pressroom.service.drivers.base import MediaSource, PlatformDriver
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.microblog import XDriver
@@ -53,6 +53,9 @@ class NetworkApp:
     http: NetworkClient
     media: MediaSource
     settings: NetworkSettings
+    secrets: tuple[bytes, ...] = ()
+    """The service's secret, then its former ones (``PRESSROOM_OLD_SECRET_KEYS``): what a
+    driver derives keys of its own from (Bluesky's OAuth client key)."""
 
 
 RealDriverFactory = Callable[[NetworkApp], PlatformDriver]
@@ -137,6 +140,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
             a.tokens,
             a.http,
             a.media,
+            client_keys=tuple(atproto_oauth.client_key(s) for s in a.secrets),
         ),
         turned_on_by="PRESSROOM_OPEN_MICROBLOG_SERVICE_URL (https://bsky.social)",
     ),
@@ -190,6 +194,11 @@ def describe(settings: Settings, today: date | None = None) -> list[DriverChoice
     return choices
 
 
+def _secrets(settings: Settings, current: bytes) -> tuple[bytes, ...]:
+    old = (k.strip().encode() for k in settings.old_secret_keys.split(",") if k.strip())
+    return (current, *old)
+
+
 def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Drivers:
     """One driver per platform label: the real network's where configured, else sandbox."""
     knobs = settings.sandbox
@@ -208,7 +217,9 @@ def build_drivers(settings: Settings, sessions: sessionmaker[Session]) -> Driver
                 platform, timeout_seconds=settings.networks.network_timeout_seconds
             )
             drivers[platform] = real.make(
-                NetworkApp(*credentials, tokens, http, media, settings.networks)
+                NetworkApp(
+                    *credentials, tokens, http, media, settings.networks, _secrets(settings, secret)
+                )
             )
         else:
             drivers[platform] = SandboxDriver(

@@ -10,9 +10,9 @@
   spans as UTF-8 byte offsets. The patterns are those of ``@atproto/api``'s
   ``detectFacets``; a link must start with ``http://`` or ``https://`` (a bare domain
   needs the list of top-level domains, which pressroom does not keep).
-- **Sessions**: what pressroom keeps for a connection (its PDS, DID, handle and tokens)
-  travels through the token vault as one JSON text, so the vault stays the only place
-  that holds it.
+- **Sessions**: what pressroom keeps for a connection (its PDS, DID, handle and tokens;
+  for an OAuth grant also its DPoP key, token endpoint and client id) travels through
+  the token vault as one JSON text, so the vault stays the only place that holds it.
 """
 
 from __future__ import annotations
@@ -139,14 +139,48 @@ class Session:
     handle: str
     token: str
     """The access JWT (or, in the refresh half, the refresh JWT)."""
+    dpop_key: str | None = None
+    """A session connected by OAuth: the private key (a JWK) its tokens are bound to,
+    which signs a DPoP proof for every call (``atproto_oauth``); None for an
+    app-password session, whose token is a plain bearer token."""
+    token_endpoint: str | None = None
+    """A session connected by OAuth: where its refresh token is spent."""
+    client_id: str | None = None
+    """A session connected by OAuth: the client it was granted to (refreshes name it)."""
+    issuer: str | None = None
+    """A session connected by OAuth: its authorization server (a client assertion's
+    audience)."""
+    client_kid: str | None = None
+    """A session granted to pressroom as a confidential client: the client key that
+    authenticates its refreshes."""
+
+    @property
+    def by_oauth(self) -> bool:
+        return self.dpop_key is not None
 
     def dumps(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
+        kept = {name: value for name, value in asdict(self).items() if value is not None}
+        return json.dumps(kept, separators=(",", ":"))
 
     @classmethod
     def loads(cls, text: str) -> Session:
         data = json.loads(text)
-        return cls(str(data["pds"]), str(data["did"]), str(data["handle"]), str(data["token"]))
+
+        def optional(name: str) -> str | None:
+            value = data.get(name)
+            return str(value) if value is not None else None
+
+        return cls(
+            str(data["pds"]),
+            str(data["did"]),
+            str(data["handle"]),
+            str(data["token"]),
+            optional("dpop_key"),
+            optional("token_endpoint"),
+            optional("client_id"),
+            optional("issuer"),
+            optional("client_kid"),
+        )
 
 
 def jwt_expiry(token: str) -> datetime | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -76,6 +76,8 @@ class NetworkClient:
         creates: bool = False,
         read: bool = False,
         headers: Mapping[str, str] | None = None,
+        answer_401: bool = False,
+        signed: Callable[[], Mapping[str, str]] | None = None,
         **kwargs: Any,
     ) -> httpx.Response:
         """Send one call and classify what can be classified without knowing the network.
@@ -84,14 +86,17 @@ class NetworkClient:
         is ``sent=True``. ``read`` marks a call that only reads whatever its method (Meta's
         POST with ``method=GET``): it is retried as a ``GET`` is. ``token`` is sent as a
         bearer token. Returns every answer below 500 except 401 and 429, for the driver
-        to read."""
+        to read; with ``answer_401`` a 401 too (a DPoP server asks for its nonce with
+        one, RFC 9449 section 9). ``signed`` makes headers afresh for each attempt (a
+        DPoP proof is good for one request only)."""
         sent_headers = dict(headers or {})
         if token is not None:
             sent_headers["Authorization"] = f"Bearer {token}"
         attempts = READ_ATTEMPTS if read or method.upper() == "GET" else 1
         for attempt in range(1, attempts + 1):
             try:
-                response = self._send(method, url, sent_headers, kwargs)
+                attempt_headers = {**sent_headers, **signed()} if signed else sent_headers
+                response = self._send(method, url, attempt_headers, kwargs)
             except httpx.TransportError as exc:
                 reached = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
                 if attempt < attempts:
@@ -105,6 +110,8 @@ class NetworkClient:
             if response.status_code in _RETRYABLE_STATUS and attempt < attempts:
                 self._pause(attempt)
                 continue
+            if answer_401 and response.status_code == 401:
+                return response
             return self._classify(response, creates=creates)
         raise AssertionError("unreachable: the last attempt returns or raises")
 

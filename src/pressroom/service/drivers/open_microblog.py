@@ -5,9 +5,11 @@ real once ``PRESSROOM_OPEN_MICROBLOG_SERVICE_URL`` is set (``https://bsky.social
 Bluesky needs no app registration.
 
 Connect (https://docs.bsky.app/docs/advanced-guides/oauth-client names OAuth the way
-forward and app passwords the fallback): the person gives their handle and an app
-password (Settings → Privacy and security → App passwords), never their account
-password. The handle resolves to a DID at the service
+forward and app passwords the fallback): the person gives their handle. Where their
+PDS offers OAuth, pressroom is an OAuth client of it (``atproto_oauth``: PAR, PKCE,
+DPoP-bound tokens, each call to the PDS then signed with the grant's key); else they
+give an app password too (Settings → Privacy and security → App passwords), never
+their account password. The handle resolves to a DID at the service
 (``com.atproto.identity.resolveHandle``), the DID to its document (the PLC directory
 for ``did:plc``, ``/.well-known/did.json`` for ``did:web``), the document to the
 account's PDS, where ``com.atproto.server.createSession`` opens a session;
@@ -32,7 +34,9 @@ connection turns inactive until it is connected again. ``RateLimitExceeded`` is 
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,7 +45,7 @@ import httpx
 
 from pressroom.platforms import MediaKind, Platform
 from pressroom.service.db.base import utcnow
-from pressroom.service.drivers import atproto
+from pressroom.service.drivers import atproto, atproto_oauth
 from pressroom.service.drivers.answers import json_of, parse_time
 from pressroom.service.drivers.base import (
     AccessRevoked,
@@ -82,7 +86,8 @@ APPVIEW = "did:web:api.bsky.app#bsky_appview"
 SCOPES = ("atproto", "transition:generic")
 """What an AT Protocol OAuth grant names (https://atproto.com/specs/oauth#authorization-scopes):
 ``atproto`` for any session, ``transition:generic`` for an app password's powers (write
-records, upload blobs). An app-password session has exactly these powers; the sandbox's
+records, upload blobs). pressroom's OAuth client asks for both at consent
+(``atproto_oauth``); an app-password session has exactly these powers; the sandbox's
 consent page asks for them."""
 PUBLISH_SCOPES = SCOPES
 METRICS_REQUESTS_PER_HOUR = 36_000
@@ -106,12 +111,17 @@ class BlueskyDriver:
         tokens: TokenSource,
         http: NetworkClient,
         media: MediaSource,
+        *,
+        client_keys: tuple[str, ...] = (),
     ) -> None:
         self.service_url = service_url.rstrip("/")
         self.plc_url = plc_url.rstrip("/")
         self.tokens = tokens
         self.http = http
         self.media = media
+        self.nonces = atproto_oauth.Nonces()
+        self.client_keys = client_keys
+        """pressroom's OAuth client keys (``atproto_oauth.client_key``), current first."""
 
     # --- connect: handle and app password ----------------------------------------------
     def sign_in(self, identifier: str, password: str) -> tuple[TokenSet, Profile]:
@@ -141,12 +151,119 @@ class BlueskyDriver:
         tokens = TokenSet(access.dumps(), refresh.dumps(), atproto.jwt_expiry(access.token))
         return tokens, self.fetch_profile(tokens)
 
-    # --- the OAuth-shaped interface -----------------------------------------------------
+    # --- connect: AT Protocol OAuth -----------------------------------------------------
+    def client(self, base_url: str) -> atproto_oauth.Client:
+        """The OAuth client pressroom is at ``base_url``; ``OAuthUnavailable`` when none."""
+        return atproto_oauth.client_of(base_url, SCOPES, self.client_keys)
+
+    def _signer(self, kid: str | None, client_id: str, issuer: str) -> tuple[str, str, str] | None:
+        """What authenticates the client to ``issuer``: the key ``kid`` names (None for a
+        public client); ``TokenRefused`` when the service no longer holds it (its secret
+        was replaced without keeping the old one in ``PRESSROOM_OLD_SECRET_KEYS``)."""
+        if not kid:
+            return None
+        key = next((k for k in self.client_keys if atproto_oauth.kid_of(k) == kid), None)
+        if key is None:
+            raise TokenRefused("client_key_gone")
+        return key, client_id, issuer
+
+    def start_oauth(
+        self, identifier: str, client: atproto_oauth.Client, state: str
+    ) -> tuple[str, str]:
+        """Where to send the browser to authorize pressroom for a handle's account, and
+        the pending authorization to keep with ``state`` until the callback (it holds the
+        PKCE verifier and the grant's DPoP key). ``SignInRefused`` for an unknown
+        handle, ``OAuthUnavailable`` where the account's PDS offers no OAuth."""
+        did = self.resolve_handle(identifier)
+        pds = self.pds_of(did)
+        server = atproto_oauth.discover(self.http, pds)
+        verifier = secrets.token_urlsafe(64)  # 86 characters: within RFC 7636's 43..128
+        key = atproto_oauth.new_key()
+        handle = identifier.strip().lstrip("@")
+        url = atproto_oauth.push(
+            self.http,
+            self.nonces,
+            server,
+            client,
+            state=state,
+            verifier=verifier,
+            key=key,
+            login_hint=handle,
+        )
+        pending = atproto_oauth.Pending(
+            verifier,
+            key,
+            server.issuer,
+            server.token_endpoint,
+            did,
+            pds,
+            handle,
+            client.client_id,
+            atproto_oauth.kid_of(client.keys[0]) if client.confidential else "",
+        )
+        return url, pending.dumps()
+
+    def check_issuer(self, code_verifier: str, issuer: str) -> None:
+        """The callback's ``iss`` must name the server the authorization was asked of
+        (RFC 9207; https://atproto.com/specs/oauth#authorization-request)."""
+        pending = atproto_oauth.Pending.loads(code_verifier)
+        if pending is not None and issuer.rstrip("/") != pending.issuer:
+            raise TokenRefused("issuer_mismatch")
+
     def authorization_url(self, *, redirect_uri: str, state: str, code_verifier: str) -> str:
-        raise TokenRefused("open_microblog connects with a handle and an app password")
+        raise TokenRefused("open_microblog connects from the handle (start_oauth)")
 
     def exchange_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> TokenSet:
-        raise TokenRefused("open_microblog connects with a handle and an app password")
+        """The code for DPoP-bound tokens; ``code_verifier`` is the pending
+        authorization ``start_oauth`` made."""
+        pending = atproto_oauth.Pending.loads(code_verifier)
+        if pending is None:
+            raise TokenRefused("open_microblog connects from the handle (start_oauth)")
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": redirect_uri,
+            "code_verifier": pending.verifier,
+            "client_id": pending.client_id,
+        }
+        signer = self._signer(pending.client_kid, pending.client_id, pending.issuer)
+        answer = atproto_oauth.dpop_post(
+            self.http, self.nonces, pending.token_endpoint, form, pending.key, client=signer
+        )
+        grant = atproto_oauth.grant_of(answer, pending.did)
+        access = atproto.Session(
+            pending.pds,
+            pending.did,
+            self._handle_of(pending.pds, pending.did, pending.handle),
+            grant.access_token,
+            pending.key,
+            pending.token_endpoint,
+            pending.client_id,
+            pending.issuer,
+            pending.client_kid or None,
+        )
+        return self._oauth_tokens(access, grant)
+
+    def _handle_of(self, pds: str, did: str, typed: str) -> str:
+        """The account's handle as its PDS names it (``com.atproto.repo.describeRepo``),
+        which the connection is named after, as an app-password session's is: what the
+        person typed may differ in case, or be the DID."""
+        response = self.http.request(
+            "GET", _xrpc(pds, "com.atproto.repo.describeRepo"), params={"repo": did}
+        )
+        handle = json_of(response).get("handle") if response.status_code == 200 else None
+        return str(handle) if handle else typed
+
+    def _oauth_tokens(self, access: atproto.Session, grant: atproto_oauth.Grant) -> TokenSet:
+        refresh = (
+            replace(access, token=grant.refresh_token) if grant.refresh_token is not None else None
+        )
+        expires_at = (
+            utcnow() + timedelta(seconds=grant.expires_in)
+            if grant.expires_in is not None
+            else atproto.jwt_expiry(grant.access_token)
+        )
+        return TokenSet(access.dumps(), refresh.dumps() if refresh else None, expires_at)
 
     def fetch_profile(self, tokens: TokenSet) -> Profile:
         session = atproto.Session.loads(tokens.access_token)
@@ -161,6 +278,8 @@ class BlueskyDriver:
 
     def refresh(self, refresh_token: str) -> TokenSet:
         held = atproto.Session.loads(refresh_token)
+        if held.by_oauth:
+            return self._refresh_oauth(held)
         try:
             response = self.http.request(
                 "POST",
@@ -177,6 +296,51 @@ class BlueskyDriver:
         renewed = atproto.Session(held.pds, held.did, handle, str(body["refreshJwt"]))
         return TokenSet(access.dumps(), renewed.dumps(), atproto.jwt_expiry(access.token))
 
+    def _refresh_oauth(self, held: atproto.Session) -> TokenSet:
+        """A refresh token for new DPoP-bound tokens, with the grant's own key; the
+        answer brings the next refresh token (each is used once)."""
+        assert held.token_endpoint is not None and held.client_id is not None
+        assert held.dpop_key is not None
+        signer = self._signer(held.client_kid, held.client_id, held.issuer or "")
+        form = {
+            "grant_type": "refresh_token",
+            "refresh_token": held.token,
+            "client_id": held.client_id,
+        }
+        answer = atproto_oauth.dpop_post(
+            self.http, self.nonces, held.token_endpoint, form, held.dpop_key, client=signer
+        )
+        grant = atproto_oauth.grant_of(answer, held.did)
+        return self._oauth_tokens(replace(held, token=grant.access_token), grant)
+
+    def _send(
+        self, session: atproto.Session, method: str, url: str, **kwargs: Any
+    ) -> httpx.Response:
+        """One call to the PDS as the session: its bearer token (an app password's), or
+        its DPoP-bound token with a proof made afresh for each attempt, the call made
+        once more with the nonce the PDS asks for (RFC 9449 section 9)."""
+        if not session.by_oauth:
+            return self.http.request(method, url, token=session.token, **kwargs)
+        key = session.dpop_key
+        assert key is not None
+
+        def signed() -> dict[str, str]:
+            proof = atproto_oauth.proof(
+                key, method, url, nonce=self.nonces.get(url), access_token=session.token
+            )
+            return {"Authorization": f"DPoP {session.token}", "DPoP": proof}
+
+        response = None
+        for _ in range(2):
+            response = self.http.request(method, url, answer_401=True, signed=signed, **kwargs)
+            self.nonces.note(url, response)
+            if not atproto_oauth.wants_nonce(response):
+                break
+        assert response is not None
+        if response.status_code == 401:
+            raise AccessRevoked(f"Bluesky refused the connection's session ({_words(response)})")
+        return response
+
     # --- publish ---------------------------------------------------------------------
     def publish(self, delivery: Delivery) -> Published:
         check_before_sending(delivery)
@@ -184,10 +348,10 @@ class BlueskyDriver:
         rkey = atproto.tid(delivery.created_at, delivery.reference)
         record = self._record(session, delivery)
         try:
-            response = self.http.request(
+            response = self._send(
+                session,
                 "POST",
                 _xrpc(session.pds, "com.atproto.repo.createRecord"),
-                token=session.token,
                 creates=True,
                 json={"repo": session.did, "collection": POST, "rkey": rkey, "record": record},
             )
@@ -219,10 +383,10 @@ class BlueskyDriver:
     def delete(self, connection_id: str, post_uri: str) -> None:
         """Remove a post (``com.atproto.repo.deleteRecord``); gone already is fine."""
         session = atproto.Session.loads(self.tokens.access_token(connection_id))
-        response = self.http.request(
+        response = self._send(
+            session,
             "POST",
             _xrpc(session.pds, "com.atproto.repo.deleteRecord"),
-            token=session.token,
             read=True,  # deleting twice leaves the same: safe to try again
             json={"repo": session.did, "collection": POST, "rkey": atproto.rkey_of(post_uri)},
         )
@@ -240,10 +404,10 @@ class BlueskyDriver:
         shares (as Threads' reposts and quotes are). A post the AppView does not show (gone,
         or taken down) has no figures to give."""
         session = atproto.Session.loads(self.tokens.access_token(account.connection_id))
-        response = self.http.request(
+        response = self._send(
+            session,
             "GET",
             _xrpc(session.pds, "app.bsky.feed.getPosts"),
-            token=session.token,
             read=True,
             headers={"atproto-proxy": APPVIEW},
             params={"uris": platform_post_id},
@@ -269,15 +433,18 @@ class BlueskyDriver:
         session carries ``transition:generic``'s powers whole, so its scopes are granted
         by the session answering at all."""
         session = atproto.Session.loads(self.tokens.access_token(account.connection_id))
-        response = self.http.request(
-            "GET", _xrpc(session.pds, "com.atproto.server.getSession"), token=session.token
-        )
+        response = self._send(session, "GET", _xrpc(session.pds, "com.atproto.server.getSession"))
         if response.status_code != 200:
             raise refusal_of(response)
         body = json_of(response)
         active = body.get("active", True) is not False
         status = str(body.get("status") or ("active" if active else "inactive"))
-        source = "com.atproto.server.getSession answered an app-password session"
+        kind = (
+            "an OAuth session (granted at consent)"
+            if session.by_oauth
+            else "an app-password session"
+        )
+        source = f"com.atproto.server.getSession answered {kind}"
         scopes = scope_states(SCOPES, granted=SCOPES)
         return Inspection(
             network="Bluesky",
@@ -408,10 +575,10 @@ class BlueskyDriver:
 
     def _upload(self, session: atproto.Session, media: Media) -> dict[str, Any]:
         size = media.size or 0
-        response = self.http.request(
+        response = self._send(
+            session,
             "POST",
             _xrpc(session.pds, "com.atproto.repo.uploadBlob"),
-            token=session.token,
             read=True,  # a blob is content-addressed: sending it twice stores it once
             headers={"Content-Type": media.content_type, "Content-Length": str(size)},
             content=_joined(self.media.read(media.storage_key, 0, size)),

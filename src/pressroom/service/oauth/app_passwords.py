@@ -1,22 +1,39 @@
-"""Connecting an account with its handle and an app password, where a network offers
-that instead of (or beside) an OAuth consent: Bluesky (open_microblog).
+"""Connecting an account from its handle, where a network connects that way: Bluesky
+(open_microblog).
 
-The person types the handle and an app password on the dashboard; the driver opens a
-session with the network and the session's tokens go into the vault like any OAuth
-grant's, so publishing, refreshes and expiry run the same code afterwards. The app
-password itself is never stored: only the session the network opened with it.
+The person types the handle on the dashboard. Alone, it starts AT Protocol OAuth
+(``start_oauth``): the driver finds the account's authorization server and pushes the
+request, the state row keeps the pending authorization (PKCE verifier, DPoP key)
+encrypted, and the browser goes to the server's consent; the callback finishes like
+any network's (``oauth.service.finish``). With an app password (the fallback for a
+server without OAuth), the driver opens a session at once (``sign_in``). Either way
+the tokens go into the vault like any OAuth grant's, so publishing, refreshes and
+expiry run the same code afterwards. The app password itself is never stored: only
+the session the network opened with it.
 """
 
 from __future__ import annotations
 
+import secrets
+
 from pressroom.platforms import Platform
 from pressroom.service.accounts.repository import AccountRepository
 from pressroom.service.connections import service as connections
-from pressroom.service.db.models import Connection
+from pressroom.service.db.base import utcnow
+from pressroom.service.db.models import Connection, OAuthState
 from pressroom.service.db.session import transaction
-from pressroom.service.drivers.base import PlatformUnavailable
+from pressroom.service.drivers import atproto_oauth
+from pressroom.service.drivers.base import PlatformUnavailable, TokenRefused
 from pressroom.service.drivers.open_microblog import BlueskyDriver, SignInRefused
-from pressroom.service.oauth.service import Flow, OAuthFailure, _connect, _store
+from pressroom.service.oauth.repository import OAuthStateRepository
+from pressroom.service.oauth.service import (
+    STATE_TTL,
+    Flow,
+    OAuthFailure,
+    _connect,
+    _hash,
+    _store,
+)
 
 
 class SignInError(Exception):
@@ -46,6 +63,78 @@ def platform_of(flow: Flow, account_id: str, connection_id: str) -> Platform | N
             return None
 
 
+def start_oauth(
+    flow: Flow,
+    account_id: str,
+    platform: Platform,
+    *,
+    handle: str,
+    reconnect_id: str | None = None,
+) -> str:
+    """Start AT Protocol OAuth for the handle's account; answers where to send the
+    browser. ``SignInError`` names the input to change: the handle, or the app password
+    to give instead where OAuth cannot connect the account from this pressroom."""
+    driver = _driver(flow, platform)
+    if not handle.strip():
+        raise SignInError("handle", "Enter the account's handle, like alice.bsky.social.")
+    _check_rules(flow, account_id, platform, reconnect_id)
+    state = secrets.token_urlsafe(32)
+    try:
+        client = driver.client(flow.base_url)
+        url, pending = driver.start_oauth(handle, client, state)
+    except atproto_oauth.OAuthUnavailable as exc:
+        raise SignInError(
+            "password", _sentence(f"{exc}: connect it with an app password instead.")
+        ) from None
+    except SignInRefused as exc:
+        raise SignInError("handle", _sentence(f"{exc}.")) from None
+    except TokenRefused as exc:
+        raise SignInError(
+            "handle",
+            f"Bluesky refused to start the authorization ({exc}), so nothing was connected.",
+        ) from None
+    except PlatformUnavailable as exc:
+        raise SignInError("handle", _unreachable(exc)) from None
+    with transaction(flow.sessions) as db:
+        now = utcnow()
+        OAuthStateRepository(db).add(
+            OAuthState(
+                state_hash=_hash(state),
+                account_id=account_id,
+                platform=platform.value,
+                code_verifier_enc=flow.vault.encrypt(pending),
+                reconnect_id=reconnect_id,
+                created_at=now,
+                expires_at=now + STATE_TTL,
+            )
+        )
+    return url
+
+
+def _driver(flow: Flow, platform: Platform) -> BlueskyDriver:
+    driver = flow.drivers.get(platform)
+    if not isinstance(driver, BlueskyDriver):
+        raise OAuthFailure("Nothing was connected", f"{platform.value} has no sign-in form.")
+    return driver
+
+
+def _check_rules(flow: Flow, account_id: str, platform: Platform, reconnect_id: str | None) -> None:
+    with transaction(flow.sessions, write=False) as db:
+        account = AccountRepository(db).get(account_id)
+        assert account is not None
+        try:
+            if reconnect_id is not None:
+                connections.owned(db, account, reconnect_id)
+            else:
+                connections.check_can_connect(db, account, platform)
+        except connections.ConnectionRuleError as exc:
+            raise SignInError("handle", _sentence(str(exc))) from None
+
+
+def _unreachable(exc: PlatformUnavailable) -> str:
+    return f"Bluesky could not be reached ({exc}), so nothing was connected. Try again in a minute."
+
+
 def sign_in(
     flow: Flow,
     account_id: str,
@@ -57,34 +146,19 @@ def sign_in(
 ) -> Connection:
     """Open a session with the handle and app password, then connect (or reconnect) it.
     ``SignInError`` names the input the network or the rules refused."""
-    driver = flow.drivers.get(platform)
-    if not isinstance(driver, BlueskyDriver):
-        raise OAuthFailure("Nothing was connected", f"{platform.value} has no sign-in form.")
+    driver = _driver(flow, platform)
     if not handle.strip():
         raise SignInError("handle", "Enter the account's handle, like alice.bsky.social.")
     if not password:
         raise SignInError("password", "Enter an app password made for pressroom.")
-    with transaction(flow.sessions, write=False) as db:
-        account = AccountRepository(db).get(account_id)
-        assert account is not None
-        try:
-            if reconnect_id is not None:
-                connections.owned(db, account, reconnect_id)
-            else:
-                connections.check_can_connect(db, account, platform)
-        except connections.ConnectionRuleError as exc:
-            raise SignInError("handle", _sentence(str(exc))) from None
+    _check_rules(flow, account_id, platform, reconnect_id)
     try:
         tokens, profile = driver.sign_in(handle, password)
     except SignInRefused as exc:
         field = "handle" if "handle" in str(exc) and "password" not in str(exc) else "password"
         raise SignInError(field, _sentence(f"{exc}.")) from None
     except PlatformUnavailable as exc:
-        raise SignInError(
-            "handle",
-            f"Bluesky could not be reached ({exc}), so nothing was connected. Try again in "
-            "a minute.",
-        ) from None
+        raise SignInError("handle", _unreachable(exc)) from None
     with transaction(flow.sessions) as db:
         account = AccountRepository(db).get(account_id)
         assert account is not None

@@ -226,6 +226,9 @@ def finish(
     driver = flow.drivers[platform]
     chooser = page_chooser(flow) if platform == Platform.PAGE_SOCIAL else None
     with _network_step(platform):
+        check_issuer = getattr(driver, "check_issuer", None)
+        if check_issuer is not None:  # AT Protocol OAuth: the callback names its server
+            check_issuer(verifier, params.get("iss", ""))
         tokens = driver.exchange_code(
             code=params.get("code", ""),
             redirect_uri=flow.callback(platform),

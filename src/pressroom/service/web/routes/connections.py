@@ -1,19 +1,20 @@
-"""Connections: list with status and why, Connect (OAuth, or a handle and an app
-password where the network takes that: Bluesky), Reconnect, Disconnect, and the choice
-of Facebook Pages after a consent that granted several."""
+"""Connections: list with status and why, Connect (OAuth; for Bluesky from the handle,
+by AT Protocol OAuth or with an app password), Reconnect, Disconnect, and the choice of
+Facebook Pages after a consent that granted several."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request, Response
-from fastapi.responses import RedirectResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 
 from pressroom.plans import PLAN_LIMITS, Plan
 from pressroom.platforms import Platform
 from pressroom.service.connections import service as connections
 from pressroom.service.deps import DbSession
-from pressroom.service.drivers import describe
+from pressroom.service.drivers import atproto_oauth, describe
+from pressroom.service.drivers.open_microblog import BlueskyDriver
 from pressroom.service.drivers.page_social import GrantedPage
 from pressroom.service.oauth import app_passwords
 from pressroom.service.oauth import service as oauth
@@ -95,7 +96,8 @@ def reconnect(request: Request, visitor: Actor, db: DbSession, connection_id: st
 
 @router.get("/connections/{platform}/sign-in")
 def sign_in_form(request: Request, visitor: Viewer, platform: str, reconnect: str = "") -> Response:
-    """Bluesky's Connect: the handle and an app password (no OAuth consent page)."""
+    """Bluesky's Connect: the handle (AT Protocol OAuth), or the handle and an app
+    password where the account's server offers no OAuth."""
     chosen = _password_platform(request, platform)
     if chosen is None:
         return RedirectResponse("/connections", status_code=303)
@@ -115,6 +117,15 @@ def sign_in(
     if chosen is None:
         return RedirectResponse("/connections", status_code=303)
     try:
+        if not password:  # the handle alone: the account's server signs pressroom in
+            url = app_passwords.start_oauth(
+                oauth.flow_of(request.app),
+                visitor.account.id,
+                chosen,
+                handle=handle,
+                reconnect_id=reconnect_id or None,
+            )
+            return RedirectResponse(url, status_code=303)
         connection = app_passwords.sign_in(
             oauth.flow_of(request.app),
             visitor.account.id,
@@ -166,9 +177,50 @@ def _sign_in_page(
     )
 
 
+def _bluesky_client(request: Request) -> atproto_oauth.Client | None:
+    """The OAuth client pressroom is for Bluesky, where it is one a server fetches (on
+    https, with open_microblog on Bluesky); None elsewhere."""
+    driver = oauth.flow_of(request.app).drivers.get(Platform.OPEN_MICROBLOG)
+    if not isinstance(driver, BlueskyDriver):
+        return None
+    try:
+        client = driver.client(request.app.state.settings.public_base_url)
+    except atproto_oauth.OAuthUnavailable:
+        return None
+    return None if client.loopback else client
+
+
+_NOT_A_CLIENT = {"error": "not_found", "message": "pressroom is an OAuth client on https only"}
+
+
+@router.get(atproto_oauth.CLIENT_METADATA_PATH)
+def bluesky_client_metadata(request: Request) -> Response:
+    """pressroom's client metadata document, read by the Bluesky servers it asks for
+    authorization: its URL is the client id, so it is served on https only
+    (https://atproto.com/specs/oauth#client-id-metadata-document)."""
+    client = _bluesky_client(request)
+    if client is None:
+        return JSONResponse(_NOT_A_CLIENT, status_code=404)
+    return JSONResponse(
+        atproto_oauth.client_metadata(client), headers={"Cache-Control": "public, max-age=600"}
+    )
+
+
+@router.get(atproto_oauth.JWKS_PATH)
+def bluesky_client_keys(request: Request) -> Response:
+    """The public half of pressroom's client keys, which the servers check its client
+    assertions with (the metadata's ``jwks_uri``)."""
+    client = _bluesky_client(request)
+    if client is None:
+        return JSONResponse(_NOT_A_CLIENT, status_code=404)
+    return JSONResponse(
+        atproto_oauth.jwks(client), headers={"Cache-Control": "public, max-age=600"}
+    )
+
+
 @router.get("/oauth/callback/{platform}")
 def callback(request: Request, visitor: Viewer, db: DbSession, platform: str) -> Response:
-    params = {k: request.query_params.get(k, "") for k in ("state", "code", "error")}
+    params = {k: request.query_params.get(k, "") for k in ("state", "code", "error", "iss")}
     try:
         connection = oauth.finish(oauth.flow_of(request.app), visitor.account.id, platform, params)
     except oauth.OAuthFailure as exc:
