@@ -137,6 +137,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
             a.tokens,
             a.http,
             a.media,
+            appview=a.settings.open_microblog_appview,
         ),
         turned_on_by="PRESSROOM_OPEN_MICROBLOG_SERVICE_URL (https://bsky.social)",
     ),

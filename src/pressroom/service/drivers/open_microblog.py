@@ -72,13 +72,15 @@ from pressroom.service.drivers.inspection import (
     scope_states,
 )
 from pressroom.service.drivers.tokens import TokenSource
+from pressroom.settings import NetworkSettings
 
 POST = "app.bsky.feed.post"
 PROFILE = "app.bsky.actor.profile"
 WEB = "https://bsky.app"
 SESSION_GONE = frozenset({"ExpiredToken", "InvalidToken", "AccountTakedown"})
-APPVIEW = "did:web:api.bsky.app#bsky_appview"
-"""The service a PDS passes Bluesky's own reads (``app.bsky.*``) to."""
+APPVIEW: str = NetworkSettings.model_fields["open_microblog_appview"].default
+"""The service a PDS passes Bluesky's own reads (``app.bsky.*``) to: Bluesky's AppView,
+unless ``PRESSROOM_OPEN_MICROBLOG_APPVIEW`` names another."""
 SCOPES = ("atproto", "transition:generic")
 """What an AT Protocol OAuth grant names (https://atproto.com/specs/oauth#authorization-scopes):
 ``atproto`` for any session, ``transition:generic`` for an app password's powers (write
@@ -106,12 +108,15 @@ class BlueskyDriver:
         tokens: TokenSource,
         http: NetworkClient,
         media: MediaSource,
+        *,
+        appview: str = APPVIEW,
     ) -> None:
         self.service_url = service_url.rstrip("/")
         self.plc_url = plc_url.rstrip("/")
         self.tokens = tokens
         self.http = http
         self.media = media
+        self.appview = appview
 
     # --- connect: handle and app password ----------------------------------------------
     def sign_in(self, identifier: str, password: str) -> tuple[TokenSet, Profile]:
@@ -245,7 +250,7 @@ class BlueskyDriver:
             _xrpc(session.pds, "app.bsky.feed.getPosts"),
             token=session.token,
             read=True,
-            headers={"atproto-proxy": APPVIEW},
+            headers={"atproto-proxy": self.appview},
             params={"uris": platform_post_id},
         )
         if response.status_code != 200:
