@@ -499,3 +499,69 @@ def test_a_metrics_round_reads_likes_reposts_quotes_and_replies_from_the_appview
         0,
     )
     assert (found["totals"]["likes"], found["totals"]["shares"]) == (2, 2)
+
+
+def test_each_part_of_a_thread_carries_its_own_images_with_their_alt_text(
+    bluesky: Bluesky, tmp_path: Path
+) -> None:
+    author = bluesky.network.create_account("tmedia")
+    connection_id = bluesky.connect(author)
+    sizes = [(40, 30), (30, 40), (50, 50), (60, 20), (20, 60)]
+    ids = [
+        upload_file(bluesky.client, bluesky.headers, make_image(tmp_path / f"{n}.png", size=size))[
+            "fileId"
+        ]
+        for n, size in enumerate(sizes)
+    ]
+    body = {
+        "connectionId": connection_id,
+        "text": "a: the first post, one image",
+        "fileId": ids[0],
+        "altText": "A wide rectangle",
+        "thread": [
+            {"text": "b: a reply of four images", "fileIds": ids[1:5]},
+            {"text": "c: a reply of text alone"},
+            {"text": "d: a reply of one image", "fileIds": [ids[2]]},
+        ],
+        "fileAlts": {ids[1]: "A tall rectangle", ids[4]: "A thin tall strip"},
+    }
+    answer = bluesky.publish(body, key="thread-media-1")
+    assert answer.status_code == 200, answer.text
+    first, second, third, fourth = _thread_of(bluesky, author.did)
+    assert [p["platformPostId"] for p in answer.json()["parts"]] == [
+        r["uri"] for r in (first, second, third, fourth)
+    ]
+
+    def images(record: dict[str, Any]) -> list[tuple[str, dict[str, int]]]:
+        embed = record["value"]["embed"]
+        assert embed["$type"] == "app.bsky.embed.images"
+        return [(i["alt"], i["aspectRatio"]) for i in embed["images"]]
+
+    assert images(first) == [("A wide rectangle", {"width": 40, "height": 30})]
+    assert images(second) == [
+        ("A tall rectangle", {"width": 30, "height": 40}),
+        ("", {"width": 50, "height": 50}),  # left out of fileAlts: no alt text
+        ("", {"width": 60, "height": 20}),
+        ("A thin tall strip", {"width": 20, "height": 60}),
+    ]
+    assert "embed" not in third["value"]
+    assert images(fourth) == [("", {"width": 50, "height": 50})]
+    root = {"uri": first["uri"], "cid": first["cid"]}
+    assert second["value"]["reply"] == {"root": root, "parent": root}
+    assert fourth["value"]["reply"]["parent"] == {"uri": third["uri"], "cid": third["cid"]}
+    # Each image of a reply is a blob of the author's repository, as a post's is.
+    cid = second["value"]["embed"]["images"][3]["image"]["ref"]["$link"]
+    url = f"{bluesky.network.pds_url}/xrpc/com.atproto.sync.getBlob?did={author.did}&cid={cid}"
+    with urllib.request.urlopen(url, timeout=10) as blob:
+        assert blob.read() == (tmp_path / "4.png").read_bytes()
+
+    five = bluesky.publish(
+        {**body, "thread": [{"text": "b: five images", "fileIds": [*ids, ids[0]][1:]}]},
+        key="thread-media-2",
+    )
+    assert five.status_code == 400, five.text
+    assert (five.json()["error"]["field"], five.json()["error"]["rule"]) == (
+        "thread[0].fileIds",
+        "open_microblog.images_per_post",
+    )
+    assert len(bluesky.network.records(author.did)) == 4

@@ -242,7 +242,16 @@ class TextThreadThreadPart(ThreadPart):
 
 
 class OpenMicroblogThreadPart(ThreadPart):
+    takes_files = True
     text: str = text_field(Platform.OPEN_MICROBLOG, "text", "The part's text.")
+    file_ids: Annotated[list[str], Field(min_length=1)] | SkipJsonSchema[None] = Field(
+        None,
+        json_schema_extra={"items": {"type": "string", "minLength": 1, "pattern": SOME_TEXT}},
+        description="Our extension: the part's images, in order: one to four, held to the "
+        "rules of a post's `fileIds` (how many, images only, each file ready), a refusal "
+        "naming `thread[i].fileIds[j]`; each with its alt text from `fileAlts`. Sent as the "
+        "reply's `app.bsky.embed.images`.",
+    )
 
 
 def _thread() -> Any:
