@@ -447,6 +447,9 @@ def atproto_appview(atproto_network: LocalNetwork) -> Iterator[LocalNetwork]:
         )
     except (NetworkUnavailable, OSError, subprocess.SubprocessError) as exc:
         atproto_network.stop_appview()
+        if atproto_network.pds.process.poll() is not None:  # stopped for the restart
+            with contextlib.suppress(NetworkUnavailable):
+                atproto_network.restart_pds()
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         if IN_CI:
