@@ -121,6 +121,12 @@ posts:
         {"text": "Three", "fileIds": ["file-cover", "file-photo", "file-one", "file-two"]},
     ]
     assert post.publish_body(file_ids)["fileAlts"] == {"file-one": "A small square"}
+    [block] = build(validate_files([good])[0]).posts[0].blocks
+    replies = [part for part in block.parts if part.kind is PartKind.REPLY]
+    assert [[m.media.name for m in reply.media] for reply in replies] == [
+        [],
+        ["cover", "photo", "one", "two"],
+    ]
     bad = write(
         "name: s\n"
         + media
