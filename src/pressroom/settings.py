@@ -126,6 +126,13 @@ class NetworkSettings(BaseSettings):
     own server (PDS) is found from its DID document."""
     open_microblog_plc_url: str = Field("https://plc.directory", pattern=r"^https?://[^/?#]+/?$")
     """The PLC directory that ``did:plc`` identities are read from."""
+    open_microblog_appview: str = Field(
+        "did:web:api.bsky.app#bsky_appview", pattern=r"^did:[a-z]+:[^#\s]+#[A-Za-z0-9_-]+$"
+    )
+    """The AppView a post's figures are read from, named as ``<did>#<service id>``: each
+    account's PDS passes the read to it (the ``atproto-proxy`` header,
+    https://docs.bsky.app/docs/advanced-guides/api-directory#service-proxying). Bluesky's
+    own by default."""
     meta_graph_version: str = Field("v23.0", pattern=r"^v\d+\.\d+$")
     """The Graph API version page_social, photo_sharing and text_thread call."""
     meta_container_wait_seconds: float = Field(300.0, gt=0, le=480)

@@ -3,7 +3,8 @@
 // (which keeps its operations in memory) lives on:
 //
 //   node network.mjs plc <port>
-//   node network.mjs pds <port> <plcUrl> <dataDir>
+//   node network.mjs pds <port> <plcUrl> <dataDir> [<appviewUrl> <appviewDid>]
+//   node network.mjs appview <port> <plcUrl> <postgresUrl> <pdsPort>
 //
 // It runs from the directory that holds its node_modules (the fixture copies it there).
 // Each prints one JSON line ({"url": ...}) once it answers, and stops on SIGTERM.
@@ -11,6 +12,15 @@
 // putRecord or applyWrites (after N more that are answered as usual) is carried out and
 // committed, then the process SIGKILLs itself before a byte of the answer leaves, which
 // is what a crash between the write and the answer looks like to a client.
+// It answers GET /_test/seq with the last event of its firehose ({"seq": N}).
+//
+// The AppView (@atproto/bsky, dev-env's TestBsky) keeps its index in PostgreSQL (the
+// schema "appview" of the database given) and reads the PDS's firehose, from its first
+// event, at ws://localhost:<pdsPort>; started with the AppView's URL and DID, the PDS
+// passes app.bsky.* reads to it. It prints {"url", "did"} and answers
+// POST /_test/process-all?seq=N once everything up to the PDS's event N is indexed (dev-env's
+// TestNetwork.processFullSubscription, across two processes). Bluesky's bsync (mutes,
+// notifications) is not started: nothing here reads it.
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
@@ -19,7 +29,7 @@ import { Secp256k1Keypair } from '@atproto/crypto'
 const devEnv = (file) => import(new URL(`node_modules/@atproto/dev-env/dist/${file}`, import.meta.url))
 const { TestPds } = await devEnv('pds.js')
 const { TestPlc } = await devEnv('plc.js')
-const { mockNetworkUtilities } = await devEnv('util.js')
+const { mockNetworkUtilities, mockResolvers } = await devEnv('util.js')
 import * as ui8 from 'uint8arrays'
 
 const [mode, portArg, ...rest] = process.argv.slice(2)
@@ -33,10 +43,21 @@ const WRITES = [
 let killArmed = false
 let killSkip = 0
 
+// Requests under /_test/ that a part answers itself, by path; set before it starts.
+const testRoutes = {}
+
 function installKillSwitch() {
   const emit = http.Server.prototype.emit
   http.Server.prototype.emit = function (event, req, res) {
     if (event === 'request') {
+      const route = testRoutes[req.url.split('?')[0]]
+      if (route) {
+        route(new URL(req.url, 'http://part').searchParams).then(
+          (body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
+          (err) => res.writeHead(500).end(String(err)),
+        )
+        return true
+      }
       if (req.method === 'POST' && req.url.startsWith('/_test/kill-after-next-write')) {
         killArmed = true
         killSkip = Number(new URL(req.url, 'http://pds').searchParams.get('skip') || 0)
@@ -70,12 +91,50 @@ async function pdsKeys(dataDir) {
   return keys
 }
 
+async function startAppview(plcUrl, postgresUrl, pdsPort) {
+  const { TestBsky } = await devEnv('bsky.js')
+  const bsky = await TestBsky.create({
+    port,
+    plcUrl,
+    repoProvider: `ws://localhost:${pdsPort}`,
+    dbPostgresUrl: postgresUrl,
+    dbPostgresSchema: 'appview',
+    bsyncUrl: 'http://localhost:1', // never asked: its subscription is stopped below
+  })
+  await bsky.bsyncSub.destroy()
+  // Handles under .test resolve at the PDS, as dev-env's TestNetwork has them.
+  const pdsUrl = `http://localhost:${pdsPort}`
+  const pds = {
+    url: pdsUrl,
+    port: Number(pdsPort),
+    ctx: { cfg: { service: { publicUrl: pdsUrl }, identity: { serviceHandleDomains: ['.test'] } } },
+  }
+  mockResolvers(bsky.ctx.idResolver, pds)
+  mockResolvers(bsky.dataplane.idResolver, pds)
+  testRoutes['/_test/process-all'] = async (params) => {
+    const seq = Number(params.get('seq') || 0)
+    const started = Date.now()
+    while (Date.now() - started < 30000) {
+      await bsky.sub.processAll()
+      if ((bsky.sub.getCursor() ?? 0) >= seq) return { cursor: bsky.sub.getCursor() }
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    throw new Error(`the AppView did not index the PDS's event ${seq} within 30 s`)
+  }
+  return bsky
+}
+
 async function main() {
   let server
-  if (mode === 'plc') {
+  let extra = {}
+  if (mode === 'appview') {
+    installKillSwitch()
+    server = await startAppview(...rest)
+    extra = { did: server.serverDid }
+  } else if (mode === 'plc') {
     server = await TestPlc.create({ port })
   } else if (mode === 'pds') {
-    const [plcUrl, dataDir] = rest
+    const [plcUrl, dataDir, appviewUrl, appviewDid] = rest
     fs.mkdirSync(path.join(dataDir, 'data'), { recursive: true })
     fs.mkdirSync(path.join(dataDir, 'blobs'), { recursive: true })
     installKillSwitch()
@@ -85,10 +144,12 @@ async function main() {
       dataDirectory: path.join(dataDir, 'data'),
       blobstoreDiskLocation: path.join(dataDir, 'blobs'),
       ...(await pdsKeys(dataDir)),
+      ...(appviewUrl ? { bskyAppViewUrl: appviewUrl, bskyAppViewDid: appviewDid } : {}),
     })
     mockNetworkUtilities(server)
+    testRoutes['/_test/seq'] = async () => ({ seq: (await server.ctx.sequencer.curr()) ?? 0 })
   } else {
-    throw new Error(`unknown part ${mode}: plc or pds`)
+    throw new Error(`unknown part ${mode}: plc, pds or appview`)
   }
   const stop = async () => {
     await server.close()
@@ -96,7 +157,7 @@ async function main() {
   }
   process.on('SIGTERM', stop)
   process.on('SIGINT', stop)
-  process.stdout.write(JSON.stringify({ url: server.url }) + '\n')
+  process.stdout.write(JSON.stringify({ url: server.url, ...extra }) + '\n')
 }
 
 main().catch((err) => {

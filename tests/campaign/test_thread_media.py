@@ -92,3 +92,59 @@ posts:
     [block] = build(report).posts[0].blocks
     [reply] = [part for part in block.parts if part.kind is PartKind.REPLY]
     assert [m.media.name for m in reply.media] == ["cover", "photo"]
+
+
+def test_a_bluesky_thread_part_takes_up_to_four_images(write: Write) -> None:
+    """open_microblog's parts carry images as its posts do: sent as the part's fileIds;
+    a video, or a fifth image, is reported at its line as the API would refuse it."""
+    media = MEDIA + '  one: {path: media/small.png, alt: "A small square"}\n'
+    media += "  two: {path: media/pin.png}\n"
+    good = write(
+        "name: s\n"
+        + media
+        + """\
+posts:
+  - id: launch
+    open_microblog:
+      text: "One"
+      thread:
+        - "Two"
+        - {text: "Three", media: [cover, photo, one, two]}
+"""
+    )
+    campaign = load(good)
+    fan_out = plan(campaign, [{"id": "c-om", "platform": "open_microblog", "name": "bsky"}])
+    [post] = fan_out.posts
+    file_ids = {u.name: f"file-{u.name}" for u in fan_out.uploads}
+    assert post.publish_body(file_ids)["thread"] == [
+        {"text": "Two"},
+        {"text": "Three", "fileIds": ["file-cover", "file-photo", "file-one", "file-two"]},
+    ]
+    assert post.publish_body(file_ids)["fileAlts"] == {"file-one": "A small square"}
+    [block] = build(validate_files([good])[0]).posts[0].blocks
+    replies = [part for part in block.parts if part.kind is PartKind.REPLY]
+    assert [[m.media.name for m in reply.media] for reply in replies] == [
+        [],
+        ["cover", "photo", "one", "two"],
+    ]
+    bad = write(
+        "name: s\n"
+        + media
+        + """\
+posts:
+  - id: launch
+    open_microblog:
+      text: "One"
+      thread:
+        - {text: "Two", media: [cover, clip]}
+        - {text: "Three", media: [cover, photo, one, two, cover]}
+"""
+    )
+    report = validate(bad)
+    found = [(i.line, i.path) for i in report.errors]
+    assert found == [
+        (13, "posts.0.open_microblog.thread.0.media.1"),
+        (14, "posts.0.open_microblog.thread.1.media"),
+    ], report.errors
+    assert "image" in report.errors[0].message
+    assert report.errors[1].rule == "open_microblog.images_per_post"

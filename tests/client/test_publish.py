@@ -208,3 +208,18 @@ def test_a_text_thread_part_carries_its_files(hosted: Hosted, hosted_client: Cli
     )
     sent = body_of(hosted.requests[0])
     assert sent["thread"] == [{"text": "two"}, {"text": "three", "fileIds": ["f1", "f2"]}]
+
+
+def test_an_open_microblog_part_carries_its_images(hosted: Hosted, hosted_client: Client) -> None:
+    """A Bluesky thread's part given as ``TextThreadPart`` goes out with its images."""
+    from pressroom.client import TextThreadPart
+
+    hosted_client.publish_open_microblog(
+        connection_id="c",
+        text="one",
+        thread=["two", TextThreadPart(text="three", file_ids=["f1", "f2"])],
+        file_alts={"f1": "A red square"},
+    )
+    sent = body_of(hosted.requests[0])
+    assert sent["thread"] == [{"text": "two"}, {"text": "three", "fileIds": ["f1", "f2"]}]
+    assert sent["fileAlts"] == {"f1": "A red square"}

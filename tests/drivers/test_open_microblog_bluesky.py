@@ -7,6 +7,7 @@ on a real database, and reads what happened back from the PDS."""
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +25,7 @@ from pressroom.service.drivers.open_microblog import BlueskyDriver
 from pressroom.service.oauth import service as oauth
 from pressroom.settings import NetworkSettings, Settings, get_settings
 from tests.service.web.conftest import Browser, csrf_of
-from tests.support.atproto import Account, LocalNetwork
+from tests.support.atproto import Account, LocalNetwork, xrpc
 from tests.support.media import make_image
 from tests.support.uploads import upload_file
 
@@ -80,19 +81,35 @@ class Bluesky:
         return driver
 
 
-@pytest.fixture
-def bluesky(settings: Settings, atproto_network: LocalNetwork) -> Iterator[Bluesky]:
+def _app(settings: Settings, network: LocalNetwork) -> Iterator[Bluesky]:
     networks = NetworkSettings(
-        open_microblog_service_url=atproto_network.pds_url,
-        open_microblog_plc_url=atproto_network.plc_url,
+        open_microblog_service_url=network.pds_url,
+        open_microblog_plc_url=network.plc_url,
         network_timeout_seconds=20,
+        **(
+            {"open_microblog_appview": f"{network.appview_did}#bsky_appview"}
+            if network.appview_did
+            else {}
+        ),
     )
     configured = settings.model_copy(update={"networks": networks})
     get_settings.cache_clear()
     app = create_app(configured)
     with TestClient(app, base_url="http://testserver") as client:
-        yield Bluesky(client, atproto_network)
+        yield Bluesky(client, network)
     app.state.engine.dispose()
+
+
+@pytest.fixture
+def bluesky(settings: Settings, atproto_network: LocalNetwork) -> Iterator[Bluesky]:
+    yield from _app(settings, atproto_network)
+
+
+@pytest.fixture
+def bluesky_appview(settings: Settings, atproto_appview: LocalNetwork) -> Iterator[Bluesky]:
+    """The app on the network with Bluesky's AppView, its driver set to read figures
+    from it through the PDS (``atproto-proxy``), as from Bluesky's own."""
+    yield from _app(settings, atproto_appview)
 
 
 def _text_at(text: str, index: dict[str, int]) -> str:
@@ -386,3 +403,165 @@ def test_the_first_link_of_a_post_without_media_becomes_its_card(bluesky: Bluesk
             "description": "Our notes: and https://example.org/later",
         },
     }
+
+
+def _write(network: LocalNetwork, who: Account, collection: str, record: dict[str, Any]) -> None:
+    xrpc(
+        network.pds_url,
+        "com.atproto.repo.createRecord",
+        body={
+            "repo": who.did,
+            "collection": collection,
+            "record": {"$type": collection, "createdAt": "2026-11-27T09:00:00.000Z", **record},
+        },
+        token=who.access_jwt,
+    )
+
+
+def _ref(network: LocalNetwork, uri: str) -> dict[str, str]:
+    repo, collection, rkey = uri.removeprefix("at://").split("/", 2)
+    found = xrpc(
+        network.pds_url,
+        "com.atproto.repo.getRecord",
+        params={"repo": repo, "collection": collection, "rkey": rkey},
+    )
+    return {"uri": str(found["uri"]), "cid": str(found["cid"])}
+
+
+def _round(bluesky: Bluesky, record_id: str) -> dict[str, Any]:
+    started = bluesky.client.post(
+        "/api/posts/metrics/refresh", json={"recordIds": [record_id]}, headers=bluesky.headers
+    )
+    assert started.status_code == 202, started.text
+    round_id = started.json()["round"]["roundId"]
+    deadline = time.monotonic() + 60
+    while True:
+        done = bluesky.client.get(f"/api/posts/metrics/rounds/{round_id}", headers=bluesky.headers)
+        if done.json()["round"]["status"] != "running":
+            break
+        assert time.monotonic() < deadline, done.text
+        time.sleep(0.1)
+    assert done.json()["round"]["status"] == "done", done.text
+    answer = bluesky.client.get(f"/api/posts/{record_id}/metrics", headers=bluesky.headers)
+    assert answer.status_code == 200, answer.text
+    found: dict[str, Any] = answer.json()
+    return found
+
+
+def test_a_metrics_round_reads_likes_reposts_quotes_and_replies_from_the_appview(
+    bluesky_appview: Bluesky,
+) -> None:
+    """A second account likes, reposts, quotes and answers a thread pressroom published;
+    once Bluesky's AppView has indexed the firehose, a metrics round (the driver's
+    ``app.bsky.feed.getPosts`` through the PDS's ``atproto-proxy``) reports the AppView's
+    counts for part 0 and for the thread's reply."""
+    bluesky = bluesky_appview
+    network = bluesky.network
+    author = network.create_account("counted")
+    fan = network.create_account("fan")
+    connection_id = bluesky.connect(author)
+    body = {
+        "connectionId": connection_id,
+        "text": "Counted: the first post",
+        "thread": [{"text": "Counted: its reply"}],
+    }
+    answer = bluesky.publish(body)
+    assert answer.status_code == 200, answer.text
+    first, reply = (_ref(network, p["platformPostId"]) for p in answer.json()["parts"])
+    _write(network, fan, "app.bsky.feed.like", {"subject": first})
+    _write(network, fan, "app.bsky.feed.repost", {"subject": first})
+    _write(
+        network,
+        fan,
+        "app.bsky.feed.post",
+        {"text": "well said", "reply": {"root": first, "parent": first}},
+    )
+    _write(
+        network,
+        fan,
+        "app.bsky.feed.post",
+        {"text": "look", "embed": {"$type": "app.bsky.embed.record", "record": first}},
+    )
+    _write(network, fan, "app.bsky.feed.like", {"subject": reply})
+    network.process_all()
+
+    found = _round(bluesky, answer.json()["recordId"])
+    assert found["available"] is True, found
+    latest = found["latest"]
+    # The AppView counts the thread's own reply among part 0's replies, as Bluesky's app
+    # shows it; a repost and a quote are both shares.
+    assert (latest["likes"], latest["comments"], latest["shares"]) == (1, 2, 2)
+    assert latest["views"] is None and latest["impressions"] is None
+    [part] = found["parts"]
+    assert (part["latest"]["likes"], part["latest"]["comments"], part["latest"]["shares"]) == (
+        1,
+        0,
+        0,
+    )
+    assert (found["totals"]["likes"], found["totals"]["shares"]) == (2, 2)
+
+
+def test_each_part_of_a_thread_carries_its_own_images_with_their_alt_text(
+    bluesky: Bluesky, tmp_path: Path
+) -> None:
+    author = bluesky.network.create_account("tmedia")
+    connection_id = bluesky.connect(author)
+    sizes = [(40, 30), (30, 40), (50, 50), (60, 20), (20, 60)]
+    ids = [
+        upload_file(bluesky.client, bluesky.headers, make_image(tmp_path / f"{n}.png", size=size))[
+            "fileId"
+        ]
+        for n, size in enumerate(sizes)
+    ]
+    body = {
+        "connectionId": connection_id,
+        "text": "a: the first post, one image",
+        "fileId": ids[0],
+        "altText": "A wide rectangle",
+        "thread": [
+            {"text": "b: a reply of four images", "fileIds": ids[1:5]},
+            {"text": "c: a reply of text alone"},
+            {"text": "d: a reply of one image", "fileIds": [ids[2]]},
+        ],
+        "fileAlts": {ids[1]: "A tall rectangle", ids[4]: "A thin tall strip"},
+    }
+    answer = bluesky.publish(body, key="thread-media-1")
+    assert answer.status_code == 200, answer.text
+    first, second, third, fourth = _thread_of(bluesky, author.did)
+    assert [p["platformPostId"] for p in answer.json()["parts"]] == [
+        r["uri"] for r in (first, second, third, fourth)
+    ]
+
+    def images(record: dict[str, Any]) -> list[tuple[str, dict[str, int]]]:
+        embed = record["value"]["embed"]
+        assert embed["$type"] == "app.bsky.embed.images"
+        return [(i["alt"], i["aspectRatio"]) for i in embed["images"]]
+
+    assert images(first) == [("A wide rectangle", {"width": 40, "height": 30})]
+    assert images(second) == [
+        ("A tall rectangle", {"width": 30, "height": 40}),
+        ("", {"width": 50, "height": 50}),  # left out of fileAlts: no alt text
+        ("", {"width": 60, "height": 20}),
+        ("A thin tall strip", {"width": 20, "height": 60}),
+    ]
+    assert "embed" not in third["value"]
+    assert images(fourth) == [("", {"width": 50, "height": 50})]
+    root = {"uri": first["uri"], "cid": first["cid"]}
+    assert second["value"]["reply"] == {"root": root, "parent": root}
+    assert fourth["value"]["reply"]["parent"] == {"uri": third["uri"], "cid": third["cid"]}
+    # Each image of a reply is a blob of the author's repository, as a post's is.
+    cid = second["value"]["embed"]["images"][3]["image"]["ref"]["$link"]
+    url = f"{bluesky.network.pds_url}/xrpc/com.atproto.sync.getBlob?did={author.did}&cid={cid}"
+    with urllib.request.urlopen(url, timeout=10) as blob:
+        assert blob.read() == (tmp_path / "4.png").read_bytes()
+
+    five = bluesky.publish(
+        {**body, "thread": [{"text": "b: five images", "fileIds": [*ids, ids[0]][1:]}]},
+        key="thread-media-2",
+    )
+    assert five.status_code == 400, five.text
+    assert (five.json()["error"]["field"], five.json()["error"]["rule"]) == (
+        "thread[0].fileIds",
+        "open_microblog.images_per_post",
+    )
+    assert len(bluesky.network.records(author.did)) == 4

@@ -1,6 +1,7 @@
 """A thread's later parts with files on text_thread (Threads): one file or a carousel per
 part, checked before anything is sent and named ``thread[i].fileIds[j]``, sent with the
-part's reply; microblog's parts stay text only."""
+part's reply; open_microblog's (Bluesky) parts take one to four images; microblog's parts
+stay text only."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tests.support.publish import deliveries, error_of, publish, valid_body
 from tests.support.rules import patch_rule
 
 THREADS = Platform.TEXT_THREAD
+BLUESKY = Platform.OPEN_MICROBLOG
 
 
 def test_thread_parts_carry_one_file_or_a_carousel(service: Service) -> None:
@@ -68,6 +70,46 @@ def test_a_parts_files_are_checked_before_anything_is_sent(
     assert response.status_code in (400, 404, 409, 422), response.text
     error = error_of(response)
     assert (error["code"], error["field"]) == (code, field)
+    assert deliveries(service) == []
+
+
+def test_bluesky_thread_parts_carry_images_each_with_its_alt_text(service: Service) -> None:
+    service.settings.sandbox.sandbox_dedupe = False
+    account = service.account()
+    one = make_file(account, "image")
+    four = [make_file(account, "image") for _ in range(4)]
+    thread = [{"text": "two", "fileIds": [one]}, {"text": "three", "fileIds": four}]
+    alts = {one: "A red square", four[2]: "A blue one"}
+    body = valid_body(account, BLUESKY, text="one", thread=thread, fileAlts=alts)
+    response = publish(account, BLUESKY, body, key="bluesky-files")
+    assert response.status_code == 200, response.text
+    sent = deliveries(service)
+    assert sent[1].payload["media"]["fileId"] == one
+    assert sent[1].payload["media"]["altText"] == "A red square"
+    assert [(i["fileId"], i.get("altText")) for i in sent[2].payload["items"]] == [
+        (four[0], None),
+        (four[1], None),
+        (four[2], "A blue one"),
+        (four[3], None),
+    ]
+    assert sent[2].payload["replyTo"] == sent[1].platform_post_id
+
+
+@pytest.mark.parametrize(
+    ("kinds", "field", "code"),
+    [
+        (["image", "video"], "thread[0].fileIds[1]", "media_kind_not_allowed"),
+        (["image"] * 5, "thread[0].fileIds", "validation_error"),
+    ],
+)
+def test_a_bluesky_part_takes_images_only_and_four_at_most(
+    service: Service, kinds: list[str], field: str, code: str
+) -> None:
+    account = service.account()
+    thread = [{"text": "two", "fileIds": [make_file(account, kind) for kind in kinds]}]
+    response = publish(account, BLUESKY, valid_body(account, BLUESKY, thread=thread))
+    assert response.status_code in (400, 422), response.text
+    assert (error_of(response)["code"], error_of(response)["field"]) == (code, field)
     assert deliveries(service) == []
 
 

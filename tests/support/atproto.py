@@ -20,6 +20,13 @@ and started again on its data while the directory, which keeps its operations in
 memory, lives on. Without Node or the packages the ``atproto`` tests skip with the
 reason, except in CI (``CI=true``), where that fails.
 
+Bluesky's AppView (the figures of a post: likes, reposts, replies, quotes) joins the
+session's network only for the tests that ask for it (``atproto_appview``): it keeps its
+index in PostgreSQL, a database of its own with a random name on the server
+``PRESSROOM_TEST_POSTGRES_URL`` gives (the one CI starts), and the PDS is started again
+on its data, configured to pass Bluesky's reads to it. Without that server those tests
+skip with the reason, except in CI, where that fails.
+
 ``PRESSROOM_ATPROTO_CACHE`` moves the cache (CI keeps one per run); ``npm``'s own
 download cache stays where npm keeps it unless ``npm_config_cache`` says otherwise.
 """
@@ -31,6 +38,7 @@ import fcntl
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -142,11 +150,29 @@ def free_port() -> int:
         return port
 
 
+def script_name() -> str:
+    """network.mjs as the cache holds it, named by its content: checkouts of different
+    versions sharing one cache each run their own (a fixed name would let one overwrite
+    the file another is about to start)."""
+    digest = hashlib.sha256((PACKAGE / "network.mjs").read_bytes()).hexdigest()[:12]
+    return f"network-{digest}.mjs"
+
+
+def install_script(directory: Path) -> None:
+    target = directory / script_name()
+    if not target.exists():
+        partial = directory / f".{target.name}.{os.getpid()}"
+        shutil.copyfile(PACKAGE / "network.mjs", partial)
+        partial.replace(target)
+
+
 @dataclass
 class _Part:
     process: subprocess.Popen[str]
     url: str
     log: Path
+    extra: dict[str, Any] = field(default_factory=dict)
+    """What else the part printed on its first line (the AppView: its ``did``)."""
 
 
 def _start_part(
@@ -154,7 +180,7 @@ def _start_part(
 ) -> _Part:
     log_file = open(log, "a")  # noqa: SIM115 — closed with the process
     process = subprocess.Popen(
-        [str(home / "bin" / "node"), "network.mjs", *args],
+        [str(home / "bin" / "node"), script_name(), *args],
         cwd=directory,
         env=env,
         stdout=subprocess.PIPE,
@@ -170,11 +196,12 @@ def _start_part(
         process.kill()
         process.wait()
         raise NetworkUnavailable(
-            f"`node network.mjs {' '.join(args)}` did not start within {START_TIMEOUT:.0f} s "
+            f"`node {script_name()} {' '.join(args)}` did not start within {START_TIMEOUT:.0f} s "
             f"(exit {process.returncode}):\n{log.read_text()[-3000:]}"
         )
-    url: str = json.loads(line[0])["url"]
-    return _Part(process, url, log)
+    first = json.loads(line[0])
+    url: str = first.pop("url")
+    return _Part(process, url, log, first)
 
 
 def _first_line(stream: IO[str] | None) -> str:
@@ -238,6 +265,10 @@ class LocalNetwork:
     env: dict[str, str]
     timings: dict[str, float] = field(default_factory=dict)
     _accounts: int = 0
+    appview: _Part | None = None
+    appview_did: str | None = None
+    """The AppView's DID, once ``start_appview`` ran: the PDS passes ``app.bsky.*``
+    reads to it, and a client names it in ``atproto-proxy`` as ``<did>#bsky_appview``."""
 
     @property
     def plc_url(self) -> str:
@@ -291,15 +322,51 @@ class LocalNetwork:
     def restart_pds(self) -> None:
         _stop(self.pds.process)
         port = self.pds.url.rsplit(":", 1)[1]
+        appview = [self.appview.url, self.appview_did or ""] if self.appview else []
         self.pds = _start_part(
             self.home,
             self.directory,
-            ["pds", port, self.plc_url, str(self.data)],
+            ["pds", port, self.plc_url, str(self.data), *appview],
             self.pds.log,
             self.env,
         )
 
+    def start_appview(self, postgres_url: str, log: Path) -> float:
+        """Start the AppView on a PostgreSQL database and the PDS again to use it;
+        answer the seconds both took. It reads the PDS's firehose from its first event,
+        so the accounts made before are indexed too."""
+        started = time.monotonic()
+        pds_port = self.pds.url.rsplit(":", 1)[1]
+        self.appview = _start_part(
+            self.home,
+            self.directory,
+            ["appview", str(free_port()), self.plc_url, postgres_url, pds_port],
+            log,
+            self.env,
+        )
+        self.appview_did = str(self.appview.extra["did"])
+        self.restart_pds()
+        return time.monotonic() - started
+
+    def process_all(self) -> None:
+        """Wait until the AppView has indexed every event of the PDS's firehose so far
+        (its likes, reposts and replies): dev-env's ``processAll``."""
+        assert self.appview is not None, "start_appview first"
+        with urllib.request.urlopen(f"{self.pds_url}/_test/seq", timeout=10) as answer:
+            seq = json.load(answer)["seq"]
+        request = urllib.request.Request(
+            f"{self.appview.url}/_test/process-all?seq={seq}", data=b"", method="POST"
+        )
+        with urllib.request.urlopen(request, timeout=60):
+            pass
+
+    def stop_appview(self) -> None:
+        if self.appview is not None:
+            _stop(self.appview.process)
+            self.appview = None
+
     def stop(self) -> None:
+        self.stop_appview()
         _stop(self.pds.process)
         _stop(self.plc.process)
 
@@ -308,7 +375,7 @@ def start_network(work: Path) -> LocalNetwork:
     home = node_home()
     started = time.monotonic()
     directory, install_seconds = install(home)
-    shutil.copyfile(PACKAGE / "network.mjs", directory / "network.mjs")
+    install_script(directory)
     env = _node_env(home)
     env.setdefault("LOG_ENABLED", "false")
     up = time.monotonic()
@@ -352,6 +419,55 @@ def atproto_network(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalN
         yield network
     finally:
         network.stop()
+
+
+@pytest.fixture(scope="session")
+def atproto_appview(atproto_network: LocalNetwork) -> Iterator[LocalNetwork]:
+    """The session's network with Bluesky's AppView beside its PDS, on a database of its
+    own (a random name) on ``PRESSROOM_TEST_POSTGRES_URL``'s server, dropped at the end."""
+    from sqlalchemy import create_engine, make_url, text
+
+    from pressroom.service.db.session import normalise_url
+
+    server = os.environ.get("PRESSROOM_TEST_POSTGRES_URL")
+    if not server:
+        reason = "Bluesky's AppView needs PostgreSQL: set PRESSROOM_TEST_POSTGRES_URL"
+        if IN_CI:
+            pytest.fail(reason)
+        pytest.skip(reason)
+    name = f"pressroom_appview_{secrets.token_hex(4)}"
+    admin = create_engine(normalise_url(server), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    # The AppView's own client (node-postgres) takes a plain postgresql:// URL.
+    url = make_url(normalise_url(server)).set(drivername="postgresql", database=name)
+    try:
+        seconds = atproto_network.start_appview(
+            url.render_as_string(hide_password=False), atproto_network.data.parent / "appview.log"
+        )
+    except (NetworkUnavailable, OSError, subprocess.SubprocessError) as exc:
+        atproto_network.stop_appview()
+        if atproto_network.pds.process.poll() is not None:  # stopped for the restart
+            with contextlib.suppress(NetworkUnavailable):
+                atproto_network.restart_pds()
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        if IN_CI:
+            pytest.fail(f"Bluesky's AppView did not start: {exc}")
+        pytest.skip(f"Bluesky's AppView cannot run here: {exc}")
+    atproto_network.timings["appview_seconds"] = seconds
+    print(
+        f"\nAT Protocol AppView: {atproto_network.appview_did} ({seconds:.1f} s with the "
+        "PDS's restart)",
+        file=sys.stderr,
+    )
+    try:
+        yield atproto_network
+    finally:
+        atproto_network.stop_appview()
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
 
 
 class LexiconCheck:

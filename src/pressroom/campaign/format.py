@@ -250,15 +250,16 @@ class MediaEntry(_Strict):
 
 
 class ThreadEntry(_Strict):
-    """A thread's part after the first with files of its own (text_thread), in place of
-    its bare text."""
+    """A thread's part after the first with files of its own (text_thread, open_microblog),
+    in place of its bare text."""
 
     text: str = Field(description="The part's text, held to the rules of `text`.")
     media: list[str] = Field(
         min_length=1,
         description=(
-            "Names of entries under `media`: one file (an image or a video), or several "
-            "in order for a carousel, held to the rules of the block's own `media` list; "
+            "Names of entries under `media`: one file, or several in order for a carousel "
+            "(the kinds and how many the block's own `media` list takes: on Threads an "
+            "image or a video each, on Bluesky one to four images), held to its rules; "
             "sent with the part's reply."
         ),
     )
@@ -418,7 +419,9 @@ class OpenMicroblogBlock(Block):
         "(only with `media`).",
     )
     fit: str | None = _fit()
-    thread: list[str] | None = _thread(Platform.OPEN_MICROBLOG)
+    thread: list[ThreadPartSpec] | None = _thread(
+        Platform.OPEN_MICROBLOG, "; a part may be `{text, media}` to carry its images"
+    )
     media: list[str] | None = _carousel(Platform.OPEN_MICROBLOG)
 
 

@@ -768,13 +768,14 @@ class AsyncClient(ClientCore):
         alt_text: str | None = None,
         file_ids: Sequence[str] | None = None,
         file_alts: Mapping[str, str] | None = None,
-        thread: Sequence[str] | None = None,
+        thread: Sequence[str | models.TextThreadPart] | None = None,
         idempotency_key: str | None = None,
     ) -> models.PublishResult:
         """pressroom's extension (not on the hosted service): a Bluesky post, with one
         optional image or video and its alt text, or two to four images (``file_ids``)
         each with its alt text by id (``file_alts``); ``thread`` makes it a thread of
-        replies, resumed after the parts that stand by the same ``idempotency_key``."""
+        replies, resumed after the parts that stand by the same ``idempotency_key``; a
+        part given as ``TextThreadPart`` carries its own images (``file_ids``)."""
         return await self.publish(
             Platform.OPEN_MICROBLOG,
             connection_id=connection_id,

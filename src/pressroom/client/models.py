@@ -291,7 +291,8 @@ class ThreadPart(Request):
 
 class TextThreadPart(ThreadPart):
     """One part of a text_thread thread after the first: its text, and its files
-    (pressroom's extension: one file, or several in order for a carousel)."""
+    (pressroom's extension: one file, or several in order for a carousel). An
+    open_microblog (Bluesky) thread's part takes it too: its one to four images."""
 
     file_ids: list[str] | None = None
 
@@ -412,8 +413,8 @@ class OpenMicroblogPublish(PublishRequest):
     """Two to four images in one post, in order (not with ``file_id``)."""
     file_alts: dict[str, str] | None = None
     """Each file's alt text, by its id."""
-    thread: list[ThreadPart] | None = None
-    """The parts after the first, each a reply to the one before."""
+    thread: list[TextThreadPart] | None = None
+    """The parts after the first, each a reply to the one before, with its images."""
 
 
 PUBLISH_REQUESTS: dict[Platform, type[PublishRequest]] = {

@@ -141,6 +141,7 @@ REAL_DRIVERS: dict[Platform, RealNetwork] = {
             a.http,
             a.media,
             client_keys=tuple(atproto_oauth.client_key(s) for s in a.secrets),
+            appview=a.settings.open_microblog_appview,
         ),
         turned_on_by="PRESSROOM_OPEN_MICROBLOG_SERVICE_URL (https://bsky.social)",
     ),

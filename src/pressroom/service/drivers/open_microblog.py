@@ -76,13 +76,15 @@ from pressroom.service.drivers.inspection import (
     scope_states,
 )
 from pressroom.service.drivers.tokens import TokenSource
+from pressroom.settings import NetworkSettings
 
 POST = "app.bsky.feed.post"
 PROFILE = "app.bsky.actor.profile"
 WEB = "https://bsky.app"
 SESSION_GONE = frozenset({"ExpiredToken", "InvalidToken", "AccountTakedown"})
-APPVIEW = "did:web:api.bsky.app#bsky_appview"
-"""The service a PDS passes Bluesky's own reads (``app.bsky.*``) to."""
+APPVIEW: str = NetworkSettings.model_fields["open_microblog_appview"].default
+"""The service a PDS passes Bluesky's own reads (``app.bsky.*``) to: Bluesky's AppView,
+unless ``PRESSROOM_OPEN_MICROBLOG_APPVIEW`` names another."""
 SCOPES = ("atproto", "transition:generic")
 """What an AT Protocol OAuth grant names (https://atproto.com/specs/oauth#authorization-scopes):
 ``atproto`` for any session, ``transition:generic`` for an app password's powers (write
@@ -113,6 +115,7 @@ class BlueskyDriver:
         media: MediaSource,
         *,
         client_keys: tuple[str, ...] = (),
+        appview: str = APPVIEW,
     ) -> None:
         self.service_url = service_url.rstrip("/")
         self.plc_url = plc_url.rstrip("/")
@@ -122,6 +125,7 @@ class BlueskyDriver:
         self.nonces = atproto_oauth.Nonces()
         self.client_keys = client_keys
         """pressroom's OAuth client keys (``atproto_oauth.client_key``), current first."""
+        self.appview = appview
 
     # --- connect: handle and app password ----------------------------------------------
     def sign_in(self, identifier: str, password: str) -> tuple[TokenSet, Profile]:
@@ -409,7 +413,7 @@ class BlueskyDriver:
             "GET",
             _xrpc(session.pds, "app.bsky.feed.getPosts"),
             read=True,
-            headers={"atproto-proxy": APPVIEW},
+            headers={"atproto-proxy": self.appview},
             params={"uris": platform_post_id},
         )
         if response.status_code != 200:

@@ -241,8 +241,31 @@ class TextThreadThreadPart(ThreadPart):
     )
 
 
+def _part_images(platform: Platform) -> Any:
+    """A thread part's images where they go in the reply as a post's images do: as many
+    as the network's ``ItemsPerPost`` rule allows."""
+    rule = carousel_rule(platform)
+    assert rule is not None  # the label's images per post are in the rule table
+    return Field(
+        None,
+        json_schema_extra={
+            "maxItems": rule.max_items,
+            "items": {"type": "string", "minLength": 1, "pattern": SOME_TEXT},
+        },
+        description=f"Our extension: the part's images, in order: {rule.min_items} to "
+        f"{rule.max_items} (`error.rule` `{rule.id}`), held to the rules of a post's "
+        "`fileIds` (images only, each file ready), a refusal naming `thread[i].fileIds[j]`; "
+        f"each with its alt text from `fileAlts`. Sent in the part's reply as {rule.network} "
+        "embeds a post's images.",
+    )
+
+
 class OpenMicroblogThreadPart(ThreadPart):
+    takes_files = True
     text: str = text_field(Platform.OPEN_MICROBLOG, "text", "The part's text.")
+    file_ids: Annotated[list[str], Field(min_length=1)] | SkipJsonSchema[None] = _part_images(
+        Platform.OPEN_MICROBLOG
+    )
 
 
 def _thread() -> Any:
