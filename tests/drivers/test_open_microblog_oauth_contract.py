@@ -10,10 +10,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import shutil
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -32,7 +30,7 @@ from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.open_microblog import BlueskyDriver
 from pressroom.settings import NetworkSettings, Settings, get_settings
 from tests.service.web.conftest import Browser, csrf_of
-from tests.support.atproto import LexiconCheck
+from tests.support.atproto import LexiconCheck, install_script
 
 SERVICE = "https://bsky.social"
 PLC = "https://plc.directory"
@@ -410,10 +408,9 @@ def test_the_reference_server_accepts_the_client_pressroom_is(
     keys = (atproto_oauth.client_key(b"a service secret"),)
     on_https = atproto_oauth.client_of("https://pressroom.example.com", open_microblog.SCOPES, keys)
     loopback = atproto_oauth.client_of("http://127.0.0.1:8000", open_microblog.SCOPES, keys)
-    script = Path(__file__).resolve().parents[1] / "atproto" / "client_metadata.mjs"
-    shutil.copyfile(script, atproto_lexicons.directory / script.name)
+    script = install_script(atproto_lexicons.directory, "client_metadata.mjs")
     done = subprocess.run(
-        [str(atproto_lexicons.home / "bin" / "node"), script.name],
+        [str(atproto_lexicons.home / "bin" / "node"), script],
         input=json.dumps(
             {
                 "metadata": atproto_oauth.client_metadata(on_https),

@@ -150,20 +150,25 @@ def free_port() -> int:
         return port
 
 
-def script_name() -> str:
-    """network.mjs as the cache holds it, named by its content: checkouts of different
-    versions sharing one cache each run their own (a fixed name would let one overwrite
-    the file another is about to start)."""
-    digest = hashlib.sha256((PACKAGE / "network.mjs").read_bytes()).hexdigest()[:12]
-    return f"network-{digest}.mjs"
+def script_name(script: str = "network.mjs") -> str:
+    """One of tests/atproto's scripts as the cache holds it, named by its content:
+    checkouts of different versions sharing one cache each run their own, and a worker
+    never rewrites a file another worker is running (a fixed name would let either
+    happen)."""
+    digest = hashlib.sha256((PACKAGE / script).read_bytes()).hexdigest()[:12]
+    stem, suffix = script.rsplit(".", 1)
+    return f"{stem}-{digest}.{suffix}"
 
 
-def install_script(directory: Path) -> None:
-    target = directory / script_name()
+def install_script(directory: Path, script: str = "network.mjs") -> str:
+    """Put the script beside the installed packages (written aside, then renamed into
+    place) and answer its name there."""
+    target = directory / script_name(script)
     if not target.exists():
         partial = directory / f".{target.name}.{os.getpid()}"
-        shutil.copyfile(PACKAGE / "network.mjs", partial)
+        shutil.copyfile(PACKAGE / script, partial)
         partial.replace(target)
+    return target.name
 
 
 @dataclass
@@ -477,10 +482,11 @@ class LexiconCheck:
     def __init__(self, home: Path, directory: Path) -> None:
         self.home = home
         self.directory = directory
+        self.script = install_script(directory, "validate.mjs")
 
     def __call__(self, calls: list[dict[str, Any]]) -> list[str | None]:
         done = subprocess.run(
-            [str(self.home / "bin" / "node"), "validate.mjs"],
+            [str(self.home / "bin" / "node"), self.script],
             input=json.dumps(calls),
             cwd=self.directory,
             capture_output=True,
@@ -502,5 +508,4 @@ def atproto_lexicons() -> LexiconCheck:
         if IN_CI:
             pytest.fail(f"the AT Protocol packages did not install: {exc}")
         pytest.skip(f"the AT Protocol packages cannot be installed here: {exc}")
-    shutil.copyfile(PACKAGE / "validate.mjs", directory / "validate.mjs")
     return LexiconCheck(home, directory)
