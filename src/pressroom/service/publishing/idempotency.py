@@ -39,7 +39,7 @@ import logging
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from fastapi import Request, Response
@@ -187,7 +187,8 @@ class KeyStore:
             return Absent()
         now = utcnow()
         if record.expires_at <= now:
-            return Absent()  # the next claim purges it
+            self._forget(record, now)  # so the next claim can take the key
+            return Absent()
         if record.state == IN_PROGRESS and (orphaned or record.created_at <= now - ABANDONED_AFTER):
             self._abandon(record)  # its request died mid-send: held, as an unknown outcome
             return Absent()
@@ -203,6 +204,10 @@ class KeyStore:
         if record.state == HELD:
             return self._take_held(record, claim)
         return InProgress()
+
+    def _forget(self, record: IdempotencyRecord, now: datetime) -> None:
+        with transaction(self.sessions) as db:
+            IdempotencyRepository(db).forget_expired(record.id, now)
 
     def _take_held(self, record: IdempotencyRecord, claim: Claim) -> Claim | InProgress:
         """A held key: this request claims it to look the post up (one request wins)."""
