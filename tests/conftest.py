@@ -219,9 +219,11 @@ def _postgres_pools_closed() -> Iterator[None]:
 def _no_frozen_objects_left() -> Iterator[None]:
     """An app that starts freezes what exists (``lifespan.freeze_start_up_objects``):
     in a test run that is every test before it, garbage included, so each test gives
-    it back to the collector."""
+    it back to the collector, and the collector's thresholds as they were."""
+    threshold = gc.get_threshold()
     yield
     gc.unfreeze()
+    gc.set_threshold(*threshold)
 
 
 @pytest.fixture(autouse=True)

@@ -21,6 +21,7 @@ from pressroom.service.db.models import (
 )
 from pressroom.service.db.session import transaction
 from pressroom.service.drivers import drivers_of
+from pressroom.service.publishing import repository
 from tests.conftest import AccountHandle, Service
 from tests.support.files import make_file
 from tests.support.publish import deliveries, error_of, post_count, publish, valid_body
@@ -449,6 +450,23 @@ def test_keys_are_kept_seven_days_then_forgotten(service: Service) -> None:
     fresh = publish(account, MICRO, body, key="weekly")
     assert fresh.status_code == 200 and "Idempotent-Replayed" not in fresh.headers
     assert len(deliveries(service)) == 2 and len(keys(service)) == 1
+
+
+def test_an_accounts_expired_keys_are_forgotten_as_it_takes_one(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once a minute per process (``repository.PURGE_EVERY``), not on every claim."""
+    account = service.account()
+    body = valid_body(account, MICRO)
+    assert publish(account, MICRO, body, key="first").status_code == 200
+    with transaction(service.sessions) as db:
+        db.execute(update(IdempotencyRecord).values(expires_at=utcnow() - timedelta(seconds=1)))
+    assert publish(account, MICRO, {**body, "text": "second"}, key="second").status_code == 200
+    assert sorted(k.key for k in keys(service)) == ["first", "second"]  # within the minute
+
+    monkeypatch.setattr(repository, "_purged", {})  # as a minute later
+    assert publish(account, MICRO, {**body, "text": "third"}, key="third").status_code == 200
+    assert sorted(k.key for k in keys(service)) == ["second", "third"]
 
 
 @pytest.mark.parametrize("key", ["", "   ", "k" * 256])

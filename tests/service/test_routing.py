@@ -9,8 +9,10 @@ import pytest
 from fastapi import Request, Response
 from starlette.routing import BaseRoute, Match
 
+from pressroom.platforms import Platform
 from pressroom.service.routing import RequestRoute
 from tests.conftest import Service
+from tests.support.publish import error_of, publish, valid_body
 
 
 def _counting(route: BaseRoute, asked: list[str]) -> None:
@@ -99,3 +101,26 @@ def test_the_unified_list_is_answered_without_fastapis_dependency_solver(
     listed = account.get("/api/connections/unified")
     assert listed.status_code == 200  # type: ignore[attr-defined]
     assert [c["name"] for c in listed.json()] == ["@solo"]  # type: ignore[attr-defined]
+
+
+def test_a_valid_publish_body_goes_to_the_route_without_fastapis_dependency_solver(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``routing.json_body_handler``: a valid JSON body is validated once and handed
+    to the endpoint; any other body is FastAPI's to answer, as it always was."""
+    account = service.account()
+    solved: list[str] = []
+    solve = fastapi.routing.solve_dependencies
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        solved.append(kwargs["request"].url.path)
+        return await solve(*args, **kwargs)
+
+    monkeypatch.setattr(fastapi.routing, "solve_dependencies", counted)
+    body = valid_body(account, Platform.MICROBLOG)
+    assert publish(account, Platform.MICROBLOG, body, key="valid").status_code == 200
+    assert solved == []
+
+    refused = publish(account, Platform.MICROBLOG, {**body, "txet": "typo"}, key="typo")
+    assert refused.status_code == 400 and error_of(refused)["field"] == "txet"
+    assert solved == ["/api/v2/microblog/publish"]

@@ -221,6 +221,8 @@ def _parsed_as_json(scope: Scope) -> bool:
     or ``application/*+json``."""
     for name, value in scope["headers"]:
         if name == b"content-type":
+            if value == b"application/json":  # what clients send; parsing it costs more
+                return True
             message = email.message.Message()
             message["content-type"] = value.decode("latin-1")
             subtype = message.get_content_subtype()

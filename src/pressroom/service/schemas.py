@@ -79,14 +79,27 @@ class RequestModel(CamelModel):
     def _whole_numbers_as_integers(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        for name, field in cls.model_fields.items():
-            if not _takes_int(field.annotation):
-                continue
-            for key in {field.alias or name, name}:
-                value = data.get(key)
-                if isinstance(value, float) and value.is_integer():
-                    data = {**data, key: int(value)}
+        for key in _int_keys(cls):
+            value = data.get(key)
+            if isinstance(value, float) and value.is_integer():
+                data = {**data, key: int(value)}
         return data
+
+
+_INT_KEYS: dict[type[BaseModel], tuple[str, ...]] = {}
+
+
+def _int_keys(model: type[BaseModel]) -> tuple[str, ...]:
+    """The keys (alias and name) of ``model``'s integer fields, worked out once: asked
+    of every field on every body, the annotations cost more than the body's validation."""
+    keys = _INT_KEYS.get(model)
+    if keys is None:
+        found: list[str] = []
+        for name, field in model.model_fields.items():
+            if _takes_int(field.annotation):
+                found += [key for key in (field.alias or name, name) if key not in found]
+        keys = _INT_KEYS[model] = tuple(found)
+    return keys
 
 
 def _takes_int(annotation: Any) -> bool:

@@ -48,6 +48,8 @@ class _Compiled:
     results: tuple[tuple[int, Processor], ...]
     """The result columns that need converting, by position."""
     row: Callable[..., Row] | None
+    order: tuple[tuple[str, Processor | None], ...]
+    """``names`` with each one's bind processor (positional styles)."""
 
 
 class Prepared:
@@ -101,7 +103,8 @@ class Prepared:
         if columns:
             fields = [column.keyname for column in columns]
             row = namedtuple("Row", fields, rename=True)._make  # type: ignore[attr-defined]
-        return _Compiled(compiled.string, positional, names, fixed, binds, results, row)
+        order = tuple((name, binds.get(name)) for name in names) if positional else ()
+        return _Compiled(compiled.string, positional, names, fixed, binds, results, row, order)
 
 
 class Link:
@@ -114,15 +117,20 @@ class Link:
 
     def _cursor(self, prepared: Prepared, params: Mapping[str, Any]) -> tuple[Any, _Compiled]:
         compiled = prepared.compiled(self.dialect)
+        cursor = self.dbapi_connection.cursor()
+        if compiled.positional:  # the values in order, each converted: no dict between
+            fixed = compiled.fixed
+            args = []
+            for name, processor in compiled.order:
+                value = params[name] if name in params else fixed[name]
+                args.append(value if processor is None else processor(value))
+            cursor.execute(compiled.sql, args)
+            return cursor, compiled
         values = {**compiled.fixed, **params} if compiled.fixed else dict(params)
         for name, processor in compiled.binds.items():
             if name in values:
                 values[name] = processor(values[name])
-        cursor = self.dbapi_connection.cursor()
-        if compiled.positional:
-            cursor.execute(compiled.sql, tuple(values[name] for name in compiled.names))
-        else:
-            cursor.execute(compiled.sql, values)
+        cursor.execute(compiled.sql, values)
         return cursor, compiled
 
     def execute(self, prepared: Prepared, **params: Any) -> int:

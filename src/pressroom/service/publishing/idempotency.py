@@ -39,7 +39,7 @@ import logging
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from fastapi import Request, Response
@@ -89,6 +89,7 @@ from pressroom.service.publishing.repository import (
 )
 from pressroom.service.publishing.resuming import Resume
 from pressroom.service.publishing.unknowns import resolve_held_key
+from pressroom.service.routing import json_body_handler
 
 log = logging.getLogger(__name__)
 
@@ -110,11 +111,16 @@ class Absent:
     """Nobody holds the key (any more)."""
 
 
-def fingerprint(method: str, path: str, body: bytes) -> str:
+_UNPARSED = object()
+
+
+def fingerprint(method: str, path: str, body: bytes, content: Any = _UNPARSED) -> str:
     """The request's identity: JSON bodies compare by content, not by key order or spacing,
-    and without the fields that say who sent it (``UNFINGERPRINTED``)."""
+    and without the fields that say who sent it (``UNFINGERPRINTED``). ``content``: the
+    body already parsed, when it was."""
     try:
-        content = json.loads(body)
+        if content is _UNPARSED:
+            content = json.loads(body)
         if isinstance(content, dict):
             content = {k: v for k, v in content.items() if k not in UNFINGERPRINTED}
         canonical = json.dumps(
@@ -181,7 +187,8 @@ class KeyStore:
             return Absent()
         now = utcnow()
         if record.expires_at <= now:
-            return Absent()  # the next claim purges it
+            self._forget(record, now)  # so the next claim can take the key
+            return Absent()
         if record.state == IN_PROGRESS and (orphaned or record.created_at <= now - ABANDONED_AFTER):
             self._abandon(record)  # its request died mid-send: held, as an unknown outcome
             return Absent()
@@ -197,6 +204,10 @@ class KeyStore:
         if record.state == HELD:
             return self._take_held(record, claim)
         return InProgress()
+
+    def _forget(self, record: IdempotencyRecord, now: datetime) -> None:
+        with transaction(self.sessions) as db:
+            IdempotencyRepository(db).forget_expired(record.id, now)
 
     def _take_held(self, record: IdempotencyRecord, claim: Claim) -> Claim | InProgress:
         """A held key: this request claims it to look the post up (one request wins)."""
@@ -245,7 +256,7 @@ class IdempotentRoute(APIRoute):
     validation included."""
 
     def get_route_handler(self) -> Handler:
-        handler = super().get_route_handler()
+        handler = json_body_handler(self, super().get_route_handler())
 
         async def idempotent_handler(request: Request) -> Response:
             key = request.headers.get(HEADER)
@@ -276,7 +287,12 @@ async def _run_once(request: Request, key: str, handler: Handler) -> Response:
         getattr(request.app.state, "registration", None),
     )
     endpoint = request.url.path
-    digest = fingerprint(request.method, endpoint, await request.body())
+    body = await request.body()
+    try:
+        content = await request.json()  # parsed once: the route's validation reads it too
+    except ValueError:
+        content = _UNPARSED
+    digest = fingerprint(request.method, endpoint, body, content)
     deadline = time.monotonic() + settings.idempotency_wait_seconds
     claim = store.new_claim(account.id, key, endpoint, digest)
     for _ in range(5):

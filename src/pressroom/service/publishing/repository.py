@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
@@ -187,6 +187,14 @@ class IdempotencyRepository:
             )
         )
 
+    def forget_expired(self, record_id: int, now: datetime) -> None:
+        """Delete the key's row if it has expired, so the key can be taken anew."""
+        self.db.execute(
+            delete(IdempotencyRecord)
+            .where(IdempotencyRecord.id == record_id, IdempotencyRecord.expires_at <= now)
+            .execution_options(synchronize_session=False)
+        )
+
     def hold(self, record_id: int) -> None:
         self.db.execute(
             update(IdempotencyRecord)
@@ -320,6 +328,15 @@ _RECORD_OUTCOME = Prepared(
 )
 
 
+PURGE_EVERY = timedelta(minutes=1)
+"""How often each process forgets an account's expired keys as it takes one. Every
+claim did: a statement of a publish's twelve, for keys that lapse a week after use."""
+
+_purged: dict[str, datetime] = {}
+"""When this process last forgot each account's expired keys (``add_key``); a purge
+rolled back with its unit is made a minute later."""
+
+
 class KeyTaken(Exception):
     """The account already holds this Idempotency-Key (another request's, or an answer
     kept for it): the request gets the key's answer, not its own."""
@@ -339,10 +356,15 @@ def add_key(
     status: int | None = None,
     body: dict[str, Any] | None = None,
 ) -> int:
-    """Take a key (after forgetting the account's expired ones); ``KeyTaken`` when the
-    account holds it. The unique constraint on (account, key) decides between racing
-    requests, across threads, processes and hosts alike."""
-    link.execute(_PURGE_EXPIRED, account_id=account_id, now=now)
+    """Take a key; ``KeyTaken`` when the account holds it. The unique constraint on
+    (account, key) decides between racing requests, across threads, processes and hosts
+    alike. The account's expired keys are forgotten first, once every ``PURGE_EVERY``
+    in each process (a key found taken by an expired row is forgotten at once by the
+    claim that found it: ``idempotency.KeyStore.inspect``)."""
+    last = _purged.get(account_id)
+    if last is None or not last <= now < last + PURGE_EVERY:
+        link.execute(_PURGE_EXPIRED, account_id=account_id, now=now)
+        _purged[account_id] = now
     try:
         record_id = link.scalar(
             _ADD_KEY,
