@@ -3,8 +3,9 @@
 A command run as a separate process costs an interpreter and pressroom's imports (seconds
 of CPU each); ``admin(..., process=True)`` does that where the process is the point (the
 entry point, settings read from the environment, what reaches stdout). The other commands
-run the same CLI application in this process, with the same environment, which is what
-they check: the command's output, its exit status and the rows it leaves.
+run the same CLI application in this process (``tests.support.cli``), with the same
+environment, which is what they check: the command's output, its exit status and the rows
+it leaves.
 """
 
 from __future__ import annotations
@@ -15,12 +16,9 @@ import subprocess
 import sys
 from typing import Any
 
-from typer.testing import CliRunner
-
-from pressroom.cli.main import app
 from pressroom.plans import Plan
-from pressroom.settings import get_settings
 from tests.conftest import Service
+from tests.support.cli import run_in_process
 
 
 def admin(service: Service, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
@@ -36,14 +34,7 @@ def admin(service: Service, *args: str, process: bool = False) -> subprocess.Com
             text=True,
             timeout=60,
         )
-    get_settings.cache_clear()  # read from this environment, as a new process would
-    try:
-        result = CliRunner().invoke(app, ["admin", *args], env=env)
-    finally:
-        get_settings.cache_clear()
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception  # a process would have died with this traceback
-    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
+    return run_in_process(["admin", *args], {**os.environ, **env})
 
 
 def admin_json(service: Service, *args: str, process: bool = False) -> Any:
