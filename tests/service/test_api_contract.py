@@ -19,6 +19,7 @@ import sys
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -165,10 +166,11 @@ def test_the_service_keeps_its_openapi_contract_across_operations(
     print(output[-2500:])  # shown with -rP
 
 
-def operations() -> set[Operation]:
+@cache
+def operations() -> frozenset[Operation]:
     """Every route the app routes (not read from the document under test)."""
     app = create_app(Settings(db=DatabaseSettings(database_url="sqlite://")), migrate=False)
-    return {
+    return frozenset(
         Operation(
             f"{method} {context.path}",
             context.name,
@@ -177,4 +179,4 @@ def operations() -> set[Operation]:
         for context in iter_route_contexts(app.router.routes)
         if isinstance(context.original_route, APIRoute) and context.original_route.include_in_schema
         for method in context.methods or ()
-    }
+    )
