@@ -38,7 +38,9 @@ def test_created_account_signs_in_once_with_the_printed_link(service: Service) -
 
 
 def test_text_mode_keeps_only_the_key_on_stdout(service: Service) -> None:
-    done = admin(service, "create-account", "--email", "txt@example.com", "--plan", "business")
+    done = admin(
+        service, "create-account", "--email", "txt@example.com", "--plan", "business", process=True
+    )
     assert done.returncode == 0
     assert done.stdout.strip().startswith("prk_live_") and "\n" not in done.stdout.strip()
     assert "/sign-in/link/" in done.stderr

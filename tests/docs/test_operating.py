@@ -7,7 +7,8 @@ started in the background (on a free port, ``--port`` added: the page's default 
 be taken) and waited for until ready; every other line runs and must exit 0, except the
 install line of an upgrade (``pip install``), which ``scripts/setup`` runs for every
 checkout. The data is made through the service itself (an account and a connection with
-``pressroom admin``, a file and posts through the API) and read back through the API.
+``pressroom admin``, run in this process, a file and posts through the API) and read back
+through the API.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -37,6 +39,7 @@ from pressroom.client import Client
 from pressroom.service.db.migrate import alembic_config
 from pressroom.service.db.session import normalise_url
 from tests.client.live import free_port
+from tests.support.cli import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATING = ROOT / "docs" / "operating"
@@ -127,23 +130,30 @@ class Made:
     """The record id of the post published before the backup."""
 
 
+def admin_json(cwd: Path, env: dict[str, str], *args: str) -> Any:
+    """``pressroom admin --data-dir .pressroom ... --json`` as run in ``cwd``."""
+    done = run_in_process(["admin", "--data-dir", str(cwd / ".pressroom"), *args, "--json"], env)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return json.loads(done.stdout)
+
+
 def make_data(cwd: Path, env: dict[str, str], serve: str) -> Made:
     """An account, a connection, a file and a post, made through the service."""
-    account = json.loads(
-        run(
-            ".venv/bin/pressroom admin --data-dir .pressroom create-account "
-            "--email ops@example.com --plan business --json",
-            cwd,
-            env,
-        )
+    # The admin commands run in this process (tests.support.cli): they make the data, the
+    # pages' commands are the ones run as printed.
+    account = admin_json(
+        cwd, env, "create-account", "--email", "ops@example.com", "--plan", "business"
     )
-    connection = json.loads(
-        run(
-            ".venv/bin/pressroom admin --data-dir .pressroom connect "
-            "--account ops@example.com --platform microblog --name @acme --json",
-            cwd,
-            env,
-        )
+    connection = admin_json(
+        cwd,
+        env,
+        "connect",
+        "--account",
+        "ops@example.com",
+        "--platform",
+        "microblog",
+        "--name",
+        "@acme",
     )
     picture = BytesIO()
     Image.new("RGB", (64, 48), "orange").save(picture, format="PNG")

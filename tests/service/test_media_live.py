@@ -28,6 +28,10 @@ from tests.support.media import make_video
 from tests.support.waiting import wait_until
 
 MIB = 1024 * 1024
+# The polls' one client: each ``httpx.get()`` builds a client, and with it an SSL context
+# from the CA bundle (about 25 ms of CPU), ten times a second while a service starts. No
+# connection is kept: a later service may be given a port a killed one had.
+POLL = httpx.Client(limits=httpx.Limits(max_keepalive_connections=0))
 
 
 def free_port() -> int:
@@ -100,7 +104,7 @@ def live_service(
             if process.poll() is not None:
                 raise AssertionError(f"the service exited:\n{log.read_text()}")
             try:
-                if httpx.get(f"{base_url}/api/upload/files", timeout=1).status_code == 401:
+                if POLL.get(f"{base_url}/api/upload/files", timeout=1).status_code == 401:
                     break
             except httpx.TransportError:
                 pass
@@ -136,7 +140,7 @@ def presign(service: LiveService, key: str, filename: str, content_type: str) ->
 
 
 def status(service: LiveService, key: str, file_id: str) -> dict[str, Any]:
-    response = httpx.get(
+    response = POLL.get(
         f"{service.base_url}/api/upload/status/{file_id}", headers={"X-API-Key": key}
     )
     assert response.status_code == 200, response.text

@@ -26,6 +26,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,6 +73,10 @@ MICROBLOG = ["@acme", "@acme_news", "@acme_help"]
 PHOTOS = ["acme.photos", "acme.studio"]
 PLANNED = POSTS * (len(MICROBLOG) + len(PHOTOS))
 PUBLISHED = re.compile(r"Task run '(?:microblog|photo_sharing) · [^']*' - Finished in state")
+# One client for the test's own requests: each ``httpx.get()`` builds a client, and with
+# it an SSL context from the CA bundle (tens of milliseconds of CPU), and the test makes
+# thousands (20 health polls a second, a request per task run at the end).
+HTTP = httpx.Client(timeout=30)
 
 
 def free_port() -> int:
@@ -123,7 +128,7 @@ def wait_until(check: Callable[[], Any], what: str, timeout: float = 120) -> Any
 
 def answers(url: str) -> int | None:
     try:
-        return httpx.get(url, timeout=1).status_code
+        return HTTP.get(url, timeout=1).status_code
     except httpx.TransportError:
         return None
 
@@ -164,7 +169,7 @@ def prefect_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
 
 def prefect_api(url: str, path: str, body: dict[str, Any] | None = None) -> Any:
     for attempt in range(5):  # a 503 is its SQLite busy for a moment: Retry-After, again
-        response = httpx.post(f"{url}{path}", json=body or {}, timeout=30)
+        response = HTTP.post(f"{url}{path}", json=body or {}, timeout=30)
         if response.status_code != 503 or attempt == 4:
             break
         time.sleep(float(response.headers.get("Retry-After", "1") or 1))
@@ -173,7 +178,7 @@ def prefect_api(url: str, path: str, body: dict[str, Any] | None = None) -> Any:
 
 
 def task_run_states(url: str, task_run_id: str) -> list[str]:
-    response = httpx.get(f"{url}/task_run_states/", params={"task_run_id": task_run_id})
+    response = HTTP.get(f"{url}/task_run_states/", params={"task_run_id": task_run_id})
     response.raise_for_status()
     return [state["type"] for state in response.json()]
 
@@ -241,10 +246,12 @@ def test_a_campaign_survives_kills_of_a_replica_a_media_worker_and_a_task_worker
         )
         assert migrate.returncode == 0, migrate.stdout + migrate.stderr
 
+        # Every process is started before any is waited for: each spends seconds importing,
+        # and one at a time the start-ups added up.
         api_ports = [free_port(), free_port()]
 
-        def start_replica(port: int) -> subprocess.Popen[bytes]:
-            process, log = processes.start(
+        def launch_replica(port: int) -> tuple[subprocess.Popen[bytes], Path]:
+            return processes.start(
                 f"api-{port}",
                 [
                     *pressroom,
@@ -259,6 +266,8 @@ def test_a_campaign_survives_kills_of_a_replica_a_media_worker_and_a_task_worker
                 ],
                 service_env,
             )
+
+        def replica_up(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
             wait_until(
                 lambda: (
                     process.poll() is not None or answers(f"http://127.0.0.1:{port}/healthz") == 200
@@ -266,20 +275,29 @@ def test_a_campaign_survives_kills_of_a_replica_a_media_worker_and_a_task_worker
                 f"the replica on {port}",
             )
             assert process.poll() is None, log.read_text()
+
+        def start_replica(port: int) -> subprocess.Popen[bytes]:
+            process, log = launch_replica(port)
+            replica_up(port, process, log)
             return process
 
-        replicas = [start_replica(port) for port in api_ports]
+        launched_replicas = [launch_replica(port) for port in api_ports]
         balancer = Balancer([("127.0.0.1", port) for port in api_ports])
         base_url = balancer.start()
         stack.callback(balancer.stop)
 
-        def start_media_worker(name: str) -> tuple[subprocess.Popen[bytes], Path]:
+        def launch_media_worker(name: str) -> tuple[subprocess.Popen[bytes], Path, int]:
             ops_port = free_port()
             process, log = processes.start(
                 name,
                 [*pressroom, "worker", "--data-dir", str(tmp_path / name)],
                 worker_env | {"PRESSROOM_OPS_PORT": str(ops_port)},
             )
+            return process, log, ops_port
+
+        def media_worker_up(
+            name: str, process: subprocess.Popen[bytes], log: Path, ops_port: int
+        ) -> tuple[subprocess.Popen[bytes], Path]:
             wait_until(
                 lambda: (
                     process.poll() is not None
@@ -291,11 +309,14 @@ def test_a_campaign_survives_kills_of_a_replica_a_media_worker_and_a_task_worker
             # A worker answers probes too: alive, ready, and its metrics.
             wait_until(lambda: answers(f"http://127.0.0.1:{ops_port}/healthz") == 200, "healthz")
             assert answers(f"http://127.0.0.1:{ops_port}/readyz") == 200
-            metrics = httpx.get(f"http://127.0.0.1:{ops_port}/metrics").text
+            metrics = HTTP.get(f"http://127.0.0.1:{ops_port}/metrics").text
             assert "pressroom_" in metrics
             return process, log
 
-        media_workers = [start_media_worker(f"media-{i}") for i in range(2)]
+        def start_media_worker(name: str) -> tuple[subprocess.Popen[bytes], Path]:
+            return media_worker_up(name, *launch_media_worker(name))
+
+        launched_media = {f"media-{i}": launch_media_worker(f"media-{i}") for i in range(2)}
 
         # The Dask cluster the flow sends its tasks to.
         dask_port = free_port()
@@ -322,6 +343,43 @@ def test_a_campaign_survives_kills_of_a_replica_a_media_worker_and_a_task_worker
                     ),  # type: ignore[call-arg]
                 )
         pipeline_env["PRESSROOM_API_KEY"] = key
+        # The campaign, deployed to a process work pool as scripts/deploy does (in a thread,
+        # while the services start), and a Prefect worker of that pool.
+        for i in range(IMAGES):
+            make_image(tmp_path / f"photo{i}.png", size=(60 + i, 60))  # shapes Instagram takes
+        campaign = tmp_path / "topology-week.yaml"
+        campaign.write_text(campaign_text())
+        [report] = validate_files([campaign])
+        assert not report.errors, report.errors
+        (tmp_path / "prefect.yaml").write_text(
+            "name: pressroom\n"
+            "deployments:\n"
+            "  - name: topology-week\n"
+            f"    entrypoint: {ENTRYPOINT}\n"
+            f"    parameters: {{campaign_file: '{campaign}'}}\n"
+            f"    work_pool: {{name: {POOL}}}\n"
+        )
+        prefect = [sys.executable, "-m", "prefect"]
+
+        def deploy() -> None:
+            for command in (
+                [*prefect, "work-pool", "create", POOL, "--type", "process"],
+                [
+                    *prefect,
+                    "--no-prompt",
+                    "deploy",
+                    "--all",
+                    "--prefect-file",
+                    str(tmp_path / "prefect.yaml"),
+                ],
+            ):
+                done = subprocess.run(
+                    command, env=pipeline_env, cwd=ROOT, capture_output=True, timeout=180
+                )
+                assert done.returncode == 0, done.stdout + done.stderr
+
+        deployed = stack.enter_context(ThreadPoolExecutor(1)).submit(deploy)
+
         processes.start(
             "dask-scheduler",
             [
@@ -356,43 +414,19 @@ def test_a_campaign_survives_kills_of_a_replica_a_media_worker_and_a_task_worker
             )
 
         dask_workers = [start_dask_worker(f"dask-{i}") for i in range(2)]
+        replicas: list[subprocess.Popen[bytes]] = []
+        for port, (process, log) in zip(api_ports, launched_replicas, strict=True):
+            replica_up(port, process, log)
+            replicas.append(process)
+        media_workers = [
+            media_worker_up(name, *launched) for name, launched in launched_media.items()
+        ]
         from distributed import Client
 
         with Client(dask_address, timeout=60) as client:
             client.wait_for_workers(2, timeout=60)
 
-        # The campaign, deployed to a process work pool as scripts/deploy does, and a
-        # Prefect worker of that pool.
-        for i in range(IMAGES):
-            make_image(tmp_path / f"photo{i}.png", size=(60 + i, 60))  # shapes Instagram takes
-        campaign = tmp_path / "topology-week.yaml"
-        campaign.write_text(campaign_text())
-        [report] = validate_files([campaign])
-        assert not report.errors, report.errors
-        (tmp_path / "prefect.yaml").write_text(
-            "name: pressroom\n"
-            "deployments:\n"
-            "  - name: topology-week\n"
-            f"    entrypoint: {ENTRYPOINT}\n"
-            f"    parameters: {{campaign_file: '{campaign}'}}\n"
-            f"    work_pool: {{name: {POOL}}}\n"
-        )
-        prefect = [sys.executable, "-m", "prefect"]
-        for command in (
-            [*prefect, "work-pool", "create", POOL, "--type", "process"],
-            [
-                *prefect,
-                "--no-prompt",
-                "deploy",
-                "--all",
-                "--prefect-file",
-                str(tmp_path / "prefect.yaml"),
-            ],
-        ):
-            done = subprocess.run(
-                command, env=pipeline_env, cwd=ROOT, capture_output=True, timeout=180
-            )
-            assert done.returncode == 0, done.stdout + done.stderr
+        deployed.result()
         processes.start(
             "prefect-worker", [*prefect, "worker", "start", "--pool", POOL], pipeline_env
         )
