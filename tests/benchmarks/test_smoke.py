@@ -16,6 +16,9 @@ import pytest
 from benchmarks import run_all
 from tests.benchmarks.smoke_checks import CHECKS, runs_and_reports
 
+# Minutes long: handed out first (scripts/test runs the files on parallel workers).
+pytestmark = pytest.mark.long
+
 
 def test_every_benchmark_has_its_smoke_checks() -> None:
     assert set(CHECKS) == set(run_all.BENCHMARKS)

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.benchmarks.smoke_checks import runs_and_reports
+
+# Minutes long: handed out first (scripts/test runs the files on parallel workers).
+pytestmark = pytest.mark.long
 
 
 def test_the_fanout_runs_in_its_smoke_configuration_and_reports(tmp_path: Path) -> None:

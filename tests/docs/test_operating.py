@@ -41,6 +41,9 @@ from pressroom.service.db.session import normalise_url
 from tests.client.live import free_port
 from tests.support.cli import run_in_process
 
+# Minutes long: handed out first (scripts/test runs the files on parallel workers).
+pytestmark = pytest.mark.long
+
 ROOT = Path(__file__).resolve().parents[2]
 OPERATING = ROOT / "docs" / "operating"
 BLOCK = re.compile(r"^```bash\n(.*?)^```", re.S | re.M)

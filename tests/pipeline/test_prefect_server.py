@@ -21,6 +21,9 @@ from pressroom.pipeline.serving import LocalPrefectServer, free_port
 from tests.pipeline.conftest import LiveService, WriteCampaign
 from tests.pipeline.test_prefect_settings import BATCHED, server_settings
 
+# Minutes long: handed out first (scripts/test runs the files on parallel workers).
+pytestmark = pytest.mark.long
+
 
 @pytest.fixture(scope="module")
 def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

@@ -29,6 +29,9 @@ from pressroom.service.app import create_app
 from pressroom.settings import DatabaseSettings, Settings
 from tests.service.test_media_live import api_key, live_service
 
+# Minutes long: handed out first (scripts/test runs the files on parallel workers).
+pytestmark = pytest.mark.long
+
 EXAMPLES_PER_OPERATION = 50
 
 EXCLUDED = {

@@ -27,6 +27,9 @@ from pressroom.service.db.session import make_engine, make_session_factory, tran
 from tests.support.media import make_video
 from tests.support.waiting import wait_until
 
+# Minutes long: handed out first (scripts/test runs the files on parallel workers).
+pytestmark = pytest.mark.long
+
 MIB = 1024 * 1024
 # The polls' one client: each ``httpx.get()`` builds a client, and with it an SSL context
 # from the CA bundle (about 25 ms of CPU), ten times a second while a service starts. No

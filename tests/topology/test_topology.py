@@ -63,6 +63,9 @@ from tests.support.balancer import Balancer
 from tests.support.media import make_image
 from tests.support.seaweed import BUCKET, SeaweedS3
 
+# Minutes long: handed out first (scripts/test runs the files on parallel workers).
+pytestmark = pytest.mark.long
+
 pytest_plugins = ("tests.support.library",)  # the session's SeaweedFS
 
 ROOT = Path(__file__).resolve().parents[2]
