@@ -19,20 +19,17 @@ import secrets
 from pressroom.platforms import Platform
 from pressroom.service.accounts.repository import AccountRepository
 from pressroom.service.connections import service as connections
-from pressroom.service.db.base import utcnow
-from pressroom.service.db.models import Connection, OAuthState
+from pressroom.service.db.models import Connection
 from pressroom.service.db.session import transaction
 from pressroom.service.drivers import atproto_oauth
 from pressroom.service.drivers.base import PlatformUnavailable, TokenRefused
 from pressroom.service.drivers.open_microblog import BlueskyDriver, SignInRefused
-from pressroom.service.oauth.repository import OAuthStateRepository
 from pressroom.service.oauth.service import (
-    STATE_TTL,
     Flow,
     OAuthFailure,
     _connect,
-    _hash,
     _store,
+    remember_state,
 )
 
 
@@ -96,18 +93,7 @@ def start_oauth(
     except PlatformUnavailable as exc:
         raise SignInError("handle", _unreachable(exc)) from None
     with transaction(flow.sessions) as db:
-        now = utcnow()
-        OAuthStateRepository(db).add(
-            OAuthState(
-                state_hash=_hash(state),
-                account_id=account_id,
-                platform=platform.value,
-                code_verifier_enc=flow.vault.encrypt(pending),
-                reconnect_id=reconnect_id,
-                created_at=now,
-                expires_at=now + STATE_TTL,
-            )
-        )
+        remember_state(db, flow, state, account_id, platform, pending, reconnect_id)
     return url
 
 

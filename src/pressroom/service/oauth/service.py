@@ -115,6 +115,32 @@ def _hash(state: str) -> str:
     return hashlib.sha256(state.encode()).hexdigest()
 
 
+def remember_state(
+    db: Session,
+    flow: Flow,
+    state: str,
+    account_id: str,
+    platform: Platform,
+    secret: str,
+    reconnect_id: str | None,
+) -> None:
+    """Keep an authorization in flight until its callback: the state only as a hash, and
+    what the callback needs to finish it (a PKCE verifier, or a pending AT Protocol
+    authorization) encrypted, for ``STATE_TTL``."""
+    now = utcnow()
+    OAuthStateRepository(db).add(
+        OAuthState(
+            state_hash=_hash(state),
+            account_id=account_id,
+            platform=platform.value,
+            code_verifier_enc=flow.vault.encrypt(secret),
+            reconnect_id=reconnect_id,
+            created_at=now,
+            expires_at=now + STATE_TTL,
+        )
+    )
+
+
 def start(
     flow: Flow, account_id: str, platform: Platform, *, reconnect_id: str | None = None
 ) -> str:
@@ -135,18 +161,7 @@ def start(
             platform = Platform(target.platform)
         else:
             connections.check_can_connect(db, account, platform)
-        now = utcnow()
-        OAuthStateRepository(db).add(
-            OAuthState(
-                state_hash=_hash(state),
-                account_id=account_id,
-                platform=platform.value,
-                code_verifier_enc=flow.vault.encrypt(verifier),
-                reconnect_id=reconnect_id,
-                created_at=now,
-                expires_at=now + STATE_TTL,
-            )
-        )
+        remember_state(db, flow, state, account_id, platform, verifier, reconnect_id)
     return flow.drivers[platform].authorization_url(
         redirect_uri=flow.callback(platform), state=state, code_verifier=verifier
     )
