@@ -6,21 +6,15 @@ event carries the same parts and totals to a real receiver."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from fastapi.testclient import TestClient
-
 from pressroom.platforms import Platform
-from pressroom.service.app import create_app
 from pressroom.service.metrics.budgets import budget_of
 from pressroom.service.metrics.repository import FIGURES
-from pressroom.settings import Settings
 from tests.conftest import Service
 from tests.service.test_carousels import carousel_body
 from tests.service.test_metrics_api import CAMPAIGN, finished, metrics_of, refresh, tag
-from tests.service.test_webhooks import fast, subscribe
+from tests.service.test_webhooks import hooked, subscribe  # noqa: F401 (hooked: a fixture)
 from tests.support.publish import connect, publish, valid_body
 from tests.support.receiver import running_receiver
 
@@ -128,17 +122,9 @@ def test_replies_count_against_the_budget_and_the_rest_wait(service: Service) ->
     assert len(metrics_of(account, single["recordId"])["series"]) == 1
 
 
-@pytest.fixture
-def hooked(settings: Settings) -> Iterator[Service]:
-    """The service with its webhook sender running, tuned for tests."""
-    tuned = fast(settings)
-    app = create_app(tuned)
-    with TestClient(app) as client:
-        yield Service(client, app.state.session_factory, tuned)
-    app.state.engine.dispose()
-
-
-def test_the_post_metrics_event_carries_a_threads_parts_and_totals(hooked: Service) -> None:
+def test_the_post_metrics_event_carries_a_threads_parts_and_totals(
+    hooked: Service,  # noqa: F811
+) -> None:
     """A receiver subscribed to ``post.metrics`` hears of the whole thread in one event per
     post and round: part 0's figures as ``metrics``, each reply read as ``parts`` (as the
     metrics API lists them, without the series) and the post's ``totals``."""
