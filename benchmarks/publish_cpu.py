@@ -96,6 +96,24 @@ class Client:
         return status
 
 
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds of each of the process's threads so far, by name (``/proc``)."""
+    import threading
+
+    tick = os.sysconf("SC_CLK_TCK")
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    found: dict[str, float] = {}
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        name = names.get(int(task.name), "other")
+        name = "loop" if name == "MainThread" else name.split("_")[0].rstrip("-0123456789")
+        found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return found
+
+
 async def _lifespan(app: Any) -> tuple[asyncio.Task[None], asyncio.Queue[Any]]:
     inbox: asyncio.Queue[Any] = asyncio.Queue()
     started = asyncio.get_running_loop().create_future()
@@ -151,6 +169,7 @@ async def _measure(count: int, rounds: int, profile: Path | None) -> dict[str, A
         connection = await _microblog(app, key)
         await _round(client, connection, count // 2)  # warm-up
         figures = []
+        threads_before = thread_cpu()
         for _ in range(rounds):
             cpu, loop, wall, failures = await _round(client, connection, count)
             if failures:
@@ -158,6 +177,10 @@ async def _measure(count: int, rounds: int, profile: Path | None) -> dict[str, A
             figures.append(
                 {"cpu_ms": cpu / count * 1000, "loop_cpu_ms": loop / count * 1000, "wall_s": wall}
             )
+        threads = {
+            name: round((spent - threads_before.get(name, 0.0)) / (count * rounds) * 1000, 4)
+            for name, spent in thread_cpu().items()
+        }
         if profile is not None:
             profiler = cProfile.Profile(time.process_time)
             profiler.enable()
@@ -172,6 +195,7 @@ async def _measure(count: int, rounds: int, profile: Path | None) -> dict[str, A
         "cpu_ms_per_publish": min(f["cpu_ms"] for f in figures),
         "loop_cpu_ms_per_publish": min(f["loop_cpu_ms"] for f in figures),
         "rounds": figures,
+        "threads_cpu_ms_per_publish": threads,
         "load_average": os.getloadavg(),
     }
 
