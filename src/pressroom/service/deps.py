@@ -14,6 +14,7 @@ How a request uses the database, and why:
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
@@ -91,8 +92,9 @@ def authenticate(link: Link, x_api_key: str | None) -> Account:
         raise ServiceError(
             error_codes.MISSING_API_KEY, "Send your API key in the X-API-Key header."
         )
-    account = account_by_key_hash(link, keys.hash_key(x_api_key))
-    if account is None or not keys.matches(x_api_key, account.api_key_hash):
+    key_hash = keys.hash_key(x_api_key)
+    account = account_by_key_hash(link, key_hash)
+    if account is None or not hmac.compare_digest(key_hash, account.api_key_hash):
         raise ServiceError(
             error_codes.INVALID_API_KEY, "The API key is unknown or was rotated out."
         )

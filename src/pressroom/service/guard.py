@@ -107,6 +107,8 @@ def check_path_and_query(path: str, query_string: bytes) -> None:
             error_codes.VALIDATION_ERROR,
             "The path contains a NUL character, which no id or name can hold.",
         )
+    if not query_string:
+        return
     for name, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
         if UNSTORABLE.search(name) or UNSTORABLE.search(value):
             raise _unstorable(name)
@@ -149,7 +151,10 @@ def _field_holding_bad_bytes(body: bytes) -> str | None:
 
 def check_json_body(body: bytes) -> None:
     """Refuse too-deep JSON and unstorable strings; anything else is the route's to judge."""
-    if json_depth(body) > MAX_JSON_DEPTH:
+    # No deeper than it has opening brackets (strings' own only add to the count): the
+    # usual body has a few, and is not walked (a regular expression over all of it).
+    brackets = body.count(b"[") + body.count(b"{")
+    if brackets > MAX_JSON_DEPTH and json_depth(body) > MAX_JSON_DEPTH:
         raise ServiceError(
             error_codes.VALIDATION_ERROR,
             f"The JSON body is nested more than {MAX_JSON_DEPTH} levels deep.",

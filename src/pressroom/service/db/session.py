@@ -17,6 +17,8 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
 
+from pressroom.service.db.json_columns import json_text
+
 SQLITE_POOL_SIZE = 40
 """anyio's default number of worker threads, which run the routes."""
 
@@ -46,7 +48,10 @@ def make_engine(url: str, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Engi
             {} if in_memory else {"pool_size": SQLITE_POOL_SIZE, "max_overflow": -1}
         )
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": busy_timeout}, **pooling
+            url,
+            connect_args={"check_same_thread": False, "timeout": busy_timeout},
+            json_serializer=json_text,
+            **pooling,
         )
         event.listen(engine, "connect", _sqlite_pragmas(busy_timeout))
         if not in_memory and engine.url.database:

@@ -185,7 +185,7 @@ async def _send(
         raise await _refused(ctx, attempt, platform, error) from exc
     except driver.PlatformUnavailable as exc:
         failure = await _record_failure(ctx, attempt, platform, exc)
-        metrics.PUBLISHES.labels(platform.value, failure.record_status or NOT_SENT).inc()
+        metrics.count_publish(platform.value, failure.record_status or NOT_SENT)
         raise failure from exc
     except driver.AccessRevoked as exc:
         await run_in_threadpool(_turn_inactive, ctx, delivery.account.connection_id)
@@ -223,7 +223,7 @@ async def _send(
         )
         raise await _refused(ctx, attempt, platform, error) from exc
     except Exception as exc:
-        metrics.PUBLISHES.labels(platform.value, UNKNOWN).inc()
+        metrics.count_publish(platform.value, UNKNOWN)
         # A timeout or a broken connection after the request left: it may be live.
         log.exception("publishing %s to %s ended without an answer", post_id, platform.value)
         error = ServiceError(
@@ -235,7 +235,7 @@ async def _send(
         )
         await _record_outcome(ctx, attempt, status=UNKNOWN, result=error.body(), error=error)
         raise error from exc
-    metrics.PUBLISHES.labels(platform.value, PUBLISHED).inc()
+    metrics.count_publish(platform.value, PUBLISHED)
     result = result_of(platform, body, published, post_id)
     answer = answer_of(result)
     if body.later_parts:
@@ -567,7 +567,7 @@ async def _refused(
 ) -> ServiceError:
     """The network refused the post before publishing it: the record fails with the
     answer the caller gets."""
-    metrics.PUBLISHES.labels(platform.value, NOT_SENT).inc()
+    metrics.count_publish(platform.value, NOT_SENT)
     await _record_outcome(ctx, attempt, status=FAILED, result=error.body(), error=error)
     return error
 
