@@ -161,7 +161,7 @@ def test_a_cancelled_request_still_leaves_nothing(
     storage.claim(FILE_ID).discard()
 
 
-def test_the_threads_are_gone_once_the_upload_is(storage: LocalStorage) -> None:
+def test_the_thread_is_gone_once_the_upload_is(storage: LocalStorage) -> None:
     before = threading.active_count()
 
     async def upload() -> None:
@@ -172,5 +172,5 @@ def test_the_threads_are_gone_once_the_upload_is(storage: LocalStorage) -> None:
     asyncio.run(upload())
     deadline = datetime.now(UTC) + timedelta(seconds=10)
     while threading.active_count() > before and datetime.now(UTC) < deadline:
-        threading.Event().wait(0.01)  # each thread ends just after telling the loop
+        threading.Event().wait(0.01)  # the thread ends just after telling the loop
     assert threading.active_count() == before

@@ -2,9 +2,9 @@
 
 ``PUT /storage/upload/{fileId}?expires=..&signature=..`` with the signed Content-Type
 and no API key. The body goes to disk as it arrives, about a MiB at a time in the pieces
-the connection delivered, written and hashed on two threads of their own while the next
-ones arrive (:mod:`~pressroom.service.media.upload_pipeline`), so memory stays flat
-whatever the size. The pieces are never joined into one buffer first: that copy, and the
+the connection delivered, hashed and written on a thread of its own while the next ones
+arrive (:mod:`~pressroom.service.media.upload_pipeline`), so memory stays flat whatever
+the size. The pieces are never joined into one buffer first: that copy, and the
 fresh memory it takes for every MiB, cost more CPU than hashing the bytes
 (``benchmarks/README.md``).
 Database work happens in short transactions on a worker thread, never while the body is

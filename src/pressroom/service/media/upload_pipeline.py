@@ -1,18 +1,22 @@
-"""An upload's bytes written and hashed on two threads of their own while the event loop
+"""An upload's bytes hashed and written on a thread of its own while the event loop
 receives the next ones.
 
 The loop hands each block (the pieces the connection delivered, about a MiB, never
-joined) to a writer thread and a hasher thread through a queue each, and waits only when
-either is :data:`DEPTH` blocks behind: so receiving, writing and hashing run at once,
-and memory stays at a few blocks whatever the size. Both threads let go of the
-interpreter lock for the work itself (``os.writev``, ``hashlib`` on more than 2 KiB).
-Handing a block to a thread of the pool and awaiting it, twice a block, held the PUT
-to one block at a time (``benchmarks/README.md``).
+joined) to the thread through a queue and waits only when the thread is :data:`DEPTH`
+blocks behind: so receiving overlaps hashing and writing, and memory stays at a few
+blocks whatever the size. The thread lets go of the interpreter lock for the work
+itself (``hashlib`` on more than 2 KiB, ``os.writev``).
 
-The writer thread owns the file from the first block to the last: it also makes it
-durable and puts it in place (:meth:`UploadSlot.finish`) or removes it
-(:meth:`UploadSlot.discard`), so nothing else touches the file while it writes, even
-when the request is cancelled.
+One thread does both, the hash and then the write of each block, while the block is
+still in the core's cache. Measured on two cores shared with the client
+(``benchmarks/README.md``, 2026-11-27), that beat a thread for each (they and the loop
+then fought over two cores, the cache and the interpreter lock: more CPU per GiB, and no
+faster) and the block received, then written and hashed on two threads of the pool
+before the next was read (the loop idle meanwhile).
+
+The thread owns the file from the first block to the last: it also makes it durable and
+puts it in place (:meth:`UploadSlot.finish`) or removes it (:meth:`UploadSlot.discard`),
+so nothing else touches the file while it writes, even when the request is cancelled.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Final
 from pressroom.service.storage.local import UploadSlot
 
 DEPTH = 4
-"""Blocks a thread may be behind the loop: enough to ride out a slow write or a busy
+"""Blocks the thread may be behind the loop: enough to ride out a slow write or a busy
 core, small enough that memory stays flat (4 blocks of about a MiB)."""
 
 Block = Sequence[bytes]
@@ -35,106 +39,73 @@ _FINISH: Final = "finish"
 _ABORT: Final = "abort"
 
 
-class _Stage:
-    """One thread working through the blocks in order, with room for :data:`DEPTH`."""
-
-    def __init__(
-        self, name: str, work: Callable[[Block], None], last: Callable[[bool], None]
-    ) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._work = work
-        self._last = last
-        self._blocks: queue.SimpleQueue[Block | str] = queue.SimpleQueue()
-        self.room = asyncio.Semaphore(DEPTH)
-        self.failure: BaseException | None = None
-        self.skip = False
-        """Set when the upload is abandoned: the blocks still queued are dropped."""
-        self.done: asyncio.Future[None] = self._loop.create_future()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
-
-    def put(self, block: Block | str) -> None:
-        self._blocks.put(block)
-
-    def join(self) -> None:
-        self._thread.join()
-
-    def _run(self) -> None:
-        while True:
-            block = self._blocks.get()
-            if isinstance(block, str):
-                break
-            if self.failure is None and not self.skip:
-                try:
-                    self._work(block)
-                except BaseException as exc:  # handed to the loop, which raises it
-                    self.failure = exc
-            self._tell(self.room.release)
-        try:
-            self._last(block == _FINISH and self.failure is None)
-        except BaseException as exc:
-            self.failure = exc
-        self._tell(self._finished)
-
-    def _finished(self) -> None:
-        if not self.done.done():
-            self.done.set_result(None)
-
-    def _tell(self, callback: Callable[[], None]) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-            self._loop.call_soon_threadsafe(callback)
-
-
 class UploadPipeline:
-    """Writes and hashes an upload's blocks as they are received (see the module)."""
+    """Hashes and writes an upload's blocks as they are received (see the module)."""
 
     def __init__(self, slot: UploadSlot) -> None:
         self._slot = slot
-        self._writer = _Stage("upload-writer", slot.store, self._close_file)
-        self._hasher = _Stage("upload-hasher", slot.hash, lambda _finished: None)
-        self._stages = (self._writer, self._hasher)
+        self._loop = asyncio.get_running_loop()
+        self._blocks: queue.SimpleQueue[Block | str] = queue.SimpleQueue()
+        self._room = asyncio.Semaphore(DEPTH)
+        self._done: asyncio.Future[None] = self._loop.create_future()
+        self._failure: BaseException | None = None
+        self._skip = False  # set when abandoned: the blocks still queued are dropped
         self._ended = False
+        threading.Thread(target=self._run, name="upload-writer", daemon=True).start()
 
     async def put(self, block: Block) -> None:
-        """Queue a block for both threads; waits while either is :data:`DEPTH` behind.
-        Raises what the writer met (e.g. a full disk) as soon as the loop hears of it."""
-        for stage in self._stages:
-            await stage.room.acquire()
+        """Queue a block; waits while the thread is :data:`DEPTH` blocks behind.
+        Raises what the thread met (e.g. a full disk) as soon as the loop hears of it."""
+        await self._room.acquire()
         self._raise_failure()
-        for stage in self._stages:
-            stage.put(block)
+        self._blocks.put(block)
 
     async def finish(self) -> tuple[int, str]:
-        """Once every block is written and hashed: fsync, put the file in place, and
+        """Once every block is hashed and written: fsync, put the file in place, and
         return its size and SHA-256."""
         await self._end(_FINISH)
         self._raise_failure()
         return self._slot.size, self._slot.sha256
 
     async def abort(self) -> None:
-        """Stop both threads and remove the partial file (a no-op after :meth:`finish`).
-        Waits for them, so that the slot is free again when the answer goes out; a
-        cancelled wait leaves the removal to the writer thread."""
+        """Stop the thread and remove the partial file (a no-op after :meth:`finish`).
+        Waits for it, so that the slot is free again when the answer goes out; a
+        cancelled wait leaves the removal to the thread."""
         if not self._ended:
+            self._skip = True
             await self._end(_ABORT)
 
     async def _end(self, how: str) -> None:
         self._ended = True
-        for stage in self._stages:
-            stage.skip = how == _ABORT
-            stage.put(how)
-        await asyncio.gather(*(stage.done for stage in self._stages))
+        self._blocks.put(how)
+        await self._done
 
-    def _close_file(self, finished: bool) -> None:
-        """On the writer thread, after its last block: the file is put in place only
-        once the hasher has taken every byte too."""
-        self._hasher.join()
-        if finished and self._hasher.failure is None:
-            self._slot.finish()
-        else:
-            self._slot.discard()
+    def _run(self) -> None:
+        while not isinstance(block := self._blocks.get(), str):
+            if self._failure is None and not self._skip:
+                try:
+                    self._slot.hash(block)
+                    self._slot.store(block)
+                except BaseException as exc:  # handed to the loop, which raises it
+                    self._failure = exc
+            self._tell(self._room.release)
+        try:
+            if block == _FINISH and self._failure is None:
+                self._slot.finish()
+            else:
+                self._slot.discard()
+        except BaseException as exc:
+            self._failure = exc
+        self._tell(self._finished)
+
+    def _finished(self) -> None:
+        if not self._done.done():
+            self._done.set_result(None)
+
+    def _tell(self, callback: Callable[[], None]) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            self._loop.call_soon_threadsafe(callback)
 
     def _raise_failure(self) -> None:
-        for stage in self._stages:
-            if stage.failure is not None:
-                raise stage.failure
+        if self._failure is not None:
+            raise self._failure

@@ -52,9 +52,9 @@ class UploadUnavailable(Exception):
 class UploadSlot:
     """One PUT in progress: an open, locked ``.part`` file and where it will go.
 
-    :meth:`store` and :meth:`hash` share no state, so one thread may write while another
-    hashes (``pressroom.service.media.upload_pipeline``); :meth:`finish` and
-    :meth:`discard` come after both have stopped.
+    :meth:`store` and :meth:`hash` share no state (they could run on two threads at
+    once); the upload route runs both, then :meth:`finish` or :meth:`discard`, on one
+    thread of its own (``pressroom.service.media.upload_pipeline``).
     """
 
     def __init__(self, handle: BinaryIO, part: Path, target: Path) -> None:
@@ -77,7 +77,8 @@ class UploadSlot:
         before (``POSIX_FADV_DONTNEED`` starts the writeback of dirty pages and drops
         the clean ones), so the disk works while the rest arrives and the fsync of
         :meth:`finish` has little left to wait for; the uploaded bytes are not read
-        back through the cache (the hash is taken as they arrive).
+        back through the cache (the hash is taken as they arrive). Where the call does
+        not exist (macOS), the fsync does it all.
         """
         fd = self._handle.fileno()
         views = [memoryview(piece) for piece in pieces]
@@ -85,7 +86,7 @@ class UploadSlot:
             written = os.writev(fd, views[:IOV_MAX])
             self.size += written
             views = _after(views, written)
-        if self.size - self._flushed >= WRITEBACK_BYTES:
+        if self.size - self._flushed >= WRITEBACK_BYTES and hasattr(os, "posix_fadvise"):
             os.posix_fadvise(fd, self._flushed, self.size - self._flushed, os.POSIX_FADV_DONTNEED)
             self._flushed = self.size
 
