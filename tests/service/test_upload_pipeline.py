@@ -174,3 +174,27 @@ def test_the_thread_is_gone_once_the_upload_is(storage: LocalStorage) -> None:
     while threading.active_count() > before and datetime.now(UTC) < deadline:
         threading.Event().wait(0.01)  # the thread ends just after telling the loop
     assert threading.active_count() == before
+
+
+def test_a_failed_fsync_keeps_nothing_and_frees_the_url(
+    storage: LocalStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing(fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    async def upload() -> None:
+        pipeline = UploadPipeline(storage.claim(FILE_ID))
+        try:
+            await pipeline.put([b"bytes"])
+            with monkeypatch.context() as patched:
+                patched.setattr(os, "fsync", failing)
+                await pipeline.finish()
+        finally:
+            await pipeline.abort()
+
+    with pytest.raises(OSError) as failed:
+        asyncio.run(upload())
+    assert failed.value.errno == errno.EIO
+    assert list((storage.root / "tmp").iterdir()) == []
+    assert not (storage.root / "files" / FILE_ID).exists()
+    storage.claim(FILE_ID).discard()  # the lock went with the file

@@ -109,7 +109,7 @@ async def _receive(
     if declared is not None and declared.isdigit() and int(declared) > limit:
         slot.discard()
         raise await run_in_threadpool(_refuse_too_large, library, file_id, int(declared))
-    pipeline = UploadPipeline(slot)  # from here on its writer thread owns the file
+    pipeline = UploadPipeline(slot)  # from here on its thread owns the file
     try:
         received = 0
         pending: list[bytes] = []

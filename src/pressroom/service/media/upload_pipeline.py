@@ -94,8 +94,10 @@ class UploadPipeline:
                 self._slot.finish()
             else:
                 self._slot.discard()
-        except BaseException as exc:
+        except BaseException as exc:  # e.g. the fsync failed: the file is not kept either
             self._failure = exc
+            with contextlib.suppress(OSError):
+                self._slot.discard()
         self._tell(self._finished)
 
     def _finished(self) -> None:
