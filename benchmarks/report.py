@@ -418,13 +418,73 @@ def uploads(r: dict[str, Any]) -> list[str]:
     if r.get("note"):
         lines += [f"Note: {r['note']}.", ""]
     lines += [
-        "A presigned PUT to the local backend streamed by `pressroom.client` (1 MiB "
-        "chunks), then the download back (`GET /api/upload/direct/{id}`), against "
-        "`shutil.copyfile` of the same file on the same disk in the same run. The PUT "
-        "fsyncs before it answers, so its like-for-like baseline is copyfile + fsync; the "
-        f"download is not fsynced, like copyfile alone. {loads(r)}.",
+        "A presigned PUT to the local backend with `curl -T` (the performance issue's row), "
+        "the same file PUT by `pressroom.client` (1 MiB chunks), then the download back "
+        "(`GET /api/upload/direct/{id}`), against `shutil.copyfile` of the same file on "
+        "the same disk in the same run. The PUT fsyncs before it answers, so its "
+        "like-for-like baseline is copyfile + fsync; the download is not fsynced, like "
+        f"copyfile alone. {loads(r)}.",
         "",
     ]
+    rows = []
+    for size, f in r["sizes"].items():
+        if "curl_put_mib_s" not in f:
+            continue
+        goal = r.get("goal")
+        verdict = ""
+        if goal is not None and size == str(r.get("row", {}).get("size_mib")):
+            met = f["curl_put_to_copy_fsync"]["median"] >= goal
+            verdict = f"≥ {goal:.2f}×: " + ("met" if met else "**not met**")
+        rows.append(
+            [
+                f"{size} MiB",
+                med(f["curl_put_mib_s"], 0),
+                med(f["copy_fsync_mib_s"], 0),
+                "**" + ratio(f["curl_put_to_copy_fsync"]) + "**",
+                verdict,
+                med(f["curl_put_service_cpu_per_gib"], 2, " s"),
+                med(f["curl_put_client_cpu_per_gib"], 2, " s"),
+                med(f["curl_after_put_growth_mib"], 1, " MiB"),
+                str(f["runs"]),
+            ]
+        )
+    if rows:
+        lines += table(
+            [
+                "file",
+                "`curl -T` PUT MiB/s",
+                "copyfile + fsync MiB/s",
+                "PUT ÷ (copy + fsync)",
+                "goal",
+                "service CPU per GiB",
+                "curl CPU per GiB",
+                "peak − idle memory",
+                "runs",
+            ],
+            rows,
+        )
+        floors = [
+            f"{size} MiB: receiving alone (a bare ASGI app under uvicorn dropping the "
+            f"bytes, `drain_app`) {med(f['drain_mib_s'], 0)} MiB/s with "
+            f"{med(f['drain_server_cpu_per_gib'], 2, ' s')} of server and "
+            f"{med(f['drain_curl_cpu_per_gib'], 2, ' s')} of curl CPU per GiB; "
+            f"`hashlib.sha256` {med(f['hash_cpu_per_gib'], 2, ' s')} per GiB; writing from "
+            f"memory + fsync {med(f['write_fsync_cpu_per_gib'], 2, ' s')} per GiB. Shared "
+            f"perfectly by two cores: {med(f['floor_seconds'], 2, ' s')} for the file, "
+            f"**{ratio(f['floor_to_copy_fsync'])}** copy + fsync at best"
+            for size, f in r["sizes"].items()
+            if "floor_seconds" in f
+        ]
+        lines += [
+            "",
+            "The floor of any PUT on this stack (the CPU of each part alone, same file "
+            "and disk, same run):",
+            "",
+            *[f"- {floor}" for floor in floors],
+            "",
+            "Through `pressroom.client`:",
+            "",
+        ]
     rows = []
     for size, f in r["sizes"].items():
         rows.append(

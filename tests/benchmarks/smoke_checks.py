@@ -45,7 +45,12 @@ def throughput_(found: dict[str, Any]) -> None:
 
 def uploads(found: dict[str, Any]) -> None:
     upload = found["sizes"]["8"]
-    assert upload["same_bytes"] is True
+    assert upload["same_bytes"] is True and upload["curl_same_bytes"] is True
+    row = found["row"]
+    assert row["goal"] == 0.60 and row["size_mib"] == 8
+    assert row["ratio"] == upload["curl_put_to_copy_fsync"] and row["ratio"]["median"] > 0
+    assert row["met"] == (row["ratio"]["median"] >= 0.60)
+    assert upload["floor_seconds"]["median"] > 0 and upload["drain_mib_s"]["median"] > 0
     assert upload["put_mib_s"]["median"] > 0 and upload["copy_mib_s"]["median"] > 0
     assert upload["growth_mib"]["runs"] == 1 and upload["idle_rss_mib"]["median"] > 0
 
@@ -85,7 +90,10 @@ CHECKS: dict[str, tuple[Callable[[dict[str, Any]], None], tuple[str, ...]]] = {
         ("## 1. Campaign fan-out", "flow ÷ script", "Whole process, what a user waits for"),
     ),
     "throughput": (throughput_, ("## 2. API throughput", "÷ baseline")),
-    "uploads": (uploads, ("## 3. Uploads and downloads",)),
+    "uploads": (
+        uploads,
+        ("## 3. Uploads and downloads", "`curl -T` PUT MiB/s", "≥ 0.60×", "The floor of any PUT"),
+    ),
     "validation": (validation, ("## 4. Validation",)),
     "readiness": (readiness, ("## 5. Readiness",)),
     "startup": (startup, ("## 6. First result",)),

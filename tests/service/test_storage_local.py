@@ -94,6 +94,23 @@ def test_pieces_are_stored_in_order_with_the_sha256_of_the_whole(storage: LocalS
     assert b"".join(storage.read(f"files/{FILE_ID}", 0, 22)) == b"spring collection 2026"
 
 
+def test_a_write_the_kernel_cuts_short_is_carried_on_where_it_stopped(
+    storage: LocalStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``writev`` may write less than asked (a signal, a file size limit reached)."""
+    real = os.writev
+
+    def at_most_five(fd: int, views: list[memoryview]) -> int:
+        return real(fd, [b"".join(bytes(view) for view in views)[:5]])
+
+    monkeypatch.setattr(os, "writev", at_most_five)
+    slot = storage.claim(FILE_ID)
+    slot.store([b"spring ", b"", b"collection", b" 2026"])
+    slot.store([b"!"])
+    assert slot.finish() == 23
+    assert b"".join(storage.read(f"files/{FILE_ID}", 0, 23)) == b"spring collection 2026!"
+
+
 def test_a_discarded_put_leaves_nothing_and_frees_the_url(storage: LocalStorage) -> None:
     slot = storage.claim(FILE_ID)
     slot.write(b"partial")

@@ -2,9 +2,10 @@
 
 ``PUT /storage/upload/{fileId}?expires=..&signature=..`` with the signed Content-Type
 and no API key. The body goes to disk as it arrives, about a MiB at a time in the pieces
-the connection delivered, written and hashed at once on two worker threads, so memory
-stays flat whatever the size. The pieces are never joined into one buffer first: that
-copy, and the fresh memory it takes for every MiB, cost more CPU than hashing the bytes
+the connection delivered, hashed and written on a thread of its own while the next ones
+arrive (:mod:`~pressroom.service.media.upload_pipeline`), so memory stays flat whatever
+the size. The pieces are never joined into one buffer first: that copy, and the
+fresh memory it takes for every MiB, cost more CPU than hashing the bytes
 (``benchmarks/README.md``).
 Database work happens in short transactions on a worker thread, never while the body is
 streaming.
@@ -12,7 +13,6 @@ streaming.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Annotated
 
@@ -30,6 +30,7 @@ from pressroom.service.media.intake import too_large_reason
 from pressroom.service.media.library import MediaLibrary
 from pressroom.service.media.repository import FileRepository
 from pressroom.service.media.runtime import Library
+from pressroom.service.media.upload_pipeline import UploadPipeline
 from pressroom.service.ops import metrics
 from pressroom.service.storage.base import StorageError, final_key
 from pressroom.service.storage.local import (
@@ -105,9 +106,11 @@ async def _receive(
     limit = library.settings.store.max_upload_bytes
     declared = request.headers.get("content-length")
     slot = await run_in_threadpool(_claim, library, storage, file_id)
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        slot.discard()
+        raise await run_in_threadpool(_refuse_too_large, library, file_id, int(declared))
+    pipeline = UploadPipeline(slot)  # from here on its thread owns the file
     try:
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise await run_in_threadpool(_refuse_too_large, library, file_id, int(declared))
         received = 0
         pending: list[bytes] = []
         pending_size = 0
@@ -118,11 +121,11 @@ async def _receive(
             pending.append(chunk)
             pending_size += len(chunk)
             if pending_size >= WRITE_SIZE:
-                await _store_and_hash(slot, pending)
+                await pipeline.put(pending)
                 pending, pending_size = [], 0
         if pending:
-            await _store_and_hash(slot, pending)
-        size = await run_in_threadpool(slot.finish)
+            await pipeline.put(pending)
+        size, sha256 = await pipeline.finish()
     except ClientDisconnect:
         return Response(status_code=400)  # nobody is listening; the URL stays usable
     except OSError as exc:  # the disk refused the bytes (full, quota, file size limit)
@@ -133,18 +136,9 @@ async def _receive(
             headers={"Retry-After": str(DISK_RETRY_AFTER_SECONDS)},
         ) from None
     finally:
-        slot.discard()  # no-op once finished; otherwise nothing half-written stays
-    await run_in_threadpool(_accept, library, storage, file_id, size, slot.sha256)
+        await pipeline.abort()  # no-op once finished; otherwise nothing half-written stays
+    await run_in_threadpool(_accept, library, storage, file_id, size, sha256)
     return Response(status_code=200)
-
-
-async def _store_and_hash(slot: UploadSlot, pieces: list[bytes]) -> None:
-    """Write and hash a block at once, each on a worker thread: both let go of the
-    interpreter lock, and one after the other they held the PUT near half the disk's
-    speed (``benchmarks/README.md``)."""
-    await asyncio.gather(
-        run_in_threadpool(slot.store, pieces), run_in_threadpool(slot.hash, pieces)
-    )
 
 
 def _claim(library: MediaLibrary, storage: LocalStorage, file_id: str) -> UploadSlot:

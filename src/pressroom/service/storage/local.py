@@ -32,6 +32,11 @@ from pressroom.service.storage.signing import UploadSigner, load_secret
 from pressroom.settings import Settings
 
 CHUNK = 256 * 1024
+IOV_MAX = 1024
+"""The most buffers one ``writev`` takes (Linux's ``IOV_MAX``)."""
+WRITEBACK_BYTES = 8 * 1024 * 1024
+"""How much of an upload is written before the kernel is asked to start putting it on
+disk (see :meth:`UploadSlot.store`)."""
 UPLOAD_PREFIX = "/storage/upload/"
 UPLOAD_PATH = UPLOAD_PREFIX + "{file_id}"
 
@@ -45,13 +50,19 @@ class UploadUnavailable(Exception):
 
 
 class UploadSlot:
-    """One PUT in progress: an open, locked ``.part`` file and where it will go."""
+    """One PUT in progress: an open, locked ``.part`` file and where it will go.
+
+    :meth:`store` and :meth:`hash` share no state (they could run on two threads at
+    once); the upload route runs both, then :meth:`finish` or :meth:`discard`, on one
+    thread of its own (``pressroom.service.media.upload_pipeline``).
+    """
 
     def __init__(self, handle: BinaryIO, part: Path, target: Path) -> None:
         self._handle = handle
         self._part = part
         self._target = target
         self._digest = hashlib.sha256()
+        self._flushed = 0
         self.size = 0
 
     def write(self, data: bytes) -> None:
@@ -59,11 +70,25 @@ class UploadSlot:
         self.hash([data])
 
     def store(self, pieces: Sequence[bytes]) -> None:
-        """Append pieces to the file as they arrived: joining them first would copy every
-        byte once more. Safe beside :meth:`hash` on another thread (no shared state)."""
-        for piece in pieces:
-            self._handle.write(piece)
-            self.size += len(piece)
+        """Append pieces to the file as they arrived, in one ``writev``: joining them
+        first would copy every byte once more, and one system call a piece costs more.
+
+        Every :data:`WRITEBACK_BYTES` the kernel is asked to start writing what came
+        before (``POSIX_FADV_DONTNEED`` starts the writeback of dirty pages and drops
+        the clean ones), so the disk works while the rest arrives and the fsync of
+        :meth:`finish` has little left to wait for; the uploaded bytes are not read
+        back through the cache (the hash is taken as they arrive). Where the call does
+        not exist (macOS), the fsync does it all.
+        """
+        fd = self._handle.fileno()
+        views = [memoryview(piece) for piece in pieces]
+        while views:
+            written = os.writev(fd, views[:IOV_MAX])
+            self.size += written
+            views = _after(views, written)
+        if self.size - self._flushed >= WRITEBACK_BYTES and hasattr(os, "posix_fadvise"):
+            os.posix_fadvise(fd, self._flushed, self.size - self._flushed, os.POSIX_FADV_DONTNEED)
+            self._flushed = self.size
 
     def hash(self, pieces: Sequence[bytes]) -> None:
         """Add pieces to the SHA-256, in the order :meth:`store` gets them."""
@@ -274,6 +299,16 @@ class LocalStorage:
 def _why(exc: OSError) -> str:
     """The operating system's reason without the path it names."""
     return exc.strerror or type(exc).__name__
+
+
+def _after(views: list[memoryview], count: int) -> list[memoryview]:
+    """What is left of ``views`` once the first ``count`` bytes are written."""
+    while views and count >= len(views[0]):
+        count -= len(views[0])
+        views = views[1:]
+    if views and count:
+        views = [views[0][count:], *views[1:]]
+    return views
 
 
 def _read_range(handle: BinaryIO, start: int, stop: int) -> Iterator[bytes]:
