@@ -436,19 +436,17 @@ def run(
     """Run the campaign through Prefect (ephemeral, or the server at PREFECT_API_URL).
 
     The file is validated and planned first, so a mistake, a wrong key or an unreachable
-    service is reported at once, before a run starts (a temporary Prefect server, when
-    one is needed, starts beside these checks and stops if they fail). Every post goes
-    out exactly once per edition: run it again and what was published is skipped. Exits 1 if any post
+    service is reported at once, before Prefect starts. Every post goes out exactly once
+    per edition: run it again and what was published is skipped. Exits 1 if any post
     failed, is unconfirmed or is partial (a thread cut short: the next run resumes it).
     """
+    preflight(file, service_address(base_url), service_key(api_key))
     from pressroom.pipeline import prefect_api
     from pressroom.pipeline.runner import prepare_prefect, run_campaign_file, ui_hint
 
     prepare_prefect()
-    # A server of our own starts now, beside the checks, importing Prefect and loading
-    # the flow; a command that fails before the run stops it on its way out.
+    # A server of our own starts now, beside importing Prefect and loading the flow.
     prefect_api.start_early()
-    preflight(file, service_address(base_url), service_key(api_key))
     with expected_errors(), progress_bars():
         outcome = run_campaign_file(file, edition=edition, dry_run=dry_run)
     typer.echo(f"{outcome.state.lower()}: {outcome.message}")
