@@ -250,12 +250,15 @@ def fanout(r: dict[str, Any]) -> list[str]:
         lines += ["", "Experiments (not the pipeline's defaults):", ""]
         for mode, settings in variants:
             lines.append(f"- {mode}: " + ", ".join(f"`{k}={v}`" for k, v in settings.items()))
+    goal = r.get("flow_goal_ratio", 1.25)
     met = {
-        mode: f["ratio"]["median"] <= 1.5 for mode, f in r["modes"].items() if not f.get("settings")
+        mode: f["ratio"]["median"] <= goal
+        for mode, f in r["modes"].items()
+        if not f.get("settings")
     }
     lines += [
         "",
-        "Target (flow run within 1.5× of the script): "
+        f"Goal (flow run within {goal:g}× of the script): "
         + "; ".join(f"{mode} **{'met' if ok else 'not met'}**" for mode, ok in met.items())
         + ".",
     ]

@@ -21,7 +21,9 @@ def fanout(found: dict[str, Any]) -> None:
         assert ephemeral[figure]["runs"] == 1 and ephemeral[figure]["median"] > 0
     assert ephemeral["overhead_cpu_ms_per_task"]["runs"] == 1
     whole = found["whole_process"]
-    assert whole["ratio"]["runs"] == 1 and whole["goal_ratio"] == 1.5
+    # Each row with the performance issue's own goal: 2.0× with its own Prefect server.
+    assert whole["ratio"]["runs"] == 1 and whole["goal_ratio"] == 2.0
+    assert found["flow_goal_ratio"] == 1.25
     assert whole["flow_process_seconds"]["median"] > whole["script_process_seconds"]["median"] > 0
 
 

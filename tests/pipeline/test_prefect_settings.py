@@ -34,7 +34,7 @@ def test_every_setting_is_one_prefect_knows(monkeypatch: pytest.MonkeyPatch) -> 
     """Prefect ignores a misspelt variable without a word: each must reach its model."""
     from prefect.settings.models.root import Settings
 
-    ours = {**prefect_settings.CLIENT, **prefect_settings.SERVER}
+    ours = {**prefect_settings.CLIENT, **prefect_settings.SERVER, **prefect_settings.AT_HEAD}
     for name, value in ours.items():
         monkeypatch.setenv(name, value)
     known = Settings().to_environment_variables(exclude_unset=True)

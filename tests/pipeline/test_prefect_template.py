@@ -76,6 +76,29 @@ def test_a_database_named_elsewhere_is_never_seeded(
     assert not (home / "prefect.db").exists()
 
 
+def test_only_the_default_database_at_the_installed_head_is_started_unmigrated(
+    template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A temporary server skips Prefect's migrations only where they would do nothing."""
+    home = tmp_path / "home"
+    assert prefect_template.at_head(home) is False  # no database yet
+    home.mkdir()
+    with sqlite3.connect(home / "prefect.db") as db:
+        db.execute("CREATE TABLE alembic_version (version_num TEXT)")
+        db.execute("INSERT INTO alembic_version VALUES (?)", (prefect_template.migration_head(),))
+    assert prefect_template.at_head(home) is True
+
+    monkeypatch.setenv("PREFECT_API_DATABASE_CONNECTION_URL", "postgresql+asyncpg://db/prefect")
+    assert prefect_template.at_head(home) is False  # Prefect would not use that file
+    monkeypatch.delenv("PREFECT_API_DATABASE_CONNECTION_URL")
+
+    with sqlite3.connect(home / "prefect.db") as db:
+        db.execute("UPDATE alembic_version SET version_num = 'older'")
+    assert prefect_template.at_head(home) is False  # an older Prefect's: migrate it
+    (home / "prefect.db").write_bytes(b"not a database")
+    assert prefect_template.at_head(home) is False
+
+
 def test_the_install_ships_the_template_of_the_installed_prefects_migration_head(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,7 +34,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from pressroom.pipeline import prefect_template
+from pressroom.pipeline import prefect_settings, prefect_template
 from pressroom.pipeline.prefect_home import prefect_home, profile_settings
 from pressroom.pipeline.prefect_server import TemporaryServer
 
@@ -99,7 +99,11 @@ _early: TemporaryServer | None = None
 
 def _temporary_server() -> TemporaryServer:
     prefect_template.seed()  # a fresh home starts with its migrations applied
-    return TemporaryServer()
+    environ = dict(os.environ)
+    if prefect_template.at_head():
+        # Nothing to migrate: skip alembic's load of every migration script.
+        prefect_settings.apply(environ, prefect_settings.AT_HEAD)
+    return TemporaryServer(environ=environ)
 
 
 def start_early() -> None:

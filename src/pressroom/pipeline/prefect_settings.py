@@ -44,6 +44,14 @@ SERVER: Mapping[str, str] = {
 }
 
 
+AT_HEAD: Mapping[str, str] = {
+    # For a server started on a database already at the installed Prefect's migration
+    # head (``prefect_template.at_head``): Prefect would otherwise import alembic and
+    # load every migration script on each start only to find nothing to apply.
+    "PREFECT_SERVER_DATABASE_MIGRATE_ON_START": "false",
+}
+
+
 def apply(environ: MutableMapping[str, str], settings: Mapping[str, str]) -> None:
     """Set each setting the environment does not already set."""
     for name, value in settings.items():

@@ -40,7 +40,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
-from contextlib import suppress
+from contextlib import closing, suppress
 from pathlib import Path
 from typing import IO
 
@@ -93,6 +93,29 @@ def default_database_in_use() -> bool:
     """Whether Prefect would use ``$PREFECT_HOME/prefect.db`` (read without importing it)."""
     profile = profile_settings()
     return not any(os.environ.get(name) or profile.get(name) for name in DATABASE_SETTINGS)
+
+
+def at_head(home: Path | None = None) -> bool:
+    """Whether ``home``'s database is Prefect's default one and already migrated to the
+    installed Prefect's head, read with ``sqlite3`` (no Prefect import).
+
+    A server started on it has nothing to migrate: Prefect's start would still import
+    alembic and load every migration script to find that out (``benchmarks/``: the
+    temporary server's start). False whenever in doubt (no database, another database,
+    an older or newer revision, a database being written), so Prefect then migrates as
+    it always does.
+    """
+    if not default_database_in_use():
+        return False
+    target = (home or prefect_home()) / DATABASE
+    if not target.is_file():
+        return False
+    try:
+        with closing(sqlite3.connect(f"{target.as_uri()}?mode=ro", uri=True, timeout=1)) as db:
+            revisions = db.execute("SELECT version_num FROM alembic_version").fetchall()
+    except sqlite3.Error:
+        return False
+    return revisions == [(migration_head(),)]
 
 
 def seed(home: Path | None = None) -> bool:
