@@ -35,6 +35,22 @@ def blocks(count: int, size: int) -> list[list[bytes]]:
     return found
 
 
+def held_slot(
+    storage: LocalStorage, monkeypatch: pytest.MonkeyPatch
+) -> tuple[UploadSlot, threading.Event]:
+    """A slot whose writes wait until the returned event is set: a disk that falls behind."""
+    gate = threading.Event()
+    slot = storage.claim(FILE_ID)
+    store = slot.store
+
+    def slow_store(pieces: list[bytes]) -> None:
+        gate.wait()
+        store(pieces)
+
+    monkeypatch.setattr(slot, "store", slow_store)
+    return slot, gate
+
+
 def test_every_block_is_written_in_order_hashed_and_put_in_place(storage: LocalStorage) -> None:
     sent = blocks(3 * DEPTH + 1, 3 * WRITEBACK_BYTES // 8)  # past the writeback hint
 
@@ -56,15 +72,7 @@ def test_the_loop_waits_while_the_writer_is_the_depth_behind(
     storage: LocalStorage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Memory stays at DEPTH blocks: the loop is held back, never the blocks piled up."""
-    gate = threading.Event()
-    slot = storage.claim(FILE_ID)
-    store = slot.store
-
-    def slow_store(pieces: list[bytes]) -> None:
-        gate.wait()
-        store(pieces)
-
-    monkeypatch.setattr(slot, "store", slow_store)
+    slot, gate = held_slot(storage, monkeypatch)
 
     async def upload() -> int:
         pipeline = UploadPipeline(slot)
@@ -125,15 +133,7 @@ def test_a_cancelled_request_still_leaves_nothing(
     storage: LocalStorage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Cancelled while waiting for the writer: the writer removes the file on its own."""
-    gate = threading.Event()
-    slot = storage.claim(FILE_ID)
-    store = slot.store
-
-    def slow_store(pieces: list[bytes]) -> None:
-        gate.wait()
-        store(pieces)
-
-    monkeypatch.setattr(slot, "store", slow_store)
+    slot, gate = held_slot(storage, monkeypatch)
 
     async def upload() -> None:
         pipeline = UploadPipeline(slot)
