@@ -81,6 +81,11 @@ class SandboxSettings(BaseSettings):
     sandbox_short_video_audited: bool = True
     """Whether the sandbox's short_video app is one TikTok has audited. Off, it is refused
     any privacy level but ``SELF_ONLY``, as TikTok refuses an unaudited app."""
+    sandbox_daily_quotas: bool = True
+    """Refuse a post over the account's daily quota (``posts_per_day``: Instagram 100,
+    Threads 250 in a moving 24 hours), as the network does. Off only for load rehearsals
+    and benchmarks that post more in a day than a real account may: on, their later runs
+    wait out the network's ``Retry-After`` (an hour and more) as a real run would."""
     sandbox_container_ready_ms: int = Field(0, ge=0)
     """How long a photo_sharing or text_thread media container takes to be ready after
     it is made (Meta's "about 30 seconds" for media); the driver waits for it as the

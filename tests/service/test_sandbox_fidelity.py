@@ -468,6 +468,24 @@ def test_the_quota_counts_each_connection_on_its_own(service: Service) -> None:
     assert published.status_code == 200, published.text
 
 
+def test_a_load_rehearsal_may_lift_the_daily_quota(service: Service) -> None:
+    """PRESSROOM_SANDBOX_DAILY_QUOTAS=false: a benchmark posting past a real account's day
+    is not held for hours by the network's Retry-After; on again, the quota counts."""
+    on_clock(service, Platform.PHOTO_SHARING)
+    account = service.account()
+    full = connect(account, Platform.PHOTO_SHARING)
+    limit = quota(Platform.PHOTO_SHARING).limit
+    earlier_posts(service, Platform.PHOTO_SHARING, full, [NOW - timedelta(hours=1)] * limit)
+    body = valid_body(account, Platform.PHOTO_SHARING, connection_id=full)
+
+    service.settings.sandbox.sandbox_daily_quotas = False
+    lifted = publish(account, Platform.PHOTO_SHARING, body)
+    assert lifted.status_code == 200, lifted.text
+
+    service.settings.sandbox.sandbox_daily_quotas = True
+    assert publish(account, Platform.PHOTO_SHARING, body).status_code == 429
+
+
 # --- the media container of Instagram and Threads -------------------------------------
 
 
@@ -516,6 +534,7 @@ def test_the_demo_settings_keep_the_sandbox_fast() -> None:
 
     knobs = SandboxSettings()
     assert (knobs.sandbox_container_ready_ms, knobs.sandbox_short_video_audited) == (0, True)
+    assert knobs.sandbox_daily_quotas  # a real network's day, unless a rehearsal lifts it
 
 
 def test_the_quota_is_the_rule_tables(service: Service, monkeypatch: pytest.MonkeyPatch) -> None:

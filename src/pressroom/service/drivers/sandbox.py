@@ -28,7 +28,8 @@ rehearse bad days (``PRESSROOM_SANDBOX_*``):
   be withheld); on short_video a post without the owner's ``privacyLevel``, and, when
   ``SHORT_VIDEO_AUDITED`` is off, any level but ``SELF_ONLY``; a post over the
   account's daily quota (the rule table's ``posts_per_day``: Instagram 100, Threads 250
-  in a moving 24 hours, counted from this sandbox's own records of the connection).
+  in a moving 24 hours, counted from this sandbox's own records of the connection;
+  ``SANDBOX_DAILY_QUOTAS`` off lifts it, for load rehearsals).
 - photo_sharing and text_thread posts go through a media container that is ready
   ``CONTAINER_READY_MS`` after it is made (at once by default); the driver waits for it
   as the real ones do (``meta.poll_delays``, up to ``META_CONTAINER_WAIT_SECONDS``), and
@@ -443,6 +444,8 @@ class SandboxDriver:
         """The account's posts in the network's moving window (``posts_per_day``),
         counted from this sandbox's own records, as the network counts its own. Two
         posts sent at the very same moment may both pass the last free slot."""
+        if not self.knobs.sandbox_daily_quotas:
+            return
         for rule in rules_of(self.platform):
             if not isinstance(rule, PostsPerDay):
                 continue
