@@ -45,7 +45,7 @@ def noop_once(key: str) -> str:
 
 @flow(name="task-overhead", task_runner=ThreadPoolTaskRunner(max_workers=16))  # type: ignore[arg-type]
 def fan(kind: str, n: int, prefix: str) -> int:
-    chosen = noop if kind == "plain" else noop_once.with_options(**exactly_once())
+    chosen = noop if kind == "plain" else exactly_once(noop_once)
     futures = [chosen.submit(f"{prefix}-{i}") for i in range(n)]
     wait(futures)
     return sum(1 for f in futures if f.state.is_completed())

@@ -133,10 +133,9 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     options: dict[str, Any] = {
         "retries": max(0, retries.attempts - 1),
         "retry_delay_seconds": delays or 0,
-        **exactly_once(),
     }
-    publishing = publish_post.with_options(**options)
-    thumbnailing = set_thumbnail.with_options(**options)
+    publishing = exactly_once(publish_post, **options)
+    thumbnailing = exactly_once(set_thumbnail, **options)
 
     folder_names = sorted({u.folder for u in fan_out.uploads if u.folder})
     folders = resolve_folders(folder_names) if folder_names else {}

@@ -12,9 +12,9 @@ import threading
 from collections import defaultdict
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
-from prefect import task
+from prefect import Task, task
 from prefect.cache_policies import CachePolicy
 from prefect.context import TaskRunContext
 from prefect.runtime import flow_run
@@ -32,6 +32,8 @@ _platform_slots: dict[str, threading.BoundedSemaphore] = defaultdict(
     lambda: threading.BoundedSemaphore(settings().platform_concurrency)
 )
 _EVIDENCE = steps.IdempotencyEvidence()
+P = ParamSpec("P")
+R = TypeVar("R")
 CLOCK = AttemptClock()
 """Attempts per flow run and key: a retried row reports all its attempts' time."""
 
@@ -73,9 +75,16 @@ def fetch_connections() -> list[dict[str, Any]]:
     return [entry.model_dump(exclude_none=True) for entry in entries]
 
 
-def exactly_once() -> dict[str, Any]:
-    """Task options that keep a publish's result under its idempotency key, in the
+def exactly_once(task: Task[P, R], **options: Any) -> Task[P, R]:
+    """``task`` (with ``options``) keeping its result under its idempotency key, in the
     pipeline's state dir, so a later run of the same edition finds it.
+
+    Both the key and the result live in ``StateFolder``s resolved once (see
+    ``tasks.storage``). Prefect's ``Task`` takes an unsaved block as result storage only
+    after it is built (its constructor asks for a path or a block saved on the server),
+    so the result folder is set on the task ``with_options`` returns; a path would give
+    the same unsaved ``LocalFileSystem``, resolved on every access. The task returned
+    must not go through ``with_options`` again: build it with every option here.
 
     No lock is taken across runs: Prefect's file locks never expire, so a run killed
     mid-publish would block every later run. Two runs at the same moment may both try a
@@ -86,7 +95,9 @@ def exactly_once() -> dict[str, Any]:
     policy = CachePolicy.from_cache_key_fn(by_idempotency_key).configure(
         key_storage=StateFolder.at(store / "keys")
     )
-    return {"cache_policy": policy, "result_storage": store / "results"}
+    once = task.with_options(cache_policy=policy, **options)
+    once.result_storage = StateFolder.at(store / "results")
+    return once
 
 
 @task(

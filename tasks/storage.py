@@ -1,15 +1,16 @@
-"""Where the exactly-once record's keys are kept: a local folder, resolved once.
+"""Where the exactly-once record is kept: local folders, resolved once.
 
 Prefect's ``LocalFileSystem`` resolves its folder and the file's path with ``realpath``
 on every access (pure Python in 3.11, an ``lstat`` per path component): six times per
-publish task, two of them in the key storage. With 16 threads publishing, those showed
-as a quarter of the flow process's busy samples (``benchmarks/``). ``StateFolder``
-resolves its folder once and joins names to it.
+publish task, four of them in the result storage. With 16 threads publishing, those
+showed as a quarter of the flow process's busy samples (``benchmarks/``). ``StateFolder``
+resolves its folder once and joins names to it; it holds both the cache policy's keys
+and the results (``tasks.publishing.exactly_once``).
 
-It serves as the cache policy's key storage only. A task's result storage must be a
-path or a block saved on the Prefect server, and a saved block would tie the record to
-that server's database (a result names its storage block by id): the results stay a
-path, in the same state folder.
+The block is never saved on the Prefect server: a saved block would tie the record to
+that server's database (a result names its storage block by id). Unsaved, a result's
+record names its file by absolute path, as Prefect does for a plain path, so any
+process on the machine reads it back with a plain ``LocalFileSystem``.
 """
 
 from __future__ import annotations
