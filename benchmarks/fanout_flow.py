@@ -79,7 +79,11 @@ class Profiler:
         for name, pid in pids.items():
             path = folder / f"{name}.txt"
             process = subprocess.Popen(
-                [str(spy), "record", "-p", str(pid), "-f", "raw", "-o", str(path), "-r", "50"],
+                # --gil: only the thread holding the interpreter lock, i.e. where the
+                # CPU goes; without it the flow process's sixteen threads show wherever
+                # they wait for the lock (after each system call), not what they run.
+                [str(spy), "record", "-p", str(pid), "-f", "raw", "-o", str(path)]
+                + ["-r", "100", "--gil"],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )

@@ -319,7 +319,7 @@ def _report(campaign: str, edition: str, rows: list[ResultRow]) -> State[Any]:
     )
     run_id = str(flow_run.id or "local")
     outcomes.append_jsonl(config.results_dir, campaign, run_id, rows)
-    outcomes.print_table(f"{campaign} · {edition}", rows)
+    outcomes.report_table(f"{campaign} · {edition}", rows)
     data = [row.to_json() for row in rows]
     summary = outcomes.summary_message(rows)
     if any(r.status in outcomes.NEEDS_ATTENTION for r in rows):

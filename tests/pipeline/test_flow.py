@@ -124,6 +124,20 @@ def test_a_rerun_skips_what_was_published_and_a_new_edition_posts_anew(
     assert len(log) == 33
 
 
+def test_the_results_table_is_printed_once_after_the_run(
+    live_service: LiveService, write_campaign: WriteCampaign, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The runner prints the table the flow left it, once the run has ended."""
+    connect_all(live_service)
+    outcome = run_campaign_file(write_campaign(TEXT_CAMPAIGN), edition="table")
+    assert outcome.ok
+    out = capsys.readouterr().out
+    assert out.count("launch-words · table") == 1
+    for name in ("teaser", "reveal", "thanks"):
+        assert name in out
+    assert out.count("published") == 11  # 3 posts, 11 targets
+
+
 def test_inactive_connections_are_skipped_and_reported(
     live_service: LiveService, write_campaign: WriteCampaign
 ) -> None:

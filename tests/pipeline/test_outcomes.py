@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from pressroom.client import RateLimitError, ServerError
 from pressroom.pipeline import progress
 from pressroom.pipeline.attempts import AttemptClock
@@ -12,8 +14,10 @@ from pressroom.pipeline.outcomes import (
     Kind,
     ResultRow,
     Status,
+    report_table,
     summary_message,
     table_rows,
+    tables_held,
 )
 from pressroom.pipeline.progress import Stage
 from pressroom.pipeline.retrying import TransientFailure
@@ -83,3 +87,22 @@ def test_attempts_are_counted_and_timed_together_per_run() -> None:
     assert clock.begin("run-2", "k").number == 1
     clock.finish("run-1")
     assert clock.last("run-1", "k") is None and clock.last("run-2", "k") is not None
+
+
+def test_the_table_shows_a_networks_error_as_it_came(capsys: pytest.CaptureFixture[str]) -> None:
+    """Brackets in an error are text, not rich markup (``[/item]`` once crashed the report)."""
+    failed = row(Status.FAILED, error="[/item] not found; see [bold]docs[/bold]")
+    report_table("launch · [w48]", [failed])
+    out = capsys.readouterr().out
+    assert "launch · [w48]" in out
+    assert "[/item] not found; see [bold]docs[/bold]" in out
+
+
+def test_a_caller_holding_tables_prints_them_itself(capsys: pytest.CaptureFixture[str]) -> None:
+    published = row(Status.PUBLISHED, url="https://example.com/p/1")
+    with tables_held() as held:
+        report_table("launch · w48", [published])
+        assert capsys.readouterr().out == ""
+    assert held == [("launch · w48", [published])]
+    report_table("launch · w49", [published])  # outside the block: printed at once
+    assert "launch · w49" in capsys.readouterr().out

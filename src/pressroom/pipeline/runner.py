@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pressroom.pipeline import prefect_api, prefect_settings
+from pressroom.pipeline import outcomes, prefect_api, prefect_settings
 
 if TYPE_CHECKING:
     from prefect import Flow
@@ -107,7 +107,7 @@ def run_campaign_file(
         if api.temporary is not None:
             # No "View at" line for a server that has no UI and stops with the run.
             updates[PREFECT_UI_URL] = ""
-        with temporary_settings(updates=updates):
+        with temporary_settings(updates=updates), outcomes.tables_held() as tables:
             state: State[Any] = flow(  # type: ignore[assignment]  # return_state=True gives a State
                 campaign_file=str(campaign_file.resolve()),
                 edition=edition,
@@ -115,6 +115,9 @@ def run_campaign_file(
                 return_state=True,
             )
             data = state.result(raise_on_failure=False)
+            # The run has ended; its table prints while its last events go out.
+            for title, table in tables:
+                outcomes.print_table(title, table)
             _flush_events()
     finally:
         api.close()
