@@ -82,8 +82,19 @@ class Profiler:
                 # --gil: only the thread holding the interpreter lock, i.e. where the
                 # CPU goes; without it the flow process's sixteen threads show wherever
                 # they wait for the lock (after each system call), not what they run.
-                [str(spy), "record", "-p", str(pid), "-f", "raw", "-o", str(path)]
-                + ["-r", "100", "--gil"],
+                [
+                    str(spy),
+                    "record",
+                    "-p",
+                    str(pid),
+                    "-f",
+                    "raw",
+                    "-o",
+                    str(path),
+                    "-r",
+                    "100",
+                    "--gil",
+                ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
