@@ -405,3 +405,59 @@ def test_a_run_beside_serve_uses_the_server_serve_started(
     flow_run_id = done.stdout.split(ui, 1)[1].split()[0]
     runs = api(prefect_server, "/flow_runs/filter", {"flow_runs": {"id": {"any_": [flow_run_id]}}})
     assert [(r["name"], r["state_type"]) for r in runs] == [("beside-serve · manual", "COMPLETED")]
+
+
+def processes_with_home(home: Path) -> list[int]:
+    """Live processes whose environment names ``home`` as PREFECT_HOME."""
+    wanted = f"PREFECT_HOME={home}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if wanted in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue  # gone, or not ours to read
+    return found
+
+
+def test_the_temporary_server_started_before_the_run_is_prepared_writes_in_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``campaign run`` starts its server beside its checks, before it applies its own
+    Prefect settings: the server is given pressroom's server settings itself."""
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    for name in prefect_settings.SERVER:
+        monkeypatch.delenv(name, raising=False)
+    server = prefect_api._temporary_server()
+    try:
+        services = server_settings(server.wait_ready(timeout=180))
+    finally:
+        server.stop()
+    for (service, field), value in BATCHED.items():
+        assert services[service][field] == value, (service, field)
+
+
+def test_a_run_its_checks_stop_leaves_no_temporary_server_behind(
+    write_campaign: WriteCampaign, tmp_path: Path
+) -> None:
+    """The server started beside the checks is stopped when they refuse the campaign."""
+    campaign = write_campaign("name: broken\nposts:\n  - id: a\n    microblog: {text: hi, x: 1}\n")
+    home = tmp_path / "prefect-home"
+    done = subprocess.run(
+        [sys.executable, "-m", "pressroom.cli.main", "campaign", "run", str(campaign)],
+        env={
+            **{k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"},
+            "PREFECT_HOME": str(home),
+            "PRESSROOM_BASE_URL": "http://127.0.0.1:9",
+            "PRESSROOM_API_KEY": "prk_live_any",
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"error: 1 error in {campaign}: nothing was run"
+    assert "Traceback" not in done.stdout + done.stderr
+    assert (home / "prefect.db").is_file(), "a temporary server was started in this home"
+    assert processes_with_home(home) == []

@@ -436,17 +436,22 @@ def run(
     """Run the campaign through Prefect (ephemeral, or the server at PREFECT_API_URL).
 
     The file is validated and planned first, so a mistake, a wrong key or an unreachable
-    service is reported at once, before Prefect starts. Every post goes out exactly once
-    per edition: run it again and what was published is skipped. Exits 1 if any post
-    failed, is unconfirmed or is partial (a thread cut short: the next run resumes it).
+    service is reported at once, before Prefect is imported or the run is prepared. Every
+    post goes out exactly once per edition: run it again and what was published is
+    skipped. Exits 1 if any post failed, is unconfirmed or is partial (a thread cut short:
+    the next run resumes it).
     """
-    preflight(file, service_address(base_url), service_key(api_key))
+    address, key = service_address(base_url), service_key(api_key)
     from pressroom.pipeline import prefect_api
+
+    # A temporary server of our own (when no other will serve the run) starts now, in a
+    # process of its own beside the checks, importing Prefect and loading the flow: it is
+    # the slowest of them. A run the checks stop never uses it; it stops at exit.
+    prefect_api.start_early()
+    preflight(file, address, key)
     from pressroom.pipeline.runner import prepare_prefect, run_campaign_file, ui_hint
 
     prepare_prefect()
-    # A server of our own starts now, beside importing Prefect and loading the flow.
-    prefect_api.start_early()
     with expected_errors(), progress_bars():
         outcome = run_campaign_file(file, edition=edition, dry_run=dry_run)
     typer.echo(f"{outcome.state.lower()}: {outcome.message}")

@@ -100,6 +100,9 @@ _early: TemporaryServer | None = None
 def _temporary_server() -> TemporaryServer:
     prefect_template.seed()  # a fresh home starts with its migrations applied
     environ = dict(os.environ)
+    # Started before this process has prepared its own Prefect settings (``campaign run``
+    # starts it beside its checks), so the server's are given here.
+    prefect_settings.apply(environ, prefect_settings.SERVER)
     if prefect_template.at_head():
         # Nothing to migrate: skip alembic's load of every migration script.
         prefect_settings.apply(environ, prefect_settings.AT_HEAD)
