@@ -103,11 +103,15 @@ def test_uploads_readiness_publish_results_and_retries_are_in_the_task_runs_logs
     assert any(re.search(r"TransientFailure.*503.* - Retry 1/", m) for m in publish), publish
     assert any(re.search(r"published as \S+ after \d+ attempts in ", m) for m in publish), publish
 
+    # Prefect's own success line is the console's; the run log has ours instead.
+    assert not any(m == "Finished in state Completed()" for m in upload + ready), upload + ready
+
     everything = [line.message for line in prefect_api.logs(run_id)]
     assert not any(live_service.key in m for m in everything)
     assert not any("prk_live_" in m or "prk_test_" in m for m in everything)
     assert not any(QUERY.search(m) for m in everything), [m for m in everything if "?" in m]
     # The console shows what it showed before: the new lines are the run log's only.
+    assert "Finished in state Completed()" in console
     assert any("waiting 2 s (" in m for m in console), console
     assert not any("uploaded still.png" in m or "still: ready" in m for m in console), console
     assert not any(re.search(r"published as \S+ after", m) for m in console), console
