@@ -55,6 +55,7 @@ def api(
     import uvicorn
 
     from pressroom.service.db.migrate import upgrade
+    from pressroom.service.http_protocol import PROTOCOL
     from pressroom.service.ops.logs import configure_logging
     from pressroom.settings import get_settings
 
@@ -86,7 +87,13 @@ def api(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(settings.database_url)
     typer.echo(f"pressroom service on {settings.public_base_url} (data in {settings.data_dir})")
-    common = {"host": host, "port": port, "log_config": None, "access_log": False}
+    common = {
+        "host": host,
+        "port": port,
+        "log_config": None,
+        "access_log": False,
+        "http": PROTOCOL,
+    }
     if workers == 1:
         from pressroom.service.app import create_app
 
