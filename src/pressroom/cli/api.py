@@ -87,17 +87,11 @@ def api(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(settings.database_url)
     typer.echo(f"pressroom service on {settings.public_base_url} (data in {settings.data_dir})")
-    common = {
-        "host": host,
-        "port": port,
-        "log_config": None,
-        "access_log": False,
-        "http": PROTOCOL,
-    }
+    common = {"host": host, "port": port, "log_config": None, "access_log": False}
     if workers == 1:
         from pressroom.service.app import create_app
 
-        uvicorn.run(create_app(settings, migrate=False), log_level=level, **common)  # type: ignore[arg-type]
+        uvicorn.run(create_app(settings, migrate=False), log_level=level, http=PROTOCOL, **common)  # type: ignore[arg-type]
         return
     # Worker processes start afresh and build their settings from the environment, so
     # the flags reach them there.
@@ -109,7 +103,9 @@ def api(
         "PROCESS_IN_API": "1" if settings.process_in_api else "0",
     }.items():
         os.environ[f"PRESSROOM_{name}"] = str(value)
-    uvicorn.run("pressroom.service.asgi:app", workers=workers, log_level=level, **common)  # type: ignore[arg-type]
+    uvicorn.run(
+        "pressroom.service.asgi:app", workers=workers, log_level=level, http=PROTOCOL, **common
+    )  # type: ignore[arg-type]
 
 
 MAX_DEFAULT_WORKERS = 8
