@@ -40,6 +40,7 @@ class Recorder:
     max_pending: int = 0
     disconnects: list[tuple[int, str]] = field(default_factory=list)
     disconnected: threading.Event = field(default_factory=threading.Event)
+    receiving: threading.Event = field(default_factory=threading.Event)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         assert scope["type"] == "http"
@@ -53,6 +54,8 @@ class Recorder:
             assert type(message["body"]) is bytes
             digest.update(message["body"])
             sizes.append(len(message["body"]))
+            if message["body"]:
+                self.receiving.set()
             more = message["more_body"]
             if scope["path"] == "/slow" and more:
                 await asyncio.sleep(0.002)  # what arrives meanwhile waits for the app
@@ -210,7 +213,7 @@ def test_a_client_gone_mid_body_is_a_disconnect(served: tuple[Recorder, int]) ->
     recorder, port = served
     with connect(port) as sock:
         sock.sendall(head("/gone", 10_000_000) + os.urandom(1_000_000))
-        time.sleep(0.2)
+        assert recorder.receiving.wait(10)  # the app is reading the body: now go
     assert recorder.disconnected.wait(10)
     ((received, path),) = recorder.disconnects
     assert path == "/gone"
