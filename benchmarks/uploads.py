@@ -10,9 +10,11 @@ PUT). The download is written by the client without an fsync, like ``copyfile`` 
 Each run uses a fresh service and data dir; every large file is deleted afterwards.
 
 What any PUT on this stack could reach on two cores is measured in the same run from
-its parts, each alone: ``curl -T`` of the file to a bare ASGI app under uvicorn that
-drops the bytes (:func:`drain_app`, the server's and curl's CPU), ``hashlib.sha256`` of
-the file, and writing it from memory to a file with an fsync. Their CPU added up and
+its parts, each alone: ``curl -T`` of the file to a bare ASGI app under uvicorn with the
+service's HTTP protocol that drops the bytes (:func:`drain_app`, the server's and curl's
+CPU; the same under uvicorn's own protocol is recorded beside it), ``hashlib.sha256`` of
+the file, and writing it from memory to a file (its blocks reserved first, as the
+service does) with an fsync. Their CPU added up and
 shared perfectly by both cores is the shortest wall time a PUT that receives, hashes and
 writes every byte could take here (``floor``).
 """
@@ -42,6 +44,8 @@ from benchmarks.common import (
     summary,
 )
 from benchmarks.media import TEASER, make_large_mp4
+from pressroom.service.http_protocol import PROTOCOL
+from pressroom.service.storage.preallocate import reserve
 
 MIB = 1024 * 1024
 MEMORY_BUDGET = 64 * MIB
@@ -133,6 +137,7 @@ def _write_fsync(target: Path, size: int) -> float:
     block = os.urandom(MIB)
     started = time.thread_time()
     with target.open("wb", buffering=0) as writer:
+        reserve(writer.fileno(), size)  # as the service does with a declared size
         for _ in range(size // MIB):
             writer.write(block)
         writer.write(block[: size % MIB])
@@ -142,12 +147,13 @@ def _write_fsync(target: Path, size: int) -> float:
     return took
 
 
-def _drain(work: Path, source: Path) -> tuple[float, float, float]:
-    """``curl -T`` of the file to :func:`drain_app` under uvicorn (its defaults, as the
-    service has them: uvloop, httptools): wall, server CPU and curl's CPU seconds."""
+def _drain(work: Path, source: Path, http: str = PROTOCOL) -> tuple[float, float, float]:
+    """``curl -T`` of the file to :func:`drain_app` under uvicorn as the service has it
+    (uvloop, httptools, pressroom's protocol; ``http="httptools"`` for uvicorn's own):
+    wall, server CPU and curl's CPU seconds."""
     port = free_port()
     argv = [PYTHON, "-m", "uvicorn", "benchmarks.uploads:drain_app", "--port", str(port)]
-    argv += ["--log-level", "warning", "--no-access-log"]
+    argv += ["--log-level", "warning", "--no-access-log", "--http", http]
     with running(argv, env=dict(os.environ), port=port, log=work / "drain.log") as server:
         url = f"{server.base_url}/drain"
         curl_put(url, TEASER, "video/mp4")  # warm
@@ -190,6 +196,8 @@ def one_run(work: Path, source: Path) -> dict[str, Any]:
     result["drain_seconds"], result["drain_server_cpu"], result["drain_curl_cpu"] = _drain(
         work, source
     )
+    uvicorn_drain = _drain(work, source, "httptools")
+    result["drain_uvicorn_seconds"], result["drain_uvicorn_server_cpu"] = uvicorn_drain[:2]
     with (
         pressroom_api(data_dir, work / "service.log") as service,
         Client(base_url=service.base_url, api_key=key, timeout=600) as client,
@@ -309,6 +317,10 @@ def figures(size: int, runs: list[dict[str, Any]]) -> dict[str, Any]:
         "drain_mib_s": summary([mib_s / r["drain_seconds"] for r in runs]),
         "drain_server_cpu_per_gib": summary([r["drain_server_cpu"] / gib for r in runs]),
         "drain_curl_cpu_per_gib": summary([r["drain_curl_cpu"] / gib for r in runs]),
+        "drain_uvicorn_mib_s": summary([mib_s / r["drain_uvicorn_seconds"] for r in runs]),
+        "drain_uvicorn_server_cpu_per_gib": summary(
+            [r["drain_uvicorn_server_cpu"] / gib for r in runs]
+        ),
         "hash_cpu_per_gib": summary([r["hash_cpu"] / gib for r in runs]),
         "write_fsync_cpu_per_gib": summary([r["write_fsync_cpu"] / gib for r in runs]),
         "floor_seconds": summary([r["floor_seconds"] for r in runs]),

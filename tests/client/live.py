@@ -16,6 +16,7 @@ import uvicorn
 from fastapi.testclient import TestClient
 
 from pressroom.service.app import create_app
+from pressroom.service.http_protocol import PROTOCOL
 from pressroom.settings import Settings
 from tests.conftest import Service
 
@@ -41,7 +42,9 @@ def live_service(settings: Settings, **overrides: object) -> Iterator[Live]:
     address = f"http://127.0.0.1:{port}"
     tuned = settings.model_copy(update={"base_url": address, **overrides})
     app = create_app(tuned)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", http=PROTOCOL)
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started and thread.is_alive():

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pressroom.docs import screenshots
 from pressroom.service.app import create_app
 from pressroom.service.db.migrate import upgrade
+from pressroom.service.http_protocol import PROTOCOL
 from pressroom.settings import DatabaseSettings, SandboxSettings, Settings, StorageSettings
 from tests.client.live import free_port
 
@@ -80,7 +81,9 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         webhook_development=True,  # the tests' webhook receiver listens on loopback http
     )
     app = create_app(settings)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", http=PROTOCOL)
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started and thread.is_alive():

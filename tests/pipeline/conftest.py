@@ -28,6 +28,7 @@ from pressroom.service.app import create_app
 from pressroom.service.connections.service import NewConnection, connect
 from pressroom.service.db.models import Account, Post, SandboxDelivery
 from pressroom.service.db.session import transaction
+from pressroom.service.http_protocol import PROTOCOL
 from pressroom.settings import DatabaseSettings, SandboxSettings, Settings, StorageSettings
 
 
@@ -108,7 +109,9 @@ def live_service(
         sandbox=SandboxSettings(sandbox_seed=4, sandbox_dedupe=False),
     )
     app = create_app(settings)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", http=PROTOCOL)
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

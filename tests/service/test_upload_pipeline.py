@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pressroom.service.media.upload_pipeline import DEPTH, UploadPipeline
+from pressroom.service.storage import preallocate
 from pressroom.service.storage.local import WRITEBACK_BYTES, LocalStorage, UploadSlot
 from pressroom.settings import Settings
 
@@ -33,6 +34,12 @@ def blocks(count: int, size: int) -> list[list[bytes]]:
         data = os.urandom(size)
         found.append([data[:7], data[7 : size // 2], data[size // 2 :]])
     return found
+
+
+def supports_reserving(directory: Path) -> bool:
+    """Whether this system and file system reserve blocks (Linux, most file systems)."""
+    with (directory / "probe").open("wb") as probe:
+        return preallocate.reserve(probe.fileno(), 4096)
 
 
 def held_slot(
@@ -66,6 +73,37 @@ def test_every_block_is_written_in_order_hashed_and_put_in_place(storage: LocalS
     assert asyncio.run(upload()) == (len(whole), hashlib.sha256(whole).hexdigest())
     assert (storage.root / "files" / FILE_ID).read_bytes() == whole
     assert list((storage.root / "tmp").iterdir()) == []
+
+
+def test_a_declared_size_reserves_the_blocks_but_the_file_is_what_was_written(
+    storage: LocalStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The blocks of the declared size are reserved before the first write, the file's
+    size stays the bytes written (a shorter body never leaves a longer file)."""
+    slot = storage.claim(FILE_ID)
+    store, seen = slot.store, []
+
+    def store_and_look(pieces: list[bytes]) -> None:
+        if not seen:
+            seen.append(os.fstat(slot._handle.fileno()))  # before the first write
+        store(pieces)
+
+    monkeypatch.setattr(slot, "store", store_and_look)
+    sent = blocks(2, 256 * 1024)
+
+    async def upload() -> tuple[int, str]:
+        pipeline = UploadPipeline(slot, 16 * 1024 * 1024)
+        for block in sent:
+            await pipeline.put(block)
+        return await pipeline.finish()
+
+    whole = b"".join(b"".join(block) for block in sent)
+    assert asyncio.run(upload()) == (len(whole), hashlib.sha256(whole).hexdigest())
+    (before,) = seen
+    assert before.st_size == 0
+    if supports_reserving(storage.root):
+        assert before.st_blocks * 512 >= 16 * 1024 * 1024  # reserved up front
+    assert (storage.root / "files" / FILE_ID).read_bytes() == whole
 
 
 def test_the_loop_waits_while_the_writer_is_the_depth_behind(

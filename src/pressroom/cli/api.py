@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
@@ -55,6 +56,7 @@ def api(
     import uvicorn
 
     from pressroom.service.db.migrate import upgrade
+    from pressroom.service.http_protocol import PROTOCOL
     from pressroom.service.ops.logs import configure_logging
     from pressroom.settings import get_settings
 
@@ -86,23 +88,32 @@ def api(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(settings.database_url)
     typer.echo(f"pressroom service on {settings.public_base_url} (data in {settings.data_dir})")
-    common = {"host": host, "port": port, "log_config": None, "access_log": False}
     if workers == 1:
         from pressroom.service.app import create_app
 
-        uvicorn.run(create_app(settings, migrate=False), log_level=level, **common)  # type: ignore[arg-type]
-        return
-    # Worker processes start afresh and build their settings from the environment, so
-    # the flags reach them there.
-    for name, value in {
-        "DATA_DIR": settings.data_dir,
-        "BASE_URL": base_url,
-        "LOG_LEVEL": level,
-        "LOG_FORMAT": fmt,
-        "PROCESS_IN_API": "1" if settings.process_in_api else "0",
-    }.items():
-        os.environ[f"PRESSROOM_{name}"] = str(value)
-    uvicorn.run("pressroom.service.asgi:app", workers=workers, log_level=level, **common)  # type: ignore[arg-type]
+        serve: Callable[..., Any] | str = create_app(settings, migrate=False)
+    else:
+        # Worker processes start afresh and build their settings from the environment,
+        # so the flags reach them there.
+        for name, value in {
+            "DATA_DIR": settings.data_dir,
+            "BASE_URL": base_url,
+            "LOG_LEVEL": level,
+            "LOG_FORMAT": fmt,
+            "PROCESS_IN_API": "1" if settings.process_in_api else "0",
+        }.items():
+            os.environ[f"PRESSROOM_{name}"] = str(value)
+        serve = "pressroom.service.asgi:app"
+    uvicorn.run(
+        serve,
+        host=host,
+        port=port,
+        workers=workers if workers > 1 else None,
+        log_level=level,
+        log_config=None,
+        access_log=False,
+        http=PROTOCOL,
+    )
 
 
 MAX_DEFAULT_WORKERS = 8

@@ -58,6 +58,7 @@ def demo(
     from pressroom.service.admin import DEMO_EMAIL, admin_session, seed_demo
     from pressroom.service.app import create_app
     from pressroom.service.auth.service import create_sign_in_link
+    from pressroom.service.http_protocol import PROTOCOL
 
     with admin_session(settings) as db:
         _, key = seed_demo(db)
@@ -71,6 +72,7 @@ def demo(
             log_level=log_level.value,
             log_config=None,  # its lines go to the handlers set up above
             access_log=False,  # pressroom.access writes the route, never the query
+            http=PROTOCOL,
         )
     )
     thread = threading.Thread(target=server.run, name="pressroom-service", daemon=True)

@@ -105,11 +105,12 @@ async def _receive(
 
     limit = library.settings.store.max_upload_bytes
     declared = request.headers.get("content-length")
+    size = int(declared) if declared is not None and declared.isdigit() else None
     slot = await run_in_threadpool(_claim, library, storage, file_id)
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    if size is not None and size > limit:
         slot.discard()
-        raise await run_in_threadpool(_refuse_too_large, library, file_id, int(declared))
-    pipeline = UploadPipeline(slot)  # from here on its thread owns the file
+        raise await run_in_threadpool(_refuse_too_large, library, file_id, size)
+    pipeline = UploadPipeline(slot, size)  # from here on its thread owns the file
     try:
         received = 0
         pending: list[bytes] = []

@@ -14,6 +14,10 @@ then fought over two cores, the cache and the interpreter lock: more CPU per GiB
 faster) and the block received, then written and hashed on two threads of the pool
 before the next was read (the loop idle meanwhile).
 
+When the request declared its size, the thread first reserves the file's blocks
+(:meth:`UploadSlot.reserve`): a fifth less CPU in the writes, on the thread that sets the
+pace (``benchmarks/README.md``, "Uploads, fourth round").
+
 The thread owns the file from the first block to the last: it also makes it durable and
 puts it in place (:meth:`UploadSlot.finish`) or removes it (:meth:`UploadSlot.discard`),
 so nothing else touches the file while it writes, even when the request is cancelled.
@@ -42,8 +46,11 @@ _ABORT: Final = "abort"
 class UploadPipeline:
     """Hashes and writes an upload's blocks as they are received (see the module)."""
 
-    def __init__(self, slot: UploadSlot) -> None:
+    def __init__(self, slot: UploadSlot, size: int | None = None) -> None:
+        """``size``: the upload's declared size, if it has one: its blocks are reserved
+        first (:meth:`UploadSlot.reserve`)."""
         self._slot = slot
+        self._size = size
         self._loop = asyncio.get_running_loop()
         self._blocks: queue.SimpleQueue[Block | str] = queue.SimpleQueue()
         self._room = asyncio.Semaphore(DEPTH)
@@ -81,6 +88,8 @@ class UploadPipeline:
         await self._done
 
     def _run(self) -> None:
+        if self._size:
+            self._slot.reserve(self._size)
         while not isinstance(block := self._blocks.get(), str):
             if self._failure is None and not self._skip:
                 try:

@@ -37,6 +37,8 @@ def install_ops_server(api: FastAPI, ops: OpsSettings) -> None:
     """Run the ops server for as long as ``api``'s lifespan."""
     import uvicorn
 
+    from pressroom.service.http_protocol import PROTOCOL
+
     assert ops.ops_port is not None
     config = uvicorn.Config(
         ops_app(api, with_metrics=ops.metrics),
@@ -45,6 +47,7 @@ def install_ops_server(api: FastAPI, ops: OpsSettings) -> None:
         log_config=None,
         access_log=False,
         lifespan="off",
+        http=PROTOCOL,
     )
     previous: Callable[[Any], AbstractAsyncContextManager[Any]] = api.router.lifespan_context
 

@@ -28,6 +28,7 @@ from pressroom.service.storage.base import (
     check_key,
     final_key,
 )
+from pressroom.service.storage.preallocate import reserve
 from pressroom.service.storage.signing import UploadSigner, load_secret
 from pressroom.settings import Settings
 
@@ -64,6 +65,12 @@ class UploadSlot:
         self._digest = hashlib.sha256()
         self._flushed = 0
         self.size = 0
+
+    def reserve(self, size: int) -> None:
+        """Reserve the blocks of an upload of ``size`` bytes up front, when the request
+        said its size: fewer, larger allocations than block by block as it is written
+        back (:mod:`~pressroom.service.storage.preallocate`; best effort)."""
+        reserve(self._handle.fileno(), size)
 
     def write(self, data: bytes) -> None:
         self.store([data])
