@@ -63,9 +63,11 @@ def current_edition(given: str | None) -> str:
 
 
 def task_runner() -> TaskRunner[Any]:
-    """Threads of this process (``PRESSROOM_PIPELINE_CONCURRENCY`` of them), or the workers
-    of a Dask cluster when ``PRESSROOM_PIPELINE_DASK_ADDRESS`` names its scheduler, for
-    fan-outs larger than one machine. A task lost with its worker is run again elsewhere;
+    """Threads of this process, or the workers of a Dask cluster when
+    ``PRESSROOM_PIPELINE_DASK_ADDRESS`` names its scheduler, for fan-outs larger than one
+    machine. Twice ``PRESSROOM_PIPELINE_CONCURRENCY`` threads, of which that many talk to
+    the service at once (``tasks.common.in_flight``): the others do Prefect's work of the
+    tasks just finished or about to start meanwhile. A task lost with its worker is run again elsewhere;
     a publish run again is the same post under the same Idempotency-Key, so it is
     answered, never sent twice."""
     address = settings().dask_address
@@ -73,7 +75,7 @@ def task_runner() -> TaskRunner[Any]:
         from prefect_dask.task_runners import DaskTaskRunner
 
         return DaskTaskRunner(address=address)
-    return ThreadPoolTaskRunner(max_workers=settings().concurrency)
+    return ThreadPoolTaskRunner(max_workers=2 * settings().concurrency)
 
 
 def run_name() -> str:

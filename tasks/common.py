@@ -20,6 +20,7 @@ run_logs.attach()
 
 _lock = threading.Lock()
 _clients: dict[tuple[str, str], Client] = {}
+_in_flight: dict[int, threading.BoundedSemaphore] = {}
 
 
 def settings() -> PipelineSettings:
@@ -30,6 +31,24 @@ def settings() -> PipelineSettings:
 def service_state() -> ServiceState:
     """The state folder of the service address this process's client uses."""
     return settings().state_for(client().base_url)
+
+
+def in_flight() -> threading.BoundedSemaphore:
+    """At most ``PRESSROOM_PIPELINE_CONCURRENCY`` of this process's tasks talking to the
+    service at once (a task holds it around its calls, after its platform's slot).
+
+    The flow's thread pool has twice as many threads (``flows/run_campaign.task_runner``):
+    Prefect's own work before and after a task's call (its states, events and result
+    record, 15-20 ms of CPU a task, longer while sixteen threads share the interpreter)
+    runs on the task's thread, and with one thread per slot the slot sat idle through it.
+    Here a finishing task's bookkeeping overlaps the next task's request, as in a plain
+    script that limits requests, not tasks.
+    """
+    limit = settings().concurrency
+    with _lock:
+        if limit not in _in_flight:
+            _in_flight[limit] = threading.BoundedSemaphore(limit)
+        return _in_flight[limit]
 
 
 def client() -> Client:

@@ -9,7 +9,7 @@ from pressroom.client import FileStatus, PressroomError
 from pressroom.pipeline import steps
 from pressroom.pipeline.media_memory import MediaMemory
 from pressroom.pipeline.retrying import TransientFailure, is_transient
-from tasks.common import client, retry_transient, service_state, settings
+from tasks.common import client, in_flight, retry_transient, service_state, settings
 
 
 @task(
@@ -21,7 +21,8 @@ from tasks.common import client, retry_transient, service_state, settings
 def resolve_folders(names: list[str]) -> dict[str, str]:
     """Folder name → id, creating missing folders."""
     try:
-        return steps.resolve_folders(client(), set(names))
+        with in_flight():
+            return steps.resolve_folders(client(), set(names))
     except PressroomError as exc:
         raise steps.transient_or_final(exc, "resolving folders") from exc
 
@@ -36,7 +37,8 @@ def resolve_folders(names: list[str]) -> dict[str, str]:
 def upload_medium(upload: MediaUpload, folder_id: str | None) -> str:
     """Upload once per content and service address; returns the fileId."""
     memory = MediaMemory(service_state().media_memory_file)
-    file_id, _reused = steps.upload_medium(client(), upload, memory, folder_id)
+    with in_flight():
+        file_id, _reused = steps.upload_medium(client(), upload, memory, folder_id)
     return file_id
 
 
@@ -51,13 +53,14 @@ def wait_ready(name: str, file_id: str) -> FileStatus:
     """Poll until the service has processed the file (a failure is final for its posts)."""
     config = settings()
     try:
-        return steps.wait_ready(
-            client(),
-            name,
-            file_id,
-            poll_interval=config.poll_seconds,
-            timeout=config.ready_timeout_seconds,
-        )
+        with in_flight():
+            return steps.wait_ready(
+                client(),
+                name,
+                file_id,
+                poll_interval=config.poll_seconds,
+                timeout=config.ready_timeout_seconds,
+            )
     except PressroomError as exc:
         if is_transient(exc):
             raise TransientFailure(f"{name}: {exc}", cause=exc) from exc

@@ -24,7 +24,7 @@ from pressroom.client import PressroomError
 from pressroom.pipeline import steps
 from pressroom.pipeline.attempts import Attempt, AttemptClock
 from pressroom.pipeline.outcomes import ResultRow
-from tasks.common import client, retry_transient, service_state, settings
+from tasks.common import client, in_flight, retry_transient, service_state, settings
 from tasks.storage import StateFolder
 
 _slots_lock = threading.Lock()
@@ -69,7 +69,8 @@ def by_idempotency_key(context: TaskRunContext, parameters: dict[str, Any]) -> s
 def fetch_connections() -> list[dict[str, Any]]:
     """The account's connections, once per run (the call counts against the API quota)."""
     try:
-        entries = client().list_connections(refresh=True)
+        with in_flight():
+            entries = client().list_connections(refresh=True)
     except PressroomError as exc:
         raise steps.transient_or_final(exc, "listing connections") from exc
     return [entry.model_dump(exclude_none=True) for entry in entries]
@@ -115,7 +116,7 @@ def publish_post(
     planned: PlannedPost, file_ids: Mapping[str, str], key: str, edition: str
 ) -> ResultRow:
     attempt = _attempt(key)
-    with _slot(planned.platform.value):
+    with _slot(planned.platform.value), in_flight():
         return steps.publish_post(
             client(),
             planned,
@@ -141,7 +142,7 @@ def set_thumbnail(
     planned: PlannedPost, video_id: str, file_ids: Mapping[str, str], key: str
 ) -> ResultRow:
     attempt = _attempt(key)
-    with _slot(planned.platform.value):
+    with _slot(planned.platform.value), in_flight():
         return steps.set_thumbnail(
             client(),
             planned,
