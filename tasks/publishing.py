@@ -9,7 +9,6 @@ gap the cache cannot: an attempt that failed after the platform took the post.
 from __future__ import annotations
 
 import threading
-from collections import defaultdict
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, ParamSpec, TypeVar
@@ -28,9 +27,7 @@ from tasks.common import client, in_flight, retry_transient, service_state, sett
 from tasks.storage import StateFolder
 
 _slots_lock = threading.Lock()
-_platform_slots: dict[str, threading.BoundedSemaphore] = defaultdict(
-    lambda: threading.BoundedSemaphore(settings().platform_concurrency)
-)
+_platform_slots: dict[tuple[str, int], threading.BoundedSemaphore] = {}
 _EVIDENCE = steps.IdempotencyEvidence()
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -50,9 +47,13 @@ def _attempt(key: str) -> Attempt:
 
 
 def _slot(platform: str) -> threading.BoundedSemaphore:
-    """At most ``platform_concurrency`` requests in flight to one platform."""
+    """At most ``platform_concurrency`` requests in flight to one platform (the setting
+    as it is now: a long-lived worker picks a change up)."""
+    where = (platform, settings().platform_concurrency)
     with _slots_lock:
-        return _platform_slots[platform]
+        if where not in _platform_slots:
+            _platform_slots[where] = threading.BoundedSemaphore(where[1])
+        return _platform_slots[where]
 
 
 def by_idempotency_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:

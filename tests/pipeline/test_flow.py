@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -136,6 +139,44 @@ def test_the_results_table_is_printed_once_after_the_run(
     for name in ("teaser", "reveal", "thanks"):
         assert name in out
     assert out.count("published") == 11  # 3 posts, 11 targets
+
+
+def test_requests_in_flight_stay_within_the_run_and_platform_limits(
+    live_service: LiveService, write_campaign: WriteCampaign, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PRESSROOM_PIPELINE_CONCURRENCY bounds the publishes talking to the service at once
+    (the flow has more threads than that), PRESSROOM_PIPELINE_PLATFORM_CONCURRENCY those
+    to one platform."""
+    from pressroom.pipeline import steps
+
+    monkeypatch.setenv("PRESSROOM_PIPELINE_CONCURRENCY", "3")
+    monkeypatch.setenv("PRESSROOM_PIPELINE_PLATFORM_CONCURRENCY", "2")
+    connect_all(live_service)
+    lock = threading.Lock()
+    now: Counter[str] = Counter()
+    most: Counter[str] = Counter()
+    publish = steps.publish_post
+
+    def held(client: Any, planned: Any, *args: Any, **kwargs: Any) -> Any:
+        platform = planned.platform.value
+        with lock:
+            now[platform] += 1
+            now["all"] += 1
+            for name in (platform, "all"):
+                most[name] = max(most[name], now[name])
+        try:
+            time.sleep(0.3)  # long enough for every free thread to try to join in
+            return publish(client, planned, *args, **kwargs)
+        finally:
+            with lock:
+                now[platform] -= 1
+                now["all"] -= 1
+
+    monkeypatch.setattr(steps, "publish_post", held)
+    outcome = run_campaign_file(write_campaign(TEXT_CAMPAIGN), edition="limits")
+    assert outcome.ok and len(outcome.rows) == 11
+    assert (most["all"], most["microblog"]) == (3, 2)
+    assert most["professional_network"] <= 2
 
 
 def test_inactive_connections_are_skipped_and_reported(
