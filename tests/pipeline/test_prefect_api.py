@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from pressroom.pipeline import prefect_api
+from pressroom.pipeline import prefect_api, prefect_settings
 from tests.pipeline.conftest import LiveService, WriteCampaign
 from tests.pipeline.test_prefect_server import pressroom
+from tests.pipeline.test_prefect_settings import BATCHED, server_settings
 
 CAMPAIGN = "name: temp-server\nposts:\n  - id: hello\n    microblog: {text: hi}\n"
 
@@ -60,6 +61,9 @@ def test_a_campaign_refused_before_the_run_leaves_no_server_behind(
     done = pressroom("campaign", "run", str(broken), api_url=None, home=home)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "nothing was run" in done.stdout + done.stderr
+    # The server was started beside the checks (its database seeded in the home), and
+    # stopped when they refused the campaign.
+    assert (home / "prefect.db").is_file()
     assert processes_with_home(home) == []
 
 
@@ -124,3 +128,20 @@ def test_the_api_named_by_the_environment_or_the_active_profile_is_seen_without_
     assert prefect_api.configured_api_url() == "http://local:4200/api"
     monkeypatch.setenv("PREFECT_API_URL", "http://env:4200/api")
     assert prefect_api.configured_api_url() == "http://env:4200/api"
+
+
+def test_the_temporary_server_started_before_the_run_is_prepared_writes_in_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``campaign run`` starts its server beside its checks, before it applies its own
+    Prefect settings: the server is given pressroom's server settings itself."""
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    for name in prefect_settings.SERVER:
+        monkeypatch.delenv(name, raising=False)
+    server = prefect_api._temporary_server()
+    try:
+        services = server_settings(server.wait_ready(timeout=180))
+    finally:
+        server.stop()
+    for (service, field), value in BATCHED.items():
+        assert services[service][field] == value, (service, field)
