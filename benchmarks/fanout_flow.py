@@ -27,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import PYTHON, ROOT, cpu_seconds, descendants
-from benchmarks.profiles import summarise
+from benchmarks.profiles import record_argv, summarise
 
 
 def baseline(
@@ -82,19 +82,7 @@ class Profiler:
                 # --gil: only the thread holding the interpreter lock, i.e. where the
                 # CPU goes; without it the flow process's sixteen threads show wherever
                 # they wait for the lock (after each system call), not what they run.
-                [
-                    str(spy),
-                    "record",
-                    "-p",
-                    str(pid),
-                    "-f",
-                    "raw",
-                    "-o",
-                    str(path),
-                    "-r",
-                    "100",
-                    "--gil",
-                ],
+                record_argv(spy, pid, path, "--gil"),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )

@@ -45,6 +45,11 @@ WAITS = frozenset(
 _DRIVER_CALLS = {"do_execute", "do_executemany", "do_commit", "do_rollback", "execute", "commit"}
 
 
+def record_argv(spy: Path, pid: int, path: Path, *extra: str) -> list[str]:
+    """``py-spy record`` of ``pid`` into ``path`` as raw stacks at 100 samples a second."""
+    return [str(spy), "record", "-p", str(pid), "-f", "raw", "-o", str(path), "-r", "100", *extra]
+
+
 def package_of(path: str) -> str:
     """A readable owner of a source file: a distribution, a pressroom module, stdlib."""
     if "site-packages/" in path:

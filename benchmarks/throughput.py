@@ -46,7 +46,7 @@ from benchmarks.common import (
     service_env,
     summary,
 )
-from benchmarks.profiles import summarise
+from benchmarks.profiles import record_argv, summarise
 
 CONNECTIONS = 32
 
@@ -476,20 +476,7 @@ def profile(
     service = bench.server(endpoint)
     settle(service)
     recorder = subprocess.Popen(
-        [
-            str(spy),
-            "record",
-            "-p",
-            str(service.pid),
-            "-f",
-            "raw",
-            "-o",
-            str(path),
-            "-r",
-            "100",
-            "-d",
-            str(round(config.profile_seconds + 2)),
-        ],
+        record_argv(spy, service.pid, path, "-d", str(round(config.profile_seconds + 2))),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

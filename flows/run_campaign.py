@@ -67,7 +67,8 @@ def task_runner() -> TaskRunner[Any]:
     ``PRESSROOM_PIPELINE_DASK_ADDRESS`` names its scheduler, for fan-outs larger than one
     machine. Twice ``PRESSROOM_PIPELINE_CONCURRENCY`` threads, of which that many talk to
     the service at once (``tasks.common.in_flight``): the others do Prefect's work of the
-    tasks just finished or about to start meanwhile. A task lost with its worker is run again elsewhere;
+    tasks just finished or about to start meanwhile. A task lost with its worker is run
+    again elsewhere;
     a publish run again is the same post under the same Idempotency-Key, so it is
     answered, never sent twice."""
     address = settings().dask_address

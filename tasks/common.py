@@ -20,7 +20,7 @@ run_logs.attach()
 
 _lock = threading.Lock()
 _clients: dict[tuple[str, str], Client] = {}
-_in_flight: dict[int, threading.BoundedSemaphore] = {}
+_limits: dict[tuple[str, int], threading.BoundedSemaphore] = {}
 
 
 def settings() -> PipelineSettings:
@@ -31,6 +31,15 @@ def settings() -> PipelineSettings:
 def service_state() -> ServiceState:
     """The state folder of the service address this process's client uses."""
     return settings().state_for(client().base_url)
+
+
+def limit(name: str, size: int) -> threading.BoundedSemaphore:
+    """This process's semaphore ``name`` of ``size`` places, made on first use; a new size
+    makes a new one, so a long-lived worker follows a changed setting."""
+    with _lock:
+        if (name, size) not in _limits:
+            _limits[name, size] = threading.BoundedSemaphore(size)
+        return _limits[name, size]
 
 
 def in_flight() -> threading.BoundedSemaphore:
@@ -44,11 +53,7 @@ def in_flight() -> threading.BoundedSemaphore:
     Here a finishing task's bookkeeping overlaps the next task's request, as in a plain
     script that limits requests, not tasks.
     """
-    limit = settings().concurrency
-    with _lock:
-        if limit not in _in_flight:
-            _in_flight[limit] = threading.BoundedSemaphore(limit)
-        return _in_flight[limit]
+    return limit("requests", settings().concurrency)
 
 
 def client() -> Client:

@@ -23,11 +23,16 @@ from pressroom.client import PressroomError
 from pressroom.pipeline import steps
 from pressroom.pipeline.attempts import Attempt, AttemptClock
 from pressroom.pipeline.outcomes import ResultRow
-from tasks.common import client, in_flight, retry_transient, service_state, settings
+from tasks.common import (
+    client,
+    in_flight,
+    limit,
+    retry_transient,
+    service_state,
+    settings,
+)
 from tasks.storage import StateFolder
 
-_slots_lock = threading.Lock()
-_platform_slots: dict[tuple[str, int], threading.BoundedSemaphore] = {}
 _EVIDENCE = steps.IdempotencyEvidence()
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -47,13 +52,8 @@ def _attempt(key: str) -> Attempt:
 
 
 def _slot(platform: str) -> threading.BoundedSemaphore:
-    """At most ``platform_concurrency`` requests in flight to one platform (the setting
-    as it is now: a long-lived worker picks a change up)."""
-    where = (platform, settings().platform_concurrency)
-    with _slots_lock:
-        if where not in _platform_slots:
-            _platform_slots[where] = threading.BoundedSemaphore(where[1])
-        return _platform_slots[where]
+    """At most ``platform_concurrency`` requests in flight to one platform."""
+    return limit(f"platform {platform}", settings().platform_concurrency)
 
 
 def by_idempotency_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:

@@ -2,10 +2,12 @@
 
 Prefect's ``LocalFileSystem`` resolves its folder and the file's path with ``realpath``
 on every access (pure Python in 3.11, an ``lstat`` per path component): six times per
-publish task, four of them in the result storage. With 16 threads publishing, those
-showed as a quarter of the flow process's busy samples (``benchmarks/``). ``StateFolder``
-resolves its folder once and joins names to it; it holds both the cache policy's keys
-and the results (``tasks.publishing.exactly_once``).
+publish task, four of them in the result storage, each ``lstat`` a release and
+re-acquisition of the interpreter lock among sixteen threads. ``StateFolder`` resolves
+its folder once and joins names to it; it holds both the cache policy's keys and the
+results (``tasks.publishing.exactly_once``). (The profiles that once showed this as a
+quarter of the flow's work counted threads waiting for the lock as busy; measured on the
+lock's holder it is a few per cent, see ``benchmarks/README.md``.)
 
 The block is never saved on the Prefect server: a saved block would tie the record to
 that server's database (a result names its storage block by id). Unsaved, a result's
