@@ -6,7 +6,8 @@ Run by ``fanout.py`` as a fresh process (``python benchmarks/fanout_flow.py CONF
 with ``PREFECT_HOME`` set, and ``PREFECT_API_URL`` set for a real server or unset for
 Prefect's ephemeral mode. Times, separately: importing Prefect, Prefect's start-up (the
 first API call, which starts the ephemeral server), loading the flow, each flow run
-(the flow call alone), and draining its events afterwards. CPU seconds are read for
+(the flow call alone, its results table held and printed after it as `pressroom campaign
+run` does), and draining its events afterwards. CPU seconds are read for
 this process, its children (the ephemeral server), the service and a real server, so
 the orchestration's cost per task can be stated in CPU milliseconds, not only in wall
 time.
@@ -107,6 +108,7 @@ def main(config_file: str, out_file: str) -> None:
     result: dict[str, Any] = {"mode": config["mode"], "runs": []}
     started = time.perf_counter()
 
+    from pressroom.pipeline import outcomes
     from pressroom.pipeline.runner import ENTRYPOINT, prepare_prefect, project_root
 
     prepare_prefect()
@@ -140,10 +142,17 @@ def main(config_file: str, out_file: str) -> None:
         cpu_server = prefect_server_cpu()
         cpu_service = cpu_seconds(config["service_pid"])
         mark = time.perf_counter()
-        with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        # As `pressroom campaign run` runs it (pressroom.pipeline.runner): the results
+        # table held by the caller and printed once the run has ended, not by the flow.
+        with (
+            temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}),
+            outcomes.tables_held() as tables,
+        ):
             state = flow(campaign_file=config["campaign"], edition=edition, return_state=True)
         wall = time.perf_counter() - mark
         cpu_flow = time.process_time() - cpu_self
+        for title, table in tables:
+            outcomes.print_table(title, table)
         mark = time.perf_counter()
         EventsWorker.drain_all(timeout=10)
         drain = time.perf_counter() - mark
