@@ -37,10 +37,12 @@ class StateFolder(LocalFileSystem):
         return cls(basepath=str(folder.expanduser().resolve()))
 
     def _resolve_path(self, path: str | None) -> Path:
-        base = Path(self.basepath or ".")
+        # On strings: four times a task, and Path's parents and joins cost more than
+        # the check itself.
+        base = self.basepath or "."
         if path is None:
-            return base
-        full = Path(os.path.normpath(base / Path(path).expanduser()))
-        if full != base and base not in full.parents:
+            return Path(base)
+        full = os.path.normpath(os.path.join(base, os.path.expanduser(path)))
+        if full != base and not full.startswith(base.rstrip(os.sep) + os.sep):
             raise ValueError(f"{path!r} is outside the state folder {base}")
-        return full
+        return Path(full)
