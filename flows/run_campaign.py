@@ -39,7 +39,7 @@ from pressroom.pipeline.outcomes import Kind, PublishFailed, ResultRow, Status
 from pressroom.pipeline.prefect_liveness import Lease, settle_abandoned_runs
 from pressroom.pipeline.progress import Stage
 from pressroom.pipeline.retrying import TransientFailure, backoff_delays, jittered
-from tasks.common import settings
+from tasks.common import Sealed, settings
 from tasks.media import resolve_folders, upload_medium, wait_ready
 from tasks.publishing import (
     CLOCK,
@@ -160,7 +160,9 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     posts: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
 
     def submit(planned: PlannedPost, file_ids: dict[str, str]) -> None:
-        future = publishing.submit(planned, file_ids, planned.idempotency_key(edition), edition)
+        future = publishing.submit(
+            Sealed(planned), Sealed(file_ids), planned.idempotency_key(edition), edition
+        )
         future.add_done_callback(lambda _: progress.advanced(Stage.POST))
         posts.append((planned, future))
 
@@ -207,9 +209,9 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
                 (
                     planned,
                     thumbnailing.submit(
-                        planned,
+                        Sealed(planned),
                         row.item_id,
-                        file_ids,
+                        Sealed(file_ids),
                         planned.idempotency_key(edition) + "-thumbnail",
                     ),
                 )

@@ -24,6 +24,7 @@ from pressroom.pipeline import steps
 from pressroom.pipeline.attempts import Attempt, AttemptClock
 from pressroom.pipeline.outcomes import ResultRow
 from tasks.common import (
+    Sealed,
     client,
     in_flight,
     limit,
@@ -107,48 +108,53 @@ def exactly_once(task: Task[P, R], **options: Any) -> Task[P, R]:
     # Named from the parameters in the worker thread, not by a with_options per submit:
     # each with_options builds a new Task and reads this module's source again
     # (inspect.getsource), which made submitting a fan-out slower than running it.
-    task_run_name="{planned.platform.value} · {planned.connection.name} · {planned.post_id}",
+    task_run_name=(
+        "{planned.value.platform.value} · {planned.value.connection.name} · {planned.value.post_id}"
+    ),
     cache_policy=CachePolicy.from_cache_key_fn(by_idempotency_key),
     persist_result=True,
     cache_expiration=timedelta(days=7),
     retry_condition_fn=retry_transient,
 )
 def publish_post(
-    planned: PlannedPost, file_ids: Mapping[str, str], key: str, edition: str
+    planned: Sealed[PlannedPost], file_ids: Sealed[Mapping[str, str]], key: str, edition: str
 ) -> ResultRow:
+    """The planned post and the media's file ids come ``Sealed`` (see there)."""
+    post = planned.value
     attempt = _attempt(key)
-    with _slot(planned.platform.value), in_flight():
+    with _slot(post.platform.value), in_flight():
         return steps.publish_post(
             client(),
-            planned,
-            file_ids,
+            post,
+            file_ids.value,
             key=key,
             evidence=_evidence(),
             attempt=attempt.number,
             started=attempt.first_started,
             media_wait=settings().ready_timeout_seconds,
-            campaign=steps.campaign_of(planned, edition, flow_run.id),
+            campaign=steps.campaign_of(post, edition, flow_run.id),
         )
 
 
 @task(
     name="set-thumbnail",
-    task_run_name="thumbnail · {planned.connection.name} · {planned.post_id}",
+    task_run_name="thumbnail · {planned.value.connection.name} · {planned.value.post_id}",
     cache_policy=CachePolicy.from_cache_key_fn(by_idempotency_key),
     persist_result=True,
     cache_expiration=timedelta(days=7),
     retry_condition_fn=retry_transient,
 )
 def set_thumbnail(
-    planned: PlannedPost, video_id: str, file_ids: Mapping[str, str], key: str
+    planned: Sealed[PlannedPost], video_id: str, file_ids: Sealed[Mapping[str, str]], key: str
 ) -> ResultRow:
+    post = planned.value
     attempt = _attempt(key)
-    with _slot(planned.platform.value), in_flight():
+    with _slot(post.platform.value), in_flight():
         return steps.set_thumbnail(
             client(),
-            planned,
+            post,
             video_id,
-            file_ids,
+            file_ids.value,
             key=key,
             attempt=attempt.number,
             started=attempt.first_started,
