@@ -10,16 +10,14 @@ the sandbox shows on the page at the next
 
 from __future__ import annotations
 
-import ast
-import inspect
 import json
 import random
 from datetime import UTC, datetime
-from itertools import pairwise
 from types import ModuleType
 from typing import Any
 
 from pressroom import error_codes
+from pressroom.docs.source import attribute_docstrings
 from pressroom.platforms import Platform
 from pressroom.rules.model import PostsPerDay
 from pressroom.rules.table import NETWORKS, all_rules
@@ -80,25 +78,6 @@ OTHER_USES: dict[tuple[Platform, str], str] = {
 Every such scope must have its line here: the page cannot be written without one."""
 
 
-def _attribute_docstrings(module: ModuleType) -> dict[str, str]:
-    """The docstrings written under a module's assignments (``NAME = …`` then a string),
-    which Python keeps only in the source."""
-    found: dict[str, str] = {}
-    body = ast.parse(inspect.getsource(module)).body
-    for node, after in pairwise(body):
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and isinstance(after, ast.Expr)
-            and isinstance(after.value, ast.Constant)
-            and isinstance(after.value.value, str)
-        ):
-            # reStructuredText's ``code`` is Markdown's `code`
-            found[node.targets[0].id] = " ".join(after.value.value.split()).replace("``", "`")
-    return found
-
-
 def _short(scope: str) -> str:
     """Google's scopes are URLs; the page names them by their last part."""
     return scope.rsplit("/", 1)[-1]
@@ -136,7 +115,11 @@ def scopes_lines(platform: Platform) -> list[str]:
             f"| {'yes' if scope in commenting else 'no' if platform in grants.COMMENTING else '-'} "
             f"| {why or ', '.join(uses)} |"
         )
-    said = _attribute_docstrings(DRIVERS[platform])
+    # reStructuredText's ``code`` is Markdown's `code`
+    said = {
+        name: " ".join(text.split()).replace("``", "`")
+        for name, text in attribute_docstrings(DRIVERS[platform]).items()
+    }
     notes = [
         (name, said[name])
         for name in ("SCOPES", "PUBLISH_SCOPES", "COMMENT_SCOPES")

@@ -4,9 +4,7 @@ means (the field's docstring)."""
 
 from __future__ import annotations
 
-import ast
 import inspect
-import textwrap
 import typing
 from pathlib import Path
 
@@ -15,6 +13,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings
 
 from pressroom.docs.markdown import cell, generated_header, table
+from pressroom.docs.source import attribute_docstrings
 
 SOURCES = ("`src/pressroom/settings.py`", "`src/pressroom/pipeline/config.py`")
 
@@ -41,24 +40,6 @@ def _groups() -> list[tuple[str, str, type[BaseSettings], set[str]]]:
         ("Networks", "PRESSROOM_", NetworkSettings, set()),
         ("Pipeline", "PRESSROOM_PIPELINE_", PipelineSettings, set()),
     ]
-
-
-def attribute_docstrings(cls: type) -> dict[str, str]:
-    """The string written right under each annotated attribute of a class body."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    body = tree.body[0]
-    assert isinstance(body, ast.ClassDef)
-    found: dict[str, str] = {}
-    for node, after in zip(body.body, body.body[1:], strict=False):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(after, ast.Expr)
-            and isinstance(after.value, ast.Constant)
-            and isinstance(after.value.value, str)
-        ):
-            found[node.target.id] = inspect.cleandoc(after.value.value)
-    return found
 
 
 def _meaning(name: str, docs: dict[str, str]) -> str:
@@ -129,7 +110,7 @@ def page() -> str:
         "([Python client](../client/index.md)).",
     )
     for heading, prefix, cls, left_out in _groups():
-        docs = attribute_docstrings(cls)
+        docs = {name: inspect.cleandoc(text) for name, text in attribute_docstrings(cls).items()}
         lines += [f"## {heading}", ""]
         summary = inspect.getdoc(cls)
         if summary and cls.__doc__ is not None and cls.__doc__ != BaseSettings.__doc__:
