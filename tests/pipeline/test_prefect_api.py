@@ -60,7 +60,8 @@ def test_a_campaign_refused_before_the_run_leaves_no_server_behind(
     broken = write_campaign("name: broken\nposts:\n  - id: x\n    microblog: {}\n")
     done = pressroom("campaign", "run", str(broken), api_url=None, home=home)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "nothing was run" in done.stdout + done.stderr
+    assert done.stderr.strip() == f"error: 1 error in {broken}: nothing was run"
+    assert "Traceback" not in done.stdout + done.stderr
     # The server was started beside the checks (its database seeded in the home), and
     # stopped when they refused the campaign.
     assert (home / "prefect.db").is_file()
