@@ -7,7 +7,11 @@ with ``PREFECT_HOME`` set, and ``PREFECT_API_URL`` set for a real server or unse
 Prefect's ephemeral mode. Times, separately: importing Prefect, Prefect's start-up (the
 first API call, which starts the ephemeral server), loading the flow, each flow run
 (the flow call alone, its results table held and printed after it as `pressroom campaign
-run` does), and draining its events afterwards. CPU seconds are read for
+run` does), and draining its events afterwards. Before each flow run the campaign is
+validated and planned against the service, untimed, as `campaign run` does before every
+run (``pressroom.cli.campaign.preflight``): the flow's own load and plan then run as warm
+as they do in the command, where the first run of a process would otherwise pay for
+them alone. CPU seconds are read for
 this process, its children (the ephemeral server), the service and a real server, so
 the orchestration's cost per task can be stated in CPU milliseconds, not only in wall
 time.
@@ -108,6 +112,7 @@ def main(config_file: str, out_file: str) -> None:
     result: dict[str, Any] = {"mode": config["mode"], "runs": []}
     started = time.perf_counter()
 
+    from pressroom.cli.campaign import preflight
     from pressroom.pipeline import outcomes
     from pressroom.pipeline.runner import ENTRYPOINT, prepare_prefect, project_root
 
@@ -131,6 +136,7 @@ def main(config_file: str, out_file: str) -> None:
     result["load_flow_seconds"] = time.perf_counter() - mark
 
     server_pid: int | None = config.get("server_pid")
+    key = os.environ["PRESSROOM_API_KEY"]
 
     def prefect_server_cpu() -> float:
         if server_pid:
@@ -138,6 +144,7 @@ def main(config_file: str, out_file: str) -> None:
         return sum(cpu_seconds(pid, tree=True) for pid in ephemeral_pids)
 
     def run_flow(edition: str) -> dict[str, Any]:
+        preflight(Path(config["campaign"]), os.environ["PRESSROOM_BASE_URL"], key)
         cpu_self = time.process_time()
         cpu_server = prefect_server_cpu()
         cpu_service = cpu_seconds(config["service_pid"])
