@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
 from prefect import Task
@@ -75,6 +78,36 @@ def in_flight() -> threading.BoundedSemaphore:
     script that limits requests, not tasks.
     """
     return limit("requests", settings().concurrency)
+
+
+@contextmanager
+def held(*slots: threading.BoundedSemaphore) -> Iterator[Callable[[float], None]]:
+    """Hold ``slots`` (taken in the order given) around a task's calls; the function it
+    gives sleeps with them let go.
+
+    A task waits inside its call for a ``Retry-After`` or while the service makes a file
+    fit for the network. It sends nothing meanwhile, so it lets its platform's place and
+    its request place go for the wait and takes them back, in the same order, before
+    sending again: one throttled connection or slow conversion no longer holds up the
+    other posts to its platform.
+    """
+    for slot in slots:
+        slot.acquire()
+
+    def pause(seconds: float) -> None:
+        for slot in reversed(slots):
+            slot.release()
+        try:
+            time.sleep(seconds)
+        finally:
+            for slot in slots:
+                slot.acquire()
+
+    try:
+        yield pause
+    finally:
+        for slot in reversed(slots):
+            slot.release()
 
 
 def client() -> Client:

@@ -26,6 +26,7 @@ from pressroom.pipeline.outcomes import ResultRow
 from tasks.common import (
     Sealed,
     client,
+    held,
     in_flight,
     limit,
     retry_transient,
@@ -122,7 +123,7 @@ def publish_post(
     """The planned post and the media's file ids come ``Sealed`` (see there)."""
     post = planned.value
     attempt = _attempt(key)
-    with _slot(post.platform.value), in_flight():
+    with held(_slot(post.platform.value), in_flight()) as pause:
         return steps.publish_post(
             client(),
             post,
@@ -132,6 +133,7 @@ def publish_post(
             attempt=attempt.number,
             started=attempt.first_started,
             media_wait=settings().ready_timeout_seconds,
+            sleep=pause,
             campaign=steps.campaign_of(post, edition, flow_run.id),
         )
 
@@ -149,7 +151,7 @@ def set_thumbnail(
 ) -> ResultRow:
     post = planned.value
     attempt = _attempt(key)
-    with _slot(post.platform.value), in_flight():
+    with held(_slot(post.platform.value), in_flight()) as pause:
         return steps.set_thumbnail(
             client(),
             post,
@@ -159,4 +161,5 @@ def set_thumbnail(
             attempt=attempt.number,
             started=attempt.first_started,
             media_wait=settings().ready_timeout_seconds,
+            sleep=pause,
         )

@@ -184,6 +184,38 @@ def test_a_5xx_whose_record_is_unknown_is_looked_up_not_resent(tmp_path: Path) -
     assert len(publishes) == 1
 
 
+def test_a_retry_after_is_waited_through_the_sleep_the_caller_gives(tmp_path: Path) -> None:
+    """The task hands in a sleep that lets its platform's place go for the wait
+    (``tasks.common.held``); the step must wait a 429's Retry-After through it."""
+
+    def throttled(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            429,
+            headers={"Retry-After": "7"},
+            json={
+                "success": False,
+                "error": {"code": "rate_limited", "message": "slow down", "field": None},
+            },
+        )
+
+    waits: list[float] = []
+    http = httpx.Client(transport=httpx.MockTransport(throttled), base_url="https://ours.example")
+    with (
+        Client(api_key="prk_live_x", http_client=http) as ours,
+        pytest.raises(TransientFailure, match="slow down"),
+    ):
+        publish_post(
+            ours,
+            planned_post(tmp_path, CONNECTIONS),
+            {},
+            key="k-429",
+            evidence=IdempotencyEvidence(),
+            attempt=1,
+            sleep=waits.append,
+        )
+    assert waits == [7.0]
+
+
 PNG_CAMPAIGN = """\
 name: fitted
 media:

@@ -355,7 +355,7 @@ def _publish(
         if record_status(exc) in ("unknown", "published"):
             # The platform got the request and may have the post: look, then decide.
             return _resolve_unknown(client, planned, key, evidence, exc, attempt, took())
-        failure = transient_or_final(exc, what, platform=planned.platform.value)
+        failure = transient_or_final(exc, what, platform=planned.platform.value, sleep=sleep)
         if isinstance(failure, TransientFailure):
             raise failure from exc
         raise PublishFailed(
@@ -534,7 +534,7 @@ def _set_thumbnail(
         # Setting a thumbnail twice sets the same picture: resending is harmless.
         raise TransientFailure(f"{what}: {exc}", cause=exc) from exc
     except APIError as exc:
-        failure = transient_or_final(exc, what, platform=planned.platform.value)
+        failure = transient_or_final(exc, what, platform=planned.platform.value, sleep=sleep)
         if isinstance(failure, TransientFailure):
             raise failure from exc
         raise PublishFailed(
