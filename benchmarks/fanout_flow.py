@@ -136,7 +136,8 @@ def main(config_file: str, out_file: str) -> None:
     result["load_flow_seconds"] = time.perf_counter() - mark
 
     server_pid: int | None = config.get("server_pid")
-    key = os.environ["PRESSROOM_API_KEY"]
+    # The service's address and key, as `campaign run` is given them (the runner's env).
+    address, key = os.environ["PRESSROOM_BASE_URL"], os.environ["PRESSROOM_API_KEY"]
 
     def prefect_server_cpu() -> float:
         if server_pid:
@@ -144,7 +145,7 @@ def main(config_file: str, out_file: str) -> None:
         return sum(cpu_seconds(pid, tree=True) for pid in ephemeral_pids)
 
     def run_flow(edition: str) -> dict[str, Any]:
-        preflight(Path(config["campaign"]), os.environ["PRESSROOM_BASE_URL"], key)
+        preflight(Path(config["campaign"]), address, key)
         cpu_self = time.process_time()
         cpu_server = prefect_server_cpu()
         cpu_service = cpu_seconds(config["service_pid"])

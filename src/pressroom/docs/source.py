@@ -27,13 +27,17 @@ build an AST within the same few milliseconds, so a second attempt nearly always
 
 def parse(owner: ModuleType | type) -> ast.Module:
     """The syntax tree of a module's or a class's source."""
-    for attempt in range(1, ATTEMPTS + 1):
+    for _ in range(ATTEMPTS - 1):
         try:
-            return ast.parse(textwrap.dedent(inspect.getsource(owner)))
+            return _tree(owner)
         except SystemError as error:
-            if not str(error).startswith(SPURIOUS) or attempt == ATTEMPTS:
+            if not str(error).startswith(SPURIOUS):
                 raise
-    raise AssertionError("unreachable: the last attempt returns or raises")
+    return _tree(owner)
+
+
+def _tree(owner: ModuleType | type) -> ast.Module:
+    return ast.parse(textwrap.dedent(inspect.getsource(owner)))
 
 
 def attribute_docstrings(owner: ModuleType | type) -> dict[str, str]:
