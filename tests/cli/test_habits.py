@@ -28,6 +28,27 @@ def test_version_is_printed_by_the_real_command() -> None:
     assert (done.returncode, done.stdout) == (0, f"pressroom {__version__}\n")
 
 
+@pytest.mark.parametrize(("arguments", "status"), [(["--version"], 0), (["no-such-command"], 2)])
+def test_the_command_exits_with_its_heap_frozen_and_its_exit_handlers_run(
+    arguments: list[str], status: int
+) -> None:
+    """Frozen, the heap is not collected again and again while the interpreter is torn
+    down (half a second after a command that imported Prefect); what exit must still do,
+    the exit handlers and the exit status, is kept."""
+    script = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('at exit, frozen:', gc.get_freeze_count() > 0))\n"
+        "from pressroom.cli.main import run\n"
+        "sys.argv = ['pressroom', *sys.argv[1:]]\n"
+        "run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *arguments], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == status, done.stderr
+    assert done.stdout.endswith("at exit, frozen: True\n")
+
+
 @pytest.mark.parametrize(
     ("command", "variables"),
     [
