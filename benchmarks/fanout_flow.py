@@ -19,6 +19,7 @@ time.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -146,6 +147,7 @@ def main(config_file: str, out_file: str) -> None:
 
     def run_flow(edition: str) -> dict[str, Any]:
         preflight(Path(config["campaign"]), address, key)
+        gc.freeze()  # as the runner does before the flow
         cpu_self = time.process_time()
         cpu_server = prefect_server_cpu()
         cpu_service = cpu_seconds(config["service_pid"])

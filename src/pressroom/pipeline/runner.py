@@ -9,6 +9,7 @@ package's own location in an editable install.
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,6 +108,10 @@ def run_campaign_file(
         if api.temporary is not None:
             # No "View at" line for a server that has no UI and stops with the run.
             updates[PREFECT_UI_URL] = ""
+        # Prefect, the flow and the campaign are loaded and stay for the whole run: frozen,
+        # they are left out of the collections the run's own objects trigger (a full one
+        # over them, at the flow's start, took 0.1 s of the flow process's only core).
+        gc.freeze()
         with temporary_settings(updates=updates), outcomes.tables_held() as tables:
             state: State[Any] = flow(  # type: ignore[assignment]  # return_state=True gives a State
                 campaign_file=str(campaign_file.resolve()),
