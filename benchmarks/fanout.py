@@ -358,10 +358,13 @@ def _whole_processes(
 ) -> dict[str, Any]:
     """What a user waits for: ``pressroom campaign run`` from its start to its exit
     (imports, the plan, the run, the shutdown, and without ``api_url`` its temporary
-    Prefect server) against the script from its start to its exit, in pairs, alternating
-    which goes first. Both find the campaign's media uploaded already; one unmeasured run
-    first warms Prefect's home. With ``api_url`` the command finds that server running
-    (``PREFECT_API_URL``), as beside ``pressroom serve``."""
+    Prefect server) against the script from its start to its exit, and beside them the
+    same requests as a plain Prefect flow (``fanout_plain_prefect.py``: a bare task per
+    publish, Prefect as it comes), in rounds, rotating which goes first. All find the
+    campaign's media uploaded already; one unmeasured run of the command first warms
+    Prefect's home. With ``api_url`` the commands find that server running
+    (``PREFECT_API_URL``), as beside ``pressroom serve``; without, the plain flow gets
+    Prefect's own temporary server."""
     from benchmarks.fanout_flow import baseline
 
     run_env = {**env, "PREFECT_HOME": str(work / "prefect-whole")}
@@ -382,28 +385,71 @@ def _whole_processes(
             raise RuntimeError(f"campaign run failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")
         return time.perf_counter() - started
 
+    script_flows: list[float] = []
+
     def script_process(edition: str) -> float:
         started = time.perf_counter()
-        baseline(shared, edition, "platform-first", env=run_env)
+        found = baseline(shared, edition, "platform-first", env=run_env)
+        script_flows.append(found["wall_seconds"])
+        return time.perf_counter() - started
+
+    plain_flows: list[float] = []
+
+    def plain_prefect_process(edition: str) -> float:
+        started = time.perf_counter()
+        done = subprocess.run(
+            [
+                PYTHON,
+                str(ROOT / "benchmarks" / "fanout_plain_prefect.py"),
+                "--campaign",
+                shared["campaign"],
+                "--edition",
+                edition,
+                "--file-ids",
+                json.dumps(shared["file_ids"]),
+                "--concurrency",
+                str(shared["concurrency"]),
+                "--platform-concurrency",
+                str(shared["platform_concurrency"]),
+            ],
+            env={**run_env, "PYTHONPATH": str(ROOT)},
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"the plain Prefect flow failed: {done.stderr[-3000:]}")
+        found = json.loads(done.stdout.strip().splitlines()[-1])
+        if any(not status.startswith("2") for status in found["statuses"]):
+            raise RuntimeError(f"the plain Prefect flow was refused: {found['statuses']}")
+        plain_flows.append(found["flow_seconds"])
         return time.perf_counter() - started
 
     flows: list[float] = []
     scripts: list[float] = []
+    plains: list[float] = []
     if config.whole_process_runs:
         flow_process(f"whole-warmup-{uuid.uuid4().hex[:6]}")
     for i in range(config.whole_process_runs):
         tag = uuid.uuid4().hex[:6]
-        if i % 2:
-            scripts.append(script_process(f"whole-script-{tag}"))
-            flows.append(flow_process(f"whole-flow-{tag}"))
-        else:
-            flows.append(flow_process(f"whole-flow-{tag}"))
-            scripts.append(script_process(f"whole-script-{tag}"))
+        kinds = [
+            (scripts, script_process, "script"),
+            (flows, flow_process, "flow"),
+            (plains, plain_prefect_process, "plain"),
+        ]
+        for times, measure, name in kinds[i % 3 :] + kinds[: i % 3]:
+            times.append(measure(f"whole-{name}-{tag}"))
     return {
         "goal_ratio": goal,
         "flow_process_seconds": summary(flows),
         "script_process_seconds": summary(scripts),
         "ratio": summary([f / s for f, s in zip(flows, scripts, strict=True)]),
+        "plain_prefect_process_seconds": summary(plains),
+        "plain_prefect_ratio": summary([p / s for p, s in zip(plains, scripts, strict=True)]),
+        "plain_prefect_flow_ratio": summary(
+            [p / s for p, s in zip(plain_flows, script_flows, strict=True)]
+        ),
     }
 
 

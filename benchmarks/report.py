@@ -152,6 +152,15 @@ def fanout(r: dict[str, Any]) -> list[str]:
                 f"**{ratio(whole['ratio'])}**, goal ≤ {whole['goal_ratio']:g}×: "
                 + ("met." if met else "**not met**."),
             ]
+            if whole.get("plain_prefect_ratio", {}).get("runs"):
+                lines += [
+                    "",
+                    "The same requests as a plain Prefect flow in the same rounds "
+                    "(`fanout_plain_prefect.py`: a bare `@task` per publish, Prefect as it "
+                    f"comes): its process {med(whole['plain_prefect_process_seconds'], unit=' s')}, "
+                    f"**{ratio(whole['plain_prefect_ratio'])}** the script's; its flow "
+                    f"{ratio(whole['plain_prefect_flow_ratio'])} the script's requests.",
+                ]
     lines += [
         "",
         "Orchestration overhead per task (a task = one publish request):",

@@ -25,6 +25,9 @@ def fanout(found: dict[str, Any]) -> None:
     assert whole["ratio"]["runs"] == 1 and whole["goal_ratio"] == 2.0
     assert found["flow_goal_ratio"] == 1.25
     assert whole["flow_process_seconds"]["median"] > whole["script_process_seconds"]["median"] > 0
+    # The same requests as a plain Prefect flow, measured in the same round.
+    assert whole["plain_prefect_ratio"]["runs"] == whole["plain_prefect_flow_ratio"]["runs"] == 1
+    assert whole["plain_prefect_process_seconds"]["median"] > 0
 
 
 def throughput_(found: dict[str, Any]) -> None:
