@@ -365,7 +365,7 @@ def _whole_processes(
     Prefect's home. With ``api_url`` the commands find that server running
     (``PREFECT_API_URL``), as beside ``pressroom serve``; without, the plain flow gets
     Prefect's own temporary server."""
-    from benchmarks.fanout_flow import baseline
+    from benchmarks.fanout_flow import baseline, request_script
 
     run_env = {**env, "PREFECT_HOME": str(work / "prefect-whole")}
     if api_url is not None:
@@ -398,20 +398,7 @@ def _whole_processes(
     def plain_prefect_process(edition: str) -> float:
         started = time.perf_counter()
         done = subprocess.run(
-            [
-                PYTHON,
-                str(ROOT / "benchmarks" / "fanout_plain_prefect.py"),
-                "--campaign",
-                shared["campaign"],
-                "--edition",
-                edition,
-                "--file-ids",
-                json.dumps(shared["file_ids"]),
-                "--concurrency",
-                str(shared["concurrency"]),
-                "--platform-concurrency",
-                str(shared["platform_concurrency"]),
-            ],
+            request_script("fanout_plain_prefect.py", shared, edition),
             env={**run_env, "PYTHONPATH": str(ROOT)},
             cwd=ROOT,
             capture_output=True,

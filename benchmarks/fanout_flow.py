@@ -36,6 +36,25 @@ from benchmarks.common import PYTHON, ROOT, cpu_seconds, descendants
 from benchmarks.profiles import record_argv, summarise
 
 
+def request_script(script: str, config: dict[str, Any], edition: str) -> list[str]:
+    """The command line of a script making the campaign's requests for ``edition``
+    (``fanout_baseline.py``, ``fanout_plain_prefect.py``), under the run's caps."""
+    return [
+        PYTHON,
+        str(ROOT / "benchmarks" / script),
+        "--campaign",
+        config["campaign"],
+        "--edition",
+        edition,
+        "--file-ids",
+        json.dumps(config["file_ids"]),
+        "--concurrency",
+        str(config["concurrency"]),
+        "--platform-concurrency",
+        str(config["platform_concurrency"]),
+    ]
+
+
 def baseline(
     config: dict[str, Any], edition: str, order: str, env: dict[str, str] | None = None
 ) -> dict[str, Any]:
@@ -43,22 +62,7 @@ def baseline(
     environment); the service's CPU around it."""
     service_cpu = cpu_seconds(config["service_pid"])
     out = subprocess.run(
-        [
-            PYTHON,
-            str(ROOT / "benchmarks" / "fanout_baseline.py"),
-            "--campaign",
-            config["campaign"],
-            "--edition",
-            edition,
-            "--file-ids",
-            json.dumps(config["file_ids"]),
-            "--concurrency",
-            str(config["concurrency"]),
-            "--platform-concurrency",
-            str(config["platform_concurrency"]),
-            "--order",
-            order,
-        ],
+        [*request_script("fanout_baseline.py", config, edition), "--order", order],
         capture_output=True,
         text=True,
         check=False,
