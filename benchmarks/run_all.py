@@ -110,6 +110,20 @@ def run_one(
     return found
 
 
+def merge(previous: dict[str, Any], rerun: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """The report of ``previous`` with the benchmarks ``names`` replaced by the re-run's.
+
+    The machine is the re-run's (its load and versions are the latest); PostgreSQL's
+    version too when the re-run reached it, so that a full run made without PostgreSQL
+    and a throughput re-run with it name the server the report's PostgreSQL rows ran on.
+    """
+    merged = {**previous, "benchmarks": {**previous["benchmarks"], **rerun["benchmarks"]}}
+    merged["machine"] = rerun["machine"]
+    merged["postgres_version"] = rerun.get("postgres_version") or previous.get("postgres_version")
+    merged["reruns"] = [*previous.get("reruns", []), f"{rerun['started']}: {', '.join(names)}"]
+    return merged
+
+
 def update_readme(markdown: str, readme: Path = HERE / "README.md") -> None:
     """Copy the report (without its title) between the README's result markers."""
     text = readme.read_text(encoding="utf-8")
@@ -162,11 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     previous = output.with_suffix(".json")
     if args.merge and previous.exists():
-        merged = json.loads(previous.read_text())
-        merged["benchmarks"].update(results["benchmarks"])
-        merged["machine"] = results["machine"]
-        merged["reruns"] = [*merged.get("reruns", []), f"{results['started']}: {', '.join(names)}"]
-        results = merged
+        results = merge(json.loads(previous.read_text()), results, names)
     markdown = report.render(results)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(markdown, encoding="utf-8")
