@@ -10,12 +10,13 @@ In order:
 3. Else a temporary server, as Prefect's ephemeral mode would start it (Prefect's server
    app under uvicorn, no UI, flagged ephemeral, its database in ``PREFECT_HOME``), but
    started by :func:`start_early` in the command's first milliseconds, so that its start
-   (2–3 s on a warm ``PREFECT_HOME``; on a fresh one as much again for Prefect's
-   migrations, unless ``prefect_template`` has them applied already) runs beside
-   pressroom's own start, the plan and the service, instead of after them. Prefect's
-   ephemeral mode starts its server only at the first API call, after the ~2 s it takes
-   to import Prefect's server package into the caller's process; this process never
-   imports it.
+   (about 5 s on a warm ``PREFECT_HOME`` with Prefect 3.8 on two idle cores: importing
+   Prefect 1.3 s, its server package 2.4-2.7 s, building the app 0.4 s, then uvicorn and
+   the app's start-up; on a fresh home as much again for Prefect's migrations, unless
+   ``prefect_template`` has them applied already) runs beside pressroom's own start, the
+   plan and the service, instead of after them. Prefect's ephemeral mode starts its
+   server only at the first API call, after importing Prefect's server package into the
+   caller's process; this process never imports it.
 
 Step 1 needs Prefect's settings, and importing Prefect is part of what the early start
 overlaps, so :func:`start_early` decides from the environment and the active profile
