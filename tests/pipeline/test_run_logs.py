@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,3 +127,29 @@ def _lines(flow_run_id: str, task_run_name: str, expected: str) -> list[str]:
         if any(expected in line for line in lines) or time.monotonic() > deadline:
             return lines
         time.sleep(0.2)
+
+
+def test_a_client_line_outside_any_run_goes_to_the_console_alone(console: list[str]) -> None:
+    """A process that ran a flow keeps Prefect's API handler on pressroom's loggers; the
+    client used outside a run afterwards (a script, a notebook, a test) logs to the
+    console as any library does, with no warning per line about a missing flow run."""
+    from prefect.settings import (
+        PREFECT_LOGGING_TO_API_ENABLED,
+        PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW,
+        temporary_settings,
+    )
+
+    from pressroom.pipeline import run_logs
+
+    run_logs.attach()
+    sending = {
+        PREFECT_LOGGING_TO_API_ENABLED: True,
+        PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW: "warn",
+    }
+    with temporary_settings(updates=sending), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        logging.getLogger("pressroom.client").info("retrying %s %s in %.1f s", "GET", "/x", 0.5)
+        logging.getLogger("pressroom.pipeline.steps").info("waiting %d s", 2)
+    assert "retrying GET /x in 0.5 s" in console
+    assert "waiting 2 s" in console
+    assert not [str(w.message) for w in caught if "flow run" in str(w.message)]

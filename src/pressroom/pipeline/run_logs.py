@@ -74,10 +74,13 @@ def attach() -> None:
                 logger.addHandler(api_handler)
         for handler in logger.handlers:
             _mask(handler)
+            if isinstance(handler, APILogHandler):
+                _within_runs(handler)
     RUN_LOG.setLevel(logging.INFO)
     RUN_LOG.propagate = False  # the console handler is the root's
     for api_handler in api:
         _mask(api_handler)
+        _within_runs(api_handler)
         if not any(isinstance(f, OneLinePerSuccess) for f in api_handler.filters):
             api_handler.addFilter(OneLinePerSuccess())
         if api_handler not in RUN_LOG.handlers:
@@ -101,6 +104,30 @@ class OneLinePerSuccess(logging.Filter):
 
 
 _PLAIN_SUCCESS = "Finished in state Completed()"
+
+
+class WithinRuns(logging.Filter):
+    """Lets pressroom's lines reach Prefect's API handler only from inside a flow or task
+    run, where they belong to a run's log.
+
+    The handler stays on pressroom's loggers for the life of the process. A process that
+    ran a flow and then uses the client outside any run (a script, a notebook, a test)
+    would otherwise get one warning per line from Prefect, "attempted to send logs to the
+    API without a flow run id", for lines that have no run log to go to. They still reach
+    the console, through the root logger, as any library's lines do.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("pressroom.") or getattr(record, "flow_run_id", None):
+            return True
+        from prefect.context import FlowRunContext, TaskRunContext
+
+        return TaskRunContext.get() is not None or FlowRunContext.get() is not None
+
+
+def _within_runs(handler: logging.Handler) -> None:
+    if not any(isinstance(f, WithinRuns) for f in handler.filters):
+        handler.addFilter(WithinRuns())
 
 
 def _mask(handler: logging.Handler) -> None:
