@@ -292,6 +292,9 @@ def run(work: Path, config: Config = FULL) -> dict[str, Any]:
             PRESSROOM_PIPELINE_PLATFORM_CONCURRENCY=str(config.platform_concurrency),
             PREFECT_HOME=str(work / "prefect-ephemeral"),
             PREFECT_SERVER_ANALYTICS_ENABLED="false",
+            # Each `campaign run` without a server named starts its own and stops it, as
+            # the goal for the whole process says (no server running before it).
+            PRESSROOM_PIPELINE_PREFECT_IDLE_SECONDS="0",
         )
         workers.append(
             _worker(

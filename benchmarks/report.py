@@ -652,7 +652,10 @@ def readiness(r: dict[str, Any]) -> list[str]:
 
 STARTUP_LABELS = {
     "demo_cold": "`pressroom demo`, fresh data dir and fresh Prefect home",
-    "demo_warm": "`pressroom demo`, fresh data dir, the Prefect home of an earlier run",
+    "demo_warm": "`pressroom demo`, fresh data dir, the Prefect home of an earlier run "
+    "(its server kept for the next runs, the default)",
+    "demo_warm_not_kept": "the same with `PRESSROOM_PIPELINE_PREFECT_IDLE_SECONDS=0` "
+    "(each run starts and stops its own server, as once the kept one has stopped)",
     "run_on_server": "`pressroom campaign run`, `PREFECT_API_URL` set to a running server",
     "demo_after_plain_install": "`pressroom demo`, fresh data dir and Prefect home, "
     "after a plain `pip install -e '.[all]'` (no `scripts/setup`)",
@@ -672,12 +675,17 @@ def startup(r: dict[str, Any]) -> list[str]:
     ]
     rows = []
     for name, f in r["figures"].items():
-        met = f["first_published"]["median"] < f["goal_seconds"]
+        goal = f["goal_seconds"]
+        if goal is None:
+            verdict = "(no goal)"
+        else:
+            met = f["first_published"]["median"] < goal
+            verdict = f"< {goal:g} s: " + ("met" if met else "**not met**")
         rows.append(
             [
                 STARTUP_LABELS.get(name, name),
                 med(f["first_published"], 2, " s"),
-                f"< {f['goal_seconds']:g} s: " + ("met" if met else "**not met**"),
+                verdict,
                 med(f["process"], 2, " s"),
             ]
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import os
 import secrets
+import signal
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +31,11 @@ from pressroom.settings import DatabaseSettings, SandboxSettings, Settings, Stor
 
 # The local AT Protocol network (session-scoped, started only by the tests that use it).
 pytest_plugins = ("tests.support.atproto",)
+
+# A run's Prefect server stops with its run in every test (the default leaves it for the
+# next run for minutes); tests/pipeline/test_prefect_keep.py turns keeping on where it
+# tests it.
+os.environ["PRESSROOM_PIPELINE_PREFECT_IDLE_SECONDS"] = "0"
 
 POSTGRES_URL = os.environ.get("PRESSROOM_TEST_POSTGRES_URL")
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -194,6 +200,29 @@ def service(settings: Settings) -> Iterator[Service]:
     with TestClient(app) as client:
         yield Service(client, app.state.session_factory, settings)
     app.state.engine.dispose()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_prefect_server_kept_after_the_tests(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """A test that runs a command with the default idle time (its environment built
+    without ``PRESSROOM_*``) leaves a kept Prefect server for minutes: stop every one
+    whose Prefect home is under this session's temporary directory."""
+    yield
+    root = str(tmp_path_factory.getbasetemp())
+    for proc in Path("/proc").iterdir():
+        try:
+            if b"prefect_kept_server" not in (proc / "cmdline").read_bytes():
+                continue
+            environ = (proc / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        homes = [
+            v.removeprefix(b"PREFECT_HOME=") for v in environ if v.startswith(b"PREFECT_HOME=")
+        ]
+        if homes and homes[0].decode().startswith(root):
+            os.kill(int(proc.name), signal.SIGTERM)
 
 
 @pytest.fixture(autouse=True)

@@ -70,6 +70,9 @@ def test_no_secret_reaches_any_log_line_of_api_worker_or_demo(tmp_path: Path) ->
                 "PREFECT_LOGGING_LEVEL": "DEBUG",
                 "PREFECT_LOGGING_ROOT_LEVEL": "DEBUG",
                 "PRESSROOM_PIPELINE_RESULTS_DIR": str(tmp_path / "results"),
+                # Its Prefect server stops with it, its output among the lines read here
+                # (a kept server would write to a file in the Prefect home instead).
+                "PRESSROOM_PIPELINE_PREFECT_IDLE_SECONDS": "0",
             },
             stdout=sink,
             stderr=subprocess.STDOUT,

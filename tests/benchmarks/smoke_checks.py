@@ -82,6 +82,7 @@ def startup(found: dict[str, Any]) -> None:
     assert {name: f["goal_seconds"] for name, f in figures.items()} == {
         "demo_cold": 10.0,
         "demo_warm": 5.0,
+        "demo_warm_not_kept": None,
         "run_on_server": 3.0,
     }
     for f in figures.values():

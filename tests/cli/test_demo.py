@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -39,8 +40,22 @@ def test_the_demo_publishes_everything_once_then_skips_it_all(tmp_path: Path) ->
     assert "prefect server start" in first.stdout and "/runs/flow-run/" in first.stdout
     assert (tmp_path / "data" / "prefect").is_dir(), "Prefect's database stays with the demo's data"
 
-    # The same address: the pipeline's state is kept per service address.
-    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
-    assert "completed: 9 posts: 9 skipped; 1 thumbnail: 1 skipped\n" in second.stdout
-    assert "skipped (already published)" in second.stdout
+    # Its Prefect server stays for the next run (the default), in the demo's Prefect home.
+    registry = tmp_path / "data" / "prefect" / "pressroom-server.json"
+    kept = json.loads(registry.read_text())
+    assert kept["kept"] is True
+    os.kill(kept["pid"], 0)
+    try:
+        # The same address: the pipeline's state is kept per service address.
+        second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
+        assert "completed: 9 posts: 9 skipped; 1 thumbnail: 1 skipped\n" in second.stdout
+        assert "skipped (already published)" in second.stdout
+        # It ran on the server the first run left: that one is still the registered one.
+        assert json.loads(registry.read_text()) == kept
+    finally:
+        stop = [sys.executable, "-m", "pressroom.cli.main", "prefect-stop"]
+        home = {"PREFECT_HOME": str(tmp_path / "data" / "prefect")}
+        stopped = subprocess.run(stop, env=env | home, capture_output=True, text=True)
+    assert f"(pid {kept['pid']})" in stopped.stdout
+    assert not registry.exists()

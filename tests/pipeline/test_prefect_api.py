@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pressroom.pipeline import prefect_api, prefect_settings
+from pressroom.pipeline import prefect_api, prefect_registry, prefect_settings
 from tests.pipeline.conftest import LiveService, WriteCampaign
 from tests.pipeline.test_prefect_server import pressroom
 from tests.pipeline.test_prefect_settings import BATCHED, server_settings
@@ -93,20 +93,20 @@ def test_the_server_serve_registered_is_used_only_while_it_answers(
     health_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
-    assert prefect_api.registered_server() is None
-    path = prefect_api.register_server(health_server)
+    assert prefect_registry.registered_server() is None
+    path = prefect_registry.register(health_server)
     assert json.loads(path.read_text()) == {"api_url": health_server, "pid": os.getpid()}
-    assert prefect_api.registered_server() == health_server
+    assert prefect_registry.registered_server() == health_server
 
     # Its process gone (a pid no process has): not used, though the address answers.
     path.write_text(json.dumps({"api_url": health_server, "pid": 2**22 + 1}))
-    assert prefect_api.registered_server() is None
+    assert prefect_registry.registered_server() is None
 
     # Alive but not answering: not used.
-    prefect_api.register_server("http://127.0.0.1:9/api")
-    assert prefect_api.registered_server() is None
+    prefect_registry.register("http://127.0.0.1:9/api")
+    assert prefect_registry.registered_server() is None
 
-    prefect_api.unregister_server()
+    prefect_registry.unregister()
     assert not path.exists()
 
 
@@ -139,10 +139,37 @@ def test_the_temporary_server_started_before_the_run_is_prepared_writes_in_batch
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
     for name in prefect_settings.SERVER:
         monkeypatch.delenv(name, raising=False)
-    server = prefect_api._temporary_server()
+    server = prefect_api._own_server()
     try:
         services = server_settings(server.wait_ready(timeout=180))
     finally:
         server.stop()
     for (service, field), value in BATCHED.items():
         assert services[service][field] == value, (service, field)
+
+
+def test_a_kept_server_is_used_only_from_its_own_python_and_prefect(
+    health_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    path = prefect_registry.register(health_server, kept=True)
+    entry = json.loads(path.read_text())
+    assert entry["kept"] is True
+    assert prefect_registry.registered_server() == health_server
+    # With keeping turned off, a run starts its own rather than use it.
+    assert prefect_registry.registered_server(kept=False) is None
+    # Another environment's server (another Prefect), or another Python: not used.
+    path.write_text(json.dumps({**entry, "prefect": "2.0.0"}))
+    assert prefect_registry.registered_server() is None
+    path.write_text(json.dumps({**entry, "executable": "/elsewhere/bin/python"}))
+    assert prefect_registry.registered_server() is None
+
+
+def test_a_process_removes_only_its_own_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    path = tmp_path / prefect_registry.REGISTRY_NAME
+    path.write_text(json.dumps({"api_url": "http://127.0.0.1:9/api", "pid": os.getpid() + 1}))
+    prefect_registry.unregister()
+    assert path.exists()

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pressroom.pipeline import prefect_api, prefect_settings
+from pressroom.pipeline import prefect_registry, prefect_settings
 from pressroom.pipeline.serving import LocalPrefectServer, free_port
 from tests.pipeline.conftest import LiveService, WriteCampaign
 from tests.pipeline.test_prefect_settings import BATCHED, server_settings
@@ -396,7 +396,7 @@ def test_a_run_beside_serve_uses_the_server_serve_started(
     live_service.connect("microblog", "@acme")
     campaign = write_campaign("name: beside-serve\nposts:\n  - id: hi\n    microblog: {text: hi}\n")
     # What `pressroom serve` writes when it starts a local server (here for this process).
-    registry = tmp_path / prefect_api.REGISTRY_NAME
+    registry = tmp_path / prefect_registry.REGISTRY_NAME
     registry.write_text(json.dumps({"api_url": prefect_server, "pid": os.getpid()}))
     done = pressroom("campaign", "run", str(campaign), api_url=None, home=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr

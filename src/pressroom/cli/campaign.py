@@ -446,8 +446,10 @@ def run(
 
     # A temporary server of our own (when no other will serve the run) starts now, in a
     # process of its own beside the checks, importing Prefect and loading the flow: it is
-    # the slowest of them. A run the checks stop never uses it; it stops at exit.
-    prefect_api.start_early()
+    # the slowest of them. A run the checks stop never uses it: at exit it stops, or, when
+    # kept for the next runs (pressroom.pipeline.prefect_keep), it waits for the next.
+    with expected_errors():
+        prefect_api.start_early()
     preflight(file, address, key)
     from pressroom.pipeline.runner import prepare_prefect, run_campaign_file, ui_hint
 

@@ -2,7 +2,8 @@
 
 It starts the service in this process (SQLite and local storage under ``--data-dir``),
 seeds the demo account with connections on all eight platforms, runs the demo campaign
-through Prefect's ephemeral mode, and prints the result table and where to see the run
+through Prefect's ephemeral mode (its server left running for the next run for a few idle
+minutes, ``pressroom.pipeline.prefect_keep``), and prints the result table and where to see the run
 in the Prefect UI. Run it again: every post is skipped as already published.
 """
 
@@ -37,6 +38,7 @@ def demo(
     import logging
 
     from pressroom import log_safety
+    from pressroom.cli.errors import expected_errors
     from pressroom.pipeline import prefect_api
     from pressroom.pipeline.runner import prepare_prefect
     from pressroom.settings import get_settings
@@ -46,7 +48,8 @@ def demo(
     settings = get_settings()
     # Prefect's server starts now, beside the service's start and the seeding.
     prepare_prefect(home=settings.data_dir / "prefect")
-    prefect_api.start_early()
+    with expected_errors():
+        prefect_api.start_early()
     # Prefect's handlers print the run's lines (once it is imported); pressroom's join
     # them at the level asked for, under the rule of every pressroom process.
     logging.getLogger("pressroom").setLevel(log_level.value.upper())

@@ -41,12 +41,19 @@ def expected_errors() -> Iterator[None]:
     """Turn the expected failures raised inside into ``error: …`` and exit status 1."""
     from pressroom.campaign import CampaignInvalid
     from pressroom.client import APIError, PressroomError, TransportError
+    from pressroom.pipeline.prefect_keep import InvalidSetting
 
     try:
         yield
     except (typer.Exit, typer.Abort):
         raise
-    except (PressroomError, CampaignInvalid, FileNotFoundError, PermissionError) as exc:
+    except (
+        PressroomError,
+        CampaignInvalid,
+        InvalidSetting,
+        FileNotFoundError,
+        PermissionError,
+    ) as exc:
         if debugging():
             raise
         if isinstance(exc, APIError):

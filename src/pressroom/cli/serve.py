@@ -31,7 +31,7 @@ def serve(
     scheduling at once, lets a run in flight finish within the grace period, and stops
     every process serve started.
     """
-    from pressroom.pipeline import prefect_api
+    from pressroom.pipeline import prefect_registry
     from pressroom.pipeline.runner import prepare_prefect, project_root
     from pressroom.pipeline.serving import LocalPrefectServer, Supervisor, stop_signals
 
@@ -46,7 +46,7 @@ def serve(
                 typer.echo("starting a local Prefect server (PREFECT_API_URL is not set)…")
                 os.environ["PREFECT_API_URL"] = server.start()
                 # `pressroom campaign run` and `pressroom demo` beside us use it too.
-                prefect_api.register_server(os.environ["PREFECT_API_URL"])
+                prefect_registry.register(os.environ["PREFECT_API_URL"])
                 typer.echo(f"Prefect UI: http://127.0.0.1:{port}")
             if not supervisor.stopping.is_set():
                 typer.echo(f"serving the scheduled campaigns in {directory} (Ctrl-C stops)")
@@ -54,7 +54,7 @@ def serve(
                 typer.echo("stopped")
         finally:
             if server is not None:
-                prefect_api.unregister_server()
+                prefect_registry.unregister()
                 server.stop()
 
 
@@ -68,3 +68,20 @@ def prefect_env() -> None:
     from pressroom.pipeline.prefect_settings import export_lines
 
     typer.echo(export_lines(), nl=False)
+
+
+def prefect_stop() -> None:
+    """Stop the Prefect server an earlier run left running for the next ones.
+
+    With no Prefect server named, a run's own server stays for
+    PRESSROOM_PIPELINE_PREFECT_IDLE_SECONDS (default 300) after the last run that used it,
+    then stops by itself; this stops it now. The one `pressroom serve` runs is left alone.
+    """
+    from pressroom.pipeline.prefect_home import prefect_home
+    from pressroom.pipeline.prefect_keep import stop_kept
+
+    pid = stop_kept()
+    if pid is None:
+        typer.echo(f"no Prefect server is kept for {prefect_home()}")
+    else:
+        typer.echo(f"stopped the Prefect server kept for {prefect_home()} (pid {pid})")

@@ -19,6 +19,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from pressroom.pipeline.prefect_keep import DEFAULT_IDLE_SECONDS
+
 
 def default_state_root() -> Path:
     from platformdirs import user_state_path
@@ -46,6 +48,10 @@ class PipelineSettings(BaseSettings):
     dask_address: str | None = None
     """A ``dask.distributed`` scheduler (``tcp://host:8786``): the run's tasks go to its
     workers instead of threads of the flow's process (see ``task_runner``)."""
+    prefect_idle_seconds: float = Field(DEFAULT_IDLE_SECONDS, ge=0, allow_inf_nan=False)
+    """With no Prefect server named, how long the server a run starts waits for the next
+    run before it stops (``pressroom prefect-stop`` stops it at once); 0: it stops with
+    its run, as Prefect's ephemeral mode does. Read at a command's start."""
     lease_seconds: float = Field(60.0, gt=0)
     """A run renews its lease (its claim to be alive) a third of this often; a RUNNING
     run on another host whose lease ran out is marked Crashed by the next run."""

@@ -73,7 +73,8 @@ class RunOutcome:
     flow_run_id: str | None
     rows: list[dict[str, Any]] = field(default_factory=list)
     api_url: str | None = None
-    """The Prefect API the run is kept on; None when that server stopped with the run."""
+    """The Prefect API whose UI shows the run; None when its server has no UI (the run's
+    own, stopped with it or kept for a few minutes)."""
 
     @property
     def ok(self) -> bool:
@@ -107,8 +108,8 @@ def run_campaign_file(
             PREFECT_API_URL: api.url,
             PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None,
         }
-        if api.temporary is not None:
-            # No "View at" line for a server that has no UI and stops with the run.
+        if not api.has_ui:
+            # No "View at" line for a server that has no UI (the run's own, or kept).
             updates[PREFECT_UI_URL] = ""
         with temporary_settings(updates=updates), outcomes.tables_held() as tables:
             state: State[Any] = flow(  # type: ignore[assignment]  # return_state=True gives a State
@@ -131,7 +132,7 @@ def run_campaign_file(
         message=state.message or "",
         flow_run_id=str(flow_run_id) if flow_run_id else None,
         rows=[row for row in rows if isinstance(row, dict)],
-        api_url=None if api.temporary else api.url,
+        api_url=api.url if api.has_ui else None,
     )
 
 
