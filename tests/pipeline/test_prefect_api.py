@@ -47,6 +47,7 @@ def test_a_run_with_no_server_named_uses_a_temporary_one_that_leaves_with_it(
     assert "View at" not in done.stdout + done.stderr
     assert f"PREFECT_HOME={home} prefect server start" in done.stdout
     assert processes_with_home(home) == []
+    assert "stays for the next run" not in done.stdout  # keeping is off in the tests
     # The run was recorded where that hint looks.
     with sqlite3.connect(home / "prefect.db") as db:
         states = db.execute("SELECT state_type FROM flow_run").fetchall()

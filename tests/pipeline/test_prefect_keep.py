@@ -71,6 +71,11 @@ def test_the_next_run_uses_the_server_the_first_left_and_prefect_stop_ends_it(
         assert processes_with_home(home) == [entry.pid]
         # No UI on it: the way to see the run is the same as after a temporary server.
         assert f"PREFECT_HOME={home} prefect server start" in first.stdout
+        # The process left behind is announced, with how to end it.
+        assert (
+            "Prefect's server stays for the next run until 120 s pass without one "
+            f"(pressroom prefect-stop ends it; {IDLE_SECONDS_ENV}=0 turns this off)"
+        ) in first.stdout
 
         second = pressroom(
             "campaign", "run", campaign, "--edition", "second", home=home, idle="120"

@@ -451,13 +451,20 @@ def run(
     with expected_errors():
         prefect_api.start_early()
     preflight(file, address, key)
-    from pressroom.pipeline.runner import prepare_prefect, run_campaign_file, ui_hint
+    from pressroom.pipeline.runner import (
+        kept_server_note,
+        prepare_prefect,
+        run_campaign_file,
+        ui_hint,
+    )
 
     prepare_prefect()
     with expected_errors(), progress_bars():
         outcome = run_campaign_file(file, edition=edition, dry_run=dry_run)
     typer.echo(f"{outcome.state.lower()}: {outcome.message}")
     typer.echo(f"see it in the Prefect UI: {ui_hint(outcome.flow_run_id, outcome.api_url)}")
+    if outcome.server_kept:
+        typer.echo(kept_server_note())
     if not outcome.ok:
         raise typer.Exit(1)
 

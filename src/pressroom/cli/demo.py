@@ -57,7 +57,12 @@ def demo(
 
     import uvicorn
 
-    from pressroom.pipeline.runner import project_root, run_campaign_file, ui_hint
+    from pressroom.pipeline.runner import (
+        kept_server_note,
+        project_root,
+        run_campaign_file,
+        ui_hint,
+    )
     from pressroom.service.admin import DEMO_EMAIL, admin_session, seed_demo
     from pressroom.service.app import create_app
     from pressroom.service.auth.service import create_sign_in_link
@@ -101,6 +106,8 @@ def demo(
     typer.echo(f"\n{outcome.state.lower()}: {outcome.message}")
     typer.echo(f"see the run in the Prefect UI: {ui_hint(outcome.flow_run_id, outcome.api_url)}")
     typer.echo(f"what reached the platforms: pressroom admin --data-dir {settings.data_dir} posts")
+    if outcome.server_kept:
+        typer.echo(kept_server_note())
     if not serve:
         typer.echo(
             "open the dashboard: run `bash scripts/demo --serve` and follow the "

@@ -52,6 +52,17 @@ def prepare_prefect(home: Path | None = None) -> None:
     prefect_settings.apply(os.environ, prefect_settings.SERVER)
 
 
+def kept_server_note() -> str:
+    """Said after a run whose Prefect server stays: a process the user did not start
+    remains, and how to end it."""
+    from pressroom.pipeline.prefect_keep import IDLE_SECONDS_ENV, idle_seconds
+
+    return (
+        f"Prefect's server stays for the next run until {idle_seconds():g} s pass without "
+        f"one (pressroom prefect-stop ends it; {IDLE_SECONDS_ENV}=0 turns this off)"
+    )
+
+
 def ui_hint(flow_run_id: str | None, api: str | None = None) -> str:
     """How to see a run in the Prefect UI: on the server that keeps running, else by
     starting one on the ``PREFECT_HOME`` the temporary server wrote to."""
@@ -75,6 +86,8 @@ class RunOutcome:
     api_url: str | None = None
     """The Prefect API whose UI shows the run; None when its server has no UI (the run's
     own, stopped with it or kept for a few minutes)."""
+    server_kept: bool = False
+    """The run's Prefect server stays, waiting for the next run (``prefect_keep``)."""
 
     @property
     def ok(self) -> bool:
@@ -133,6 +146,7 @@ def run_campaign_file(
         flow_run_id=str(flow_run_id) if flow_run_id else None,
         rows=[row for row in rows if isinstance(row, dict)],
         api_url=api.url if api.has_ui else None,
+        server_kept=api.kept,
     )
 
 
