@@ -80,8 +80,15 @@ def main(argv: list[str] | None = None) -> None:
     import uvicorn
     from prefect.server.api.server import create_app
 
+    from pressroom.service.http_protocol import PROTOCOL
+
     config = uvicorn.Config(
-        create_app(), host="127.0.0.1", port=args.port, log_level="error", lifespan="on"
+        create_app(),
+        host="127.0.0.1",
+        port=args.port,
+        log_level="error",
+        lifespan="on",
+        http=PROTOCOL,  # as every uvicorn pressroom starts
     )
     api_url = f"http://127.0.0.1:{args.port}/api"
     # The event loop uvicorn's own command line would run it on (uvloop when installed).
