@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sqlite3
 import subprocess
-import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,22 +19,28 @@ from pressroom.pipeline import prefect_kept_server, prefect_registry
 from pressroom.pipeline.prefect_keep import IDLE_SECONDS_ENV
 from tests.pipeline.conftest import LiveService, WriteCampaign
 from tests.pipeline.test_prefect_api import processes_with_home
+from tests.pipeline.test_prefect_server import pressroom as run_pressroom
 
 CAMPAIGN = "name: kept-server\nposts:\n  - id: hello\n    microblog: {text: hi}\n"
 
 
 def pressroom(*args: str, home: Path, idle: str) -> subprocess.CompletedProcess[str]:
-    """A pressroom command in a fresh process, no Prefect server named; its output read
-    to the end, as a script reading it through a pipe would."""
-    env = {**os.environ, "PREFECT_HOME": str(home), IDLE_SECONDS_ENV: idle}
-    env.pop("PREFECT_API_URL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "pressroom.cli.main", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    """A pressroom command in a fresh process, no Prefect server named."""
+    return run_pressroom(*args, api_url=None, home=home, extra_env={IDLE_SECONDS_ENV: idle})
+
+
+@pytest.fixture
+def home(
+    live_service: LiveService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A Prefect home of its own (this process reads its registry), the service with a
+    microblog connection, and no process of that home left after the test."""
+    live_service.connect("microblog", "@acme")
+    home = tmp_path / "prefect-home"
+    monkeypatch.setenv("PREFECT_HOME", str(home))
+    yield home
+    for pid in processes_with_home(home):
+        os.kill(pid, signal.SIGKILL)
 
 
 def completed_runs(home: Path) -> list[tuple[str]]:
@@ -53,83 +60,61 @@ def wait_until_gone(pid: int, timeout: float) -> bool:
 
 
 def test_the_next_run_uses_the_server_the_first_left_and_prefect_stop_ends_it(
-    live_service: LiveService,
-    write_campaign: WriteCampaign,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    home: Path, write_campaign: WriteCampaign
 ) -> None:
-    live_service.connect("microblog", "@acme")
-    home = tmp_path / "prefect-home"
-    monkeypatch.setenv("PREFECT_HOME", str(home))
     campaign = str(write_campaign(CAMPAIGN))
-    try:
-        first = pressroom("campaign", "run", campaign, home=home, idle="120")
-        # Returned, its output read to the end: the server it left holds none of its pipes.
-        assert first.returncode == 0, first.stdout + first.stderr
-        entry = prefect_registry.read()
-        assert entry is not None and entry.kept
-        assert processes_with_home(home) == [entry.pid]
-        # No UI on it: the way to see the run is the same as after a temporary server.
-        assert f"PREFECT_HOME={home} prefect server start" in first.stdout
-        # The process left behind is announced, with how to end it.
-        assert (
-            "Prefect's server stays for the next run until 120 s pass without one "
-            f"(pressroom prefect-stop ends it; {IDLE_SECONDS_ENV}=0 turns this off)"
-        ) in first.stdout
+    first = pressroom("campaign", "run", campaign, home=home, idle="120")
+    # Returned, its output read to the end: the server it left holds none of its pipes.
+    assert first.returncode == 0, first.stdout + first.stderr
+    entry = prefect_registry.read()
+    assert entry is not None and entry.kept
+    assert processes_with_home(home) == [entry.pid]
+    # No UI on it: the way to see the run is the same as after a temporary server.
+    assert f"PREFECT_HOME={home} prefect server start" in first.stdout
+    # The process left behind is announced, with how to end it.
+    assert (
+        "Prefect's server stays for the next run until 120 s pass without one "
+        f"(pressroom prefect-stop ends it; {IDLE_SECONDS_ENV}=0 turns this off)"
+    ) in first.stdout
 
-        second = pressroom(
-            "campaign", "run", campaign, "--edition", "second", home=home, idle="120"
-        )
-        assert second.returncode == 0, second.stdout + second.stderr
-        assert "1 post: 1 published" in second.stdout
-        # Nothing new started: the one server served both runs, and both are in the
-        # database the Prefect UI shows.
-        assert prefect_registry.read() == entry
-        assert processes_with_home(home) == [entry.pid]
-        assert completed_runs(home) == [("COMPLETED",), ("COMPLETED",)]
+    second = pressroom("campaign", "run", campaign, "--edition", "second", home=home, idle="120")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "1 post: 1 published" in second.stdout
+    # Nothing new started: the one server served both runs, and both are in the
+    # database the Prefect UI shows.
+    assert prefect_registry.read() == entry
+    assert processes_with_home(home) == [entry.pid]
+    assert completed_runs(home) == [("COMPLETED",), ("COMPLETED",)]
 
-        stopped = pressroom("prefect-stop", home=home, idle="120")
-        assert stopped.returncode == 0, stopped.stderr
-        assert stopped.stdout.strip() == (
-            f"stopped the Prefect server kept for {home} (pid {entry.pid})"
-        )
-        assert processes_with_home(home) == []
-        assert prefect_registry.read() is None
-        again = pressroom("prefect-stop", home=home, idle="120")
-        assert again.stdout.strip() == f"no Prefect server is kept for {home}"
-    finally:
-        for pid in processes_with_home(home):
-            os.kill(pid, 9)
+    stopped = pressroom("prefect-stop", home=home, idle="120")
+    assert stopped.returncode == 0, stopped.stderr
+    assert stopped.stdout.strip() == (
+        f"stopped the Prefect server kept for {home} (pid {entry.pid})"
+    )
+    assert processes_with_home(home) == []
+    assert prefect_registry.read() is None
+    again = pressroom("prefect-stop", home=home, idle="120")
+    assert again.stdout.strip() == f"no Prefect server is kept for {home}"
 
 
 def test_the_server_stops_by_itself_once_no_run_has_held_it_for_the_idle_time(
-    live_service: LiveService,
-    write_campaign: WriteCampaign,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    home: Path, write_campaign: WriteCampaign
 ) -> None:
-    live_service.connect("microblog", "@acme")
-    home = tmp_path / "prefect-home"
-    monkeypatch.setenv("PREFECT_HOME", str(home))
-    try:
-        done = pressroom("campaign", "run", str(write_campaign(CAMPAIGN)), home=home, idle="2")
-        assert done.returncode == 0, done.stdout + done.stderr
-        entry = prefect_registry.read()
-        assert entry is not None and entry.kept
-        # A run holding the lock (as a run does from before it reads the registry to its
-        # end) keeps it past its idle time.
-        run = prefect_registry.RunsLock()
-        run.hold_shared()
-        time.sleep(5)
-        assert processes_with_home(home) == [entry.pid]
-        assert prefect_registry.live_entry() == entry
-        run.close()
-        assert wait_until_gone(entry.pid, timeout=30)
-        assert prefect_registry.read() is None
-        assert completed_runs(home) == [("COMPLETED",)]
-    finally:
-        for pid in processes_with_home(home):
-            os.kill(pid, 9)
+    done = pressroom("campaign", "run", str(write_campaign(CAMPAIGN)), home=home, idle="2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    entry = prefect_registry.read()
+    assert entry is not None and entry.kept
+    # A run holding the lock (as a run does from before it reads the registry to its
+    # end) keeps it past its idle time.
+    run = prefect_registry.RunsLock()
+    run.hold_shared()
+    time.sleep(5)
+    assert processes_with_home(home) == [entry.pid]
+    assert prefect_registry.live_entry() == entry
+    run.close()
+    assert wait_until_gone(entry.pid, timeout=30)
+    assert prefect_registry.read() is None
+    assert completed_runs(home) == [("COMPLETED",)]
 
 
 def test_an_idle_time_that_is_not_a_number_of_seconds_is_refused_by_name(

@@ -63,9 +63,12 @@ def api(url: str, path: str, body: dict[str, Any] | None = None) -> Any:
     return response.json()
 
 
-def pressroom(*args: str, api_url: str | None, home: Path) -> subprocess.CompletedProcess[str]:
-    """A pressroom command in a fresh process; ``api_url=None``: no Prefect server named."""
-    env = {**os.environ, "PREFECT_HOME": str(home)}
+def pressroom(
+    *args: str, api_url: str | None, home: Path, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """A pressroom command in a fresh process, its output read to the end (as a script
+    reading it through a pipe would); ``api_url=None``: no Prefect server named."""
+    env = {**os.environ, "PREFECT_HOME": str(home), **(extra_env or {})}
     env.pop("PREFECT_API_URL", None)
     if api_url is not None:
         env["PREFECT_API_URL"] = api_url
