@@ -58,10 +58,13 @@ class PrefectApi:
     url: str
     own: OwnServer | None = None
     """Started by this command: stopped as the run ends, or left for the next runs."""
-    has_ui: bool = True
-    """Whether that server serves Prefect's UI (a run's own or kept server does not)."""
     kept: bool = False
     """Whether that server stays after the run, waiting for the next (``prefect_keep``)."""
+
+    @property
+    def has_ui(self) -> bool:
+        """A server the run started, or one kept between runs, serves no UI."""
+        return self.own is None and not self.kept
 
     def close(self) -> None:
         if self.own is not None:
@@ -132,7 +135,7 @@ def resolve() -> PrefectApi:
             early.stop()
         started_by = "an earlier run left running" if entry.kept else "pressroom serve started"
         logger.info("using the Prefect server %s: %s", started_by, entry.api_url)
-        return PrefectApi(entry.api_url, has_ui=not entry.kept, kept=entry.kept)
+        return PrefectApi(entry.api_url, kept=entry.kept)
     server = early or _own_server()
     url = server.wait_ready()
-    return PrefectApi(url, own=server, has_ui=False, kept=isinstance(server, KeptServer))
+    return PrefectApi(url, own=server, kept=isinstance(server, KeptServer))

@@ -31,7 +31,8 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import suppress
 
 from pressroom.pipeline import prefect_registry
 from pressroom.pipeline.prefect_home import prefect_home
@@ -142,17 +143,34 @@ class KeptServer:
     def stop(self) -> None:
         """Stop it now (a server no run will use), as a temporary server is stopped."""
         pid = self.pid
-        if pid is None or self.exit_code() is not None:
+        if pid is None:
             return
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + 10
-        while self.exit_code() is None:
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                break
-            time.sleep(0.05)
+        if self.exit_code() is None:
+            terminate(pid, ended=lambda: self.exit_code() is not None, timeout=10)
+        with suppress(ChildProcessError):
+            os.waitpid(pid, 0)  # reaped, killed or not
         self.pid = None
+
+
+def terminate(pid: int, *, ended: Callable[[], bool], timeout: float) -> None:
+    """SIGTERM, so that the server writes its last batches; SIGKILL if it has not ended
+    within ``timeout``."""
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while not ended():
+        if time.monotonic() > deadline:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            return
+        time.sleep(0.05)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
 
 
 def stop_kept(timeout: float = 15.0) -> int | None:
@@ -162,16 +180,7 @@ def stop_kept(timeout: float = 15.0) -> int | None:
     if entry is None or not entry.kept:
         return None
     try:
-        os.kill(entry.pid, signal.SIGTERM)
+        terminate(entry.pid, ended=lambda: _gone(entry.pid), timeout=timeout)
     except ProcessLookupError:
         return None
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            os.kill(entry.pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-    else:
-        os.kill(entry.pid, signal.SIGKILL)
     return entry.pid

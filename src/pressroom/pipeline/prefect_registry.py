@@ -71,9 +71,9 @@ def read() -> Entry | None:
 def register(api_url: str, *, kept: bool = False) -> Path:
     """Name this process's server in the registry (written whole: a reader never sees
     half an entry)."""
-    entry = Entry(api_url=api_url, pid=os.getpid())
+    entry = Entry(api_url, os.getpid())
     if kept:
-        entry = Entry(api_url, os.getpid(), True, sys.executable, installed_prefect())
+        entry = Entry(api_url, os.getpid(), kept, sys.executable, installed_prefect())
     fields = {name: value for name, value in asdict(entry).items() if value not in (None, False)}
     path = prefect_home() / REGISTRY_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
