@@ -124,11 +124,13 @@ DEMO_CONNECTIONS: tuple[tuple[str, str, dict[str, object]], ...] = (
 )
 
 
-def seed_demo(db: Session) -> tuple[str, str]:
-    """The demo account with connections on all eight platforms; returns (id, fresh key).
+def seed_demo(db: Session, key: str | None = None) -> tuple[str, str]:
+    """The demo account with connections on all eight platforms; returns (id, its key).
 
     Run again, it keeps the account and its connections and issues a new key (only a
-    hash of the old one was kept, so it cannot be shown again).
+    hash of the old one was kept, so it cannot be shown again). ``key``, when given, is
+    the one issued: ``pressroom demo`` makes it, so that its run can start before the
+    service has seeded anything.
     """
     from pressroom.plans import Plan
     from pressroom.platforms import Platform
@@ -146,9 +148,11 @@ def seed_demo(db: Session) -> tuple[str, str]:
         if account is not None:
             account.email = DEMO_EMAIL
     if account is None:
-        account, key = create_account(db, email=DEMO_EMAIL, plan=Plan.AGENCY)
+        account, first_key = create_account(db, email=DEMO_EMAIL, plan=Plan.AGENCY)
+        key = key or first_key
     else:
-        key = keys.generate_key()
+        key = key or keys.generate_key()
+    if not keys.matches(key, account.api_key_hash):
         repo.swap_key(
             account.id, account.api_key_hash, keys.hash_key(key), utcnow(), keys.last4(key)
         )
