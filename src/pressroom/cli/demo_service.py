@@ -23,6 +23,7 @@ from ``PRESSROOM_DATA_DIR`` and ``PRESSROOM_BASE_URL``, which the demo sets.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -79,8 +80,10 @@ class DemoService:
             # (a request then fails at once) and its ready pipe reads empty.
             os.close(write_end)
         assert self._process.stdin is not None
-        self._process.stdin.write(f"{self.key}\n".encode())
-        self._process.stdin.flush()
+        # A service that ended already is reported by ``watch``, from its ready pipe.
+        with contextlib.suppress(BrokenPipeError):
+            self._process.stdin.write(f"{self.key}\n".encode())
+            self._process.stdin.flush()
         self._ready_pipe = os.fdopen(read_end)
 
     @property
@@ -121,7 +124,8 @@ class DemoService:
     def stop(self) -> None:
         """Close its standard input and let it finish the requests it holds."""
         if self._process.stdin is not None and not self._process.stdin.closed:
-            self._process.stdin.close()
+            with contextlib.suppress(BrokenPipeError):  # it has ended already
+                self._process.stdin.close()
         try:
             self._process.wait(timeout=STOP_TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired:
