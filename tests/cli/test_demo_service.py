@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
 
@@ -27,15 +26,22 @@ def _answers(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _start(data_dir: Path) -> tuple[DemoService, str]:
+def _start(data_dir: Path, reported: list[str]) -> tuple[DemoService, str]:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
-    service = DemoService(bind(port), data_dir=data_dir, base_url=base_url, log_level="warning")
+    service = DemoService(
+        bind(port),
+        data_dir=data_dir,
+        base_url=base_url,
+        log_level="warning",
+        on_failure=reported.append,
+    )
     return service, base_url
 
 
 def test_a_request_made_as_it_starts_waits_for_it_and_is_served(tmp_path: Path) -> None:
-    service, base_url = _start(tmp_path / "data")
+    reported: list[str] = []
+    service, base_url = _start(tmp_path / "data", reported)
     try:
         # At once: the service is still importing, the socket already takes the request.
         listed = httpx.get(
@@ -43,9 +49,9 @@ def test_a_request_made_as_it_starts_waits_for_it_and_is_served(tmp_path: Path) 
         )
         assert listed.status_code == 200, listed.text
         assert len({connection["platform"] for connection in listed.json()}) == 8
-        service.watch(lambda why: pytest.fail(why))
         ready = service.wait_ready()
         assert ready is not None and ready["sign_in_link"].startswith(f"{base_url}/sign-in/link/")
+        assert reported == []
     finally:
         service.stop()
     assert service.wait() == 0
@@ -53,10 +59,10 @@ def test_a_request_made_as_it_starts_waits_for_it_and_is_served(tmp_path: Path) 
 
 
 def test_ctrl_c_is_the_demos_to_handle_not_the_services(tmp_path: Path) -> None:
-    service, base_url = _start(tmp_path / "data")
+    reported: list[str] = []
+    service, base_url = _start(tmp_path / "data", reported)
     try:
-        service.watch(lambda why: pytest.fail(why))
-        assert service.wait_ready() is not None
+        assert service.wait_ready() is not None, reported
         # Ctrl-C in a terminal reaches the whole group: the demo decides when it stops.
         os.kill(service.pid, signal.SIGINT)
         time.sleep(0.5)  # what a Ctrl-C would do, it has done by now
@@ -79,8 +85,8 @@ def test_it_never_outlives_a_demo_that_is_killed(tmp_path: Path) -> None:
                 from pathlib import Path
                 from pressroom.cli.demo_service import DemoService, bind
                 service = DemoService(bind({port}), data_dir=Path({str(tmp_path / "data")!r}),
-                                      base_url="http://127.0.0.1:{port}", log_level="warning")
-                service.watch(print)
+                                      base_url="http://127.0.0.1:{port}", log_level="warning",
+                                      on_failure=print)
                 service.wait_ready()
                 print("serving", flush=True)
                 time.sleep(120)
@@ -104,14 +110,11 @@ def test_a_service_that_cannot_start_is_reported_and_takes_its_socket_with_it(
 ) -> None:
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("")
-    service, base_url = _start(not_a_dir)
     reported: list[str] = []
-    told = threading.Event()
-    service.watch(lambda why: (reported.append(why), told.set()))
-    assert told.wait(timeout=60)
+    service, base_url = _start(not_a_dir, reported)
+    assert service.wait_ready() is None
     assert reported == ["the demo's service stopped before it served (exit status 1)"]
     assert service.failure == reported[0]
-    assert service.wait_ready() is None
     with pytest.raises(httpx.ConnectError):  # refused at once, not left waiting
         httpx.get(f"{base_url}/healthz", timeout=5)
 

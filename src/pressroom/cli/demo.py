@@ -57,15 +57,18 @@ def demo(
     prepare_prefect(home=settings.data_dir / "prefect")
     with expected_errors():
         prefect_api.start_early()
-    service = DemoService(
-        listener, data_dir=settings.data_dir, base_url=base_url, log_level=log_level.value
-    )
 
     def service_failed(why: str) -> None:
         typer.secho(f"error: {why}", err=True, fg=typer.colors.RED)
         _thread.interrupt_main()  # the run stops here rather than retry a service that is gone
 
-    service.watch(service_failed)
+    service = DemoService(
+        listener,
+        data_dir=settings.data_dir,
+        base_url=base_url,
+        log_level=log_level.value,
+        on_failure=service_failed,
+    )
     try:
         # Prefect's handlers print the run's lines (once it is imported); pressroom's join
         # them at the level asked for, under the rule of every pressroom process.

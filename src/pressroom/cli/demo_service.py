@@ -34,7 +34,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn, TypedDict
+from typing import NoReturn, TextIO, TypedDict
 
 STARTUP_TIMEOUT_SECONDS = 30.0
 STOP_TIMEOUT_SECONDS = 15.0
@@ -57,10 +57,20 @@ def bind(port: int) -> socket.socket:
 
 
 class DemoService:
-    """The demo's end: starts the service on a socket ``bind`` made, watches it, stops it."""
+    """The demo's end: starts the service on a socket ``bind`` made, watches it, stops it.
+
+    A thread reads the service's ready line; ``on_failure(why)`` is called from it if the
+    service stops before it serves.
+    """
 
     def __init__(
-        self, listener: socket.socket, *, data_dir: Path, base_url: str, log_level: str
+        self,
+        listener: socket.socket,
+        *,
+        data_dir: Path,
+        base_url: str,
+        log_level: str,
+        on_failure: Callable[[str], None],
     ) -> None:
         from pressroom.service.accounts.keys import generate_key
 
@@ -80,32 +90,31 @@ class DemoService:
             # (a request then fails at once) and its ready pipe reads empty.
             os.close(write_end)
         assert self._process.stdin is not None
-        # A service that ended already is reported by ``watch``, from its ready pipe.
+        # A service that ended already is reported by the watcher, from its ready pipe.
         with contextlib.suppress(BrokenPipeError):
             self._process.stdin.write(f"{self.key}\n".encode())
             self._process.stdin.flush()
-        self._ready_pipe = os.fdopen(read_end)
+        threading.Thread(
+            target=self._watch,
+            args=(os.fdopen(read_end), on_failure),
+            name="pressroom-demo-service",
+            daemon=True,
+        ).start()
 
     @property
     def pid(self) -> int:
         return self._process.pid
 
-    def watch(self, on_failure: Callable[[str], None]) -> None:
-        """Read the ready line in a thread; ``on_failure(why)`` if the service stops first."""
-
-        def read() -> None:
-            with self._ready_pipe:
-                line = self._ready_pipe.readline()
-            if line:
-                self._ready = json.loads(line)
-            else:
-                code = self._process.wait()
-                self._failure = f"the demo's service stopped before it served (exit status {code})"
-            self._watched.set()
-            if self._failure is not None:
-                on_failure(self._failure)
-
-        threading.Thread(target=read, name="pressroom-demo-service", daemon=True).start()
+    def _watch(self, ready_pipe: TextIO, on_failure: Callable[[str], None]) -> None:
+        with ready_pipe:
+            line = ready_pipe.readline()
+        if line:
+            self._ready = json.loads(line)
+        else:
+            code = self._process.wait()
+            self._failure = f"the demo's service stopped before it served (exit status {code})"
+            on_failure(self._failure)
+        self._watched.set()
 
     @property
     def failure(self) -> str | None:
@@ -113,7 +122,8 @@ class DemoService:
         return self._failure
 
     def wait_ready(self) -> Ready | None:
-        """The service's ready line, or None if it stopped before (see ``failure``)."""
+        """The service's ready line, or None if it stopped before (``on_failure`` has been
+        told by then)."""
         self._watched.wait()
         return self._ready
 
