@@ -10,9 +10,12 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pressroom.portable import PortableError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class Status(StrEnum):
@@ -211,12 +214,15 @@ def append_jsonl(directory: Path, campaign: str, run: str, rows: Iterable[Result
     return path
 
 
-def print_table(title: str, rows: Sequence[ResultRow]) -> None:
+def print_table(title: str, rows: Sequence[ResultRow], *, console: Console | None = None) -> None:
     """The operator's table on stdout. Cells are plain text, never rich markup: an error
-    a network sent (``[/item] not found``) is shown as it came, not parsed as a style."""
+    a network sent (``[/item] not found``) is shown as it came, not parsed as a style.
+    Drawn by ``results_table`` (200 rows in milliseconds, where ``rich.table`` took a
+    tenth of a second or more) and written by rich, in colour on a terminal."""
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
+
+    from pressroom.pipeline import results_table
 
     styles = {
         "published": "green",
@@ -225,15 +231,26 @@ def print_table(title: str, rows: Sequence[ResultRow]) -> None:
         "unconfirmed": "yellow",
         "partial": "magenta",
     }
-    table = Table(title=Text(title))
-    for column in COLUMNS:
-        table.add_column(column, overflow="fold")
-    for row, cells in zip(rows, table_rows(rows), strict=True):
-        table.add_row(*map(Text, cells), style=styles[row.status.value])
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=160)  # logs and CI: do not fold URLs into 80 columns
-    console.print(table)
+    if console is None:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=160)  # logs and CI: do not fold URLs into 80 columns
+    drawn = results_table.render(
+        title,
+        COLUMNS,
+        [
+            results_table.Row(cells, styles[row.status.value])
+            for row, cells in zip(rows, table_rows(rows), strict=True)
+        ],
+        console.width,
+    )
+    text = Text("\n".join(line for line, _ in drawn), no_wrap=True, overflow="ignore")
+    start = 0
+    for line, style in drawn:
+        if style:
+            text.stylize(style, start + 1, start + len(line) - 1)
+        start += len(line) + 1
+    console.print(text, soft_wrap=True)
 
 
 _held_tables: ContextVar[list[tuple[str, list[ResultRow]]] | None] = ContextVar(
