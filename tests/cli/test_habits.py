@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,38 @@ def test_the_command_exits_with_its_heap_frozen_and_its_exit_handlers_run(
     )
     assert done.returncode == status, done.stderr
     assert done.stdout.endswith("at exit, frozen: True\n")
+
+
+def test_the_command_starts_without_collecting_and_collects_once_its_code_runs() -> None:
+    """Its start (the CLI's imports, typer's parsing) builds what lives as long as the
+    process: collecting then frees nothing. The command's own code runs with the
+    collector back, that heap frozen out of its collections."""
+    campaign = ROOT / "pipelines" / "demo.yaml"
+    script = (
+        "import atexit, gc, sys\n"
+        "from pressroom.cli.entry import run\n"
+        "early = []\n"
+        "gc.callbacks.append(\n"
+        "    lambda phase, info: phase == 'start' and early.append(gc.get_freeze_count() == 0)\n"
+        ")\n"
+        "atexit.register(lambda: print('collections before the freeze:', sum(early),\n"
+        "    'enabled:', gc.isenabled()))\n"
+        "sys.argv = ['pressroom', *sys.argv[1:]]\n"
+        "run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "campaign", "validate", str(campaign)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.endswith("collections before the freeze: 0 enabled: True\n")
+
+
+def test_the_installed_command_starts_at_the_entry_point() -> None:
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["pressroom"] == "pressroom.cli.entry:run"
 
 
 @pytest.mark.parametrize(
