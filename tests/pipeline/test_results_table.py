@@ -54,12 +54,16 @@ def test_words_wrap_at_spaces_and_a_longer_word_is_folded() -> None:
 
 
 def test_wide_characters_keep_the_borders_aligned() -> None:
-    rows = [Row(("🌷 spring", "microblog", "春のコレクション")), Row(("plain", "x", "y"))]
+    rows = [
+        Row(("🌷 spring", "microblog", "春のコレクション")),
+        Row(("plain", "x", "error:\tcode 190")),
+    ]
     lines = lines_of(render("🌷", HEADER, rows, 160))
     borders = {tuple(border_cells(line)) for line in lines[1:]}
     assert len(borders) == 1, lines
     assert borders.pop()[:2] == (0, cell_len("┃ 🌷 spring "))
     assert lines[0].index("🌷") == (cell_len(lines[1]) - 2) // 2, "centred by its cells"
+    assert "error:  code 190" in lines[5], "a tab expanded to spaces"
 
 
 def border_cells(line: str) -> list[int]:

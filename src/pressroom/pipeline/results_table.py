@@ -20,6 +20,8 @@ from rich.cells import cell_len, chop_cells
 
 PADDING = 1
 """Spaces either side of a cell's text, as rich pads a table's cells."""
+TAB_SIZE = 8
+"""Columns of a tab, as rich's ``Text`` expands it."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,10 @@ def column_widths(header: Sequence[str], rows: Sequence[Row], width: int) -> lis
 def render(
     title: str, header: Sequence[str], rows: Sequence[Row], width: int
 ) -> list[tuple[str, str]]:
-    """The table's lines, each with its style: the title centred, the header bold."""
+    """The table's lines, each with its style: the title centred, the header bold. A tab
+    in a cell (a network's error) becomes spaces, as rich expands it: the terminal would
+    otherwise move the border."""
+    rows = [Row([cell.expandtabs(TAB_SIZE) for cell in row.cells], row.style) for row in rows]
     widths = column_widths(header, rows, width)
     pad = " " * PADDING
 
