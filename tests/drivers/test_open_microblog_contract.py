@@ -13,6 +13,7 @@ a local network does not take (a 5xx, an expired session, a rate limit).
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import replace
@@ -24,6 +25,7 @@ import pytest
 import respx
 
 from pressroom.platforms import MediaKind, Platform
+from pressroom.service.drivers import atproto
 from pressroom.service.drivers.atproto import Session
 from pressroom.service.drivers.base import (
     AccessRevoked,
@@ -32,6 +34,7 @@ from pressroom.service.drivers.base import (
     Media,
     MetricsUnsupported,
     PlatformRateLimited,
+    PlatformRefused,
 )
 from pressroom.service.drivers.http import NetworkClient
 from pressroom.service.drivers.open_microblog import BlueskyDriver
@@ -250,6 +253,84 @@ def test_a_5xx_after_sending_is_settled_by_reading_our_record_key(
     ]
     # The look-up of an unknown outcome asks for the same key.
     assert driver.find_delivery(delivery, delivery.created_at or datetime.now(UTC)) == published
+
+
+def test_the_parts_of_one_post_get_keys_apart_in_time_order() -> None:
+    """A thread's parts share one creation time: the hash of each part's reference sets
+    the clock id and the microseconds within the millisecond, so keys stay in time order
+    by the millisecond and the parts' keys differ in about 20 bits, not 10."""
+    moment = datetime(2026, 11, 26, 12, 0, 0, 123000, tzinfo=UTC)
+    references = [f"post_1.{index}" for index in range(100)]
+    keys = [atproto.tid(moment, reference) for reference in references]
+    assert len(set(keys)) == len(keys)
+    legacy_keys = {atproto.legacy_tid(moment, reference) for reference in references}
+    assert len(legacy_keys) == 92, "with the clock id alone, 8 of these parts shared a key"
+    later = atproto.tid(moment.replace(microsecond=124000), "post_1.0")
+    assert max(keys) < later, "a later millisecond sorts after every key of this one"
+    assert all(len(key) == atproto.TID_LENGTH for key in keys)
+    # The key of earlier versions: whole milliseconds, the clock id from the hash alone.
+    clock = int.from_bytes(hashlib.sha256(b"post_1.0").digest()[:8], "big") & 1023
+    value = (int(moment.timestamp() * 1000) * 1000 << 10) | clock
+    legacy = "".join(
+        atproto.TID_ALPHABET[(value >> (5 * shift)) & 31] for shift in reversed(range(13))
+    )
+    assert atproto.legacy_tid(moment, "post_1.0") == legacy != keys[0]
+
+
+def _record_of_text(text: str, *, legacy_only: bool = False) -> Any:
+    """getRecord as the PDS answers it, with a record of ``text`` at every key (or only
+    at the key earlier versions gave the record)."""
+    delivery = _delivery(text)
+    legacy = atproto.legacy_tid(delivery.created_at or datetime.now(UTC), delivery.reference)
+
+    def record_at(request: httpx.Request) -> httpx.Response:
+        params = request.url.params
+        if legacy_only and params["rkey"] != legacy:
+            return httpx.Response(400, json={"error": "RecordNotFound", "message": "no record"})
+        uri = f"at://{params['repo']}/{params['collection']}/{params['rkey']}"
+        value = {"$type": "app.bsky.feed.post", "text": text, "createdAt": "2026-11-26T12:00:00Z"}
+        return httpx.Response(200, json={"uri": uri, "cid": CID, "value": value})
+
+    return record_at
+
+
+def test_a_record_of_another_text_at_our_key_is_never_taken_for_ours(
+    driver: BlueskyDriver, bluesky: respx.MockRouter
+) -> None:
+    """Two parts that drew one key: the PDS refuses the second record there, and the
+    record it holds is the other part's. The refusal stands; nothing is called published."""
+    _answer(
+        bluesky,
+        "POST",
+        PDS,
+        "com.atproto.repo.createRecord",
+        status_code=400,
+        json={"error": "InvalidRequest", "message": "Record already exists"},
+    )
+    bluesky.get(f"{PDS}/xrpc/com.atproto.repo.getRecord").mock(
+        side_effect=_record_of_text("b: the other part")
+    )
+    delivery = _delivery("c: this part")
+    with pytest.raises(PlatformRefused, match="Record already exists"):
+        driver.publish(delivery)
+    assert driver.find_delivery(delivery, datetime.now(UTC)) is None
+
+
+def test_a_record_sent_under_the_key_of_earlier_versions_is_found_not_sent_again(
+    driver: BlueskyDriver, bluesky: respx.MockRouter
+) -> None:
+    """An outcome left unknown before an upgrade is looked up at the key it was sent
+    under, as well as at today's."""
+    bluesky.get(f"{PDS}/xrpc/com.atproto.repo.getRecord").mock(
+        side_effect=_record_of_text("x", legacy_only=True)
+    )
+    delivery = _delivery("x")
+    found = driver.find_delivery(delivery, datetime.now(UTC))
+    assert found is not None
+    legacy = atproto.legacy_tid(delivery.created_at or datetime.now(UTC), delivery.reference)
+    assert found.platform_post_id.endswith(f"/{legacy}")
+    asked = [call.request.url.params["rkey"] for call in bluesky.calls]
+    assert asked == [atproto.tid(delivery.created_at, delivery.reference), legacy]
 
 
 def test_an_expired_session_and_a_rate_limit_are_told_apart(

@@ -364,25 +364,32 @@ class BlueskyDriver:
         except PlatformUnavailable as failed:
             # A 5xx or a broken answer: the record may be there (a second write at this
             # key is refused, with a 500 on the reference PDS). Its key says.
-            found = self._at_key(session, rkey, failed)
+            found = self._at_key(session, rkey, failed, text=record["text"])
             if found is not None:
                 return found
             raise
         if response.status_code == 200:
             body = json_of(response)
             return self._published(session, str(body["uri"]), str(body.get("cid") or ""))
-        found = self._at_key(session, rkey, None)
+        found = self._at_key(session, rkey, None, text=record["text"])
         if found is not None:
             return found
         raise refusal_of(response)
 
     def find_delivery(self, delivery: Delivery, sent_at: datetime) -> Published | None:
         session = self._session(delivery)
-        rkey = atproto.tid(delivery.created_at, delivery.reference)
         cannot_tell = PlatformUnavailable(
             "Bluesky could not say whether the post exists", retry_after=60, sent=True
         )
-        return self._at_key(session, rkey, cannot_tell)
+        text = str(delivery.fields.get("text") or "")
+        keys = [atproto.tid(delivery.created_at, delivery.reference)]
+        if delivery.created_at is not None:
+            keys.append(atproto.legacy_tid(delivery.created_at, delivery.reference))
+        for rkey in keys:
+            found = self._at_key(session, rkey, cannot_tell, text=text)
+            if found is not None:
+                return found
+        return None
 
     def delete(self, connection_id: str, post_uri: str) -> None:
         """Remove a post (``com.atproto.repo.deleteRecord``); gone already is fine."""
@@ -593,10 +600,17 @@ class BlueskyDriver:
         return blob
 
     def _at_key(
-        self, session: atproto.Session, rkey: str, cannot_tell: PlatformUnavailable | None
+        self,
+        session: atproto.Session,
+        rkey: str,
+        cannot_tell: PlatformUnavailable | None,
+        *,
+        text: str,
     ) -> Published | None:
-        """The post at our key, None when there is none; ``cannot_tell`` is raised when
-        the PDS does not answer (None: the PDS's silence counts as no post)."""
+        """Our post at our key, None when there is none; ``cannot_tell`` is raised when
+        the PDS does not answer (None: the PDS's silence counts as no post). A record
+        there with another text is not ours (another part of the thread that drew the same
+        key): it is never taken for this one."""
         try:
             response = self.http.request(
                 "GET",
@@ -610,6 +624,8 @@ class BlueskyDriver:
         if response.status_code == 200:
             body = json_of(response)
             value = body.get("value") if isinstance(body.get("value"), dict) else {}
+            if not value or value.get("text") != text:
+                return None
             return self._published(
                 session,
                 str(body["uri"]),
