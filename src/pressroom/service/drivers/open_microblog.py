@@ -381,7 +381,7 @@ class BlueskyDriver:
         cannot_tell = PlatformUnavailable(
             "Bluesky could not say whether the post exists", retry_after=60, sent=True
         )
-        text = str(delivery.fields.get("text") or "")
+        text = _post_text(delivery)
         keys = [atproto.tid(delivery.created_at, delivery.reference)]
         if delivery.created_at is not None:
             keys.append(atproto.legacy_tid(delivery.created_at, delivery.reference))
@@ -512,7 +512,7 @@ class BlueskyDriver:
         return atproto.Session.loads(self.tokens.access_token(delivery.account.connection_id))
 
     def _record(self, session: atproto.Session, delivery: Delivery) -> dict[str, Any]:
-        text = str(delivery.fields.get("text") or "")
+        text = _post_text(delivery)
         record: dict[str, Any] = {
             "$type": POST,
             "text": text,
@@ -686,6 +686,11 @@ def _words(response: httpx.Response) -> str:
     name = str(body.get("error") or f"HTTP {response.status_code}")
     message = body.get("message")
     return f"{name}: {message}" if message else name
+
+
+def _post_text(delivery: Delivery) -> str:
+    """The record's text: what a record at our key must hold to be ours."""
+    return str(delivery.fields.get("text") or "")
 
 
 def refusal_of(response: httpx.Response, *, field: str = "text") -> Exception:
