@@ -289,6 +289,59 @@ def test_a_loops_commits_are_checkpointed_off_the_loop(
     assert threading.current_thread().name not in checkpoints
 
 
+def test_a_loops_units_wait_on_the_loop_for_its_checkpoint(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loop's checkpoint holds the write lock: what the loop's requests hand in
+    meanwhile waits on the loop, not on the writer thread, and goes in one commit as
+    the checkpoint ends. The loop goes on turning all the while."""
+    from pressroom.service.db import writer as writer_module
+
+    monkeypatch.setattr(writer_module, "CHECKPOINT_EVERY", 1)
+    writer = writes_for(engine)
+    assert isinstance(writer, GroupWriter)
+    release = threading.Event()
+    started = threading.Event()
+    checkpoint = writer._checkpoint
+
+    def held() -> None:
+        started.set()
+        release.wait(10)
+        checkpoint()
+
+    monkeypatch.setattr(writer, "_checkpoint", held)
+    threads: set[str] = set()
+
+    def add_noting_thread(body: str) -> Any:
+        def unit(tx: Tx) -> str:
+            threads.add(threading.current_thread().name)
+            return str(add(body)(tx))
+
+        return unit
+
+    async def main() -> tuple[int, list[str]]:
+        await writer.run_async(add("first"))  # its commit starts the checkpoint
+        assert started.wait(5)
+        commits = commits_of(engine)
+        waiting = asyncio.gather(*(writer.run_async(add_noting_thread(f"w{i}")) for i in range(5)))
+        ticks = 0
+        while ticks < 20:
+            await asyncio.sleep(0.01)
+            ticks += 1
+        assert not waiting.done()
+        assert stored(engine) == ["first"]
+        monkeypatch.setattr(writer, "_checkpoint", checkpoint)
+        release.set()
+        answers = await waiting
+        return len(commits), answers
+
+    commits, answers = asyncio.run(main())
+    assert answers == [f"w{i}" for i in range(5)]
+    assert threads == {threading.current_thread().name}
+    assert commits == 1
+    assert stored(engine) == sorted(["first", *(f"w{i}" for i in range(5))])
+
+
 def test_the_write_ahead_log_starts_over_as_the_loop_writes_on(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -23,7 +23,12 @@ engine's ``Writes``:
   Units run from other threads (``run``) go to that thread too. The loop's
   connection does not checkpoint the write-ahead log as it commits, which would
   write and flush the database file on the loop; every ``CHECKPOINT_EVERY`` commits a
-  worker thread does it.
+  worker thread does it. That checkpoint holds the write lock, so the units the
+  loop's requests hand in meanwhile wait on the loop and are committed together as
+  it ends: handed to the writer thread, they would only wait there for the same
+  lock, at the cost of a thread's wake-up and a future crossing threads each. Under
+  32 concurrent publishes a quarter of the units went that way, and a publish cost
+  about a tenth more CPU for it.
 - on PostgreSQL (several processes and real concurrency), to ``DirectWrites``: each
   unit is its own transaction on the caller's thread, as before.
 
@@ -271,7 +276,10 @@ class GroupWriter(Writes):
         return answer  # type: ignore[no-any-return]
 
     def _flush(self, loop: asyncio.AbstractEventLoop, here: _LoopWrites) -> None:
-        """Commit what the loop's requests handed in since the last turn."""
+        """Commit what the loop's requests handed in since the last turn; while the
+        loop's checkpoint holds the write lock, leave it waiting (``_checkpointed``)."""
+        if here.checkpointing:
+            return
         batch = [(unit, waiter) for unit, waiter in here.waiting if not waiter.done()]
         here.waiting = []
         while batch:
@@ -294,9 +302,24 @@ class GroupWriter(Writes):
                 continue
             here.commits += 1
             if here.commits % CHECKPOINT_EVERY == 0 and not here.checkpointing:
-                here.checkpointing = True
-                done = loop.run_in_executor(None, self._checkpoint)
-                done.add_done_callback(lambda _: setattr(here, "checkpointing", False))
+                self._start_checkpoint(loop, here)
+                if here.checkpointing:
+                    here.waiting[:0] = batch  # committed once the checkpoint ends
+                    return
+
+    def _start_checkpoint(self, loop: asyncio.AbstractEventLoop, here: _LoopWrites) -> None:
+        try:
+            done = loop.run_in_executor(None, self._checkpoint)
+        except RuntimeError:  # the loop's executor has shut down: the app is stopping
+            return
+        here.checkpointing = True
+        done.add_done_callback(lambda _: self._checkpointed(loop, here))
+
+    def _checkpointed(self, loop: asyncio.AbstractEventLoop, here: _LoopWrites) -> None:
+        """The checkpoint ended: commit what waited for it."""
+        here.checkpointing = False
+        if here.waiting:
+            self._flush(loop, here)
 
     def _loop_connection(self) -> Connection:
         connection = self.engine.connect().execution_options(**WRITE_OPTIONS, **BEGINS_ITSELF)
@@ -325,8 +348,8 @@ class GroupWriter(Writes):
         worker thread. RESTART, since the loop keeps writing: a checkpoint that only
         copies what it finds leaves the log growing, as the next write finds it not
         wholly copied and appends. It holds the write lock meanwhile (the loop's
-        batches go to the writer thread) and waits at most ``CHECKPOINT_WAIT_MS``
-        for readers; one that cannot finish is done next time."""
+        units wait for it to end, see the module's docstring) and waits at most
+        ``CHECKPOINT_WAIT_MS`` for readers; one that cannot finish is done next time."""
         try:
             connection = self.engine.raw_connection()
             try:
