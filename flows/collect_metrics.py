@@ -18,6 +18,7 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 
 from pressroom.pipeline import metrics
+from pressroom.pipeline.flow_parameters import plain_parameters
 from tasks.common import client
 
 DEFAULT_DAYS = 7
@@ -31,6 +32,7 @@ def refresh_and_read(days: int, poll_seconds: float) -> metrics.Collected:
     )
 
 
+@plain_parameters
 @flow(name="collect-metrics")
 def collect_metrics(days: int = DEFAULT_DAYS, poll_seconds: float = 2.0) -> dict[str, object]:
     """Refresh the metrics of the posts published in the last ``days`` and write a table

@@ -35,6 +35,7 @@ from pressroom.campaign import Plan, PlannedPost, load, plan
 from pressroom.campaign.validate import campaign_name
 from pressroom.client import APIError, FileStatus
 from pressroom.pipeline import outcomes, progress, steps
+from pressroom.pipeline.flow_parameters import plain_parameters
 from pressroom.pipeline.outcomes import Kind, PublishFailed, ResultRow, Status
 from pressroom.pipeline.prefect_liveness import Lease, settle_abandoned_runs
 from pressroom.pipeline.progress import Stage
@@ -86,6 +87,7 @@ def run_name() -> str:
     return f"{campaign} · {current_edition(parameters.get('edition'))}"
 
 
+@plain_parameters
 @flow(
     name="run-campaign",
     flow_run_name=run_name,
