@@ -38,6 +38,16 @@ def add(body: str) -> Any:
     return unit
 
 
+def noting_thread(threads: set[str], unit: Any) -> Any:
+    """``unit``, adding the name of the thread it runs on to ``threads``."""
+
+    def noted(tx: Tx) -> Any:
+        threads.add(threading.current_thread().name)
+        return unit(tx)
+
+    return noted
+
+
 def stored(engine: Engine) -> list[str]:
     with engine.connect() as connection:
         return sorted(r[0] for r in connection.exec_driver_sql("SELECT body FROM notes"))
@@ -192,16 +202,9 @@ def test_an_event_loops_units_are_committed_on_the_loop_together(engine: Engine)
     commits = commits_of(engine)
     threads: set[str] = set()
 
-    def add_noting_thread(body: str) -> Any:
-        def unit(tx: Tx) -> str:
-            threads.add(threading.current_thread().name)
-            return str(add(body)(tx))
-
-        return unit
-
     async def main() -> list[str]:
         return await asyncio.gather(
-            *(writer.run_async(add_noting_thread(f"n{i}")) for i in range(20))
+            *(writer.run_async(noting_thread(threads, add(f"n{i}"))) for i in range(20))
         )
 
     assert asyncio.run(main()) == [f"n{i}" for i in range(20)]
@@ -312,18 +315,13 @@ def test_a_loops_units_wait_on_the_loop_for_its_checkpoint(
     monkeypatch.setattr(writer, "_checkpoint", held)
     threads: set[str] = set()
 
-    def add_noting_thread(body: str) -> Any:
-        def unit(tx: Tx) -> str:
-            threads.add(threading.current_thread().name)
-            return str(add(body)(tx))
-
-        return unit
-
     async def main() -> tuple[int, list[str]]:
         await writer.run_async(add("first"))  # its commit starts the checkpoint
         assert started.wait(5)
         commits = commits_of(engine)
-        waiting = asyncio.gather(*(writer.run_async(add_noting_thread(f"w{i}")) for i in range(5)))
+        waiting = asyncio.gather(
+            *(writer.run_async(noting_thread(threads, add(f"w{i}"))) for i in range(5))
+        )
         ticks = 0
         while ticks < 20:
             await asyncio.sleep(0.01)
