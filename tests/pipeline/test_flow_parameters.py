@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,10 @@ from prefect import Flow, flow
 from pressroom.pipeline.flow_parameters import is_json, plain_parameters
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+class Channel(StrEnum):
+    PRESS = "press"
 
 
 def campaign(campaign_file: str, edition: str | None = None, dry_run: bool = False) -> None:
@@ -39,6 +44,7 @@ def test_json_values_are_recorded_as_they_are(value: Any) -> None:
         ("a", "b"),
         {1: "a key that is not a string"},
         ["nested", ("tuple",)],
+        Channel.PRESS,
     ],
 )
 def test_anything_else_is_encoded_as_prefect_encodes_it(value: Any) -> None:

@@ -3,10 +3,11 @@
 Prefect records a flow run's parameters through FastAPI's ``jsonable_encoder``, which
 it imports on the run's first call: 0.10 s of every ``pressroom campaign run`` (and
 ``pressroom demo``) went to importing FastAPI, before "Beginning flow run", for a
-campaign file's path, an edition and a flag. A value of the JSON types (``str``,
-``int``, ``float``, ``bool``, ``None``, and lists and dicts of them with string keys)
-comes out of that encoder as it went in, so it is recorded as it is; anything else
-still goes through Prefect's own encoding, FastAPI and all.
+campaign file's path, an edition and a flag. A value of exactly the JSON types
+(``str``, ``int``, ``float``, ``bool``, ``None``, and lists and dicts of them with
+string keys; not a subclass such as an Enum member) comes out of that encoder as it
+went in, so it is recorded as it is; anything else still goes through Prefect's own
+encoding, FastAPI and all.
 
 ``Flow.with_options`` builds a new flow, which encodes as Prefect does again.
 """
@@ -25,7 +26,7 @@ _SCALARS = (str, int, float, bool, type(None))
 
 def is_json(value: object) -> bool:
     """Whether ``value`` is made of JSON types only (``jsonable_encoder`` keeps it)."""
-    if isinstance(value, _SCALARS):
+    if type(value) in _SCALARS:  # exactly: an Enum member (a str too) is encoded apart
         return True
     if type(value) is list:
         return all(is_json(item) for item in value)

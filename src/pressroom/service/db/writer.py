@@ -301,19 +301,19 @@ class GroupWriter(Writes):
                 _let_go(here)
                 continue
             here.commits += 1
-            if here.commits % CHECKPOINT_EVERY == 0 and not here.checkpointing:
-                self._start_checkpoint(loop, here)
-                if here.checkpointing:
-                    here.waiting[:0] = batch  # committed once the checkpoint ends
-                    return
+            if here.commits % CHECKPOINT_EVERY == 0 and self._start_checkpoint(loop, here):
+                here.waiting[:0] = batch  # committed once the checkpoint ends
+                return
 
-    def _start_checkpoint(self, loop: asyncio.AbstractEventLoop, here: _LoopWrites) -> None:
+    def _start_checkpoint(self, loop: asyncio.AbstractEventLoop, here: _LoopWrites) -> bool:
+        """Whether a checkpoint started (none once the loop's executor has shut down)."""
         try:
             done = loop.run_in_executor(None, self._checkpoint)
-        except RuntimeError:  # the loop's executor has shut down: the app is stopping
-            return
+        except RuntimeError:  # the app is stopping
+            return False
         here.checkpointing = True
         done.add_done_callback(lambda _: self._checkpointed(loop, here))
+        return True
 
     def _checkpointed(self, loop: asyncio.AbstractEventLoop, here: _LoopWrites) -> None:
         """The checkpoint ended: commit what waited for it."""
