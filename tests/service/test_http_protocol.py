@@ -1,7 +1,8 @@
 """pressroom's uvicorn protocol, through a real uvicorn server on a socket: every body
-arrives byte-exact in the pieces the connection delivered (small ones joined), with
-uvicorn's keep-alive, pipelining, 100-continue, disconnect and flow control intact; and
-the parts of uvicorn it builds on are the ones it was written against."""
+arrives byte-exact in the pieces the connection delivered (small ones joined), a large
+upload's in pooled blocks read straight from the socket, with uvicorn's keep-alive,
+pipelining, 100-continue, disconnect and flow control intact; and the parts of uvicorn
+it builds on are the ones it was written against."""
 
 from __future__ import annotations
 
@@ -24,7 +25,17 @@ import uvicorn
 from uvicorn.protocols.http.flow_control import HIGH_WATER_LIMIT
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
-from pressroom.service.http_protocol import JOIN_BELOW, PROTOCOL, PiecesCycle, PiecesProtocol
+from pressroom.service import body_blocks
+from pressroom.service.http_protocol import (
+    DIRECT_FROM,
+    DIRECT_WAITING,
+    JOIN_BELOW,
+    PROTOCOL,
+    PiecesCycle,
+    PiecesProtocol,
+    direct_length,
+)
+from pressroom.service.storage.local import UPLOAD_PREFIX
 from tests.client.live import free_port
 
 Scope = MutableMapping[str, Any]
@@ -44,23 +55,40 @@ class Recorder:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         assert scope["type"] == "http"
-        digest, sizes, more = hashlib.sha256(), [], True
+        digest, sizes, kinds, blocks, more = hashlib.sha256(), [], set(), [], True
+        upload = scope["path"].startswith(UPLOAD_PREFIX)
         while more:
+            if scope["path"].endswith("/refused"):
+                break  # answered without reading the body, as a refused upload is
             message = await receive()
             if message["type"] == "http.disconnect":
                 self.disconnects.append((sum(sizes), scope["path"]))
                 self.disconnected.set()
                 return
-            assert type(message["body"]) is bytes
-            digest.update(message["body"])
-            sizes.append(len(message["body"]))
-            if message["body"]:
+            body = message["body"]
+            kinds.add(type(body).__name__)
+            # blocks reach only the upload's path; every other route gets bytes
+            assert type(body) is bytes or upload, type(body)
+            digest.update(body)
+            sizes.append(len(body))
+            if upload and not isinstance(body, bytes):
+                blocks.append(id(body.obj if isinstance(body, memoryview) else body))
+            if body:
                 self.receiving.set()
+            body_blocks.give_back(body)  # as the upload's writer does once it wrote it
             more = message["more_body"]
-            if scope["path"] == "/slow" and more:
+            if scope["path"].endswith("/slow") and more:
                 await asyncio.sleep(0.002)  # what arrives meanwhile waits for the app
                 self.max_pending = max(self.max_pending, self._pending())
-        answer = json.dumps({"size": sum(sizes), "sha256": digest.hexdigest(), "sizes": sizes})
+        answer = json.dumps(
+            {
+                "size": sum(sizes),
+                "sha256": digest.hexdigest(),
+                "sizes": sizes,
+                "kinds": sorted(kinds),
+                **({"blocks": blocks} if upload else {}),
+            }
+        )
         body = answer.encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -140,6 +168,7 @@ def test_a_small_body_arrives_whole_in_one_message(served: tuple[Recorder, int])
         "size": 17,
         "sha256": hashlib.sha256(b'{"text": "hello"}').hexdigest(),
         "sizes": [17],
+        "kinds": ["bytes"],
     }
     assert put(port, "/empty", b"")["sizes"] == [0]
 
@@ -231,11 +260,155 @@ def test_a_slow_app_pauses_reading_instead_of_queueing_the_body(
     assert 0 < recorder.max_pending <= HIGH_WATER_LIMIT + 1024 * 1024
 
 
+UPLOAD = UPLOAD_PREFIX + "file_1"
+
+
+def test_a_large_upload_is_read_straight_into_blocks_and_the_blocks_are_reused(
+    served: tuple[Recorder, int],
+) -> None:
+    _, port = served
+    body = os.urandom(6 * DIRECT_FROM + 12345)
+    first = put(port, UPLOAD, body)
+    assert first["size"] == len(body)
+    assert first["sha256"] == hashlib.sha256(body).hexdigest()
+    # whole blocks after what came with the headers, the last block's part at the end
+    assert "Block" in first["kinds"]
+    assert first["sizes"].count(body_blocks.BLOCK_SIZE) >= 5
+    assert max(first["sizes"]) == body_blocks.BLOCK_SIZE
+    assert 0 < body_blocks.free_blocks() <= body_blocks.KEEP
+    # a second upload reads into the blocks the first gave back: a few blocks, each
+    # filled many times, where the two bodies fill 12 or more
+    second = put(port, UPLOAD, body[::-1])
+    assert second["sha256"] == hashlib.sha256(body[::-1]).hexdigest()
+    blocks = first["blocks"] + second["blocks"]
+    assert len(blocks) >= 12
+    assert len(set(blocks)) <= 4
+
+
+def test_small_and_other_bodies_are_parsed_as_before(served: tuple[Recorder, int]) -> None:
+    _, port = served
+    small = put(port, UPLOAD, b"x" * 1000)
+    assert small["kinds"] == ["bytes"]
+    other = put(port, "/elsewhere", os.urandom(3 * DIRECT_FROM))
+    assert other["kinds"] == ["bytes"]
+    assert direct_length("PUT", UPLOAD, [(b"content-length", b"%d" % DIRECT_FROM)]) == DIRECT_FROM
+    for method, path, headers in [
+        ("PUT", UPLOAD, [(b"content-length", b"%d" % (DIRECT_FROM - 1))]),
+        ("POST", UPLOAD, [(b"content-length", b"%d" % DIRECT_FROM)]),
+        ("PUT", "/api/upload/x", [(b"content-length", b"%d" % DIRECT_FROM)]),
+        ("PUT", UPLOAD, [(b"transfer-encoding", b"chunked")]),
+        ("PUT", UPLOAD, [(b"content-length", b"%d" % DIRECT_FROM)] * 2),
+        ("PUT", UPLOAD, [(b"content-length", b"%d" % DIRECT_FROM), (b"transfer-encoding", b"x")]),
+        ("PUT", UPLOAD, [(b"content-length", b"-5")]),
+    ]:
+        assert direct_length(method, path, headers) == 0, (method, path, headers)
+
+
+def test_a_request_behind_an_upload_on_the_connection_is_left_for_the_parser(
+    served: tuple[Recorder, int],
+) -> None:
+    _, port = served
+    bodies = [os.urandom(3 * DIRECT_FROM + 7), b"next", os.urandom(2 * DIRECT_FROM)]
+    paths = [UPLOAD, "/after", UPLOAD]
+    with connect(port) as sock:
+        sock.sendall(b"".join(head(p, len(b)) + b for p, b in zip(paths, bodies, strict=True)))
+        buffer = bytearray()
+        for body in bodies:
+            status, answer = read_answer(sock, buffer)
+            assert status == 200
+            assert answer["sha256"] == hashlib.sha256(body).hexdigest()
+        sock.sendall(head("/again", 3) + b"abc")
+        assert read_answer(sock, buffer)[1]["size"] == 3
+
+
+def test_an_upload_answered_before_its_body_is_read_keeps_the_connection(
+    served: tuple[Recorder, int],
+) -> None:
+    _, port = served
+    with connect(port) as sock:
+        sock.sendall(head(UPLOAD + "/refused", 4 * DIRECT_FROM) + os.urandom(4 * DIRECT_FROM))
+        buffer = bytearray()
+        status, answer = read_answer(sock, buffer)
+        assert status == 200
+        assert answer["size"] == 0
+        # the body was read and dropped: the next request parses from its first byte
+        sock.sendall(head("/again", 3) + b"abc")
+        assert read_answer(sock, buffer)[1] == {
+            "size": 3,
+            "sha256": hashlib.sha256(b"abc").hexdigest(),
+            "sizes": [3],
+            "kinds": ["bytes"],
+        }
+
+
+def test_an_upload_with_expect_100_continue_is_read_into_blocks(
+    served: tuple[Recorder, int],
+) -> None:
+    _, port = served
+    body = os.urandom(2 * DIRECT_FROM + 1)
+    with connect(port) as sock:
+        sock.sendall(head(UPLOAD, len(body), "Expect: 100-continue"))
+        interim = b""
+        while b"\r\n\r\n" not in interim:
+            interim += sock.recv(1024)
+        assert interim.startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
+        sock.sendall(body)
+        status, answer = read_answer(
+            sock, bytearray(interim[len(b"HTTP/1.1 100 Continue\r\n\r\n") :])
+        )
+    assert status == 200
+    assert answer["sha256"] == hashlib.sha256(body).hexdigest()
+    assert "Block" in answer["kinds"]
+
+
+def test_a_client_gone_mid_upload_is_a_disconnect(served: tuple[Recorder, int]) -> None:
+    recorder, port = served
+    with connect(port) as sock:
+        sock.sendall(head(UPLOAD, 10 * DIRECT_FROM) + os.urandom(3 * DIRECT_FROM))
+        assert recorder.receiving.wait(10)
+        time.sleep(0.2)  # the blocks sent are read
+    assert recorder.disconnected.wait(10)
+    ((received, path),) = recorder.disconnects
+    assert path == UPLOAD
+    assert 0 < received <= 3 * DIRECT_FROM
+
+
+def test_a_slow_upload_app_pauses_reading_at_two_blocks(served: tuple[Recorder, int]) -> None:
+    recorder, port = served
+    body = os.urandom(32 * 1024 * 1024)
+    answer = put(port, UPLOAD + "/slow", body)
+    assert answer["sha256"] == hashlib.sha256(body).hexdigest()
+    # of 32 MiB sent, at most two blocks and the one being read wait for the app
+    assert 0 < recorder.max_pending <= DIRECT_WAITING + body_blocks.BLOCK_SIZE
+
+
+def test_a_block_is_given_back_once_and_only_blocks_are_kept() -> None:
+    body_blocks._free.clear()
+    block = body_blocks.take()
+    assert len(block) == body_blocks.BLOCK_SIZE
+    body_blocks.give_back(memoryview(block)[:10])
+    body_blocks.give_back(block)  # given back twice: still one block to hand out
+    body_blocks.give_back(b"bytes")
+    body_blocks.give_back(bytearray(body_blocks.BLOCK_SIZE))
+    assert body_blocks.free_blocks() == 1
+    assert body_blocks.take() is block
+    for _ in range(body_blocks.KEEP + 3):
+        body_blocks.give_back(body_blocks.Block(16))
+    assert body_blocks.free_blocks() == body_blocks.KEEP
+    body_blocks._free.clear()
+
+
 # What PiecesProtocol takes from uvicorn as it is: if any of these change, read the new
 # code, check the module's assumptions (the cycle created in on_headers_complete and
 # run only after it returns; body state in `body`/`more_body`/`message_event`; flow
-# control through `flow`), then record the new digests.
+# control through `flow`; for DirectBody, the parser as __init__ makes it, the parse of
+# one read in data_received, the keep-alive timer a response sets and a read unsets),
+# then record the new digests.
 RELIED_ON = {
+    HttpToolsProtocol.__init__: "4f08999410347141",
+    HttpToolsProtocol.data_received: "010a7ae59a5d3b1a",
+    HttpToolsProtocol._unset_keepalive_if_required: "00a6a4e47214e68e",
+    HttpToolsProtocol.on_response_complete: "64e254f28e389e76",
     HttpToolsProtocol.on_headers_complete: "1ea8589acfad92d8",
     HttpToolsProtocol.on_body: "dba9c32aeba35b6a",
     HttpToolsProtocol.on_message_complete: "1fbad42dc31fc01f",

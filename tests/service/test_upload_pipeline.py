@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from pressroom.service import body_blocks
 from pressroom.service.media.upload_pipeline import DEPTH, UploadPipeline
 from pressroom.service.storage import preallocate
 from pressroom.service.storage.local import WRITEBACK_BYTES, LocalStorage, UploadSlot
@@ -125,6 +126,38 @@ def test_the_loop_waits_while_the_writer_is_the_depth_behind(
         return size
 
     assert asyncio.run(upload()) == DEPTH * 64 + len(b"one more")
+
+
+def test_blocks_are_given_back_once_written_and_not_when_the_write_failed(
+    storage: LocalStorage, tmp_path: Path
+) -> None:
+    body_blocks._free.clear()
+    sent = [body_blocks.take() for _ in range(3)]
+    for number, block in enumerate(sent):
+        block[:] = os.urandom(len(block))
+        assert number == 0 or block is not sent[0]
+
+    async def upload(slot: UploadSlot, pieces: list[list[bytes | bytearray | memoryview]]) -> None:
+        pipeline = UploadPipeline(slot)
+        try:
+            for block in pieces:
+                await pipeline.put(block)  # type: ignore[arg-type]
+            await pipeline.finish()
+        finally:
+            await pipeline.abort()
+
+    last = memoryview(sent[2])[:1000]
+    asyncio.run(upload(storage.claim(FILE_ID), [[b"head", sent[0]], [sent[1]], [last]]))
+    whole = b"head" + sent[0] + sent[1] + bytes(sent[2][:1000])
+    assert (storage.root / "files" / FILE_ID).read_bytes() == whole
+    assert sorted(map(id, body_blocks._free)) == sorted(map(id, sent))
+
+    body_blocks._free.clear()
+    part, target = tmp_path / "upload.part", tmp_path / "upload"
+    refusing = UploadSlot(open("/dev/full", "r+b"), part, target)  # noqa: SIM115
+    with pytest.raises(OSError):
+        asyncio.run(upload(refusing, [[sent[0]], [sent[1]]]))
+    assert body_blocks.free_blocks() == 0  # not written: not known to be done with
 
 
 def test_a_disk_that_refuses_the_bytes_is_raised_on_the_loop_and_nothing_stays(

@@ -10,10 +10,16 @@ a queue and ``receive()`` hands the first one over as it is; pieces under
 :data:`JOIN_BELOW` bytes are joined, up to that size, so a body sent in many tiny chunks
 still arrives in few messages. The growing ``bytearray`` also made a bare drain of 512 MiB
 touch up to 1.3 GiB of fresh pages now and then (blocks the C library maps anew):
-1.15 s of CPU instead of 0.21 s; the queue of pieces never did. The reads stay uvloop's
-(about 256 KB): reading into a buffer of the protocol's own (an
-``asyncio.BufferedProtocol``, one copy less) saved nothing measurable at that size and
-cost more with 1 MiB reads.
+1.15 s of CPU instead of 0.21 s; the queue of pieces never did.
+
+A large presigned upload goes one step further (:class:`DirectBody`): once its headers
+are parsed, the rest of its body is read from the socket straight into reused 1 MiB
+blocks (:mod:`~pressroom.service.body_blocks`), with no copy on the loop at all, and
+handed to the route a block at a time; the route's writer gives each block back once
+written. Only that route gets blocks (each a ``bytearray``, not ``bytes``); every other body
+is parsed as above. Reading into fresh buffers of the protocol's own had saved nothing
+(the page faults of new memory ate the copy saved); reused blocks do
+(``benchmarks/README.md``, "thirteenth round").
 
 What stays uvicorn's, unchanged: parsing, the response side, keep-alive and pipelined
 requests, ``Expect: 100-continue`` (the interim answer written at the first
@@ -34,11 +40,17 @@ import it too).
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
+from typing import cast
 
+import httptools
 from uvicorn._types import ASGIReceiveEvent, HTTPRequestEvent
 from uvicorn.protocols.http.flow_control import HIGH_WATER_LIMIT
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+
+from pressroom.service import body_blocks
+from pressroom.service.storage.local import UPLOAD_PREFIX
 
 PROTOCOL = "pressroom.service.http_protocol:PiecesProtocol"
 """What ``uvicorn.Config(http=...)`` is given wherever pressroom starts a uvicorn."""
@@ -47,11 +59,28 @@ JOIN_BELOW = 64 * 1024
 """Pieces smaller than this are joined, up to this size, into one message (a copy of
 small pieces only); larger ones go to the app as they came."""
 
+DIRECT_PATHS = (UPLOAD_PREFIX,)
+"""Paths whose large PUT bodies are read straight into blocks (:class:`DirectBody`): the
+presigned upload, whose route gives the blocks back once written."""
+
+DIRECT_FROM = body_blocks.BLOCK_SIZE
+"""The declared size from which such a body is read into blocks; smaller ones are
+parsed as any other."""
+
+DIRECT_WAITING = 2 * body_blocks.BLOCK_SIZE
+"""Blocks' bytes that may wait for the app before reading pauses (two blocks): the app
+takes a block while the next one is read."""
+
+
+Piece = bytes | bytearray | memoryview
+"""A piece of a body: ``bytes`` from the parser, or a block (or the last part of one)
+from :class:`DirectBody`."""
+
 
 class PiecesCycle(RequestResponseCycle):
     """uvicorn's request/response cycle whose ``receive()`` hands out queued pieces."""
 
-    pieces: deque[bytes]
+    pieces: deque[Piece]
     pending: int
     """Bytes queued for the app: above ``HIGH_WATER_LIMIT`` reading is paused."""
 
@@ -64,7 +93,7 @@ class PiecesCycle(RequestResponseCycle):
         cycle.pending = 0
         return cycle
 
-    def add(self, piece: bytes) -> bool:
+    def add(self, piece: Piece) -> bool:
         """Queue a piece of the body; whether reading should pause."""
         self.pieces.append(piece)
         self.pending += len(piece)
@@ -88,12 +117,13 @@ class PiecesCycle(RequestResponseCycle):
             self.flow.resume_reading()
         message: HTTPRequestEvent = {
             "type": "http.request",
-            "body": body,
+            # ASGI says bytes: a block is bytes-like, and only the upload route gets one
+            "body": cast(bytes, body),
             "more_body": self.more_body or bool(self.pieces),
         }
         return message
 
-    def _take(self) -> bytes:
+    def _take(self) -> Piece:
         pieces = self.pieces
         if not pieces:
             return b""
@@ -112,15 +142,34 @@ class PiecesCycle(RequestResponseCycle):
 
 
 class PiecesProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol with :class:`PiecesCycle` (see the module)."""
+    """uvicorn's httptools protocol with :class:`PiecesCycle` (see the module), which
+    hands a large upload's body over to :class:`DirectBody` once its headers are read."""
+
+    direct: DirectBody | None = None
+    """The body reader waiting to take over when this read has been parsed."""
 
     def on_headers_complete(self) -> None:
         before = self.cycle
         super().on_headers_complete()
         if self.cycle is not before and type(self.cycle) is RequestResponseCycle:
-            PiecesCycle.adopt(self.cycle)
+            cycle = PiecesCycle.adopt(self.cycle)
+            length = direct_length(self.scope["method"], self.scope["path"], self.headers)
+            if length and not self.pipeline:  # started now, not queued behind another
+                self.direct = DirectBody(self, cycle, length)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        direct, self.direct = self.direct, None
+        if direct is not None and direct.remaining and not self.transport.is_closing():
+            direct.take_over()
+
+    def on_message_complete(self) -> None:
+        self.direct = None  # the whole body came with the headers: nothing to take over
+        super().on_message_complete()
 
     def on_body(self, body: bytes) -> None:
+        if self.direct is not None:
+            self.direct.remaining -= len(body)
         if (
             self.parser.should_upgrade() and self._should_upgrade()
         ) or self.cycle.response_complete:
@@ -129,3 +178,105 @@ class PiecesProtocol(HttpToolsProtocol):
         assert isinstance(cycle, PiecesCycle)
         if cycle.add(body):
             self.flow.pause_reading()
+
+
+def direct_length(method: str, path: str, headers: list[tuple[bytes, bytes]]) -> int:
+    """The declared size of a body to read straight into blocks, or 0 for any other:
+    a PUT on one of :data:`DIRECT_PATHS` of at least :data:`DIRECT_FROM` bytes, with one
+    Content-Length and no Transfer-Encoding (a body the parser would frame otherwise
+    is left to the parser)."""
+    if method != "PUT" or not path.startswith(DIRECT_PATHS):
+        return 0
+    lengths = [value for name, value in headers if name == b"content-length"]
+    if len(lengths) != 1 or any(name == b"transfer-encoding" for name, _ in headers):
+        return 0
+    length = lengths[0].strip()
+    if not length.isdigit() or int(length) < DIRECT_FROM:
+        return 0
+    return int(length)
+
+
+class DirectBody(asyncio.BufferedProtocol):
+    """The rest of one large body, read from the socket straight into
+    :mod:`~pressroom.service.body_blocks` and handed to the app a block at a time.
+
+    Why: read through the parser, every byte is copied twice on the event loop (from
+    uvloop's read buffer into a new ``bytes``, then by httptools into another) while the
+    loop holds the interpreter lock, and the upload's writer thread waits for that lock
+    after hashing each of the four pieces of a MiB. Read here, the kernel copies the
+    bytes into the block with the lock released, and the writer hashes and writes a
+    whole MiB per wait (``benchmarks/README.md``, "thirteenth round").
+
+    It takes over the connection (``transport.set_protocol``) once the read that
+    completed the headers has been parsed, having counted the body bytes that came with
+    them; it asks for no more than the body's declared remainder, so a pipelined request
+    behind it stays in the socket. When the last byte is read it hands the connection
+    back to the HTTP protocol with a fresh parser (the old one still waits for the body
+    it never saw) and completes the message as the parser would have. A response sent
+    before the body is read (a refused upload) leaves the rest to be read and dropped, as
+    uvicorn drops it, so the connection stays usable. Flow control as for pieces: reading
+    pauses once :data:`DIRECT_WAITING` bytes wait for the app.
+    """
+
+    def __init__(self, http: PiecesProtocol, cycle: PiecesCycle, length: int) -> None:
+        self.http = http
+        self.cycle = cycle
+        self.remaining = length
+        """Body bytes not read yet (the parser's count them off before take-over)."""
+        self.block: body_blocks.Block | None = None
+        self.filled = 0
+
+    def take_over(self) -> None:
+        self.http.transport.set_protocol(self)
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        if self.block is None:
+            self.block = body_blocks.take()
+            self.filled = 0
+        end = min(len(self.block), self.filled + self.remaining)
+        return memoryview(self.block)[self.filled : end]
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.filled += nbytes
+        self.remaining -= nbytes
+        assert self.block is not None
+        if self.filled == len(self.block) or not self.remaining:
+            self._hand_over()
+        if not self.remaining:
+            self._give_back_connection()
+
+    def _hand_over(self) -> None:
+        block, filled, self.block = self.block, self.filled, None
+        assert block is not None
+        cycle = self.cycle
+        if cycle.response_complete or cycle.disconnected:
+            body_blocks.give_back(block)  # nobody reads it any more
+            self.http._unset_keepalive_if_required()
+            return
+        cycle.add(block if filled == len(block) else memoryview(block)[:filled])
+        if cycle.pending > DIRECT_WAITING:
+            self.http.flow.pause_reading()
+
+    def _give_back_connection(self) -> None:
+        http = self.http
+        http.parser = httptools.HttpRequestParser(http)
+        http.parser.set_dangerous_leniencies(lenient_data_after_close=True)  # as uvicorn's
+        http.transport.set_protocol(http)
+        http.on_message_complete()
+
+    # The transport speaks to its current protocol: what is not about reading is the
+    # HTTP protocol's.
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.block is not None:
+            body_blocks.give_back(self.block)
+            self.block = None
+        self.http.connection_lost(exc)
+
+    def eof_received(self) -> bool | None:
+        return self.http.eof_received()  # type: ignore[func-returns-value]
+
+    def pause_writing(self) -> None:
+        self.http.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.http.resume_writing()

@@ -1,12 +1,13 @@
 """The local backend's upload endpoint: the presigned PUT, streamed to disk.
 
 ``PUT /storage/upload/{fileId}?expires=..&signature=..`` with the signed Content-Type
-and no API key. The body goes to disk as it arrives, about a MiB at a time in the pieces
-the connection delivered, hashed and written on a thread of its own while the next ones
-arrive (:mod:`~pressroom.service.media.upload_pipeline`), so memory stays flat whatever
-the size. The pieces are never joined into one buffer first: that copy, and the
-fresh memory it takes for every MiB, cost more CPU than hashing the bytes
-(``benchmarks/README.md``).
+and no API key. The body goes to disk as it arrives, a MiB at a time (a block the
+protocol read it into, ``pressroom.service.http_protocol.DirectBody``, or the pieces the
+connection delivered), hashed and written on a thread of its own while the next ones
+arrive (:mod:`~pressroom.service.media.upload_pipeline`), which gives each block back
+for the next MiB once written, so memory stays flat whatever the size. Pieces are never
+joined into one buffer first: that copy, and the fresh memory it takes for every MiB,
+cost more CPU than hashing the bytes (``benchmarks/README.md``).
 Database work happens in short transactions on a worker thread, never while the body is
 streaming.
 """
@@ -113,7 +114,7 @@ async def _receive(
     pipeline = UploadPipeline(slot, size)  # from here on its thread owns the file
     try:
         received = 0
-        pending: list[bytes] = []
+        pending: list[bytes] = []  # or blocks, which are bytes-like
         pending_size = 0
         async for chunk in request.stream():
             received += len(chunk)

@@ -18,6 +18,10 @@ When the request declared its size, the thread first reserves the file's blocks
 (:meth:`UploadSlot.reserve`): a fifth less CPU in the writes, on the thread that sets the
 pace (``benchmarks/README.md``, "Uploads, fourth round").
 
+Once a block is hashed and written the thread gives its memory back for the next MiB
+(:func:`~pressroom.service.body_blocks.give_back`; pieces that are not pooled blocks are
+left alone); a block whose write failed, or that was dropped, is left to be freed.
+
 The thread owns the file from the first block to the last: it also makes it durable and
 puts it in place (:meth:`UploadSlot.finish`) or removes it (:meth:`UploadSlot.discard`),
 so nothing else touches the file while it writes, even when the request is cancelled.
@@ -32,6 +36,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from pressroom.service import body_blocks
 from pressroom.service.storage.local import UploadSlot
 
 DEPTH = 4
@@ -97,6 +102,9 @@ class UploadPipeline:
                     self._slot.store(block)
                 except BaseException as exc:  # handed to the loop, which raises it
                     self._failure = exc
+                else:
+                    for piece in block:  # hashed and written: its memory may be reused
+                        body_blocks.give_back(piece)
             self._tell(self._room.release)
         try:
             if block == _FINISH and self._failure is None:
