@@ -382,22 +382,6 @@ def test_a_slow_upload_app_pauses_reading_at_two_blocks(served: tuple[Recorder, 
     assert 0 < recorder.max_pending <= DIRECT_WAITING + body_blocks.BLOCK_SIZE
 
 
-def test_a_block_is_given_back_once_and_only_blocks_are_kept() -> None:
-    body_blocks._free.clear()
-    block = body_blocks.take()
-    assert len(block) == body_blocks.BLOCK_SIZE
-    body_blocks.give_back(memoryview(block)[:10])
-    body_blocks.give_back(block)  # given back twice: still one block to hand out
-    body_blocks.give_back(b"bytes")
-    body_blocks.give_back(bytearray(body_blocks.BLOCK_SIZE))
-    assert body_blocks.free_blocks() == 1
-    assert body_blocks.take() is block
-    for _ in range(body_blocks.KEEP + 3):
-        body_blocks.give_back(body_blocks.Block(16))
-    assert body_blocks.free_blocks() == body_blocks.KEEP
-    body_blocks._free.clear()
-
-
 # What PiecesProtocol takes from uvicorn as it is: if any of these change, read the new
 # code, check the module's assumptions (the cycle created in on_headers_complete and
 # run only after it returns; body state in `body`/`more_body`/`message_event`; flow

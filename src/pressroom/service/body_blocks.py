@@ -10,12 +10,12 @@ it; a block that is never given back is simply freed, so a consumer that keeps a
 
 The protocol takes blocks (:func:`take`) in ``pressroom.service.http_protocol``; the
 upload's writer thread gives them back (:func:`give_back`) after hashing and writing
-them. Both may run on different threads: the pool is a ``deque``, whose ``append`` and
-``pop`` are atomic.
+them. The two run on different threads: the pool is guarded by a lock, taken once a MiB.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 
 BLOCK_SIZE = 1024 * 1024
@@ -35,14 +35,15 @@ class Block(bytearray):
 
 
 _free: deque[Block] = deque()
+_lock = threading.Lock()
 
 
 def take() -> Block:
     """A block to read into: a given-back one if there is one, else a new one."""
-    try:
-        return _free.pop()
-    except IndexError:
-        return Block(BLOCK_SIZE)
+    with _lock:
+        if _free:
+            return _free.pop()
+    return Block(BLOCK_SIZE)
 
 
 def give_back(piece: object) -> None:
@@ -53,12 +54,11 @@ def give_back(piece: object) -> None:
     if isinstance(piece, memoryview):
         block = piece.obj
         piece.release()
-    if (
-        isinstance(block, Block)
-        and len(_free) < KEEP
-        and not any(free is block for free in _free)  # given back twice: kept once
-    ):
-        _free.append(block)
+    if not isinstance(block, Block):
+        return
+    with _lock:
+        if len(_free) < KEEP and not any(free is block for free in _free):  # twice: once
+            _free.append(block)
 
 
 def free_blocks() -> int:
