@@ -207,25 +207,38 @@ def test_pipelined_requests_on_one_connection_each_get_their_own_body(
 ) -> None:
     _, port = served
     bodies = [os.urandom(size) for size in (10, 300_000, 0, 70_000, 5)]
+    put_pipelined(port, [(f"/pipelined/{n}", body) for n, body in enumerate(bodies)])
+
+
+def put_pipelined(port: int, requests: list[tuple[str, bytes]]) -> None:
+    """Send every request in one go; each answer must hash its own body, and the
+    connection must still be kept alive for one more."""
     with connect(port) as sock:
-        sock.sendall(b"".join(head(f"/pipelined/{n}", len(b)) + b for n, b in enumerate(bodies)))
+        sock.sendall(b"".join(head(path, len(body)) + body for path, body in requests))
         buffer = bytearray()
-        for body in bodies:
+        for _, body in requests:
             status, answer = read_answer(sock, buffer)
             assert status == 200
             assert answer["sha256"] == hashlib.sha256(body).hexdigest()
-        # and the connection is still kept alive for one more
         sock.sendall(head("/again", 3) + b"abc")
         assert read_answer(sock, buffer)[1]["size"] == 3
 
 
+@pytest.mark.parametrize(
+    ("path", "size", "kinds"),
+    [
+        ("/continue", 200_000, ["bytes"]),
+        (UPLOAD_PREFIX + "file_1", 2 * DIRECT_FROM + 1, ["Block", "memoryview"]),
+    ],
+    ids=["parsed", "upload-in-blocks"],
+)
 def test_expect_100_continue_is_answered_before_the_body_is_sent(
-    served: tuple[Recorder, int],
+    served: tuple[Recorder, int], path: str, size: int, kinds: list[str]
 ) -> None:
     _, port = served
-    body = os.urandom(200_000)
+    body = os.urandom(size)
     with connect(port) as sock:
-        sock.sendall(head("/continue", len(body), "Expect: 100-continue"))
+        sock.sendall(head(path, len(body), "Expect: 100-continue"))
         interim = b""
         while b"\r\n\r\n" not in interim:
             interim += sock.recv(1024)
@@ -236,6 +249,7 @@ def test_expect_100_continue_is_answered_before_the_body_is_sent(
         )
     assert status == 200
     assert answer["sha256"] == hashlib.sha256(body).hexdigest()
+    assert answer["kinds"] == kinds
 
 
 def test_a_client_gone_mid_body_is_a_disconnect(served: tuple[Recorder, int]) -> None:
@@ -308,17 +322,14 @@ def test_a_request_behind_an_upload_on_the_connection_is_left_for_the_parser(
     served: tuple[Recorder, int],
 ) -> None:
     _, port = served
-    bodies = [os.urandom(3 * DIRECT_FROM + 7), b"next", os.urandom(2 * DIRECT_FROM)]
-    paths = [UPLOAD, "/after", UPLOAD]
-    with connect(port) as sock:
-        sock.sendall(b"".join(head(p, len(b)) + b for p, b in zip(paths, bodies, strict=True)))
-        buffer = bytearray()
-        for body in bodies:
-            status, answer = read_answer(sock, buffer)
-            assert status == 200
-            assert answer["sha256"] == hashlib.sha256(body).hexdigest()
-        sock.sendall(head("/again", 3) + b"abc")
-        assert read_answer(sock, buffer)[1]["size"] == 3
+    put_pipelined(
+        port,
+        [
+            (UPLOAD, os.urandom(3 * DIRECT_FROM + 7)),
+            ("/after", b"next"),
+            (UPLOAD, os.urandom(2 * DIRECT_FROM)),
+        ],
+    )
 
 
 def test_an_upload_answered_before_its_body_is_read_keeps_the_connection(
@@ -339,26 +350,6 @@ def test_an_upload_answered_before_its_body_is_read_keeps_the_connection(
             "sizes": [3],
             "kinds": ["bytes"],
         }
-
-
-def test_an_upload_with_expect_100_continue_is_read_into_blocks(
-    served: tuple[Recorder, int],
-) -> None:
-    _, port = served
-    body = os.urandom(2 * DIRECT_FROM + 1)
-    with connect(port) as sock:
-        sock.sendall(head(UPLOAD, len(body), "Expect: 100-continue"))
-        interim = b""
-        while b"\r\n\r\n" not in interim:
-            interim += sock.recv(1024)
-        assert interim.startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
-        sock.sendall(body)
-        status, answer = read_answer(
-            sock, bytearray(interim[len(b"HTTP/1.1 100 Continue\r\n\r\n") :])
-        )
-    assert status == 200
-    assert answer["sha256"] == hashlib.sha256(body).hexdigest()
-    assert "Block" in answer["kinds"]
 
 
 def test_a_client_gone_mid_upload_is_a_disconnect(served: tuple[Recorder, int]) -> None:
