@@ -62,5 +62,5 @@ def give_back(piece: object) -> None:
 
 
 def free_blocks() -> int:
-    """How many blocks wait for reuse (for tests and the metrics)."""
+    """How many blocks wait for reuse (for the tests)."""
     return len(_free)

@@ -222,7 +222,8 @@ class DirectBody(asyncio.BufferedProtocol):
         self.http = http
         self.cycle = cycle
         self.remaining = length
-        """Body bytes not read yet (the parser's count them off before take-over)."""
+        """Body bytes not read yet (the parser counts off those that came with the
+        headers, before the take-over)."""
         self.block: body_blocks.Block | None = None
         self.filled = 0
 
@@ -272,8 +273,8 @@ class DirectBody(asyncio.BufferedProtocol):
             self.block = None
         self.http.connection_lost(exc)
 
-    def eof_received(self) -> bool | None:
-        return self.http.eof_received()  # type: ignore[func-returns-value]
+    def eof_received(self) -> None:
+        self.http.eof_received()
 
     def pause_writing(self) -> None:
         self.http.pause_writing()

@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from pressroom import error_codes
+from pressroom.service import body_blocks
 from pressroom.service.db.base import utcnow
 from pressroom.service.db.session import transaction
 from pressroom.service.errors import ServiceError, responses
@@ -42,7 +43,8 @@ from pressroom.service.storage.local import (
     UploadUnavailable,
 )
 
-WRITE_SIZE = 1024 * 1024
+WRITE_SIZE = body_blocks.BLOCK_SIZE
+"""Pieces are gathered up to this size per write: a block the protocol read is one write."""
 DISK_RETRY_AFTER_SECONDS = 30
 """A full disk or a missing media directory is not put right in a second; an operator
 has to act."""
