@@ -120,6 +120,7 @@ def main(config_file: str, out_file: str) -> None:
     from pressroom.cli.campaign import preflight
     from pressroom.pipeline import outcomes
     from pressroom.pipeline.runner import ENTRYPOINT, prepare_prefect, project_root
+    from pressroom.pipeline.sealed import unsealed
 
     prepare_prefect()
     from prefect.client.orchestration import get_client
@@ -170,7 +171,7 @@ def main(config_file: str, out_file: str) -> None:
         mark = time.perf_counter()
         EventsWorker.drain_all(timeout=10)
         drain = time.perf_counter() - mark
-        data = state.result(raise_on_failure=False)
+        data = unsealed(state.result(raise_on_failure=False))
         rows = data if isinstance(data, list) else []
         return {
             "edition": edition,

@@ -13,6 +13,7 @@ video_sharing thumbnail follows its video. The run ends Failed when any post fai
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections import deque
 from collections.abc import Sequence
@@ -29,7 +30,8 @@ from prefect.client.schemas.objects import State
 from prefect.futures import PrefectFuture, wait
 from prefect.runtime import deployment, flow_run
 from prefect.states import Completed, Failed
-from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
+from prefect.task_runners import TaskRunner
+from prefect.utilities.asyncutils import run_coro_as_sync
 
 from pressroom.campaign import Plan, PlannedPost, load, plan
 from pressroom.campaign.validate import campaign_name
@@ -40,7 +42,9 @@ from pressroom.pipeline.outcomes import Kind, PublishFailed, ResultRow, Status
 from pressroom.pipeline.prefect_liveness import Lease, settle_abandoned_runs
 from pressroom.pipeline.progress import Stage
 from pressroom.pipeline.retrying import TransientFailure, backoff_delays, jittered
-from tasks.common import Sealed, settings
+from pressroom.pipeline.sealed import Sealed
+from pressroom.pipeline.thread_pool import StartedThreadPoolTaskRunner
+from tasks.common import settings
 from tasks.media import resolve_folders, upload_medium, wait_ready
 from tasks.publishing import (
     CLOCK,
@@ -77,7 +81,7 @@ def task_runner() -> TaskRunner[Any]:
         from prefect_dask.task_runners import DaskTaskRunner
 
         return DaskTaskRunner(address=address)
-    return ThreadPoolTaskRunner(max_workers=2 * settings().concurrency)
+    return StartedThreadPoolTaskRunner(max_workers=2 * settings().concurrency)
 
 
 def run_name() -> str:
@@ -178,7 +182,7 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     file_ids: dict[str, str] = {}
     media_errors: dict[str, str] = {}
     for name, readiness in ready.items():
-        readiness.wait()  # done already (see _row_of)
+        readiness.wait()  # done already (see _ended)
         if readiness.state.is_completed():
             file_ids[name] = readiness.result().file_id
         else:
@@ -201,10 +205,9 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
         else:
             submit(planned, file_ids)
 
-    wait([future for _, future in posts])
     thumbnails: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
-    for planned, future in posts:
-        row = _row_of(planned, future, planned.idempotency_key(edition))
+    for (planned, _), ended in zip(posts, _ended([future for _, future in posts]), strict=True):
+        row = _row_of(planned, ended, planned.idempotency_key(edition))
         rows.append(row)
         if planned.thumbnail and row.status in (Status.PUBLISHED, Status.SKIPPED) and row.item_id:
             thumbnails.append(
@@ -218,10 +221,11 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
                     ),
                 )
             )
-    wait([future for _, future in thumbnails])
     rows += [
-        _row_of(planned, future, planned.idempotency_key(edition) + "-thumbnail", thumbnail=True)
-        for planned, future in thumbnails
+        _row_of(planned, ended, planned.idempotency_key(edition) + "-thumbnail", thumbnail=True)
+        for (planned, _), ended in zip(
+            thumbnails, _ended([future for _, future in thumbnails]), strict=True
+        )
     ]
     return rows
 
@@ -238,18 +242,38 @@ def round_robin(posts: Sequence[PlannedPost]) -> list[PlannedPost]:
     return ordered
 
 
+def _ended(futures: Sequence[PrefectFuture[ResultRow]]) -> list[tuple[State[Any], Any]]:
+    """Each task run's final state and its result (or its exception), once all have ended.
+
+    The results are read together: read one by one, each ``state.result()`` is a round
+    trip to Prefect's event loop thread, 200 of them between a fan-out's last post and
+    the run's end.
+    """
+    if not futures:
+        return []
+    wait(list(futures))
+    states = []
+    for future in futures:
+        future.wait()  # done; a Dask future learns its final state here, not from the API
+        states.append(future.state)
+
+    async def results() -> list[Any]:
+        return list(await asyncio.gather(*(s.aresult(raise_on_failure=False) for s in states)))
+
+    return list(zip(states, run_coro_as_sync(results()) or [], strict=True))
+
+
 def _row_of(
     planned: PlannedPost,
-    future: PrefectFuture[ResultRow],
+    ended: tuple[State[Any], Any],
     key: str,
     *,
     thumbnail: bool = False,
 ) -> ResultRow:
     """The row a publish task left: its result, its failure, or the earlier run's result."""
-    future.wait()  # done already; a Dask future learns its final state here, not from the API
-    state = future.state
+    state, result = ended
     if state.is_completed():
-        row: ResultRow = state.result()
+        row: ResultRow = result
         if state.name == "Cached":
             return row.with_status(
                 Status.SKIPPED,
@@ -259,7 +283,7 @@ def _row_of(
                 duration_seconds=0.0,
             )
         return row
-    error = state.result(raise_on_failure=False)
+    error = result
     if isinstance(error, PublishFailed):
         return error.row
     gave_up = isinstance(error, TransientFailure)
@@ -307,11 +331,12 @@ def _dry_run(fan_out: Plan, edition: str) -> State[Any]:
     print(f"dry run of {fan_out.campaign} ({edition}): {len(table)} posts, nothing sent")
     for entry in table:
         print(f"  {entry['platform']} · {entry['connection']} · {entry['post']}")
-    return Completed(message=f"dry run: {len(table)} posts planned", data=table)
+    return Completed(message=f"dry run: {len(table)} posts planned", data=Sealed(table))
 
 
 def _report(campaign: str, edition: str, rows: list[ResultRow]) -> State[Any]:
     config = settings()
+
     create_table_artifact(
         key=f"{_slug(campaign)}-results",
         table=[
@@ -327,7 +352,8 @@ def _report(campaign: str, edition: str, rows: list[ResultRow]) -> State[Any]:
     run_id = str(flow_run.id or "local")
     outcomes.append_jsonl(config.results_dir, campaign, run_id, rows)
     outcomes.report_table(f"{campaign} · {edition}", rows)
-    data = [row.to_json() for row in rows]
+    # Sealed: Prefect would otherwise walk every row for futures as the flow ends.
+    data = Sealed([row.to_json() for row in rows])
     summary = outcomes.summary_message(rows)
     if any(r.status in outcomes.NEEDS_ATTENTION for r in rows):
         return Failed(message=summary, data=data)

@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from prefect import Task
 from prefect.client.schemas.objects import State, TaskRun
@@ -20,8 +20,6 @@ from pressroom.pipeline.retrying import TransientFailure
 # Here, not in the flow: every process that runs a task imports this module (a Dask
 # worker unpickling a task included), and each must send pressroom's lines to Prefect.
 run_logs.attach()
-
-T = TypeVar("T")
 
 _lock = threading.Lock()
 _clients: dict[tuple[str, str], Client] = {}
@@ -121,28 +119,6 @@ def client() -> Client:
         if where not in _clients:
             _clients[where] = Client()
         return _clients[where]
-
-
-class Sealed(Generic[T]):
-    """A task argument Prefect hands to the task as it is, without looking inside.
-
-    Prefect walks each argument of a task run for futures and states two or three times
-    (when it is submitted, when its inputs are recorded, when they are resolved), into
-    every dataclass, model, dict and tuple: 0.27 ms of CPU a publish for a planned post
-    and its body, measured, and nothing in them is ever a future. Prefect's own
-    ``quote`` and ``opaque`` would skip the walk too, but they are tuples, and on Dask a
-    task's tuple argument arrives as a plain tuple (a worker's publish then failed to
-    name itself). This is a plain object: Prefect does not walk into it, and it pickles
-    by its class's name to a Dask worker.
-    """
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: T) -> None:
-        self.value = value
-
-    def __repr__(self) -> str:
-        return f"Sealed({self.value!r})"
 
 
 def retry_transient(task: Task[Any, Any], task_run: TaskRun, state: State[Any]) -> bool:

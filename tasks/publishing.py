@@ -23,8 +23,8 @@ from pressroom.client import PressroomError
 from pressroom.pipeline import steps
 from pressroom.pipeline.attempts import Attempt, AttemptClock
 from pressroom.pipeline.outcomes import ResultRow
+from pressroom.pipeline.sealed import Sealed
 from tasks.common import (
-    Sealed,
     client,
     held,
     in_flight,

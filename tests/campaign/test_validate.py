@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from pressroom.campaign import CampaignInvalid, Severity, load, validate, validate_files
+from pressroom.campaign.validate import campaign_name
 from pressroom.platforms import MediaKind, Platform
 from pressroom.post_campaign import MAX_CHARS
 from tests.campaign.conftest import Write, lines
@@ -471,3 +472,21 @@ def test_a_name_or_post_id_the_service_would_refuse_is_an_error_at_its_line(
 
     fits = write(f"name: {longest}\nposts:\n  - {{id: {longest}, microblog: {{text: hi}}}}\n")
     assert validate(fits).errors == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("name: spring-launch\nposts: []\n", "spring-launch"),
+        ("name: '  '\nposts: []\n", "draft"),  # blank: the file's name
+        ("posts: [\n", "draft"),  # not YAML: the file's name
+        ("- a list\n", "draft"),
+        ("name: on\n", "draft"),  # YAML 1.1 reads it as a boolean: not a name
+    ],
+)
+def test_a_runs_name_comes_from_the_files_name_key_or_its_stem(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    file = tmp_path / "draft.yaml"
+    file.write_text(text, encoding="utf-8")
+    assert campaign_name(file) == expected

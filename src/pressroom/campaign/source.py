@@ -28,6 +28,13 @@ try:  # libyaml is about ten times faster; the pure-Python parser gives the same
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
+
+def glance(text: str) -> Any:
+    """The text as PyYAML's plain data, with no marks and no checks: for reading one
+    value before the file is loaded (a run's name), at libyaml's speed when it is there."""
+    return yaml.load(text, Loader=_Loader)
+
+
 _HINTS = (
     ("found character '\\t'", "indent with spaces, not tabs"),
     ("tab character", "indent with spaces, not tabs"),

@@ -9,7 +9,7 @@ from pathlib import Path
 from pressroom.campaign.checks import check_values
 from pressroom.campaign.issues import Issue, Reporter, Severity, dotted, unique
 from pressroom.campaign.model import Campaign
-from pressroom.campaign.source import ORIGIN, SourceMap, YamlSyntaxError, parse
+from pressroom.campaign.source import ORIGIN, SourceMap, YamlSyntaxError, glance, parse
 from pressroom.campaign.structure import check_shape
 
 
@@ -120,7 +120,7 @@ def campaign_name(file: str | Path) -> str:
 
     path = Path(file)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = glance(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError):
         data = None
     name = data.get("name") if isinstance(data, dict) else None

@@ -20,5 +20,8 @@
 These import no Prefect and are tested without an orchestrator. The modules that speak
 to Prefect import it inside their functions: ``runner`` (run the flow here),
 ``deployments`` and ``serving`` (``pressroom serve``), ``prefect_liveness`` (leases and
-settling dead runs through Prefect's API), ``prefect_settings``.
+settling dead runs through Prefect's API), ``prefect_settings``. ``thread_pool`` (the
+flow's task runner, Prefect's with its threads started up front) subclasses Prefect's
+runner, so it imports Prefect as it loads; only the flow imports it. ``sealed`` holds
+values Prefect hands on without walking into them.
 """

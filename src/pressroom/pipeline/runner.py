@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pressroom.pipeline import outcomes, prefect_api, prefect_settings
+from pressroom.pipeline.sealed import unsealed
 
 if TYPE_CHECKING:
     from prefect import Flow
@@ -131,7 +132,7 @@ def run_campaign_file(
                 dry_run=dry_run,
                 return_state=True,
             )
-            data = state.result(raise_on_failure=False)
+            data = unsealed(state.result(raise_on_failure=False))
             # The run has ended; its table prints while its last events go out.
             for title, table in tables:
                 outcomes.print_table(title, table)
