@@ -8,12 +8,15 @@ plan comes from ``pressroom.campaign``, every side effect is a task over
 Order of work: the connections are fetched once; media are uploaded once per content
 and polled until ready while text-only posts already go out; each post with media goes
 out when its media is ready (a post whose media never gets ready fails alone); a
-video_sharing thumbnail follows its video. The run ends Failed when any post failed.
+video_sharing thumbnail follows its video. Posts reach the task runner as their
+platform has room (``pressroom.pipeline.feeding``), so the posts ready first never hold
+every thread. The run ends Failed when any post failed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import queue
 import sys
 from collections import deque
 from collections.abc import Sequence
@@ -37,6 +40,7 @@ from pressroom.campaign import Plan, PlannedPost, load, plan
 from pressroom.campaign.validate import campaign_name
 from pressroom.client import APIError, FileStatus
 from pressroom.pipeline import outcomes, progress, steps
+from pressroom.pipeline.feeding import Feed
 from pressroom.pipeline.flow_parameters import plain_parameters
 from pressroom.pipeline.outcomes import Kind, PublishFailed, ResultRow, Status
 from pressroom.pipeline.prefect_liveness import Lease, settle_abandoned_runs
@@ -55,6 +59,9 @@ from tasks.publishing import (
 )
 
 MANUAL_EDITION = "manual"
+_MEDIUM_READY = ""
+"""Said on the flow's queue of news when a content's readiness wait has ended (a
+platform's name when one of its posts has)."""
 
 
 def current_edition(given: str | None) -> str:
@@ -163,48 +170,52 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     progress.planned(Stage.POST, len(fan_out.posts))
 
     rows: list[ResultRow] = []
-    posts: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
+    futures: dict[int, PrefectFuture[ResultRow]] = {}
+    # Each post that ends, and each content that is ready, says so here; the flow's
+    # thread hands out the next posts as room is made (pressroom.pipeline.feeding).
+    news: queue.SimpleQueue[str] = queue.SimpleQueue()
+    bounded = not settings().dask_address
+    feed: Feed[tuple[PlannedPost, dict[str, str]]] = Feed(
+        lambda entry: entry[0].platform.value,
+        per_platform=2 * settings().platform_concurrency if bounded else None,
+        total=2 * settings().concurrency if bounded else None,
+    )
 
     def submit(planned: PlannedPost, file_ids: dict[str, str]) -> None:
         future = publishing.submit(
             Sealed(planned), Sealed(file_ids), planned.idempotency_key(edition), edition
         )
         future.add_done_callback(lambda _: progress.advanced(Stage.POST))
-        posts.append((planned, future))
+        future.add_done_callback(lambda _: news.put(planned.platform.value))
+        futures[id(planned)] = future
 
     in_turn = round_robin(fan_out.posts)
     waiting = [p for p in in_turn if p.needs]
     for planned in in_turn:
         if not planned.needs:
-            submit(planned, {})
+            feed.add((planned, {}))
+    for readiness in ready_by_hash.values():
+        readiness.add_done_callback(lambda _: news.put(_MEDIUM_READY))
 
-    wait(list(ready_by_hash.values()))
+    contents_left = len(ready_by_hash)
     file_ids: dict[str, str] = {}
-    media_errors: dict[str, str] = {}
-    for name, readiness in ready.items():
-        readiness.wait()  # done already (see _ended)
-        if readiness.state.is_completed():
-            file_ids[name] = readiness.result().file_id
+    while True:
+        if contents_left == 0:
+            contents_left = -1  # the media posts are fed once, when every content is
+            rows += _feed_media_posts(waiting, ready, file_ids, feed, edition)
+        for planned, ids in feed.take():
+            submit(planned, ids)
+        if contents_left < 0 and not feed.out and not feed.waiting:
+            break
+        said = news.get()
+        if said == _MEDIUM_READY:
+            contents_left -= 1
         else:
-            media_errors[name] = str(readiness.state.result(raise_on_failure=False))
+            feed.finished(said)
 
-    for planned in waiting:
-        missing = [m for m in planned.needs if m not in file_ids]
-        if missing:
-            progress.advanced(Stage.POST)
-            rows.append(
-                ResultRow(
-                    post=planned.post_id,
-                    platform=planned.platform.value,
-                    connection=planned.connection.name,
-                    status=Status.FAILED,
-                    error=f"media {missing[0]!r} not ready: {media_errors[missing[0]]}",
-                    idempotency_key=planned.idempotency_key(edition),
-                )
-            )
-        else:
-            submit(planned, file_ids)
-
+    posts = [(p, futures[id(p)]) for p in in_turn if id(p) in futures]
+    # As before the feed: the text posts' rows, then the media posts'.
+    posts.sort(key=lambda entry: bool(entry[0].needs))
     thumbnails: list[tuple[PlannedPost, PrefectFuture[ResultRow]]] = []
     for (planned, _), ended in zip(posts, _ended([future for _, future in posts]), strict=True):
         row = _row_of(planned, ended, planned.idempotency_key(edition))
@@ -228,6 +239,42 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
         )
     ]
     return rows
+
+
+def _feed_media_posts(
+    waiting: Sequence[PlannedPost],
+    ready: dict[str, PrefectFuture[FileStatus]],
+    file_ids: dict[str, str],
+    feed: Feed[tuple[PlannedPost, dict[str, str]]],
+    edition: str,
+) -> list[ResultRow]:
+    """Once every content has ended: each post whose media are ready goes to the feed
+    (``file_ids`` filled in), each other fails alone; returns the failures' rows."""
+    media_errors: dict[str, str] = {}
+    for name, readiness in ready.items():
+        readiness.wait()  # done already (see _ended)
+        if readiness.state.is_completed():
+            file_ids[name] = readiness.result().file_id
+        else:
+            media_errors[name] = str(readiness.state.result(raise_on_failure=False))
+    failed: list[ResultRow] = []
+    for planned in waiting:
+        missing = [m for m in planned.needs if m not in file_ids]
+        if not missing:
+            feed.add((planned, file_ids))
+            continue
+        progress.advanced(Stage.POST)
+        failed.append(
+            ResultRow(
+                post=planned.post_id,
+                platform=planned.platform.value,
+                connection=planned.connection.name,
+                status=Status.FAILED,
+                error=f"media {missing[0]!r} not ready: {media_errors[missing[0]]}",
+                idempotency_key=planned.idempotency_key(edition),
+            )
+        )
+    return failed
 
 
 def round_robin(posts: Sequence[PlannedPost]) -> list[PlannedPost]:

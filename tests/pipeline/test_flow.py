@@ -13,6 +13,7 @@ import pytest
 from pressroom.pipeline.runner import run_campaign_file
 from tests.pipeline import prefect_api
 from tests.pipeline.conftest import LiveService, WriteCampaign
+from tests.support.media import make_image
 
 TEXT_CAMPAIGN = """\
 name: launch-words
@@ -241,3 +242,43 @@ def test_a_post_that_keeps_failing_reports_its_key_attempts_and_total_time(
     assert row["status"] == "failed" and row["error"].startswith("gave up after 2 attempts")
     assert row["idempotency_key"] and row["attempts"] == 2
     assert row["duration_seconds"] >= 2.0  # the first attempt waited out Retry-After: 2
+
+
+def test_a_post_ready_later_goes_out_while_a_full_platforms_posts_still_wait(
+    live_service: LiveService,
+    write_campaign: WriteCampaign,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """Text posts are ready first and media posts once their files are: the text posts
+    of a platform whose places are full must not hold every thread, or the image post
+    waits behind all of them (``pressroom.pipeline.feeding``)."""
+    from pressroom.pipeline import steps
+
+    monkeypatch.setenv("PRESSROOM_PIPELINE_CONCURRENCY", "2")  # 4 threads
+    monkeypatch.setenv("PRESSROOM_PIPELINE_PLATFORM_CONCURRENCY", "1")
+    for name in ("@acme", "@acme_help", "@acme_jobs"):
+        live_service.connect("microblog", name)
+    live_service.connect("photo_sharing", "acme.photos", account_type="business")
+    make_image(tmp_path / "still.png", size=(40, 40))
+    posts = "".join(f'  - id: words-{n}\n    microblog: {{text: "Part {n}."}}\n' for n in range(3))
+    campaign = tmp_path / "fed.yaml"
+    campaign.write_text(
+        "name: fed\nmedia:\n  still: {path: still.png}\nposts:\n"
+        + posts
+        + '  - id: still\n    media: still\n    photo_sharing: {caption: "A still."}\n',
+        encoding="utf-8",
+    )
+    started: list[str] = []
+    publish = steps.publish_post
+
+    def slow(client: Any, planned: Any, *args: Any, **kwargs: Any) -> Any:
+        started.append(planned.platform.value)
+        time.sleep(0.3)
+        return publish(client, planned, *args, **kwargs)
+
+    monkeypatch.setattr(steps, "publish_post", slow)
+    outcome = run_campaign_file(campaign, edition="fed")
+    assert outcome.ok and len(outcome.rows) == 10
+    # Nine microblog posts go out one at a time; the image does not wait for them all.
+    assert started.index("photo_sharing") < 4, started
