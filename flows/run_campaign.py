@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from prefect import flow
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.client.schemas.objects import State
-from prefect.futures import PrefectFuture, wait
+from prefect.futures import PrefectFuture
 from prefect.runtime import deployment, flow_run
 from prefect.states import Completed, Failed
 from prefect.task_runners import TaskRunner
@@ -88,7 +88,12 @@ def task_runner() -> TaskRunner[Any]:
         from prefect_dask.task_runners import DaskTaskRunner
 
         return DaskTaskRunner(address=address)
-    return StartedThreadPoolTaskRunner(max_workers=2 * settings().concurrency)
+    return StartedThreadPoolTaskRunner(max_workers=_threads())
+
+
+def _threads() -> int:
+    """The thread pool's size, and so the most posts handed to it at once."""
+    return 2 * settings().concurrency
 
 
 def run_name() -> str:
@@ -178,7 +183,7 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
     feed: Feed[tuple[PlannedPost, dict[str, str]]] = Feed(
         lambda entry: entry[0].platform.value,
         per_platform=2 * settings().platform_concurrency if bounded else None,
-        total=2 * settings().concurrency if bounded else None,
+        total=_threads() if bounded else None,
     )
 
     def submit(planned: PlannedPost, file_ids: dict[str, str]) -> None:
@@ -198,14 +203,15 @@ def _publish_all(fan_out: Plan, edition: str) -> list[ResultRow]:
         readiness.add_done_callback(lambda _: news.put(_MEDIUM_READY))
 
     contents_left = len(ready_by_hash)
+    media_fed = False
     file_ids: dict[str, str] = {}
     while True:
-        if contents_left == 0:
-            contents_left = -1  # the media posts are fed once, when every content is
+        if contents_left == 0 and not media_fed:  # once, when every content has ended
             rows += _feed_media_posts(waiting, ready, file_ids, feed, edition)
+            media_fed = True
         for planned, ids in feed.take():
             submit(planned, ids)
-        if contents_left < 0 and not feed.out and not feed.waiting:
+        if media_fed and not feed.out and not feed.waiting:
             break
         said = news.get()
         if said == _MEDIUM_READY:
@@ -298,10 +304,9 @@ def _ended(futures: Sequence[PrefectFuture[ResultRow]]) -> list[tuple[State[Any]
     """
     if not futures:
         return []
-    wait(list(futures))
     states = []
     for future in futures:
-        future.wait()  # done; a Dask future learns its final state here, not from the API
+        future.wait()  # a Dask future learns its final state here, not from the API
         states.append(future.state)
 
     async def results() -> list[Any]:
@@ -383,7 +388,6 @@ def _dry_run(fan_out: Plan, edition: str) -> State[Any]:
 
 def _report(campaign: str, edition: str, rows: list[ResultRow]) -> State[Any]:
     config = settings()
-
     create_table_artifact(
         key=f"{_slug(campaign)}-results",
         table=[
