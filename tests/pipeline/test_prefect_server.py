@@ -257,6 +257,56 @@ def test_serve_stops_on_sigterm_and_nothing_it_started_posts_afterwards(
     assert "never awaited" not in output and "Traceback" not in output, output
 
 
+SLOW_RUNNER_START = """
+import sys, time
+from prefect.runner import Runner
+entered = Runner.__aenter__
+async def slow_enter(self):
+    print("runner starting", flush=True)
+    time.sleep(3)  # a slow machine's start-up, on the event loop's own thread
+    return await entered(self)
+Runner.__aenter__ = slow_enter
+from pressroom.pipeline.deployments import main
+main(sys.argv[1:])
+"""
+
+
+def test_a_sigterm_while_the_runner_is_still_starting_stops_it_the_graceful_way(
+    prefect_server: str, tmp_path: Path
+) -> None:
+    """The deployments process, SIGTERMed in its first seconds (by ``serve`` stopping or
+    reloading): it finishes starting, stops, and exits 0 without a traceback."""
+    folder = tmp_path / "pipelines"
+    folder.mkdir()
+    (folder / "nightly.yaml").write_text(
+        "name: nightly\nschedule: {cron: '0 3 * * *', timezone: UTC}\n"
+        "posts: [{id: a, microblog: {text: late night}}]\n"
+    )
+    log = tmp_path / "deployments.log"
+    env = {**os.environ, "PREFECT_API_URL": prefect_server, "PREFECT_HOME": str(tmp_path)}
+    with log.open("wb") as out:
+        child = subprocess.Popen(
+            [sys.executable, "-c", SLOW_RUNNER_START, str(folder)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 120
+        while "runner starting" not in log.read_text() and time.monotonic() < deadline:
+            assert child.poll() is None, log.read_text()
+            time.sleep(0.05)
+        child.send_signal(signal.SIGTERM)
+        child.wait(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    output = log.read_text()
+    assert child.returncode == 0, output
+    assert "stopping: no new runs" in output, output
+    assert "never awaited" not in output and "Traceback" not in output, output
+
+
 def run_in_flight(
     prefect_server: str, live_service: LiveService, tmp_path: Path, *serve_args: str
 ) -> tuple[subprocess.Popen[bytes], str, Path]:

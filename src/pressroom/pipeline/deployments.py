@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,22 +118,31 @@ def build(campaigns: list[ScheduledCampaign]) -> list[Any]:
 async def serve_until_stopped(deployments: list[Any], grace_seconds: float) -> None:
     """Prefect's ``Runner`` until SIGTERM or SIGINT: then no new run starts, a run in flight
     has ``grace_seconds`` to finish, and what is still running is cancelled (state
-    Cancelled in Prefect, so it does not stay RUNNING)."""
+    Cancelled in Prefect, so it does not stay RUNNING).
+
+    A signal is taken the same way at any moment, even while the runner is still starting
+    (a slow machine spends seconds there): the runner finishes starting, so that stopping
+    it closes what it opened, and is stopped before it polls for a run."""
     import asyncio
 
     from prefect.runner import Runner
 
-    runner = Runner(name="pressroom-serve")
-    for item in deployments:
-        await runner.aadd_deployment(item)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    running = asyncio.create_task(runner.start())
-    # Runner.start installs its own SIGTERM handler (exit at once) as it begins: ours
-    # replaces it after that first step, so both signals take the graceful path.
-    await asyncio.sleep(0)
+
+    class ServeRunner(Runner):
+        """``Runner.start`` installs this as the SIGTERM handler before anything else; the
+        stock one exits on the spot (its stop never awaited, a traceback printed)."""
+
+        def handle_sigterm(self, *args: Any, **kwargs: Any) -> None:
+            loop.call_soon_threadsafe(stop.set)
+
+    runner = ServeRunner(name="pressroom-serve")
+    for item in deployments:
+        await runner.aadd_deployment(item)
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    running = asyncio.create_task(runner.start())
     stopped = asyncio.create_task(stop.wait())
     await asyncio.wait({running, stopped}, return_when=asyncio.FIRST_COMPLETED)
     if running.done():
@@ -140,20 +150,25 @@ async def serve_until_stopped(deployments: list[Any], grace_seconds: float) -> N
         return running.result()
 
     print("stopping: no new runs; waiting for the runs in flight", flush=True)
+    deadline = loop.time() + grace_seconds
+    while not runner.started and not running.done() and loop.time() < deadline:
+        await asyncio.sleep(0.05)
     # Stop polling for scheduled runs at once (Runner.astop would also cancel the runs in
     # flight, which is what the grace period is for).
     runner.stopping = True
     poller = getattr(runner, "_scheduled_run_poller", None)
     if poller is not None:
         poller.stopping = True
-    deadline = loop.time() + grace_seconds
     while _runs_in_flight(runner) and loop.time() < deadline:
         await asyncio.sleep(0.2)
     if left := _runs_in_flight(runner):
         print(f"cancelling {left} run(s) still in flight after {grace_seconds:.0f} s", flush=True)
     if runner.started:
         await runner.astop()
-    await running
+    elif not running.done():  # still starting after the whole grace period
+        running.cancel()
+    with suppress(asyncio.CancelledError):
+        await running
 
 
 def _runs_in_flight(runner: Any) -> int:
