@@ -119,6 +119,17 @@ def test_a_run_on_a_real_server_shows_its_tasks_and_artifacts(
     assert "on-server-summary" in by_key
 
 
+def scheduled_campaign(tmp_path: Path, name: str, cron: str, timezone: str, text: str) -> Path:
+    """A ``pipelines`` folder holding one scheduled campaign of one microblog post."""
+    folder = tmp_path / "pipelines"
+    folder.mkdir()
+    (folder / f"{name}.yaml").write_text(
+        f"name: {name}\nschedule: {{cron: '{cron}', timezone: {timezone}}}\n"
+        f"posts: [{{id: a, microblog: {{text: {text}}}}}]\n"
+    )
+    return folder
+
+
 def start_serve(
     folder: Path, api_url: str, home: Path, log: Path, *extra: str
 ) -> subprocess.Popen[bytes]:
@@ -209,12 +220,7 @@ def stop_with_sigterm(
 def test_serve_picks_up_a_new_campaign_without_a_restart(
     prefect_server: str, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "pipelines"
-    folder.mkdir()
-    (folder / "weekly.yaml").write_text(
-        "name: weekly\nschedule: {cron: '0 9 * * 1', timezone: Europe/Berlin}\n"
-        "posts: [{id: a, microblog: {text: hi}}]\n"
-    )
+    folder = scheduled_campaign(tmp_path, "weekly", "0 9 * * 1", "Europe/Berlin", "hi")
     serve = start_serve(folder, prefect_server, tmp_path, tmp_path / "serve.log")
     try:
         first = wait_for_deployment(prefect_server, "weekly")
@@ -235,12 +241,7 @@ def test_serve_stops_on_sigterm_and_nothing_it_started_posts_afterwards(
     prefect_server: str, live_service: LiveService, tmp_path: Path
 ) -> None:
     live_service.connect("microblog", "@acme")
-    folder = tmp_path / "pipelines"
-    folder.mkdir()
-    (folder / "nightly.yaml").write_text(
-        "name: nightly\nschedule: {cron: '0 3 * * *', timezone: UTC}\n"
-        "posts: [{id: a, microblog: {text: late night}}]\n"
-    )
+    folder = scheduled_campaign(tmp_path, "nightly", "0 3 * * *", "UTC", "late night")
     log = tmp_path / "serve.log"
     serve = start_serve(folder, prefect_server, tmp_path, log)
     deployment = wait_for_deployment(prefect_server, "nightly")
@@ -276,12 +277,7 @@ def test_a_sigterm_while_the_runner_is_still_starting_stops_it_the_graceful_way(
 ) -> None:
     """The deployments process, SIGTERMed in its first seconds (by ``serve`` stopping or
     reloading): it finishes starting, stops, and exits 0 without a traceback."""
-    folder = tmp_path / "pipelines"
-    folder.mkdir()
-    (folder / "nightly.yaml").write_text(
-        "name: nightly\nschedule: {cron: '0 3 * * *', timezone: UTC}\n"
-        "posts: [{id: a, microblog: {text: late night}}]\n"
-    )
+    folder = scheduled_campaign(tmp_path, "nightly", "0 3 * * *", "UTC", "late night")
     log = tmp_path / "deployments.log"
     env = {**os.environ, "PREFECT_API_URL": prefect_server, "PREFECT_HOME": str(tmp_path)}
     with log.open("wb") as out:
@@ -313,12 +309,7 @@ def run_in_flight(
     """serve with one campaign whose post takes seconds, and a run of it in flight."""
     live_service.connect("microblog", "@acme")
     live_service.settings.sandbox.sandbox_latency_ms = 4000
-    folder = tmp_path / "pipelines"
-    folder.mkdir()
-    (folder / "slow.yaml").write_text(
-        "name: slow\nschedule: {cron: '0 3 * * *', timezone: UTC}\n"
-        "posts: [{id: a, microblog: {text: taking its time}}]\n"
-    )
+    folder = scheduled_campaign(tmp_path, "slow", "0 3 * * *", "UTC", "taking its time")
     log = tmp_path / "serve.log"
     serve = start_serve(folder, prefect_server, tmp_path, log, *serve_args)
     deployment = wait_for_deployment(prefect_server, "slow")
