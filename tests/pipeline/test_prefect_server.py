@@ -51,16 +51,19 @@ def test_the_local_server_writes_task_runs_in_batches(prefect_server: str) -> No
         assert services[service][field] == value, (service, field)
 
 
-def api(url: str, path: str, body: dict[str, Any] | None = None) -> Any:
-    """POST to the Prefect server's API. A 503 is its database busy for a moment (SQLite):
-    tried again after its Retry-After, as Prefect's own client does."""
+def api(url: str, path: str, body: dict[str, Any] | None = None, method: str = "POST") -> Any:
+    """A request to the Prefect server's API (POST unless ``method`` says otherwise). A 503
+    is its database busy for a moment (SQLite): tried again after its Retry-After, as
+    Prefect's own client does. None for an answer without a body."""
     for attempt in range(5):
-        response = httpx.post(f"{url}{path}", json=body or {}, timeout=30)
+        response = httpx.request(
+            method, f"{url}{path}", json=None if method == "GET" else body or {}, timeout=30
+        )
         if response.status_code != 503 or attempt == 4:
             break
         time.sleep(float(response.headers.get("Retry-After", "1") or 1))
     response.raise_for_status()
-    return response.json()
+    return response.json() if response.content else None
 
 
 def pressroom(
@@ -322,9 +325,7 @@ def run_in_flight(
 
 
 def flow_run_state(url: str, flow_run_id: str) -> str:
-    response = httpx.get(f"{url}/flow_runs/{flow_run_id}", timeout=30)
-    response.raise_for_status()
-    return str(response.json()["state_type"])
+    return str(api(url, f"/flow_runs/{flow_run_id}", method="GET")["state_type"])
 
 
 def test_ctrl_c_lets_the_run_in_flight_finish_then_stops_everything(
@@ -366,11 +367,12 @@ def test_serve_marks_a_run_whose_process_died_crashed_and_leaves_a_live_one(
             {"flow_id": flow["id"], "name": name, "state": {"type": "RUNNING"}},
         )
         labels = {"pressroom.host": socket.gethostname(), "pressroom.pid": str(pid)}
-        httpx.patch(
-            f"{prefect_server}/flow_runs/{run['id']}/labels",
-            json={**labels, "pressroom.lease-until": lease},
-            timeout=30,
-        ).raise_for_status()
+        api(
+            prefect_server,
+            f"/flow_runs/{run['id']}/labels",
+            {**labels, "pressroom.lease-until": lease},
+            method="PATCH",
+        )
         runs[name] = run["id"]
     folder = tmp_path / "pipelines"
     folder.mkdir()
