@@ -49,8 +49,9 @@ def _seeded(folder: Path) -> Path:
     return folder / "pressroom.db"
 
 
-def blocks(seed: Path, make_id: IdMaker, count: int) -> list[float]:
-    """CPU microseconds per publish of each block, on a fresh copy of ``seed``."""
+def blocks(seed: Path, make_id: IdMaker, count: int, block: int = BLOCK) -> list[float]:
+    """CPU microseconds per publish of each of ``count`` blocks of ``block`` publishes,
+    on a fresh copy of ``seed``."""
     with tempfile.TemporaryDirectory(prefix="id-order-") as scratch:
         path = Path(scratch) / "pressroom.db"
         shutil.copy(seed, path)
@@ -66,7 +67,7 @@ def blocks(seed: Path, make_id: IdMaker, count: int) -> list[float]:
         found = []
         for _ in range(count):
             started = time.process_time()
-            for made in range(0, BLOCK, PER_COMMIT):
+            for made in range(0, block, PER_COMMIT):
                 db.execute("BEGIN IMMEDIATE")
                 for _ in range(PER_COMMIT):
                     db.execute(
@@ -91,23 +92,24 @@ def blocks(seed: Path, make_id: IdMaker, count: int) -> list[float]:
                 db.execute("COMMIT")
                 if (made + PER_COMMIT) % CHECKPOINT_EVERY == 0:
                     db.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
-            found.append((time.process_time() - started) / BLOCK * 1e6)
+            found.append((time.process_time() - started) / block * 1e6)
         db.close()
     return found
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--blocks", type=int, default=12, help="blocks of 5,000 publishes")
+    parser.add_argument("--blocks", type=int, default=12, help="blocks measured")
+    parser.add_argument("--block", type=int, default=BLOCK, help="publishes per block")
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="id-order-seed-") as folder:
         seed = _seeded(Path(folder))
         for _ in range(args.repeat):
             for name, maker in MAKERS.items():
-                figures = blocks(seed, maker, args.blocks)
+                figures = blocks(seed, maker, args.blocks, args.block)
                 shown = " ".join(f"{value:.0f}" for value in figures)
-                print(f"{name:8} us per publish, block by block of {BLOCK:,}: {shown}")
+                print(f"{name:8} us per publish, block by block of {args.block:,}: {shown}")
 
 
 if __name__ == "__main__":
