@@ -7,11 +7,30 @@ while the first runs the others.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarks import report, run_all, throughput
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_module(module: str, *args: str) -> str:
+    """A benchmark module's standard output, run as a user runs it from the checkout;
+    its standard error in the failure when it exits non-zero."""
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
 
 
 def fanout(found: dict[str, Any]) -> None:

@@ -7,26 +7,14 @@ was."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 from benchmarks.id_order import MAKERS
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.smoke_checks import run_module
 
 
 def test_the_id_order_benchmark_reports_a_figure_per_block_for_each_kind_of_id() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.id_order", "--blocks", "3", "--block", "50"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    lines = done.stdout.strip().splitlines()
+    stdout = run_module("benchmarks.id_order", "--blocks", "3", "--block", "50")
+    lines = stdout.strip().splitlines()
     assert [line.split()[0] for line in lines] == ["random", "ordered"] * 2
     for line in lines:
         figures = line.split(": ", 1)[1].split()
