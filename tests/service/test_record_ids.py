@@ -12,7 +12,7 @@ SHAPE = re.compile(r"post_[0-9a-f]{24}")
 
 
 def test_ids_keep_their_shape_and_never_repeat_within_a_tick() -> None:
-    made = [new_id("post") for _ in range(10_000)]  # most of them in the same tick
+    made = [new_id("post") for _ in range(10_000)]  # many of them within one tick
     assert all(SHAPE.fullmatch(value) for value in made)
     assert len(set(made)) == len(made)
     random_parts = {value[-14:] for value in made}

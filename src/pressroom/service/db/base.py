@@ -101,10 +101,11 @@ def new_id(prefix: str) -> str:
 
     Why in order: a new row's primary key then lands at the end of its table's index,
     on the pages the last rows already touched, instead of on a random page of an index
-    that outgrows the page cache as an account's history grows. Measured on SQLite, a
-    post's row and its event's cost 45 us with random ids while the tables were small,
-    70-77 us once they held 50,000 rows, and 25-35 us throughout with ordered ids
-    (``benchmarks/README.md``, "sixteenth round"). 56 random bits per tick stay
-    unguessable; the time an id tells, its record's ``createdAt`` says already.
+    that outgrows the page cache as an account's history grows. Measured on SQLite
+    (``benchmarks/id_order.py``), a post's row and its event's cost 37-39 us with random
+    ids while the tables were small, 63-83 us once they held 55,000 rows, and 22-37 us
+    throughout with ordered ids (``benchmarks/README.md``, "sixteenth round"). 56 random
+    bits per tick stay unguessable; the time an id tells, its record's ``createdAt`` says
+    already.
     """
     return f"{prefix}_{time.time_ns() >> ID_TICK_SHIFT:010x}{randomness.token_hex(7)}"
