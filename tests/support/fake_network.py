@@ -61,7 +61,7 @@ class FakeNetwork:
 @contextmanager
 def fake_meta(directory: Path, answer: dict[str, Any]) -> Iterator[FakeNetwork]:
     """Serve ``answer`` to every call for every host of ``HOSTS``, through a proxy."""
-    tls = _server_context(directory)
+    tls = server_context(directory)
     network = FakeNetwork(directory / "ca.pem", answer)
 
     class Api(BaseHTTPRequestHandler):
@@ -119,8 +119,8 @@ def fake_meta(directory: Path, answer: dict[str, Any]) -> Iterator[FakeNetwork]:
         server.server_close()
 
 
-def _server_context(directory: Path) -> ssl.SSLContext:
-    """A CA (written to ``ca.pem``) and a certificate for every host it signed."""
+def server_context(directory: Path, hosts: tuple[str, ...] = HOSTS) -> ssl.SSLContext:
+    """A CA (written to ``ca.pem``) and a certificate for ``hosts`` it signed."""
     now = datetime.now(UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "pressroom test CA")])
@@ -153,13 +153,13 @@ def _server_context(directory: Path) -> ssl.SSLContext:
     key = ec.generate_private_key(ec.SECP256R1())
     leaf = (
         x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, HOSTS[0])]))
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0])]))
         .issuer_name(ca_name)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - timedelta(minutes=5))
         .not_valid_after(now + timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(h) for h in HOSTS]), False)
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(h) for h in hosts]), False)
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), False)
         .add_extension(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), False

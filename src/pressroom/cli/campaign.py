@@ -224,7 +224,9 @@ def http_client(base_url: str) -> Iterator[httpx.Client]:
     """The client ``plan`` calls the service with (tests put the app in process here)."""
     import httpx
 
-    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+    from pressroom.tls import client_context
+
+    with httpx.Client(base_url=base_url, timeout=30.0, verify=client_context()) as client:
         yield client
 
 

@@ -48,6 +48,7 @@ from pressroom.client.upload import (
     bytes_reporter,
 )
 from pressroom.platforms import THUMBNAIL_PATH, Platform, PostFormat
+from pressroom.tls import client_context
 
 T = TypeVar("T")
 log = logging.getLogger("pressroom.client")
@@ -94,7 +95,9 @@ class Client(ClientCore):
             max_retries=max_retries,
         )
         self._owns_http = http_client is None
-        self._http = http_client or httpx.Client(timeout=self._settings.timeout)
+        self._http = http_client or httpx.Client(
+            timeout=self._settings.timeout, verify=client_context()
+        )
         self._cache_lock = Lock()
         self._unified: Cached[list[models.Connection]] | None = None
         self._microblog: Cached[models.MicroblogConnections] | None = None

@@ -45,7 +45,9 @@ def wait_healthy(
 
     timeout = START_TIMEOUT_SECONDS if timeout is None else timeout
     deadline = time.monotonic() + timeout
-    with httpx.Client(timeout=2.0) as client:
+    from pressroom.tls import client_context
+
+    with httpx.Client(timeout=2.0, verify=client_context()) as client:
         while time.monotonic() < deadline:
             if (code := exit_code()) is not None:
                 raise RuntimeError(f"the {what} exited with {code}")

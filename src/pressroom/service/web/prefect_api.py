@@ -14,6 +14,8 @@ from datetime import datetime
 
 import httpx
 
+from pressroom.tls import client_context
+
 TAG = "campaign"
 """The tag pressroom's deployments carry (``pipeline.deployments``)."""
 
@@ -88,7 +90,9 @@ def deployments(
     """The campaign deployments with their schedules and their runs expected between
     ``since`` and ``until`` (past ones with the state they ended in, future ones
     scheduled), earliest first."""
-    with httpx.Client(base_url=api, timeout=TIMEOUT_SECONDS, transport=transport) as client:
+    with httpx.Client(
+        base_url=api, timeout=TIMEOUT_SECONDS, transport=transport, verify=client_context()
+    ) as client:
         found = _post(client, "/deployments/filter", {"deployments": {"tags": {"all_": [TAG]}}})
         result = {str(d["id"]): _deployment(d) for d in found if "id" in d}
         if not result:
