@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 
+from pressroom.tls import client_context
+
 START_TIMEOUT_SECONDS = 120.0
 """A fresh Prefect database takes seconds to migrate; a busy 2-core machine, up to ~15 s."""
 
@@ -45,8 +47,6 @@ def wait_healthy(
 
     timeout = START_TIMEOUT_SECONDS if timeout is None else timeout
     deadline = time.monotonic() + timeout
-    from pressroom.tls import client_context
-
     with httpx.Client(timeout=2.0, verify=client_context()) as client:
         while time.monotonic() < deadline:
             if (code := exit_code()) is not None:
